@@ -1,0 +1,251 @@
+//! Data types and NumPy 2 type promotion (the array API standard's table, extended with NumPy's
+//! mixed signed/unsigned and integer/float rules). Everything here is a table or a small rule,
+//! never the result of running a kernel.
+
+use crate::error::{Result, TegulaError};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum DType {
+    Bool,
+    Int8,
+    Int16,
+    Int32,
+    Int64,
+    UInt8,
+    UInt16,
+    UInt32,
+    UInt64,
+    Float16,
+    Float32,
+    Float64,
+    Complex64,
+    Complex128,
+}
+
+/// The kind of a dtype, ordered as NumPy orders kinds for promotion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Kind {
+    Bool,
+    UInt,
+    Int,
+    Float,
+    Complex,
+}
+
+pub const ALL_DTYPES: [DType; 14] = [
+    DType::Bool,
+    DType::Int8,
+    DType::Int16,
+    DType::Int32,
+    DType::Int64,
+    DType::UInt8,
+    DType::UInt16,
+    DType::UInt32,
+    DType::UInt64,
+    DType::Float16,
+    DType::Float32,
+    DType::Float64,
+    DType::Complex64,
+    DType::Complex128,
+];
+
+impl DType {
+    pub fn name(self) -> &'static str {
+        use DType::*;
+        match self {
+            Bool => "bool",
+            Int8 => "int8",
+            Int16 => "int16",
+            Int32 => "int32",
+            Int64 => "int64",
+            UInt8 => "uint8",
+            UInt16 => "uint16",
+            UInt32 => "uint32",
+            UInt64 => "uint64",
+            Float16 => "float16",
+            Float32 => "float32",
+            Float64 => "float64",
+            Complex64 => "complex64",
+            Complex128 => "complex128",
+        }
+    }
+
+    /// Parses a canonical NumPy dtype name (`"int32"`, `"float64"`, `"bool"`, ...).
+    pub fn from_name(name: &str) -> Result<DType> {
+        ALL_DTYPES
+            .iter()
+            .copied()
+            .find(|d| d.name() == name)
+            .ok_or_else(|| TegulaError::DType(format!("data type {name:?} is not supported by tegula")))
+    }
+
+    pub fn itemsize(self) -> usize {
+        use DType::*;
+        match self {
+            Bool | Int8 | UInt8 => 1,
+            Int16 | UInt16 | Float16 => 2,
+            Int32 | UInt32 | Float32 => 4,
+            Int64 | UInt64 | Float64 | Complex64 => 8,
+            Complex128 => 16,
+        }
+    }
+
+    pub fn kind(self) -> Kind {
+        use DType::*;
+        match self {
+            Bool => Kind::Bool,
+            Int8 | Int16 | Int32 | Int64 => Kind::Int,
+            UInt8 | UInt16 | UInt32 | UInt64 => Kind::UInt,
+            Float16 | Float32 | Float64 => Kind::Float,
+            Complex64 | Complex128 => Kind::Complex,
+        }
+    }
+
+    pub fn is_integer(self) -> bool {
+        matches!(self.kind(), Kind::Int | Kind::UInt)
+    }
+    pub fn is_float(self) -> bool {
+        self.kind() == Kind::Float
+    }
+    pub fn is_complex(self) -> bool {
+        self.kind() == Kind::Complex
+    }
+    /// True for bool and integer dtypes: the ones `& | ^ ~` accept.
+    pub fn is_bool_or_integer(self) -> bool {
+        self == DType::Bool || self.is_integer()
+    }
+
+    /// The real dtype of a complex one's components (identity for other dtypes).
+    pub fn real_part(self) -> DType {
+        match self {
+            DType::Complex64 => DType::Float32,
+            DType::Complex128 => DType::Float64,
+            d => d,
+        }
+    }
+
+    /// The float dtype that NumPy's float-valued functions (sqrt, exp, ...) return for `self`:
+    /// the smallest float that holds every value exactly (bool/8-bit → float16, 16-bit →
+    /// float32, wider → float64); floats and complexes are unchanged.
+    pub fn to_inexact(self) -> DType {
+        match self.kind() {
+            Kind::Float | Kind::Complex => self,
+            Kind::Bool => DType::Float16,
+            Kind::Int | Kind::UInt => float_of_size(min_float_size_for_int(self)),
+        }
+    }
+
+    /// The dtype `sum`/`prod` accumulate and return in by default: NumPy widens bool and small
+    /// integers to the platform integer (int64 / uint64 here).
+    pub fn sum_dtype(self) -> DType {
+        match self.kind() {
+            Kind::Bool | Kind::Int => DType::Int64,
+            Kind::UInt => DType::UInt64,
+            _ => self,
+        }
+    }
+
+    /// The signed integer dtype of `size` bytes.
+    fn int_of_size(size: usize) -> DType {
+        match size {
+            1 => DType::Int8,
+            2 => DType::Int16,
+            4 => DType::Int32,
+            _ => DType::Int64,
+        }
+    }
+
+    /// Smallest value of an integer dtype, and largest (as i128, which holds both).
+    pub fn integer_bounds(self) -> Option<(i128, i128)> {
+        if !self.is_integer() {
+            return None;
+        }
+        let bits = 8 * self.itemsize() as u32;
+        Some(if self.kind() == Kind::Int {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        })
+    }
+}
+
+fn float_of_size(size: usize) -> DType {
+    match size {
+        2 => DType::Float16,
+        4 => DType::Float32,
+        _ => DType::Float64,
+    }
+}
+
+fn complex_of_component_size(size: usize) -> DType {
+    if size <= 4 {
+        DType::Complex64
+    } else {
+        DType::Complex128
+    }
+}
+
+/// Size of the smallest float that NumPy promotes an integer dtype to.
+fn min_float_size_for_int(d: DType) -> usize {
+    match d.itemsize() {
+        1 => 2,
+        2 => 4,
+        _ => 8,
+    }
+}
+
+impl fmt::Display for DType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// NumPy 2's `result_type` for two array dtypes. Symmetric; every pair has an answer
+/// (int64 + uint64 → float64, as in NumPy).
+pub fn promote(a: DType, b: DType) -> DType {
+    use Kind::*;
+    if a == b {
+        return a;
+    }
+    let (lo, hi) = if a.kind() <= b.kind() { (a, b) } else { (b, a) };
+    match (lo.kind(), hi.kind()) {
+        (Bool, _) => hi,
+        (UInt, UInt) | (Int, Int) | (Float, Float) | (Complex, Complex) => {
+            if lo.itemsize() >= hi.itemsize() {
+                lo
+            } else {
+                hi
+            }
+        }
+        (UInt, Int) => {
+            if hi.itemsize() > lo.itemsize() {
+                hi
+            } else if lo.itemsize() < 8 {
+                DType::int_of_size(2 * lo.itemsize())
+            } else {
+                DType::Float64
+            }
+        }
+        (UInt | Int, Float) => float_of_size(hi.itemsize().max(min_float_size_for_int(lo))),
+        (UInt | Int, Complex) => {
+            complex_of_component_size((hi.itemsize() / 2).max(min_float_size_for_int(lo)))
+        }
+        (Float, Complex) => complex_of_component_size((hi.itemsize() / 2).max(lo.itemsize())),
+        _ => hi,
+    }
+}
+
+/// `promote` folded over several dtypes.
+pub fn result_type(dtypes: &[DType]) -> Result<DType> {
+    let (first, rest) = dtypes
+        .split_first()
+        .ok_or_else(|| TegulaError::Value("at least one array or dtype is required".into()))?;
+    Ok(rest.iter().fold(*first, |acc, d| promote(acc, *d)))
+}
+
+/// The complex dtype whose components are `d` (float16 widens to complex64).
+pub fn complex_for(d: DType) -> DType {
+    complex_of_component_size(d.itemsize().max(4))
+}

@@ -1,0 +1,56 @@
+//! The one error type of tegula. Each variant maps to one Python exception class
+//! (see `tegula-py/src/errors.rs`), so variants name the *kind* of mistake.
+
+use thiserror::Error;
+
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum TegulaError {
+    /// Shapes that cannot be combined (broadcasting, matmul, reshape). Python: `ValueError`.
+    #[error("{0}")]
+    Shape(String),
+    /// An axis outside `[-ndim, ndim)`. Python: `numpy.exceptions.AxisError`.
+    #[error("axis {axis} is out of bounds for array of dimension {ndim}")]
+    Axis { axis: i64, ndim: usize },
+    /// An index outside the array, or an index of a kind tegula does not accept. Python: `IndexError`.
+    #[error("{0}")]
+    Index(String),
+    /// An operation not defined for a dtype. Python: `TypeError`.
+    #[error("{0}")]
+    DType(String),
+    /// A bad argument value (chunks, step, seed, ...). Python: `ValueError`.
+    #[error("{0}")]
+    Value(String),
+    /// A Python scalar that does not fit the array's dtype. Python: `OverflowError`.
+    #[error("{0}")]
+    Overflow(String),
+    /// A plan or task that cannot fit in memory. Python: `MemoryError`.
+    #[error("{0}")]
+    Memory(String),
+    /// A broken invariant inside tegula. Python: `RuntimeError`.
+    #[error("internal error (this is a bug in tegula, please report it): {0}")]
+    Internal(String),
+}
+
+pub type Result<T, E = TegulaError> = std::result::Result<T, E>;
+
+/// `shape_err!("...", args)` builds a `TegulaError::Shape` with a formatted message.
+#[macro_export]
+macro_rules! shape_err {
+    ($($arg:tt)*) => { $crate::TegulaError::Shape(format!($($arg)*)) };
+}
+#[macro_export]
+macro_rules! value_err {
+    ($($arg:tt)*) => { $crate::TegulaError::Value(format!($($arg)*)) };
+}
+#[macro_export]
+macro_rules! dtype_err {
+    ($($arg:tt)*) => { $crate::TegulaError::DType(format!($($arg)*)) };
+}
+#[macro_export]
+macro_rules! index_err {
+    ($($arg:tt)*) => { $crate::TegulaError::Index(format!($($arg)*)) };
+}
+#[macro_export]
+macro_rules! internal_err {
+    ($($arg:tt)*) => { $crate::TegulaError::Internal(format!($($arg)*)) };
+}

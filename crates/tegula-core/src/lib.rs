@@ -1,0 +1,18 @@
+//! tegula-core: the vocabulary every other tegula crate speaks — errors, dtypes and their
+//! promotion, Python scalars, shapes and broadcasting, chunkings and grid math, and the closed
+//! set of chunk operations (`OpKind`) that a task graph names.
+
+pub mod chunks;
+pub mod dtype;
+pub mod error;
+pub mod grid;
+pub mod ops;
+pub mod scalar;
+pub mod shape;
+
+pub use chunks::{normalize_chunks, AxisChunks, ChunkSpec, Chunks};
+pub use dtype::{promote, result_type, DType, Kind};
+pub use error::{Result, TegulaError};
+pub use ops::{BinaryOp, Distribution, Finish, OpKind, PartialReduce, Piece, ReduceOp, Select, UnaryOp};
+pub use scalar::Scalar;
+pub use shape::Shape;

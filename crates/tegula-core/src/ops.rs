@@ -1,0 +1,289 @@
+//! The closed set of chunk operations. A task in a task graph names its kernel by an `OpKind`
+//! value with its parameters — plain, serialisable data, never a closure. The dtype rules of
+//! the element-wise and reduction operations live here, as tables.
+
+use crate::dtype::{promote, DType, Kind};
+use crate::error::Result;
+use crate::scalar::Scalar;
+use crate::dtype_err;
+use serde::{Deserialize, Serialize};
+
+/// Declares an op enum with its NumPy name, and `from_name`/`name`.
+macro_rules! named_ops {
+    ($(#[$m:meta])* $name:ident { $($variant:ident => $text:literal),* $(,)? }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        pub enum $name { $($variant),* }
+        impl $name {
+            pub const ALL: &'static [$name] = &[$($name::$variant),*];
+            pub fn name(self) -> &'static str {
+                match self { $($name::$variant => $text),* }
+            }
+            pub fn from_name(text: &str) -> Option<$name> {
+                match text { $($text => Some($name::$variant),)* _ => None }
+            }
+        }
+    };
+}
+
+named_ops!(
+    /// Element-wise functions of one argument (NumPy ufunc names).
+    UnaryOp {
+        Negative => "negative", Positive => "positive", Abs => "abs", Sqrt => "sqrt",
+        Exp => "exp", Expm1 => "expm1", Log => "log", Log1p => "log1p", Log2 => "log2",
+        Log10 => "log10", Sin => "sin", Cos => "cos", Tan => "tan", Arcsin => "arcsin",
+        Arccos => "arccos", Arctan => "arctan", Sinh => "sinh", Cosh => "cosh", Tanh => "tanh",
+        Arcsinh => "arcsinh", Arccosh => "arccosh", Arctanh => "arctanh", Floor => "floor",
+        Ceil => "ceil", Trunc => "trunc", Rint => "rint", Sign => "sign", Square => "square",
+        Isnan => "isnan", Isinf => "isinf", Isfinite => "isfinite", Conj => "conj",
+        Real => "real", Imag => "imag", LogicalNot => "logical_not", Invert => "invert",
+    }
+);
+
+named_ops!(
+    /// Element-wise functions of two arguments (NumPy ufunc names).
+    BinaryOp {
+        Add => "add", Subtract => "subtract", Multiply => "multiply", Divide => "divide",
+        FloorDivide => "floor_divide", Remainder => "remainder", Power => "power",
+        Equal => "equal", NotEqual => "not_equal", Less => "less", LessEqual => "less_equal",
+        Greater => "greater", GreaterEqual => "greater_equal", BitwiseAnd => "bitwise_and",
+        BitwiseOr => "bitwise_or", BitwiseXor => "bitwise_xor", LogicalAnd => "logical_and",
+        LogicalOr => "logical_or", LogicalXor => "logical_xor", Maximum => "maximum",
+        Minimum => "minimum",
+    }
+);
+
+named_ops!(
+    /// Array reductions.
+    ReduceOp {
+        Sum => "sum", Prod => "prod", Min => "min", Max => "max", Any => "any", All => "all",
+        Mean => "mean", Var => "var", Std => "std",
+    }
+);
+
+/// The dtype an operation computes in and the dtype it returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Signature {
+    pub compute: DType,
+    pub output: DType,
+}
+
+impl Signature {
+    fn same(d: DType) -> Signature {
+        Signature { compute: d, output: d }
+    }
+}
+
+impl UnaryOp {
+    /// NumPy's loop selection for this ufunc on dtype `d`.
+    pub fn signature(self, d: DType) -> Result<Signature> {
+        use UnaryOp::*;
+        let unsupported = || dtype_err!("ufunc '{}' not supported for the input type {d}", self.name());
+        Ok(match self {
+            Negative | Positive | Sign if d == DType::Bool => return Err(unsupported()),
+            Negative | Positive | Sign | Conj => Signature::same(d),
+            Abs => Signature { compute: d, output: d.real_part() },
+            Floor | Ceil | Trunc if d.is_complex() => return Err(unsupported()),
+            Floor | Ceil | Trunc => Signature::same(d),
+            Rint => Signature::same(d.to_inexact()),
+            Square if d == DType::Bool => Signature::same(DType::Int8),
+            Square => Signature::same(d),
+            Isnan | Isinf | Isfinite => Signature { compute: d, output: DType::Bool },
+            Real | Imag => Signature { compute: d, output: d.real_part() },
+            LogicalNot => Signature { compute: DType::Bool, output: DType::Bool },
+            Invert if d.is_bool_or_integer() => Signature::same(d),
+            Invert => return Err(unsupported()),
+            _ => Signature::same(d.to_inexact()),
+        })
+    }
+}
+
+impl BinaryOp {
+    pub fn is_comparison(self) -> bool {
+        use BinaryOp::*;
+        matches!(self, Equal | NotEqual | Less | LessEqual | Greater | GreaterEqual)
+    }
+
+    /// NumPy's loop selection for this ufunc on dtypes `a` and `b`.
+    pub fn signature(self, a: DType, b: DType) -> Result<Signature> {
+        use BinaryOp::*;
+        let p = promote(a, b);
+        let unsupported =
+            || dtype_err!("ufunc '{}' not supported for the input types {a} and {b}", self.name());
+        Ok(match self {
+            Add | Multiply | Maximum | Minimum => Signature::same(p),
+            Subtract if p == DType::Bool => {
+                return Err(dtype_err!(
+                    "numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, the `^` operator, or the logical_xor function instead"
+                ))
+            }
+            Subtract => Signature::same(p),
+            Divide => Signature::same(match p.kind() {
+                Kind::Bool | Kind::Int | Kind::UInt => DType::Float64,
+                _ => p,
+            }),
+            FloorDivide | Remainder if p.is_complex() => return Err(unsupported()),
+            FloorDivide | Remainder | Power if p == DType::Bool => Signature::same(DType::Int8),
+            FloorDivide | Remainder | Power => Signature::same(p),
+            BitwiseAnd | BitwiseOr | BitwiseXor if p.is_bool_or_integer() => Signature::same(p),
+            BitwiseAnd | BitwiseOr | BitwiseXor => return Err(unsupported()),
+            LogicalAnd | LogicalOr | LogicalXor => Signature { compute: DType::Bool, output: DType::Bool },
+            Equal | NotEqual | Less | LessEqual | Greater | GreaterEqual => {
+                Signature { compute: p, output: DType::Bool }
+            }
+        })
+    }
+}
+
+impl ReduceOp {
+    /// The dtype NumPy returns for this reduction of dtype `d` (with no `dtype=` argument).
+    pub fn output_dtype(self, d: DType) -> DType {
+        use ReduceOp::*;
+        match self {
+            Sum | Prod => d.sum_dtype(),
+            Min | Max => d,
+            Any | All => DType::Bool,
+            Mean => match d.kind() {
+                Kind::Float | Kind::Complex => d,
+                _ => DType::Float64,
+            },
+            Var | Std => match d.kind() {
+                Kind::Float => d,
+                Kind::Complex => d.real_part(),
+                _ => DType::Float64,
+            },
+        }
+    }
+
+    /// Whether reducing zero elements is an error (no identity), as for NumPy's min and max.
+    pub fn needs_elements(self) -> bool {
+        matches!(self, ReduceOp::Min | ReduceOp::Max)
+    }
+}
+
+/// The partial result one block of a reduction produces; partials of the same kind combine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PartialReduce {
+    /// Sum, accumulated in `acc`.
+    Sum { acc: DType },
+    /// Product, accumulated in `acc`.
+    Prod { acc: DType },
+    Min,
+    Max,
+    Any,
+    All,
+    /// Count, mean and sum of squared deviations, stacked on a new leading axis of length 3
+    /// (float64, or complex128 for complex input; count and M2 are then real parts).
+    Moments,
+}
+
+/// How the combined partial becomes the reduction's result.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum Finish {
+    /// The partial is the result.
+    Identity,
+    /// Divide by the number of reduced elements (mean).
+    DivideBy(f64),
+    /// `M2 / max(n - ddof, 0)`, then the square root when `sqrt` (var, std).
+    Variance { ddof: f64, sqrt: bool },
+}
+
+/// Random distributions of `Generator` methods.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum Distribution {
+    /// Uniform on `[low, high)`.
+    Uniform { low: f64, high: f64 },
+    /// Normal with mean `loc` and standard deviation `scale`.
+    Normal { loc: f64, scale: f64 },
+    /// Integers uniform on `[low, high)`.
+    Integers { low: i128, high: i128 },
+}
+
+/// How one input axis is selected by basic indexing, in ndarray's terms: elements
+/// `start..stop` of the block, every `step`-th one, counted from `stop - 1` when `step < 0`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Select {
+    Range { start: usize, stop: usize, step: isize },
+    /// One element; the axis is dropped.
+    Index(usize),
+    /// A new axis of length one (`None` in a Python index).
+    NewAxis,
+}
+
+/// A rectangular piece copied from input `input` (`src` ranges) to `dst` offsets of the output.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Piece {
+    pub input: usize,
+    pub src: Vec<(usize, usize)>,
+    pub dst: Vec<usize>,
+}
+
+/// What a task computes. Sources take no inputs; the others name their inputs in the task.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum OpKind {
+    /// The region `region` of in-memory array `source` (zero-copy).
+    Load { source: u64, region: Vec<(usize, usize)> },
+    /// A block filled with one value.
+    Full { value: Scalar, dtype: DType, shape: Vec<usize> },
+    /// `start + i * step` for the global positions `offset .. offset + len` (arange).
+    Arange { start: Scalar, step: Scalar, dtype: DType, offset: usize, len: usize },
+    /// `start + i * step`, with the element at `num - 1` equal to `stop` when `endpoint` (linspace).
+    Linspace { start: f64, step: f64, stop: f64, num: usize, endpoint: bool, dtype: DType, offset: usize, len: usize },
+    /// Counter-based random values: element values depend only on `key` and their flat position
+    /// in `array_shape`; `start`/`shape` locate this block.
+    Random { key: u64, dist: Distribution, dtype: DType, array_shape: Vec<usize>, start: Vec<usize>, shape: Vec<usize> },
+    Unary { op: UnaryOp, compute: DType },
+    /// Inputs broadcast against each other.
+    Binary { op: BinaryOp, compute: DType },
+    /// Inputs: condition, then the two choices, broadcast together.
+    Where { compute: DType },
+    Cast { dtype: DType },
+    /// Reduces the listed axes of one block, keeping them with length one.
+    ReducePartial { op: PartialReduce, axes: Vec<usize> },
+    /// Combines any number of same-shaped partials.
+    ReduceCombine { op: PartialReduce },
+    /// Turns the combined partial into the result; drops `squeeze` axes; casts to `dtype`.
+    ReduceFinish { finish: Finish, squeeze: Vec<usize>, dtype: DType },
+    /// The matrix product of two 2-D blocks, computed in `dtype`.
+    Matmul { dtype: DType },
+    Transpose { perm: Vec<usize> },
+    Select { axes: Vec<Select> },
+    /// A new block of `shape` (dtype of the inputs) assembled from pieces of the inputs.
+    Assemble { shape: Vec<usize>, pieces: Vec<Piece> },
+}
+
+impl OpKind {
+    /// A short name for plans and reports.
+    pub fn label(&self) -> String {
+        match self {
+            OpKind::Load { .. } => "load".into(),
+            OpKind::Full { .. } => "full".into(),
+            OpKind::Arange { .. } => "arange".into(),
+            OpKind::Linspace { .. } => "linspace".into(),
+            OpKind::Random { .. } => "random".into(),
+            OpKind::Unary { op, .. } => op.name().into(),
+            OpKind::Binary { op, .. } => op.name().into(),
+            OpKind::Where { .. } => "where".into(),
+            OpKind::Cast { dtype } => format!("astype({dtype})"),
+            OpKind::ReducePartial { op, .. } => format!("partial-{}", partial_name(op)),
+            OpKind::ReduceCombine { op } => format!("combine-{}", partial_name(op)),
+            OpKind::ReduceFinish { .. } => "finish".into(),
+            OpKind::Matmul { .. } => "matmul-block".into(),
+            OpKind::Transpose { .. } => "transpose".into(),
+            OpKind::Select { .. } => "select".into(),
+            OpKind::Assemble { .. } => "assemble".into(),
+        }
+    }
+}
+
+fn partial_name(op: &PartialReduce) -> &'static str {
+    match op {
+        PartialReduce::Sum { .. } => "sum",
+        PartialReduce::Prod { .. } => "prod",
+        PartialReduce::Min => "min",
+        PartialReduce::Max => "max",
+        PartialReduce::Any => "any",
+        PartialReduce::All => "all",
+        PartialReduce::Moments => "moments",
+    }
+}

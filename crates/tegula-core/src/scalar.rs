@@ -1,0 +1,88 @@
+//! Python scalars and NumPy 2's "weak scalar" promotion rule (NEP 50): a Python `int`, `float`
+//! or `complex` takes the array's dtype when its kind is not higher than the array's kind.
+
+use crate::dtype::{complex_for, DType, Kind};
+use crate::error::{Result, TegulaError};
+use serde::{Deserialize, Serialize};
+
+/// A scalar value as Python spells it. Integers are kept as i128 so that every int64 and uint64
+/// value (and a sign) is representable.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum Scalar {
+    Bool(bool),
+    Int(i128),
+    Float(f64),
+    Complex(f64, f64),
+}
+
+impl Scalar {
+    /// The dtype NumPy gives this scalar on its own (`np.asarray(5)` → int64).
+    pub fn default_dtype(&self) -> DType {
+        match self {
+            Scalar::Bool(_) => DType::Bool,
+            Scalar::Int(_) => DType::Int64,
+            Scalar::Float(_) => DType::Float64,
+            Scalar::Complex(..) => DType::Complex128,
+        }
+    }
+
+    fn kind(&self) -> Kind {
+        match self {
+            Scalar::Bool(_) => Kind::Bool,
+            Scalar::Int(_) => Kind::Int,
+            Scalar::Float(_) => Kind::Float,
+            Scalar::Complex(..) => Kind::Complex,
+        }
+    }
+
+    /// The dtype this scalar takes next to an array of dtype `array` (weak promotion).
+    /// A Python int outside an integer dtype's range is an `OverflowError`, as in NumPy 2.
+    pub fn weak_dtype(&self, array: DType) -> Result<DType> {
+        let array_kind = match array.kind() {
+            Kind::UInt => Kind::Int,
+            k => k,
+        };
+        let dtype = if self.kind() <= array_kind {
+            array
+        } else {
+            match self {
+                Scalar::Complex(..) if array.is_float() => complex_for(array),
+                s => s.default_dtype(),
+            }
+        };
+        self.check_fits(dtype)?;
+        Ok(dtype)
+    }
+
+    /// Fails with `OverflowError` when an integer scalar does not fit an integer dtype.
+    pub fn check_fits(&self, dtype: DType) -> Result<()> {
+        if let (Scalar::Int(v), Some((lo, hi))) = (self, dtype.integer_bounds()) {
+            if *v < lo || *v > hi {
+                return Err(TegulaError::Overflow(format!(
+                    "Python integer {v} out of bounds for {dtype}"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn as_f64(&self) -> f64 {
+        match *self {
+            Scalar::Bool(b) => b as u8 as f64,
+            Scalar::Int(v) => v as f64,
+            Scalar::Float(v) => v,
+            Scalar::Complex(re, _) => re,
+        }
+    }
+}
+
+impl std::fmt::Display for Scalar {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Scalar::Bool(b) => write!(f, "{}", if *b { "True" } else { "False" }),
+            Scalar::Int(v) => write!(f, "{v}"),
+            Scalar::Float(v) => write!(f, "{v:?}"),
+            Scalar::Complex(re, im) => write!(f, "({re:?}{im:+?}j)"),
+        }
+    }
+}

@@ -1,0 +1,203 @@
+//! Binary element-wise kernels, one implementation per element family (bool, integer, float,
+//! complex), each matching the op once outside the loop.
+
+use crate::chunk::{Block, Chunk, Wrap};
+use crate::element::{Elem, Num, Ordered, C128, C64};
+use crate::zip::{map2, map3};
+use crate::{with_chunk, with_dtype};
+use half::f16;
+use num_traits::Float;
+use tegula_core::{BinaryOp, DType, Result, TegulaError};
+
+/// `op(a, b)` computed in dtype `compute` (inputs are converted first).
+pub fn binary(op: BinaryOp, compute: DType, a: &Chunk, b: &Chunk) -> Result<Chunk> {
+    let (a, b) = (a.cast(compute), b.cast(compute));
+    with_dtype!(compute, T => T::binary(op, a.typed::<T>()?, b.typed::<T>()?))
+}
+
+/// `where(cond, a, b)` with the choices converted to `compute`.
+pub fn where_(compute: DType, cond: &Chunk, a: &Chunk, b: &Chunk) -> Result<Chunk> {
+    let (cond, a, b) = (cond.cast(DType::Bool), a.cast(compute), b.cast(compute));
+    let cond = cond.typed::<bool>()?;
+    with_chunk!(&a, x => map3(cond, x, b.typed()?, |c, p, q| if c { p } else { q }))
+}
+
+pub trait BinaryKernel: Wrap {
+    fn binary(op: BinaryOp, a: &Block<Self>, b: &Block<Self>) -> Result<Chunk>;
+}
+
+fn unsupported(op: BinaryOp, d: DType) -> TegulaError {
+    TegulaError::Internal(format!("no {} kernel for {d}", op.name()))
+}
+
+/// The ops every element family shares (comparisons, extremes, add, multiply); `None` when `op` is not one.
+fn ordered<T: Ordered + Num + Wrap>(op: BinaryOp, a: &Block<T>, b: &Block<T>) -> Option<Result<Chunk>> {
+    use BinaryOp::*;
+    Some(match op {
+        Equal => map2(a, b, |x, y| x == y),
+        NotEqual => map2(a, b, |x, y| x != y),
+        Less => map2(a, b, |x: T, y| x.lt(y)),
+        LessEqual => map2(a, b, |x: T, y| x.le(y)),
+        Greater => map2(a, b, |x: T, y| y.lt(x)),
+        GreaterEqual => map2(a, b, |x: T, y| y.le(x)),
+        Maximum => map2(a, b, |x: T, y| x.max_nan(y)),
+        Minimum => map2(a, b, |x: T, y| x.min_nan(y)),
+        Add => map2(a, b, |x: T, y| Num::add(x, y)),
+        Multiply => map2(a, b, |x: T, y| Num::mul(x, y)),
+        _ => return None,
+    })
+}
+
+impl BinaryKernel for bool {
+    fn binary(op: BinaryOp, a: &Block<bool>, b: &Block<bool>) -> Result<Chunk> {
+        use BinaryOp::*;
+        if let Some(r) = ordered(op, a, b) {
+            return r;
+        }
+        match op {
+            BitwiseAnd | LogicalAnd => map2(a, b, |x, y| x & y),
+            BitwiseOr | LogicalOr => map2(a, b, |x, y| x | y),
+            BitwiseXor | LogicalXor => map2(a, b, |x, y| x ^ y),
+            _ => Err(unsupported(op, DType::Bool)),
+        }
+    }
+}
+
+macro_rules! int_binary {
+    ($($t:ty),*) => {$(
+        impl BinaryKernel for $t {
+            fn binary(op: BinaryOp, a: &Block<$t>, b: &Block<$t>) -> Result<Chunk> {
+                use BinaryOp::*;
+                if let Some(r) = ordered(op, a, b) {
+                    return r;
+                }
+                match op {
+                    Subtract => map2(a, b, |x: $t, y| x.wrapping_sub(y)),
+                    FloorDivide => map2(a, b, |x: $t, y| {
+                        if y == 0 { return 0; }
+                        let q = x.wrapping_div(y);
+                        #[allow(unused_comparisons)]
+                        let negative = (x % y != 0) && ((x < 0) != (y < 0));
+                        if negative { q.wrapping_sub(1) } else { q }
+                    }),
+                    Remainder => map2(a, b, |x: $t, y| {
+                        if y == 0 { return 0; }
+                        let r = x.wrapping_rem(y);
+                        #[allow(unused_comparisons)]
+                        let adjust = r != 0 && ((r < 0) != (y < 0));
+                        if adjust { r.wrapping_add(y) } else { r }
+                    }),
+                    Power => int_power(a, b),
+                    BitwiseAnd => map2(a, b, |x: $t, y| x & y),
+                    BitwiseOr => map2(a, b, |x: $t, y| x | y),
+                    BitwiseXor => map2(a, b, |x: $t, y| x ^ y),
+                    _ => Err(unsupported(op, <$t>::DTYPE)),
+                }
+            }
+        }
+    )*};
+}
+int_binary!(i8, i16, i32, i64, u8, u16, u32, u64);
+
+/// Integer power with wrapping, as NumPy; a negative exponent is NumPy's `ValueError`.
+fn int_power<T: Num + Ordered + Wrap>(a: &Block<T>, b: &Block<T>) -> Result<Chunk> {
+    let negative = b.iter().any(|&y| y.lt(T::zero()));
+    if negative {
+        return Err(TegulaError::Value("Integers to negative integer powers are not allowed.".into()));
+    }
+    map2(a, b, |x: T, y: T| {
+        let (mut base, mut exp, mut acc) = (x, y.cast::<u64>(), T::one());
+        while exp > 0 {
+            if exp & 1 == 1 {
+                acc = acc.mul(base);
+            }
+            base = base.mul(base);
+            exp >>= 1;
+        }
+        acc
+    })
+}
+
+/// Python's float floor division (the divmod algorithm NumPy uses).
+fn float_floor_div(a: f64, b: f64) -> f64 {
+    if b == 0.0 {
+        return a / b;
+    }
+    let m = a % b;
+    let mut div = (a - m) / b;
+    if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
+        div -= 1.0;
+    }
+    if div == 0.0 {
+        return (0.0f64).copysign(a / b);
+    }
+    let floor = div.floor();
+    if div - floor > 0.5 {
+        floor + 1.0
+    } else {
+        floor
+    }
+}
+
+/// Python's float remainder: the result has the divisor's sign.
+fn float_rem(a: f64, b: f64) -> f64 {
+    if b == 0.0 {
+        return f64::NAN;
+    }
+    let m = a % b;
+    if m == 0.0 {
+        (0.0f64).copysign(b)
+    } else if (b < 0.0) != (m < 0.0) {
+        m + b
+    } else {
+        m
+    }
+}
+
+macro_rules! float_binary {
+    ($($t:ty),*) => {$(
+        impl BinaryKernel for $t {
+            fn binary(op: BinaryOp, a: &Block<$t>, b: &Block<$t>) -> Result<Chunk> {
+                use BinaryOp::*;
+                if let Some(r) = ordered(op, a, b) {
+                    return r;
+                }
+                match op {
+                    Subtract => map2(a, b, |x: $t, y| x - y),
+                    Divide => map2(a, b, |x: $t, y| x / y),
+                    FloorDivide => map2(a, b, |x: $t, y: $t| {
+                        <$t>::from_f64(float_floor_div(x.cast::<f64>(), y.cast::<f64>()))
+                    }),
+                    Remainder => map2(a, b, |x: $t, y: $t| {
+                        <$t>::from_f64(float_rem(x.cast::<f64>(), y.cast::<f64>()))
+                    }),
+                    Power => map2(a, b, |x: $t, y| Float::powf(x, y)),
+                    _ => Err(unsupported(op, <$t>::DTYPE)),
+                }
+            }
+        }
+    )*};
+}
+float_binary!(f16, f32, f64);
+
+macro_rules! complex_binary {
+    ($($t:ty),*) => {$(
+        impl BinaryKernel for $t {
+            fn binary(op: BinaryOp, a: &Block<$t>, b: &Block<$t>) -> Result<Chunk> {
+                use BinaryOp::*;
+                if let Some(r) = ordered(op, a, b) {
+                    return r;
+                }
+                match op {
+                    Subtract => map2(a, b, |x: $t, y| x - y),
+                    Divide => map2(a, b, |x: $t, y| x / y),
+                    Power => map2(a, b, |x: $t, y: $t| {
+                        if y.im == 0.0 && y.re == 0.0 { <$t>::new(1.0, 0.0) } else { x.powc(y) }
+                    }),
+                    _ => Err(unsupported(op, <$t>::DTYPE)),
+                }
+            }
+        }
+    )*};
+}
+complex_binary!(C64, C128);

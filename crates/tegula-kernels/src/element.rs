@@ -1,0 +1,203 @@
+//! The element types tegula stores and the traits kernels are generic over: casting between any
+//! two of them with NumPy's `astype` semantics, arithmetic that wraps for integers as NumPy's
+//! does, and an ordering that propagates NaN (and orders complex numbers lexicographically).
+
+use half::f16;
+use num_complex::Complex;
+use std::fmt::Debug;
+use tegula_core::{DType, Scalar};
+
+pub type C64 = Complex<f32>;
+pub type C128 = Complex<f64>;
+
+/// A type a chunk can hold.
+pub trait Elem: Copy + Send + Sync + Debug + PartialEq + 'static {
+    const DTYPE: DType;
+    fn from_i128(v: i128) -> Self;
+    fn from_f64(v: f64) -> Self;
+    fn from_c128(v: C128) -> Self;
+    fn from_bool(v: bool) -> Self;
+    /// This value as `D`, as NumPy's `astype` converts (integers wrap, complex drops the
+    /// imaginary part, anything non-zero is `True`).
+    fn cast<D: Elem>(self) -> D;
+    fn is_nonzero(self) -> bool;
+
+    fn from_scalar(s: Scalar) -> Self {
+        match s {
+            Scalar::Bool(b) => Self::from_bool(b),
+            Scalar::Int(v) => Self::from_i128(v),
+            Scalar::Float(v) => Self::from_f64(v),
+            Scalar::Complex(re, im) => Self::from_c128(C128::new(re, im)),
+        }
+    }
+}
+
+/// Addition and multiplication as NumPy does them for the type (wrapping integers; `or` and
+/// `and` for bool), with their identities: what sums, products and matmul need.
+pub trait Num: Elem {
+    fn zero() -> Self;
+    fn one() -> Self;
+    fn add(self, o: Self) -> Self;
+    fn mul(self, o: Self) -> Self;
+}
+
+/// Comparisons and NaN-propagating extremes.
+pub trait Ordered: Elem {
+    fn lt(self, o: Self) -> bool;
+    fn le(self, o: Self) -> bool;
+    fn is_nan_value(self) -> bool;
+    fn max_nan(self, o: Self) -> Self {
+        if self.is_nan_value() || o.le(self) {
+            self
+        } else {
+            o
+        }
+    }
+    fn min_nan(self, o: Self) -> Self {
+        if self.is_nan_value() || self.le(o) {
+            self
+        } else {
+            o
+        }
+    }
+}
+
+macro_rules! int_elem {
+    ($($t:ty => $d:ident),*) => {$(
+        impl Elem for $t {
+            const DTYPE: DType = DType::$d;
+            fn from_i128(v: i128) -> Self { v as $t }
+            fn from_f64(v: f64) -> Self { v as $t }
+            fn from_c128(v: C128) -> Self { v.re as $t }
+            fn from_bool(v: bool) -> Self { v as $t }
+            #[inline(always)]
+            fn cast<D: Elem>(self) -> D { D::from_i128(self as i128) }
+            fn is_nonzero(self) -> bool { self != 0 }
+        }
+        impl Num for $t {
+            fn zero() -> Self { 0 }
+            fn one() -> Self { 1 }
+            #[inline(always)]
+            fn add(self, o: Self) -> Self { self.wrapping_add(o) }
+            #[inline(always)]
+            fn mul(self, o: Self) -> Self { self.wrapping_mul(o) }
+        }
+        impl Ordered for $t {
+            fn lt(self, o: Self) -> bool { self < o }
+            fn le(self, o: Self) -> bool { self <= o }
+            fn is_nan_value(self) -> bool { false }
+        }
+    )*};
+}
+int_elem!(i8 => Int8, i16 => Int16, i32 => Int32, i64 => Int64,
+          u8 => UInt8, u16 => UInt16, u32 => UInt32, u64 => UInt64);
+
+macro_rules! float_elem {
+    ($($t:ty => $d:ident, $to64:expr, $from64:expr),*) => {$(
+        impl Elem for $t {
+            const DTYPE: DType = DType::$d;
+            fn from_i128(v: i128) -> Self { $from64(v as f64) }
+            fn from_f64(v: f64) -> Self { $from64(v) }
+            fn from_c128(v: C128) -> Self { $from64(v.re) }
+            fn from_bool(v: bool) -> Self { $from64(v as u8 as f64) }
+            #[inline(always)]
+            fn cast<D: Elem>(self) -> D { D::from_f64($to64(self)) }
+            fn is_nonzero(self) -> bool { $to64(self) != 0.0 }
+        }
+        impl Num for $t {
+            fn zero() -> Self { $from64(0.0) }
+            fn one() -> Self { $from64(1.0) }
+            #[inline(always)]
+            fn add(self, o: Self) -> Self { self + o }
+            #[inline(always)]
+            fn mul(self, o: Self) -> Self { self * o }
+        }
+        impl Ordered for $t {
+            fn lt(self, o: Self) -> bool { self < o }
+            fn le(self, o: Self) -> bool { self <= o }
+            fn is_nan_value(self) -> bool { self != self }
+        }
+    )*};
+}
+float_elem!(
+    f16 => Float16, |x: f16| x.to_f64(), f16::from_f64,
+    f32 => Float32, |x: f32| x as f64, |v: f64| v as f32,
+    f64 => Float64, |x: f64| x, |v: f64| v
+);
+
+macro_rules! complex_elem {
+    ($($t:ty => $d:ident, $f:ty),*) => {$(
+        impl Elem for $t {
+            const DTYPE: DType = DType::$d;
+            fn from_i128(v: i128) -> Self { Complex::new(v as $f, 0.0) }
+            fn from_f64(v: f64) -> Self { Complex::new(v as $f, 0.0) }
+            fn from_c128(v: C128) -> Self { Complex::new(v.re as $f, v.im as $f) }
+            fn from_bool(v: bool) -> Self { Complex::new(v as u8 as $f, 0.0) }
+            #[inline(always)]
+            fn cast<D: Elem>(self) -> D { D::from_c128(C128::new(self.re as f64, self.im as f64)) }
+            fn is_nonzero(self) -> bool { self.re != 0.0 || self.im != 0.0 }
+        }
+        impl Num for $t {
+            fn zero() -> Self { Complex::new(0.0, 0.0) }
+            fn one() -> Self { Complex::new(1.0, 0.0) }
+            #[inline(always)]
+            fn add(self, o: Self) -> Self { self + o }
+            #[inline(always)]
+            fn mul(self, o: Self) -> Self { self * o }
+        }
+        impl Ordered for $t {
+            fn lt(self, o: Self) -> bool { self.re < o.re || (self.re == o.re && self.im < o.im) }
+            fn le(self, o: Self) -> bool { self.re < o.re || (self.re == o.re && self.im <= o.im) }
+            fn is_nan_value(self) -> bool { self.re != self.re || self.im != self.im }
+        }
+    )*};
+}
+complex_elem!(C64 => Complex64, f32, C128 => Complex128, f64);
+
+impl Elem for bool {
+    const DTYPE: DType = DType::Bool;
+    fn from_i128(v: i128) -> Self {
+        v != 0
+    }
+    fn from_f64(v: f64) -> Self {
+        v != 0.0
+    }
+    fn from_c128(v: C128) -> Self {
+        v.re != 0.0 || v.im != 0.0
+    }
+    fn from_bool(v: bool) -> Self {
+        v
+    }
+    #[inline(always)]
+    fn cast<D: Elem>(self) -> D {
+        D::from_bool(self)
+    }
+    fn is_nonzero(self) -> bool {
+        self
+    }
+}
+impl Num for bool {
+    fn zero() -> Self {
+        false
+    }
+    fn one() -> Self {
+        true
+    }
+    fn add(self, o: Self) -> Self {
+        self | o
+    }
+    fn mul(self, o: Self) -> Self {
+        self & o
+    }
+}
+impl Ordered for bool {
+    fn lt(self, o: Self) -> bool {
+        !self & o
+    }
+    fn le(self, o: Self) -> bool {
+        !self | o
+    }
+    fn is_nan_value(self) -> bool {
+        false
+    }
+}

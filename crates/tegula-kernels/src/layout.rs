@@ -1,0 +1,80 @@
+//! Kernels that move elements without computing: a region of a stored array, basic-index
+//! selection and transposition (both zero-copy views), and assembling a block from pieces.
+
+use crate::chunk::{Chunk, Wrap};
+use crate::with_chunk;
+use ndarray::{ArrayD, Axis, Slice, SliceInfoElem};
+use tegula_core::{Piece, Result, Select, TegulaError};
+
+/// The elements `region` (a range per axis) of `source`, sharing its data.
+pub fn load(source: &Chunk, region: &[(usize, usize)]) -> Result<Chunk> {
+    if region.len() != source.ndim() || region.iter().zip(source.shape()).any(|(r, &n)| r.0 > r.1 || r.1 > n) {
+        return Err(TegulaError::Internal(format!("region {region:?} outside {:?}", source.shape())));
+    }
+    Ok(with_chunk!(source.clone(), a => {
+        let mut a = a;
+        for (axis, &(lo, hi)) in region.iter().enumerate() {
+            a.slice_axis_inplace(Axis(axis), Slice::from(lo..hi));
+        }
+        Wrap::wrap(a)
+    }))
+}
+
+/// Basic indexing of one block: ranges (possibly reversed), single indices, new axes.
+pub fn select(source: &Chunk, axes: &[Select]) -> Result<Chunk> {
+    let consumed = axes.iter().filter(|s| !matches!(s, Select::NewAxis)).count();
+    if consumed != source.ndim() {
+        return Err(TegulaError::Internal(format!("selection {axes:?} of a {}-d block", source.ndim())));
+    }
+    let info: Vec<SliceInfoElem> = axes
+        .iter()
+        .map(|s| match *s {
+            Select::Range { start, stop, step } => SliceInfoElem::Slice {
+                start: start as isize,
+                end: Some(stop as isize),
+                step,
+            },
+            Select::Index(i) => SliceInfoElem::Index(i as isize),
+            Select::NewAxis => SliceInfoElem::NewAxis,
+        })
+        .collect();
+    with_chunk!(source, a => {
+        let info = ndarray::SliceInfo::<_, ndarray::IxDyn, ndarray::IxDyn>::try_from(info)
+            .map_err(|e| TegulaError::Internal(format!("selection: {e}")))?;
+        Ok(Wrap::wrap(a.clone().slice_move(info.as_ref())))
+    })
+}
+
+pub fn transpose(source: &Chunk, perm: &[usize]) -> Result<Chunk> {
+    let mut seen = vec![false; source.ndim()];
+    if perm.len() != source.ndim() || perm.iter().any(|&p| p >= seen.len() || std::mem::replace(&mut seen[p], true)) {
+        return Err(TegulaError::Internal(format!("bad permutation {perm:?}")));
+    }
+    Ok(with_chunk!(source.clone(), a => Wrap::wrap(a.permuted_axes(perm.to_vec()))))
+}
+
+/// A new block of `shape` made by copying each piece of the inputs into place.
+pub fn assemble(inputs: &[Chunk], shape: &[usize], pieces: &[Piece]) -> Result<Chunk> {
+    let first = inputs.first().ok_or_else(|| TegulaError::Internal("assemble without inputs".into()))?;
+    with_chunk!(first, proto => {
+        let mut out = ArrayD::from_elem(shape, proto.first().copied().unwrap_or_else(|| zero_like(proto)));
+        for piece in pieces {
+            let src = inputs
+                .get(piece.input)
+                .ok_or_else(|| TegulaError::Internal("assemble piece input".into()))?
+                .typed()?;
+            let mut src_view = src.view();
+            let mut dst_view = out.view_mut();
+            for (axis, (&(lo, hi), &dst)) in piece.src.iter().zip(&piece.dst).enumerate() {
+                src_view.slice_axis_inplace(Axis(axis), Slice::from(lo..hi));
+                dst_view.slice_axis_inplace(Axis(axis), Slice::from(dst..dst + hi - lo));
+            }
+            dst_view.assign(&src_view);
+        }
+        Ok(Wrap::wrap(out.into_shared()))
+    })
+}
+
+fn zero_like<T: crate::element::Elem>(_: &ndarray::ArcArray<T, ndarray::IxDyn>) -> T {
+    T::from_bool(false)
+}

@@ -1,0 +1,20 @@
+//! tegula-kernels: what happens inside one chunk. `Chunk` holds one block of any tegula dtype
+//! (an `ndarray::ArcArray`, so slices and transposes share data); `run` computes any `OpKind`
+//! on the CPU. Kernels know nothing of graphs, schedules or storage.
+
+pub mod binary;
+pub mod chunk;
+pub mod element;
+pub mod layout;
+pub mod matmul;
+pub mod random;
+pub mod reduce;
+pub mod run;
+pub mod source;
+pub mod unary;
+mod zip;
+
+pub use chunk::{Block, Chunk, Wrap};
+pub use element::Elem;
+pub use random::stream_key;
+pub use run::run;

@@ -1,0 +1,214 @@
+//! Reduction kernels: the partial reduction of one block (reduced axes kept with length one),
+//! the combination of partials, and the finishing step (mean's division, variance from
+//! moments, dropping axes, the final cast).
+
+use crate::chunk::{Block, Chunk, Wrap};
+use crate::element::{Elem, Num, Ordered, C128};
+use crate::{with_chunk, with_dtype};
+use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, Zip};
+use tegula_core::{DType, Finish, PartialReduce, Result, TegulaError};
+
+pub fn reduce_partial(op: PartialReduce, axes: &[usize], a: &Chunk) -> Result<Chunk> {
+    match op {
+        PartialReduce::Sum { acc } => {
+            let a = a.cast(acc);
+            with_dtype!(acc, T => fold_axes(a.typed::<T>()?, axes, Some(T::zero()), Num::add))
+        }
+        PartialReduce::Prod { acc } => {
+            let a = a.cast(acc);
+            with_dtype!(acc, T => fold_axes(a.typed::<T>()?, axes, Some(T::one()), Num::mul))
+        }
+        PartialReduce::Min => with_chunk!(a, x => fold_axes(x, axes, None, Ordered::min_nan)),
+        PartialReduce::Max => with_chunk!(a, x => fold_axes(x, axes, None, Ordered::max_nan)),
+        PartialReduce::Any => fold_axes(a.cast(DType::Bool).typed()?, axes, Some(false), |x, y| x | y),
+        PartialReduce::All => fold_axes(a.cast(DType::Bool).typed()?, axes, Some(true), |x, y| x & y),
+        PartialReduce::Moments if a.dtype().is_complex() => moments::<C128>(a.cast(DType::Complex128).typed()?, axes),
+        PartialReduce::Moments => moments::<f64>(a.cast(DType::Float64).typed()?, axes),
+    }
+}
+
+pub fn reduce_combine(op: PartialReduce, parts: &[Chunk]) -> Result<Chunk> {
+    let first = parts.first().ok_or_else(|| TegulaError::Internal("combine of no partials".into()))?;
+    match op {
+        PartialReduce::Sum { .. } => with_chunk!(first, x => fold_parts(x, parts, Num::add)),
+        PartialReduce::Prod { .. } => with_chunk!(first, x => fold_parts(x, parts, Num::mul)),
+        PartialReduce::Min => with_chunk!(first, x => fold_parts(x, parts, Ordered::min_nan)),
+        PartialReduce::Max => with_chunk!(first, x => fold_parts(x, parts, Ordered::max_nan)),
+        PartialReduce::Any => fold_parts(first.typed::<bool>()?, parts, |x, y| x | y),
+        PartialReduce::All => fold_parts(first.typed::<bool>()?, parts, |x, y| x & y),
+        PartialReduce::Moments if first.dtype().is_complex() => merge_moments::<C128>(parts),
+        PartialReduce::Moments => merge_moments::<f64>(parts),
+    }
+}
+
+pub fn reduce_finish(finish: Finish, squeeze: &[usize], dtype: DType, a: &Chunk) -> Result<Chunk> {
+    let value = match finish {
+        Finish::Identity => a.clone(),
+        Finish::DivideBy(n) => match a {
+            Chunk::Complex128(x) => Chunk::Complex128(x.mapv(|v| v / n).into_shared()),
+            _ => Chunk::Float64(a.cast(DType::Float64).typed::<f64>()?.mapv(|v| v / n).into_shared()),
+        },
+        Finish::Variance { ddof, sqrt } => {
+            let m = a.cast(DType::Complex128);
+            let m = m.typed::<C128>()?;
+            let (n, m2) = (m.index_axis(Axis(0), 0), m.index_axis(Axis(0), 2));
+            let var = Zip::from(&n).and(&m2).map_collect(|n, m2| {
+                let v = m2.re / (n.re - ddof).max(0.0);
+                if sqrt { v.sqrt() } else { v }
+            });
+            Chunk::Float64(var.into_shared())
+        }
+    };
+    let value = with_chunk!(value, x => {
+        let mut x = x;
+        for &axis in squeeze.iter().rev() {
+            x = x.index_axis_move(Axis(axis), 0);
+        }
+        Wrap::wrap(x)
+    });
+    Ok(value.cast(dtype))
+}
+
+/// Folds `f` over `axes` of `a`, keeping them with length one. An empty axis gives `identity`
+/// (reductions without one are refused before they run).
+fn fold_axes<T: Wrap>(a: &Block<T>, axes: &[usize], identity: Option<T>, f: fn(T, T) -> T) -> Result<Chunk> {
+    if axes.len() == a.ndim() && !a.is_empty() {
+        if let Some(s) = a.as_slice_memory_order() {
+            let v = fold_slice(s, f);
+            return Ok(T::wrap(Block::from_elem(IxDyn(&vec![1; a.ndim()]), v)));
+        }
+    }
+    let mut cur: Option<ArrayD<T>> = None;
+    for &axis in axes.iter().rev() {
+        let view = cur.as_ref().map(|c| c.view()).unwrap_or_else(|| a.view());
+        cur = Some(fold_axis(view, axis, identity, f)?);
+    }
+    Ok(T::wrap(cur.map(|c| c.into_shared()).unwrap_or_else(|| a.clone())))
+}
+
+fn fold_axis<T: Elem>(v: ArrayViewD<T>, axis: usize, identity: Option<T>, f: fn(T, T) -> T) -> Result<ArrayD<T>> {
+    let n = v.len_of(Axis(axis));
+    if n == 0 {
+        let id = identity.ok_or_else(|| TegulaError::Internal("reduction of an empty block".into()))?;
+        let mut shape = v.shape().to_vec();
+        shape[axis] = 1;
+        return Ok(ArrayD::from_elem(shape, id));
+    }
+    if axis + 1 == v.ndim() && v.is_standard_layout() {
+        let folded = v.map_axis(Axis(axis), |lane| match lane.as_slice() {
+            Some(s) => fold_slice(s, f),
+            None => lane.iter().skip(1).fold(lane[0], |acc, &x| f(acc, x)),
+        });
+        return Ok(folded.insert_axis(Axis(axis)));
+    }
+    let mut acc = v.index_axis(Axis(axis), 0).to_owned();
+    for i in 1..n {
+        Zip::from(&mut acc).and(&v.index_axis(Axis(axis), i)).for_each(|a, &x| *a = f(*a, x));
+    }
+    Ok(acc.insert_axis(Axis(axis)))
+}
+
+/// Folds a non-empty slice with eight independent accumulators, so the loop vectorises.
+fn fold_slice<T: Elem>(s: &[T], f: fn(T, T) -> T) -> T {
+    const LANES: usize = 8;
+    if s.len() < 2 * LANES {
+        return s[1..].iter().fold(s[0], |acc, &x| f(acc, x));
+    }
+    let mut acc: [T; LANES] = std::array::from_fn(|i| s[i]);
+    let body = &s[LANES..];
+    let mut rows = body.chunks_exact(LANES);
+    for row in &mut rows {
+        for i in 0..LANES {
+            acc[i] = f(acc[i], row[i]);
+        }
+    }
+    let lanes = acc.iter().skip(1).fold(acc[0], |a, &x| f(a, x));
+    rows.remainder().iter().fold(lanes, |a, &x| f(a, x))
+}
+
+fn fold_parts<T: Wrap>(first: &Block<T>, parts: &[Chunk], f: fn(T, T) -> T) -> Result<Chunk> {
+    let mut acc = first.to_owned();
+    for p in &parts[1..] {
+        let p = p.typed::<T>()?;
+        if p.shape() != acc.shape() {
+            return Err(TegulaError::Internal(format!("partials {:?} and {:?} differ", acc.shape(), p.shape())));
+        }
+        Zip::from(&mut acc).and(p).for_each(|a, &x| *a = f(*a, x));
+    }
+    Ok(T::wrap(acc.into_shared()))
+}
+
+/// The element types moments are accumulated in (float64 and complex128).
+trait MomentElem: Num + Wrap + std::ops::Sub<Output = Self> + std::ops::Div<f64, Output = Self> + std::ops::Mul<f64, Output = Self> {
+    fn abs2(self) -> f64;
+    fn real(v: f64) -> Self;
+    fn re(self) -> f64;
+}
+impl MomentElem for f64 {
+    fn abs2(self) -> f64 {
+        self * self
+    }
+    fn real(v: f64) -> Self {
+        v
+    }
+    fn re(self) -> f64 {
+        self
+    }
+}
+impl MomentElem for C128 {
+    fn abs2(self) -> f64 {
+        self.norm_sqr()
+    }
+    fn real(v: f64) -> Self {
+        C128::new(v, 0.0)
+    }
+    fn re(self) -> f64 {
+        self.re
+    }
+}
+
+/// Count, mean and M2 (sum of squared deviations from the mean) over `axes`, computed in two
+/// passes, stacked on a new leading axis.
+fn moments<T: MomentElem>(a: &Block<T>, axes: &[usize]) -> Result<Chunk> {
+    let n: usize = axes.iter().map(|&ax| a.len_of(Axis(ax))).product();
+    let sum = fold_axes(a, axes, Some(T::zero()), Num::add)?;
+    let sum = sum.typed::<T>()?;
+    let keep = sum.shape().to_vec();
+    let mean = if n == 0 { sum.mapv(|_| T::zero()) } else { sum.mapv(|s| s / n as f64) };
+    let dev = Zip::from(a)
+        .and(&mean.broadcast(a.raw_dim()).ok_or_else(|| TegulaError::Internal("moments broadcast".into()))?)
+        .map_collect(|&x, &m| T::real((x - m).abs2()))
+        .into_shared();
+    let m2 = fold_axes(&dev, axes, Some(T::zero()), Num::add)?;
+    let m2 = m2.typed::<T>()?;
+    let mut out = ArrayD::from_elem([&[3][..], &keep[..]].concat(), T::zero());
+    out.index_axis_mut(Axis(0), 0).fill(T::real(n as f64));
+    out.index_axis_mut(Axis(0), 1).assign(&mean);
+    out.index_axis_mut(Axis(0), 2).assign(m2);
+    Ok(T::wrap(out.into_shared()))
+}
+
+/// Chan et al.'s pairwise update of (count, mean, M2).
+fn merge_moments<T: MomentElem>(parts: &[Chunk]) -> Result<Chunk> {
+    let mut acc = parts[0].typed::<T>()?.to_owned();
+    for p in &parts[1..] {
+        let p = p.typed::<T>()?;
+        let mut it = acc.axis_iter_mut(Axis(0));
+        let (Some(an), Some(am), Some(am2)) = (it.next(), it.next(), it.next()) else {
+            return Err(TegulaError::Internal("moments partial without three rows".into()));
+        };
+        let (pn, pm, pm2) = (p.index_axis(Axis(0), 0), p.index_axis(Axis(0), 1), p.index_axis(Axis(0), 2));
+        Zip::from(an).and(am).and(am2).and(&pn).and(&pm).and(&pm2).for_each(|an, am, am2, &bn, &bm, &bm2| {
+            let (na, nb) = (an.re(), bn.re());
+            let n = na + nb;
+            if n == 0.0 {
+                return;
+            }
+            let delta = bm - *am;
+            *am = am.add(delta * (nb / n));
+            *am2 = am2.add(bm2).add(T::real(delta.abs2() * na * nb / n));
+            *an = T::real(n);
+        });
+    }
+    Ok(T::wrap(acc.into_shared()))
+}

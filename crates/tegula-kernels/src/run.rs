@@ -1,0 +1,44 @@
+//! The CPU implementation of every `OpKind`: one function from an op and its input chunks to
+//! the output chunk.
+
+use crate::binary::{binary, where_};
+use crate::chunk::Chunk;
+use crate::layout::{assemble, load, select, transpose};
+use crate::matmul::matmul;
+use crate::random::{random, BlockPlace};
+use crate::reduce::{reduce_combine, reduce_finish, reduce_partial};
+use crate::source::{arange, linspace, LinspaceSpec};
+use crate::unary::unary;
+use tegula_core::{OpKind, Result, TegulaError};
+
+/// Runs `op` on `inputs`. A `Load` takes the stored source array as its one input.
+pub fn run(op: &OpKind, inputs: &[Chunk]) -> Result<Chunk> {
+    let arg = |i: usize| {
+        inputs.get(i).ok_or_else(|| {
+            TegulaError::Internal(format!("{} needs input {i}, got {}", op.label(), inputs.len()))
+        })
+    };
+    match op {
+        OpKind::Load { region, .. } => load(arg(0)?, region),
+        OpKind::Full { value, dtype, shape } => Ok(Chunk::full(*dtype, shape, *value)),
+        OpKind::Arange { start, step, dtype, offset, len } => Ok(arange(*start, *step, *dtype, *offset, *len)),
+        OpKind::Linspace { start, step, stop, num, endpoint, dtype, offset, len } => {
+            let spec = LinspaceSpec { start: *start, step: *step, stop: *stop, num: *num, endpoint: *endpoint };
+            Ok(linspace(&spec, *dtype, *offset, *len))
+        }
+        OpKind::Random { key, dist, dtype, array_shape, start, shape } => {
+            random(*key, *dist, *dtype, &BlockPlace { array_shape, start, shape })
+        }
+        OpKind::Unary { op, compute } => unary(*op, *compute, arg(0)?),
+        OpKind::Binary { op, compute } => binary(*op, *compute, arg(0)?, arg(1)?),
+        OpKind::Where { compute } => where_(*compute, arg(0)?, arg(1)?, arg(2)?),
+        OpKind::Cast { dtype } => Ok(arg(0)?.cast(*dtype)),
+        OpKind::ReducePartial { op, axes } => reduce_partial(*op, axes, arg(0)?),
+        OpKind::ReduceCombine { op } => reduce_combine(*op, inputs),
+        OpKind::ReduceFinish { finish, squeeze, dtype } => reduce_finish(*finish, squeeze, *dtype, arg(0)?),
+        OpKind::Matmul { dtype } => matmul(*dtype, arg(0)?, arg(1)?),
+        OpKind::Transpose { perm } => transpose(arg(0)?, perm),
+        OpKind::Select { axes } => select(arg(0)?, axes),
+        OpKind::Assemble { shape, pieces } => assemble(inputs, shape, pieces),
+    }
+}

@@ -1,0 +1,153 @@
+//! Unary element-wise kernels, one implementation per element family.
+
+use crate::chunk::{Block, Chunk, Wrap};
+use crate::element::{Elem, C128, C64};
+use crate::with_dtype;
+use crate::zip::map1;
+use half::f16;
+use num_traits::Float;
+use tegula_core::{DType, Result, TegulaError, UnaryOp};
+
+/// `op(a)` computed in dtype `compute` (the input is converted first).
+pub fn unary(op: UnaryOp, compute: DType, a: &Chunk) -> Result<Chunk> {
+    let a = a.cast(compute);
+    with_dtype!(compute, T => T::unary(op, a.typed::<T>()?))
+}
+
+pub trait UnaryKernel: Wrap {
+    fn unary(op: UnaryOp, a: &Block<Self>) -> Result<Chunk>;
+}
+
+fn unsupported(op: UnaryOp, d: DType) -> TegulaError {
+    TegulaError::Internal(format!("no {} kernel for {d}", op.name()))
+}
+
+impl UnaryKernel for bool {
+    fn unary(op: UnaryOp, a: &Block<bool>) -> Result<Chunk> {
+        use UnaryOp::*;
+        Ok(match op {
+            Abs | Floor | Ceil | Trunc | Conj | Real => map1(a, |x| x),
+            Imag | Isnan | Isinf => map1(a, |_| false),
+            Isfinite => map1(a, |_| true),
+            LogicalNot | Invert => map1(a, |x: bool| !x),
+            _ => return Err(unsupported(op, DType::Bool)),
+        })
+    }
+}
+
+macro_rules! int_unary {
+    ($($t:ty => $signed:expr),*) => {$(
+        impl UnaryKernel for $t {
+            #[allow(unused_comparisons)]
+            fn unary(op: UnaryOp, a: &Block<$t>) -> Result<Chunk> {
+                use UnaryOp::*;
+                Ok(match op {
+                    Negative => map1(a, |x: $t| x.wrapping_neg()),
+                    Positive | Floor | Ceil | Trunc | Conj | Real => map1(a, |x: $t| x),
+                    Abs => map1(a, |x: $t| if x < 0 { x.wrapping_neg() } else { x }),
+                    Sign => map1(a, |x: $t| if x > 0 { 1 } else if x < 0 { (0 as $t).wrapping_sub(1) } else { 0 }),
+                    Square => map1(a, |x: $t| x.wrapping_mul(x)),
+                    Imag => map1(a, |_| 0 as $t),
+                    Isnan | Isinf => map1(a, |_| false),
+                    Isfinite => map1(a, |_| true),
+                    Invert => map1(a, |x: $t| !x),
+                    _ => return Err(unsupported(op, <$t>::DTYPE)),
+                })
+            }
+        }
+    )*};
+}
+int_unary!(i8 => true, i16 => true, i32 => true, i64 => true, u8 => false, u16 => false, u32 => false, u64 => false);
+
+macro_rules! float_unary {
+    ($($t:ty),*) => {$(
+        impl UnaryKernel for $t {
+            fn unary(op: UnaryOp, a: &Block<$t>) -> Result<Chunk> {
+                use UnaryOp::*;
+                let zero = <$t>::from_f64(0.0);
+                Ok(match op {
+                    Negative => map1(a, |x: $t| -x),
+                    Positive | Conj | Real => map1(a, |x: $t| x),
+                    Abs => map1(a, |x: $t| Float::abs(x)),
+                    Sqrt => map1(a, |x: $t| Float::sqrt(x)),
+                    Exp => map1(a, |x: $t| Float::exp(x)),
+                    Expm1 => map1(a, |x: $t| Float::exp_m1(x)),
+                    Log => map1(a, |x: $t| Float::ln(x)),
+                    Log1p => map1(a, |x: $t| Float::ln_1p(x)),
+                    Log2 => map1(a, |x: $t| Float::log2(x)),
+                    Log10 => map1(a, |x: $t| Float::log10(x)),
+                    Sin => map1(a, |x: $t| Float::sin(x)),
+                    Cos => map1(a, |x: $t| Float::cos(x)),
+                    Tan => map1(a, |x: $t| Float::tan(x)),
+                    Arcsin => map1(a, |x: $t| Float::asin(x)),
+                    Arccos => map1(a, |x: $t| Float::acos(x)),
+                    Arctan => map1(a, |x: $t| Float::atan(x)),
+                    Sinh => map1(a, |x: $t| Float::sinh(x)),
+                    Cosh => map1(a, |x: $t| Float::cosh(x)),
+                    Tanh => map1(a, |x: $t| Float::tanh(x)),
+                    Arcsinh => map1(a, |x: $t| Float::asinh(x)),
+                    Arccosh => map1(a, |x: $t| Float::acosh(x)),
+                    Arctanh => map1(a, |x: $t| Float::atanh(x)),
+                    Floor => map1(a, |x: $t| Float::floor(x)),
+                    Ceil => map1(a, |x: $t| Float::ceil(x)),
+                    Trunc => map1(a, |x: $t| Float::trunc(x)),
+                    Rint => map1(a, |x: $t| <$t>::from_f64(x.cast::<f64>().round_ties_even())),
+                    Sign => map1(a, move |x: $t| if x > zero { <$t>::from_f64(1.0) } else if x < zero { <$t>::from_f64(-1.0) } else { x }),
+                    Square => map1(a, |x: $t| x * x),
+                    Isnan => map1(a, |x: $t| Float::is_nan(x)),
+                    Isinf => map1(a, |x: $t| Float::is_infinite(x)),
+                    Isfinite => map1(a, |x: $t| Float::is_finite(x)),
+                    Imag => map1(a, move |_| zero),
+                    LogicalNot | Invert => return Err(unsupported(op, <$t>::DTYPE)),
+                })
+            }
+        }
+    )*};
+}
+float_unary!(f16, f32, f64);
+
+macro_rules! complex_unary {
+    ($($t:ty => $f:ty),*) => {$(
+        impl UnaryKernel for $t {
+            fn unary(op: UnaryOp, a: &Block<$t>) -> Result<Chunk> {
+                use UnaryOp::*;
+                let one = <$t>::new(1.0, 0.0);
+                Ok(match op {
+                    Negative => map1(a, |x: $t| -x),
+                    Positive => map1(a, |x: $t| x),
+                    Conj => map1(a, |x: $t| x.conj()),
+                    Real => map1(a, |x: $t| x.re),
+                    Imag => map1(a, |x: $t| x.im),
+                    Abs => map1(a, |x: $t| x.norm()),
+                    Sqrt => map1(a, |x: $t| x.sqrt()),
+                    Exp => map1(a, |x: $t| x.exp()),
+                    Expm1 => map1(a, move |x: $t| x.exp() - one),
+                    Log => map1(a, |x: $t| x.ln()),
+                    Log1p => map1(a, move |x: $t| (x + one).ln()),
+                    Log2 => map1(a, |x: $t| x.log(2.0)),
+                    Log10 => map1(a, |x: $t| x.log(10.0)),
+                    Sin => map1(a, |x: $t| x.sin()),
+                    Cos => map1(a, |x: $t| x.cos()),
+                    Tan => map1(a, |x: $t| x.tan()),
+                    Arcsin => map1(a, |x: $t| x.asin()),
+                    Arccos => map1(a, |x: $t| x.acos()),
+                    Arctan => map1(a, |x: $t| x.atan()),
+                    Sinh => map1(a, |x: $t| x.sinh()),
+                    Cosh => map1(a, |x: $t| x.cosh()),
+                    Tanh => map1(a, |x: $t| x.tanh()),
+                    Arcsinh => map1(a, |x: $t| x.asinh()),
+                    Arccosh => map1(a, |x: $t| x.acosh()),
+                    Arctanh => map1(a, |x: $t| x.atanh()),
+                    Rint => map1(a, |x: $t| <$t>::new(x.re.round_ties_even(), x.im.round_ties_even())),
+                    Sign => map1(a, |x: $t| { let n = x.norm(); if n == 0.0 { x } else { x / n } }),
+                    Square => map1(a, |x: $t| x * x),
+                    Isnan => map1(a, |x: $t| x.re.is_nan() || x.im.is_nan()),
+                    Isinf => map1(a, |x: $t| x.re.is_infinite() || x.im.is_infinite()),
+                    Isfinite => map1(a, |x: $t| x.re.is_finite() && x.im.is_finite()),
+                    Floor | Ceil | Trunc | LogicalNot | Invert => return Err(unsupported(op, <$t>::DTYPE)),
+                })
+            }
+        }
+    )*};
+}
+complex_unary!(C64 => f32, C128 => f64);

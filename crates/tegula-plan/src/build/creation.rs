@@ -1,0 +1,71 @@
+//! Source nodes: stored in-memory arrays, constants, ranges and random numbers.
+
+use crate::node::{next_id, Node, NodeKind, NodeRef, SourceKind, StoredArray};
+use std::any::Any;
+use std::sync::Arc;
+use tegula_core::{value_err, Chunks, DType, Distribution, Result, Scalar};
+
+/// An array whose values are already in memory (`data` is opaque to planning).
+pub fn stored(data: Arc<dyn Any + Send + Sync>, dtype: DType, chunks: Chunks) -> NodeRef {
+    let stored = Arc::new(StoredArray { id: next_id(), data });
+    Node::new(NodeKind::Source(SourceKind::Stored(stored)), vec![], dtype, chunks)
+}
+
+pub fn full(value: Scalar, dtype: DType, chunks: Chunks) -> Result<NodeRef> {
+    value.check_fits(dtype)?;
+    if value.default_dtype().is_complex() && !dtype.is_complex() {
+        return Err(tegula_core::dtype_err!("cannot fill a {dtype} array with a complex value"));
+    }
+    Ok(Node::new(NodeKind::Source(SourceKind::Full(value)), vec![], dtype, chunks))
+}
+
+/// `start, start + step, ...` with `chunks` giving the (one-dimensional) length.
+pub fn arange(start: Scalar, step: Scalar, dtype: DType, chunks: Chunks) -> Result<NodeRef> {
+    if chunks.ndim() != 1 {
+        return Err(value_err!("arange is one-dimensional"));
+    }
+    if matches!(start, Scalar::Complex(..)) || matches!(step, Scalar::Complex(..)) {
+        return Err(tegula_core::dtype_err!("arange does not support complex values"));
+    }
+    Ok(Node::new(NodeKind::Source(SourceKind::Arange { start, step }), vec![], dtype, chunks))
+}
+
+/// NumPy's `linspace(start, stop, num, endpoint)` with `chunks` giving `num`.
+pub fn linspace(start: f64, stop: f64, endpoint: bool, dtype: DType, chunks: Chunks) -> Result<NodeRef> {
+    if chunks.ndim() != 1 {
+        return Err(value_err!("linspace is one-dimensional"));
+    }
+    let num = chunks.shape()[0];
+    let div = if endpoint { num.saturating_sub(1) } else { num };
+    let step = if div > 0 { (stop - start) / div as f64 } else { f64::NAN };
+    let kind = SourceKind::Linspace { start, step, stop, endpoint };
+    Ok(Node::new(NodeKind::Source(kind), vec![], dtype, chunks))
+}
+
+pub fn random(key: u64, dist: Distribution, dtype: DType, chunks: Chunks) -> Result<NodeRef> {
+    match dist {
+        Distribution::Integers { low, high } => {
+            if !dtype.is_integer() {
+                return Err(tegula_core::dtype_err!("integers() needs an integer dtype, got {dtype}"));
+            }
+            if low >= high {
+                return Err(value_err!("low >= high"));
+            }
+            let (lo, hi) = dtype.integer_bounds().unwrap_or((0, 0));
+            if low < lo || high - 1 > hi {
+                return Err(value_err!("integers() bounds [{low}, {high}) are out of range for {dtype}"));
+            }
+        }
+        Distribution::Uniform { .. } | Distribution::Normal { .. } if !dtype.is_float() || dtype == DType::Float16 => {
+            return Err(tegula_core::dtype_err!("random floats need dtype float32 or float64, got {dtype}"));
+        }
+        Distribution::Uniform { low, high } if !(low.is_finite() && high.is_finite()) => {
+            return Err(value_err!("uniform() bounds must be finite, got [{low}, {high})"));
+        }
+        Distribution::Normal { scale, .. } if scale < 0.0 => {
+            return Err(value_err!("scale < 0"));
+        }
+        _ => {}
+    }
+    Ok(Node::new(NodeKind::Source(SourceKind::Random { key, dist }), vec![], dtype, chunks))
+}

@@ -1,0 +1,80 @@
+//! Element-wise nodes: unary and binary ufuncs, `where`, casts. Inputs broadcast as in NumPy;
+//! inputs whose chunks disagree along an axis are rechunked to a common chunking first.
+
+use super::layout::rechunk;
+use crate::node::{Node, NodeKind, NodeRef};
+use tegula_core::grid::common_refinement;
+use tegula_core::shape::broadcast_all;
+use tegula_core::{result_type, BinaryOp, Chunks, DType, Result, Scalar, UnaryOp};
+
+pub fn unary(op: UnaryOp, x: &NodeRef) -> Result<NodeRef> {
+    let sig = op.signature(x.dtype)?;
+    Ok(Node::new(NodeKind::Unary { op, compute: sig.compute }, vec![x.clone()], sig.output, x.chunks.clone()))
+}
+
+pub fn binary(op: BinaryOp, a: &NodeRef, b: &NodeRef) -> Result<NodeRef> {
+    let sig = op.signature(a.dtype, b.dtype)?;
+    let (inputs, chunks) = unify(&[a.clone(), b.clone()])?;
+    Ok(Node::new(NodeKind::Binary { op, compute: sig.compute }, inputs, sig.output, chunks))
+}
+
+/// `op(a, s)` (or `op(s, a)` when `reflected`) with a Python scalar, promoted weakly.
+pub fn binary_scalar(op: BinaryOp, a: &NodeRef, s: Scalar, reflected: bool) -> Result<NodeRef> {
+    let dtype = s.weak_dtype(a.dtype)?;
+    let scalar = super::creation::full(s, dtype, Chunks::single(&[]))?;
+    if reflected {
+        binary(op, &scalar, a)
+    } else {
+        binary(op, a, &scalar)
+    }
+}
+
+/// `where(cond, a, b)`: `cond` is converted to bool; the choices promote together.
+pub fn where_(cond: &NodeRef, a: &NodeRef, b: &NodeRef) -> Result<NodeRef> {
+    let compute = result_type(&[a.dtype, b.dtype])?;
+    let (inputs, chunks) = unify(&[cond.clone(), a.clone(), b.clone()])?;
+    Ok(Node::new(NodeKind::Where { compute }, inputs, compute, chunks))
+}
+
+pub fn cast(x: &NodeRef, dtype: DType) -> NodeRef {
+    if x.dtype == dtype {
+        return x.clone();
+    }
+    Node::new(NodeKind::Cast, vec![x.clone()], dtype, x.chunks.clone())
+}
+
+/// Broadcasts the inputs' shapes and gives every output axis one chunking; inputs that span
+/// an axis with other chunks are rechunked to it.
+fn unify(inputs: &[NodeRef]) -> Result<(Vec<NodeRef>, Chunks)> {
+    let shapes: Vec<Vec<usize>> = inputs.iter().map(|n| n.shape()).collect();
+    let shape = broadcast_all(&shapes.iter().map(|s| s.as_slice()).collect::<Vec<_>>())?;
+    let nd = shape.len();
+    let spans = |n: &NodeRef, axis: usize| -> Option<usize> {
+        let offset = nd - n.ndim();
+        (axis >= offset && n.shape()[axis - offset] == shape[axis]).then(|| axis - offset)
+    };
+    let sizes: Vec<Vec<usize>> = (0..nd)
+        .map(|axis| {
+            inputs
+                .iter()
+                .filter_map(|n| spans(n, axis).map(|a| n.chunks.axis(a).to_vec()))
+                .reduce(|acc, c| if acc == c { acc } else { common_refinement(&acc, &c) })
+                .unwrap_or_else(|| vec![shape[axis]])
+        })
+        .collect();
+    let chunks = Chunks::new(sizes, &shape)?;
+    let aligned = inputs
+        .iter()
+        .map(|n| {
+            let offset = nd - n.ndim();
+            let wanted: Vec<Vec<usize>> = (0..n.ndim())
+                .map(|a| match spans(n, a + offset) {
+                    Some(_) => chunks.axis(a + offset).to_vec(),
+                    None => n.chunks.axis(a).to_vec(),
+                })
+                .collect();
+            rechunk(n, Chunks::new(wanted, &n.shape())?)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok((aligned, chunks))
+}

@@ -1,0 +1,182 @@
+//! Nodes that rearrange elements: transpose, basic indexing, rechunk.
+
+use crate::node::{IndexAxis, Node, NodeKind, NodeRef};
+use tegula_core::grid::{locate, offsets};
+use tegula_core::shape::normalize_axis;
+use tegula_core::{index_err, value_err, Chunks, Result};
+
+/// Permutes the axes (`None` reverses them, as `.T`).
+pub fn transpose(x: &NodeRef, axes: Option<&[i64]>) -> Result<NodeRef> {
+    let nd = x.ndim();
+    let perm: Vec<usize> = match axes {
+        None => (0..nd).rev().collect(),
+        Some(axes) => {
+            if axes.len() != nd {
+                return Err(value_err!("axes don't match array"));
+            }
+            let perm = axes.iter().map(|&a| normalize_axis(a, nd)).collect::<Result<Vec<_>>>()?;
+            let mut seen = vec![false; nd];
+            if perm.iter().any(|&p| std::mem::replace(&mut seen[p], true)) {
+                return Err(value_err!("repeated axis in transpose"));
+            }
+            perm
+        }
+    };
+    if perm.iter().enumerate().all(|(i, &p)| i == p) {
+        return Ok(x.clone());
+    }
+    let chunks = x.chunks.select_axes(&perm);
+    Ok(Node::new(NodeKind::Transpose { perm }, vec![x.clone()], x.dtype, chunks))
+}
+
+/// One item of a Python basic index, before normalisation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum IndexItem {
+    Int(i64),
+    Slice { start: Option<i64>, stop: Option<i64>, step: Option<i64> },
+    NewAxis,
+    Ellipsis,
+}
+
+/// `x[items]` with NumPy's basic-indexing rules.
+pub fn index(x: &NodeRef, items: &[IndexItem]) -> Result<NodeRef> {
+    let axes = normalize_index(items, &x.shape())?;
+    let mut sizes = Vec::new();
+    let mut axis = 0;
+    for item in &axes {
+        match *item {
+            IndexAxis::Range { start, step, len } => {
+                sizes.push(range_chunks(x.chunks.axis(axis), start, step, len).into_iter().map(|p| p.len).collect());
+                axis += 1;
+            }
+            IndexAxis::Index(_) => axis += 1,
+            IndexAxis::NewAxis => sizes.push(vec![1]),
+        }
+    }
+    let whole = axes.iter().zip(x.shape()).all(|(a, n)| matches!(a, IndexAxis::Range { start: 0, step: 1, len } if *len == n))
+        && axes.len() == x.ndim();
+    if whole {
+        return Ok(x.clone());
+    }
+    let shape: Vec<usize> = sizes.iter().map(|s| s.iter().sum()).collect();
+    let chunks = Chunks::new(sizes, &shape)?;
+    Ok(Node::new(NodeKind::Index { axes }, vec![x.clone()], x.dtype, chunks))
+}
+
+/// Expands the ellipsis, checks the number of indices and every bound.
+fn normalize_index(items: &[IndexItem], shape: &[usize]) -> Result<Vec<IndexAxis>> {
+    let ellipses = items.iter().filter(|i| matches!(i, IndexItem::Ellipsis)).count();
+    if ellipses > 1 {
+        return Err(index_err!("an index can only have a single ellipsis ('...')"));
+    }
+    let consuming = items.iter().filter(|i| matches!(i, IndexItem::Int(_) | IndexItem::Slice { .. })).count();
+    if consuming > shape.len() {
+        return Err(index_err!(
+            "too many indices for array: array is {}-dimensional, but {consuming} were indexed",
+            shape.len()
+        ));
+    }
+    let full = IndexItem::Slice { start: None, stop: None, step: None };
+    let mut expanded = Vec::new();
+    for item in items {
+        if matches!(item, IndexItem::Ellipsis) {
+            expanded.extend(std::iter::repeat_n(full, shape.len() - consuming));
+        } else {
+            expanded.push(*item);
+        }
+    }
+    if ellipses == 0 {
+        expanded.extend(std::iter::repeat_n(full, shape.len() - consuming));
+    }
+    let mut axis = 0;
+    expanded
+        .into_iter()
+        .map(|item| {
+            let out = match item {
+                IndexItem::NewAxis => return Ok(IndexAxis::NewAxis),
+                IndexItem::Int(i) => {
+                    let n = shape[axis] as i64;
+                    if i < -n || i >= n {
+                        return Err(index_err!("index {i} is out of bounds for axis {axis} with size {n}"));
+                    }
+                    IndexAxis::Index(if i < 0 { i + n } else { i } as usize)
+                }
+                IndexItem::Slice { start, stop, step } => slice_indices(start, stop, step, shape[axis])?,
+                IndexItem::Ellipsis => unreachable_ellipsis()?,
+            };
+            axis += 1;
+            Ok(out)
+        })
+        .collect()
+}
+
+fn unreachable_ellipsis() -> Result<IndexAxis> {
+    Err(tegula_core::internal_err!("ellipsis survived expansion"))
+}
+
+/// Python's `slice.indices(n)`, returning the first element, step and length.
+fn slice_indices(start: Option<i64>, stop: Option<i64>, step: Option<i64>, n: usize) -> Result<IndexAxis> {
+    let step = step.unwrap_or(1);
+    if step == 0 {
+        return Err(value_err!("slice step cannot be zero"));
+    }
+    let n = n as i64;
+    let (lower, upper) = if step > 0 { (0, n) } else { (-1, n - 1) };
+    let clamp = |v: Option<i64>, default: i64| match v {
+        None => default,
+        Some(v) if v < 0 => (v + n).max(lower),
+        Some(v) => v.min(upper),
+    };
+    let first = clamp(start, if step > 0 { lower } else { upper });
+    let stop = clamp(stop, if step > 0 { upper } else { lower });
+    let len = if step > 0 && stop > first {
+        (stop - first - 1) / step + 1
+    } else if step < 0 && first > stop {
+        (first - stop - 1) / (-step) + 1
+    } else {
+        0
+    };
+    Ok(IndexAxis::Range { start: first.max(0) as usize, step: step as isize, len: len as usize })
+}
+
+/// The part of one input block that a range selection takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RangePart {
+    pub block: usize,
+    /// First and last selected element, relative to the block start.
+    pub first: usize,
+    pub last: usize,
+    pub len: usize,
+}
+
+/// The output chunks of a range selection: one per input block it touches, in output order.
+pub fn range_chunks(sizes: &[usize], start: usize, step: isize, len: usize) -> Vec<RangePart> {
+    if len == 0 {
+        return vec![RangePart { block: 0, first: 0, last: 0, len: 0 }];
+    }
+    let pos = |j: usize| (start as i64 + j as i64 * step as i64) as usize;
+    let starts = offsets(sizes);
+    let (mut parts, mut j) = (Vec::new(), 0);
+    while j < len {
+        let (block, _) = locate(sizes, pos(j));
+        let (lo, hi) = (starts[block], starts[block] + sizes[block]);
+        let s = step.unsigned_abs();
+        // How many selected elements, from j on, stay inside [lo, hi).
+        let room = if step > 0 { (hi - 1 - pos(j)) / s + 1 } else { (pos(j) - lo) / s + 1 };
+        let count = room.min(len - j);
+        parts.push(RangePart { block, first: pos(j) - lo, last: pos(j + count - 1) - lo, len: count });
+        j += count;
+    }
+    parts
+}
+
+/// The same values with another chunking (`chunks` must have the same shape).
+pub fn rechunk(x: &NodeRef, chunks: Chunks) -> Result<NodeRef> {
+    if chunks.shape() != x.shape() {
+        return Err(value_err!("rechunk to chunks of shape {:?} for an array of shape {:?}", chunks.shape(), x.shape()));
+    }
+    if chunks == x.chunks {
+        return Ok(x.clone());
+    }
+    Ok(Node::new(NodeKind::Rechunk, vec![x.clone()], x.dtype, chunks))
+}

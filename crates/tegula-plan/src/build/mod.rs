@@ -1,0 +1,12 @@
+//! Building expression nodes: every constructor validates its arguments and infers the result's
+//! shape, dtype and chunks, so a bad expression fails here — when it is written — not when it
+//! is computed.
+
+pub mod creation;
+pub mod elementwise;
+pub mod layout;
+pub mod matmul;
+pub mod reduce;
+
+/// The default fan-in of tree reductions.
+pub const DEFAULT_SPLIT_EVERY: usize = 8;

@@ -1,0 +1,56 @@
+//! Reduction nodes (`sum`, `mean`, `var`, ...): axes, keepdims and dtype are checked here.
+
+use crate::node::{Node, NodeKind, NodeRef};
+use tegula_core::shape::normalize_axes;
+use tegula_core::{value_err, Chunks, DType, ReduceOp, Result};
+
+/// The arguments of a reduction.
+#[derive(Debug, Clone)]
+pub struct ReduceSpec {
+    pub op: ReduceOp,
+    /// `None` reduces every axis.
+    pub axes: Option<Vec<i64>>,
+    pub keepdims: bool,
+    /// Delta degrees of freedom for `var`/`std`.
+    pub ddof: f64,
+    /// The result dtype (NumPy's `dtype=`); `None` for NumPy's default.
+    pub dtype: Option<DType>,
+    pub split_every: usize,
+}
+
+impl ReduceSpec {
+    pub fn new(op: ReduceOp) -> ReduceSpec {
+        ReduceSpec { op, axes: None, keepdims: false, ddof: 0.0, dtype: None, split_every: super::DEFAULT_SPLIT_EVERY }
+    }
+}
+
+pub fn reduce(x: &NodeRef, spec: &ReduceSpec) -> Result<NodeRef> {
+    let axes = normalize_axes(spec.axes.as_deref(), x.ndim())?;
+    let shape = x.shape();
+    let reduced: usize = axes.iter().map(|&a| shape[a]).product();
+    if spec.op.needs_elements() && reduced == 0 {
+        return Err(value_err!(
+            "zero-size array to reduction operation {} which has no identity",
+            if spec.op == ReduceOp::Min { "minimum" } else { "maximum" }
+        ));
+    }
+    if spec.split_every < 2 {
+        return Err(value_err!("split_every must be at least 2, got {}", spec.split_every));
+    }
+    let dtype = spec.dtype.unwrap_or_else(|| spec.op.output_dtype(x.dtype));
+    let sizes = (0..x.ndim())
+        .filter_map(|a| match (axes.contains(&a), spec.keepdims) {
+            (false, _) => Some(x.chunks.axis(a).to_vec()),
+            (true, true) => Some(vec![1]),
+            (true, false) => None,
+        })
+        .collect();
+    let kind = NodeKind::Reduce {
+        op: spec.op,
+        axes,
+        keepdims: spec.keepdims,
+        ddof: spec.ddof,
+        split_every: spec.split_every,
+    };
+    Ok(Node::new(kind, vec![x.clone()], dtype, Chunks::from_axes(sizes)))
+}

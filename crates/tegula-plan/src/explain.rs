@@ -1,0 +1,56 @@
+//! A readable, stable description of a plan: one line per operation with its shape, dtype,
+//! chunking and number of tasks.
+
+use crate::graph::TaskGraph;
+use crate::lower::topological;
+use crate::node::NodeRef;
+use std::collections::HashMap;
+use std::fmt::Write;
+use tegula_core::shape::fmt_shape;
+
+pub fn explain(roots: &[NodeRef], graph: &TaskGraph) -> String {
+    let mut tasks_of: HashMap<u64, usize> = HashMap::new();
+    for t in &graph.tasks {
+        *tasks_of.entry(t.node).or_default() += 1;
+    }
+    let nodes = topological(roots);
+    let number: HashMap<u64, usize> = nodes.iter().enumerate().map(|(i, n)| (n.id, i)).collect();
+    let mut out = String::new();
+    for (i, n) in nodes.iter().enumerate() {
+        let inputs: Vec<String> = n.inputs.iter().map(|x| format!("%{}", number[&x.id])).collect();
+        let _ = writeln!(
+            out,
+            "%{i} = {}({})  shape={} dtype={} chunks={} blocks={} tasks={}",
+            n.label(),
+            inputs.join(", "),
+            fmt_shape(&n.shape()),
+            n.dtype,
+            fmt_shape(&n.chunks.max_block_shape()),
+            n.chunks.nblocks(),
+            tasks_of.get(&n.id).copied().unwrap_or(0)
+        );
+    }
+    let largest = graph.tasks.iter().map(|t| t.nbytes()).max().unwrap_or(0);
+    let _ = writeln!(
+        out,
+        "{} tasks in total; the largest block a task produces is {}",
+        graph.tasks.len(),
+        human_bytes(largest)
+    );
+    out
+}
+
+pub fn human_bytes(n: usize) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < units.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", units[u])
+    }
+}

@@ -1,0 +1,58 @@
+//! The chunk task graph: plain data. A task names its kernel by an `OpKind` value and its
+//! inputs by task number; stored arrays are referenced by id (their bytes are carried beside
+//! the graph, not in it). Tasks are numbered in topological order.
+
+use crate::node::StoredArray;
+use serde::Serialize;
+use std::sync::Arc;
+use tegula_core::{Chunks, DType, OpKind};
+
+pub type TaskId = usize;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Task {
+    pub op: OpKind,
+    pub inputs: Vec<TaskId>,
+    /// Shape and dtype of the block the task produces.
+    pub shape: Vec<usize>,
+    pub dtype: DType,
+    /// The expression node this task belongs to.
+    pub node: u64,
+}
+
+impl Task {
+    pub fn nbytes(&self) -> usize {
+        self.shape.iter().product::<usize>() * self.dtype.itemsize()
+    }
+}
+
+/// One requested array: the tasks of its blocks, row-major over its block grid.
+#[derive(Debug, Clone, Serialize)]
+pub struct Output {
+    pub node: u64,
+    pub dtype: DType,
+    pub chunks: Chunks,
+    pub blocks: Vec<TaskId>,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct TaskGraph {
+    pub tasks: Vec<Task>,
+    pub outputs: Vec<Output>,
+    /// The in-memory arrays `Load` tasks read, by id.
+    #[serde(skip)]
+    pub sources: Vec<Arc<StoredArray>>,
+}
+
+impl TaskGraph {
+    /// For every task, the tasks that read its result.
+    pub fn consumers(&self) -> Vec<Vec<TaskId>> {
+        let mut out = vec![Vec::new(); self.tasks.len()];
+        for (id, t) in self.tasks.iter().enumerate() {
+            for &i in &t.inputs {
+                out[i].push(id);
+            }
+        }
+        out
+    }
+}

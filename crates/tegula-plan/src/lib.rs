@@ -1,0 +1,14 @@
+//! tegula-plan: pure planning. Expression nodes (`node`, built and validated by `build`) are
+//! lowered to a chunk task graph of plain data (`graph`, `lower`), ordered (`order`) and
+//! described (`explain`). Planning knows op kinds and sizes, never kernels, stores or threads.
+
+pub mod build;
+pub mod explain;
+pub mod graph;
+pub mod lower;
+pub mod node;
+pub mod order;
+
+pub use graph::{Output, Task, TaskGraph, TaskId};
+pub use lower::lower;
+pub use node::{IndexAxis, Node, NodeKind, NodeRef, SourceKind, StoredArray};

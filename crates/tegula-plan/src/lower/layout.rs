@@ -1,0 +1,119 @@
+//! Transpose, basic indexing and rechunk: each output block is a view of one input block, or
+//! (rechunk only) is assembled from pieces of several.
+
+use super::Lowering;
+use crate::build::layout::range_chunks;
+use crate::graph::TaskId;
+use crate::node::{range_select, IndexAxis, Node};
+use tegula_core::grid::{block_indices, intersect, locate, ravel, Overlap};
+use tegula_core::{OpKind, Piece, Select};
+
+pub(super) fn transpose(l: &mut Lowering, node: &Node, input: &[TaskId], perm: &[usize]) -> Vec<TaskId> {
+    let in_nb = node.inputs[0].chunks.numblocks();
+    block_indices(&node.chunks.numblocks())
+        .map(|idx| {
+            let mut in_idx = vec![0; idx.len()];
+            perm.iter().zip(&idx).for_each(|(&p, &b)| in_idx[p] = b);
+            let shape = node.chunks.block_shape(&idx);
+            l.push(node, OpKind::Transpose { perm: perm.to_vec() }, vec![input[ravel(&in_idx, &in_nb)]], shape, node.dtype)
+        })
+        .collect()
+}
+
+/// How one key item maps output blocks to input blocks.
+enum AxisPlan {
+    Range { parts: Vec<crate::build::layout::RangePart>, step: isize },
+    Index { block: usize, local: usize },
+    NewAxis,
+}
+
+pub(super) fn index(l: &mut Lowering, node: &Node, input: &[TaskId], axes: &[IndexAxis]) -> Vec<TaskId> {
+    let in_chunks = &node.inputs[0].chunks;
+    let mut in_axis = 0;
+    let plans: Vec<AxisPlan> = axes
+        .iter()
+        .map(|a| {
+            let plan = match *a {
+                IndexAxis::Range { start, step, len } => {
+                    AxisPlan::Range { parts: range_chunks(in_chunks.axis(in_axis), start, step, len), step }
+                }
+                IndexAxis::Index(i) => {
+                    let (block, local) = locate(in_chunks.axis(in_axis), i);
+                    AxisPlan::Index { block, local }
+                }
+                IndexAxis::NewAxis => return AxisPlan::NewAxis,
+            };
+            in_axis += 1;
+            plan
+        })
+        .collect();
+    let in_nb = in_chunks.numblocks();
+    block_indices(&node.chunks.numblocks())
+        .map(|idx| {
+            let (mut out_axis, mut in_idx, mut select) = (0, Vec::new(), Vec::new());
+            for plan in &plans {
+                match plan {
+                    AxisPlan::Range { parts, step } => {
+                        let p = parts[idx[out_axis]];
+                        in_idx.push(p.block);
+                        select.push(if p.len == 0 {
+                            Select::Range { start: 0, stop: 0, step: 1 }
+                        } else {
+                            range_select(p.first, p.last, *step)
+                        });
+                        out_axis += 1;
+                    }
+                    AxisPlan::Index { block, local } => {
+                        in_idx.push(*block);
+                        select.push(Select::Index(*local));
+                    }
+                    AxisPlan::NewAxis => {
+                        select.push(Select::NewAxis);
+                        out_axis += 1;
+                    }
+                }
+            }
+            let shape = node.chunks.block_shape(&idx);
+            l.push(node, OpKind::Select { axes: select }, vec![input[ravel(&in_idx, &in_nb)]], shape, node.dtype)
+        })
+        .collect()
+}
+
+pub(super) fn rechunk(l: &mut Lowering, node: &Node, input: &[TaskId]) -> Vec<TaskId> {
+    let old = &node.inputs[0].chunks;
+    let in_nb = old.numblocks();
+    let tables: Vec<Vec<Vec<Overlap>>> =
+        (0..old.ndim()).map(|a| intersect(old.axis(a), node.chunks.axis(a))).collect();
+    block_indices(&node.chunks.numblocks())
+        .map(|idx| {
+            let per_axis: Vec<&Vec<Overlap>> = idx.iter().enumerate().map(|(a, &b)| &tables[a][b]).collect();
+            let shape = node.chunks.block_shape(&idx);
+            let combos: Vec<Vec<usize>> = block_indices(&per_axis.iter().map(|o| o.len()).collect::<Vec<_>>()).collect();
+            if let [only] = combos.as_slice() {
+                let src: Vec<&Overlap> = per_axis.iter().zip(only).map(|(o, &k)| &o[k]).collect();
+                let in_idx: Vec<usize> = src.iter().map(|o| o.block).collect();
+                let task = input[ravel(&in_idx, &in_nb)];
+                let block_shape = old.block_shape(&in_idx);
+                if src.iter().zip(&block_shape).all(|(o, &n)| o.local.start == 0 && o.local.end == n) {
+                    return task;
+                }
+                let axes = src.iter().map(|o| Select::Range { start: o.local.start, stop: o.local.end, step: 1 }).collect();
+                return l.push(node, OpKind::Select { axes }, vec![task], shape, node.dtype);
+            }
+            let (mut inputs, mut pieces) = (Vec::new(), Vec::new());
+            for combo in combos {
+                let src: Vec<&Overlap> = per_axis.iter().zip(&combo).map(|(o, &k)| &o[k]).collect();
+                let in_idx: Vec<usize> = src.iter().map(|o| o.block).collect();
+                inputs.push(input[ravel(&in_idx, &in_nb)]);
+                let dst = per_axis
+                    .iter()
+                    .zip(&combo)
+                    .map(|(o, &k)| o[..k].iter().map(|p| p.local.len()).sum())
+                    .collect();
+                let src = src.iter().map(|o| (o.local.start, o.local.end)).collect();
+                pieces.push(Piece { input: inputs.len() - 1, src, dst });
+            }
+            l.push(node, OpKind::Assemble { shape: shape.clone(), pieces }, inputs, shape, node.dtype)
+        })
+        .collect()
+}

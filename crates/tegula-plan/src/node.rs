@@ -1,0 +1,123 @@
+//! The lazy expression graph: each array is a `Node` that knows its shape, dtype and chunks
+//! and holds its inputs. Nodes are immutable and shared (`Arc`), so common subexpressions are
+//! lowered once; a node's `id` is its identity in plans.
+
+use serde::Serialize;
+use std::any::Any;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use tegula_core::{BinaryOp, Chunks, DType, Distribution, ReduceOp, Scalar, Select, UnaryOp};
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+pub fn next_id() -> u64 {
+    NEXT_ID.fetch_add(1, Ordering::Relaxed)
+}
+
+/// An in-memory array a plan reads from. Planning never looks inside `data`; the executor
+/// knows its type.
+pub struct StoredArray {
+    pub id: u64,
+    pub data: Arc<dyn Any + Send + Sync>,
+}
+
+impl std::fmt::Debug for StoredArray {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "StoredArray#{}", self.id)
+    }
+}
+
+/// Where a source node's values come from.
+#[derive(Debug, Clone)]
+pub enum SourceKind {
+    Stored(Arc<StoredArray>),
+    Full(Scalar),
+    Arange { start: Scalar, step: Scalar },
+    Linspace { start: f64, step: f64, stop: f64, endpoint: bool },
+    Random { key: u64, dist: Distribution },
+}
+
+/// The basic-index selection of one axis of a node's input, normalised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum IndexAxis {
+    /// `len` elements `start, start + step, ...` (step may be negative).
+    Range { start: usize, step: isize, len: usize },
+    Index(usize),
+    NewAxis,
+}
+
+#[derive(Debug, Clone)]
+pub enum NodeKind {
+    Source(SourceKind),
+    Unary { op: UnaryOp, compute: DType },
+    Binary { op: BinaryOp, compute: DType },
+    Where { compute: DType },
+    Cast,
+    Reduce { op: ReduceOp, axes: Vec<usize>, keepdims: bool, ddof: f64, split_every: usize },
+    Matmul { split_every: usize },
+    Transpose { perm: Vec<usize> },
+    Index { axes: Vec<IndexAxis> },
+    Rechunk,
+}
+
+#[derive(Debug)]
+pub struct Node {
+    pub id: u64,
+    pub kind: NodeKind,
+    pub inputs: Vec<Arc<Node>>,
+    pub dtype: DType,
+    pub chunks: Chunks,
+}
+
+pub type NodeRef = Arc<Node>;
+
+impl Node {
+    pub fn new(kind: NodeKind, inputs: Vec<NodeRef>, dtype: DType, chunks: Chunks) -> NodeRef {
+        Arc::new(Node { id: next_id(), kind, inputs, dtype, chunks })
+    }
+    pub fn shape(&self) -> Vec<usize> {
+        self.chunks.shape()
+    }
+    pub fn ndim(&self) -> usize {
+        self.chunks.ndim()
+    }
+    pub fn size(&self) -> usize {
+        self.shape().iter().product()
+    }
+    pub fn nbytes(&self) -> usize {
+        self.size() * self.dtype.itemsize()
+    }
+
+    /// A one-word description of the operation, for plans.
+    pub fn label(&self) -> String {
+        match &self.kind {
+            NodeKind::Source(SourceKind::Stored(_)) => "from-array".into(),
+            NodeKind::Source(SourceKind::Full(v)) => format!("full({v})"),
+            NodeKind::Source(SourceKind::Arange { .. }) => "arange".into(),
+            NodeKind::Source(SourceKind::Linspace { .. }) => "linspace".into(),
+            NodeKind::Source(SourceKind::Random { dist, .. }) => match dist {
+                Distribution::Uniform { .. } => "random-uniform".into(),
+                Distribution::Normal { .. } => "random-normal".into(),
+                Distribution::Integers { .. } => "random-integers".into(),
+            },
+            NodeKind::Unary { op, .. } => op.name().into(),
+            NodeKind::Binary { op, .. } => op.name().into(),
+            NodeKind::Where { .. } => "where".into(),
+            NodeKind::Cast => format!("astype({})", self.dtype),
+            NodeKind::Reduce { op, axes, .. } => format!("{}(axis={axes:?})", op.name()),
+            NodeKind::Matmul { .. } => "matmul".into(),
+            NodeKind::Transpose { perm } => format!("transpose{perm:?}"),
+            NodeKind::Index { .. } => "getitem".into(),
+            NodeKind::Rechunk => "rechunk".into(),
+        }
+    }
+}
+
+/// Converts a normalised index axis into the per-block `Select` of ndarray's semantics.
+pub(crate) fn range_select(first: usize, last: usize, step: isize) -> Select {
+    if step > 0 {
+        Select::Range { start: first, stop: last + 1, step }
+    } else {
+        Select::Range { start: last, stop: first + 1, step }
+    }
+}
