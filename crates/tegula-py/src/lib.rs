@@ -1,0 +1,21 @@
+//! The `tegula._tegula` extension module: thin bindings from Python to the `tegula` crate.
+
+mod array;
+mod convert;
+mod errors;
+mod functions;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _tegula(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<array::PyArrayHandle>()?;
+    m.add_class::<functions::PyGenerator>()?;
+    m.add_function(wrap_pyfunction!(functions::from_numpy, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::full, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::arange, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::linspace, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::compute, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::weak_scalar_dtype, m)?)?;
+    Ok(())
+}

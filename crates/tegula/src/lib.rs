@@ -1,0 +1,27 @@
+//! tegula: chunked n-dimensional arrays with NumPy's semantics, computed lazily as a graph of
+//! chunk tasks on all cores.
+//!
+//! ```
+//! use tegula::{Array, ChunkSpec, AxisChunks};
+//! let x = tegula::random::Generator::new(42)
+//!     .random(&[1000, 1000], &ChunkSpec::All(AxisChunks::Size(250)))
+//!     .unwrap();
+//! let y = x.add_scalar(1.0).unwrap().mean(None, false).unwrap();
+//! let value: f64 = y.compute().unwrap().typed::<f64>().unwrap()[[]];
+//! assert!((value - 1.5).abs() < 0.01);
+//! ```
+
+mod array;
+mod creation;
+mod ops;
+pub mod random;
+
+pub use array::{compute, Array};
+pub use tegula_core::chunks::{parse_bytes, AUTO_CHUNK_BYTES};
+pub use tegula_core::{
+    AxisChunks, BinaryOp, ChunkSpec, Chunks, DType, Distribution, ReduceOp, Result, Scalar, TegulaError, UnaryOp,
+};
+pub use tegula_exec::{default_threads, Executor, Report};
+pub use tegula_kernels::{Chunk, Elem, Wrap};
+pub use tegula_plan::build::layout::IndexItem;
+pub use tegula_plan::build::reduce::ReduceSpec;

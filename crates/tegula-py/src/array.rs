@@ -1,0 +1,103 @@
+//! The `_Array` Python class: a handle on a lazy `tegula::Array`. The Python `tegula.Array`
+//! wraps it and adds operators and NumPy conveniences.
+
+use crate::convert::{chunk_spec, dtype, index_items, opt_dtype, scalar};
+use crate::errors::IntoPy;
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyTuple};
+use tegula::{Array, BinaryOp, ReduceOp, ReduceSpec, UnaryOp};
+
+#[pyclass(name = "_Array", module = "tegula._tegula", frozen)]
+pub struct PyArrayHandle {
+    pub inner: Array,
+}
+
+fn op_error(kind: &str, name: &str) -> PyErr {
+    pyo3::exceptions::PyValueError::new_err(format!("unknown {kind} operation {name:?}"))
+}
+
+pub fn wrap(a: Array) -> PyArrayHandle {
+    PyArrayHandle { inner: a }
+}
+
+#[pymethods]
+impl PyArrayHandle {
+    #[getter]
+    fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, self.inner.shape())
+    }
+    #[getter]
+    fn dtype(&self) -> &'static str {
+        self.inner.dtype().name()
+    }
+    #[getter]
+    fn chunks<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let axes = self
+            .inner
+            .chunks()
+            .sizes()
+            .iter()
+            .map(|s| PyTuple::new(py, s))
+            .collect::<PyResult<Vec<_>>>()?;
+        PyTuple::new(py, axes)
+    }
+    fn task_count(&self) -> PyResult<usize> {
+        self.inner.task_count().py()
+    }
+    fn explain(&self) -> PyResult<String> {
+        self.inner.explain().py()
+    }
+
+    fn unary(&self, op: &str) -> PyResult<PyArrayHandle> {
+        let op = UnaryOp::from_name(op).ok_or_else(|| op_error("unary", op))?;
+        self.inner.unary(op).py().map(wrap)
+    }
+    fn binary(&self, op: &str, other: &PyArrayHandle) -> PyResult<PyArrayHandle> {
+        let op = BinaryOp::from_name(op).ok_or_else(|| op_error("binary", op))?;
+        self.inner.binary(op, &other.inner).py().map(wrap)
+    }
+    fn binary_scalar(&self, op: &str, value: &Bound<'_, PyAny>, reflected: bool) -> PyResult<PyArrayHandle> {
+        let op = BinaryOp::from_name(op).ok_or_else(|| op_error("binary", op))?;
+        self.inner.binary_scalar(op, scalar(value)?, reflected).py().map(wrap)
+    }
+    fn astype(&self, name: &str) -> PyResult<PyArrayHandle> {
+        Ok(wrap(self.inner.astype(dtype(name)?)))
+    }
+    #[pyo3(signature = (op, axes, keepdims, ddof, dtype, split_every))]
+    fn reduce(
+        &self,
+        op: &str,
+        axes: Option<Vec<i64>>,
+        keepdims: bool,
+        ddof: f64,
+        dtype: Option<&str>,
+        split_every: Option<usize>,
+    ) -> PyResult<PyArrayHandle> {
+        let op = ReduceOp::from_name(op).ok_or_else(|| op_error("reduction", op))?;
+        let mut spec = ReduceSpec { axes, keepdims, ddof, dtype: opt_dtype(dtype)?, ..ReduceSpec::new(op) };
+        if let Some(s) = split_every {
+            spec.split_every = s;
+        }
+        self.inner.reduce(&spec).py().map(wrap)
+    }
+    fn matmul(&self, other: &PyArrayHandle) -> PyResult<PyArrayHandle> {
+        self.inner.matmul(&other.inner).py().map(wrap)
+    }
+    #[pyo3(signature = (axes=None))]
+    fn transpose(&self, axes: Option<Vec<i64>>) -> PyResult<PyArrayHandle> {
+        self.inner.transpose(axes.as_deref()).py().map(wrap)
+    }
+    fn getitem(&self, key: &Bound<'_, PyList>) -> PyResult<PyArrayHandle> {
+        self.inner.index(&index_items(key)?).py().map(wrap)
+    }
+    #[pyo3(signature = (chunks=None))]
+    fn rechunk(&self, chunks: Option<&Bound<'_, PyAny>>) -> PyResult<PyArrayHandle> {
+        self.inner.rechunk(&chunk_spec(chunks)?).py().map(wrap)
+    }
+    fn where_(&self, a: &PyArrayHandle, b: &PyArrayHandle) -> PyResult<PyArrayHandle> {
+        Array::where_(&self.inner, &a.inner, &b.inner).py().map(wrap)
+    }
+    fn __repr__(&self) -> String {
+        self.inner.to_string()
+    }
+}

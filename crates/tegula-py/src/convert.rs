@@ -1,0 +1,169 @@
+//! Conversions between Python objects and tegula values: NumPy arrays ↔ chunks, Python
+//! scalars, dtype names, chunk specifications and index keys.
+
+use numpy::{PyArray, PyArrayDyn, PyArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyList, PyString, PyTuple};
+use tegula::{AxisChunks, Chunk, ChunkSpec, DType, IndexItem, Scalar, Wrap};
+
+use crate::errors::IntoPy;
+
+/// Calls `$body` with `$t` bound to every element type; the first whose cast succeeds wins.
+macro_rules! each_elem {
+    ($t:ident => $body:block) => {{
+        { type $t = bool; $body }
+        { type $t = i8; $body }
+        { type $t = i16; $body }
+        { type $t = i32; $body }
+        { type $t = i64; $body }
+        { type $t = u8; $body }
+        { type $t = u16; $body }
+        { type $t = u32; $body }
+        { type $t = u64; $body }
+        { type $t = half::f16; $body }
+        { type $t = f32; $body }
+        { type $t = f64; $body }
+        { type $t = num_complex::Complex<f32>; $body }
+        { type $t = num_complex::Complex<f64>; $body }
+    }};
+}
+
+/// Copies a NumPy array (any layout, native byte order) into a chunk.
+pub fn chunk_from_numpy(obj: &Bound<'_, PyAny>) -> PyResult<Chunk> {
+    each_elem!(T => {
+        if let Ok(a) = obj.cast::<PyArrayDyn<T>>() {
+            let data = a.readonly().as_array().to_owned();
+            return Ok(T::wrap(data.into_shared()));
+        }
+    });
+    let dtype = obj.getattr("dtype").map(|d| d.to_string()).unwrap_or_default();
+    Err(PyTypeError::new_err(format!("tegula does not support arrays of dtype {dtype}")))
+}
+
+/// Moves a chunk into a new NumPy array (no copy when the chunk owns its data alone).
+pub fn chunk_to_numpy<'py>(py: Python<'py>, chunk: Chunk) -> Bound<'py, PyAny> {
+    macro_rules! out {
+        ($($v:ident),*) => {
+            match chunk {
+                $(Chunk::$v(a) => PyArray::from_owned_array(py, a.into_owned()).into_any(),)*
+            }
+        };
+    }
+    out!(Bool, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, Float16, Float32, Float64, Complex64, Complex128)
+}
+
+pub fn dtype(name: &str) -> PyResult<DType> {
+    DType::from_name(name).py()
+}
+
+pub fn opt_dtype(name: Option<&str>) -> PyResult<Option<DType>> {
+    name.map(dtype).transpose()
+}
+
+/// A Python `bool`, `int`, `float` or `complex` as a scalar.
+pub fn scalar(obj: &Bound<'_, PyAny>) -> PyResult<Scalar> {
+    if obj.is_instance_of::<PyBool>() {
+        return Ok(Scalar::Bool(obj.extract()?));
+    }
+    if obj.is_instance_of::<PyInt>() {
+        return obj
+            .extract::<i128>()
+            .map(Scalar::Int)
+            .map_err(|_| pyo3::exceptions::PyOverflowError::new_err(format!("Python integer {obj} is too large")));
+    }
+    if obj.is_instance_of::<PyFloat>() {
+        return Ok(Scalar::Float(obj.extract()?));
+    }
+    if let Ok(c) = obj.cast::<PyComplex>() {
+        return Ok(Scalar::Complex(c.real(), c.imag()));
+    }
+    Err(PyTypeError::new_err(format!("expected a Python scalar, got {}", obj.get_type().name()?)))
+}
+
+pub fn shape(obj: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+    if let Ok(n) = obj.extract::<i64>() {
+        return one_dim(n).map(|n| vec![n]);
+    }
+    let items: Vec<i64> = obj.extract()?;
+    items.into_iter().map(one_dim).collect()
+}
+
+fn one_dim(n: i64) -> PyResult<usize> {
+    usize::try_from(n).map_err(|_| PyValueError::new_err("negative dimensions are not allowed"))
+}
+
+/// `chunks=` as Python users write it: `"auto"`, a byte size string, an int (-1: whole axis),
+/// or a tuple with one entry per axis (int, -1, None, "auto" or a tuple of block lengths).
+pub fn chunk_spec(obj: Option<&Bound<'_, PyAny>>) -> PyResult<ChunkSpec> {
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok(ChunkSpec::Auto(tegula::AUTO_CHUNK_BYTES));
+    };
+    if let Ok(s) = obj.cast::<PyString>() {
+        return text_spec(&s.to_string()).map(ChunkSpec::Auto);
+    }
+    if obj.is_instance_of::<PyInt>() {
+        return axis_chunks(obj).map(ChunkSpec::All);
+    }
+    if obj.is_instance_of::<PyTuple>() || obj.is_instance_of::<PyList>() {
+        let items = obj.try_iter()?.map(|i| axis_chunks(&i?)).collect::<PyResult<Vec<_>>>()?;
+        return Ok(ChunkSpec::PerAxis(items));
+    }
+    Err(PyValueError::new_err(format!("cannot understand chunks={obj}")))
+}
+
+fn text_spec(text: &str) -> PyResult<usize> {
+    if text == "auto" {
+        return Ok(tegula::AUTO_CHUNK_BYTES);
+    }
+    tegula::parse_bytes(text).py()
+}
+
+fn axis_chunks(obj: &Bound<'_, PyAny>) -> PyResult<AxisChunks> {
+    if obj.is_none() {
+        return Ok(AxisChunks::Full);
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        return match s.to_string().as_str() {
+            "auto" => Ok(AxisChunks::Auto),
+            other => Err(PyValueError::new_err(format!("cannot understand chunk size {other:?}"))),
+        };
+    }
+    if obj.is_instance_of::<PyInt>() {
+        let n: i64 = obj.extract()?;
+        return match n {
+            -1 => Ok(AxisChunks::Full),
+            n if n > 0 => Ok(AxisChunks::Size(n as usize)),
+            n => Err(PyValueError::new_err(format!("chunk sizes must be positive or -1, got {n}"))),
+        };
+    }
+    let sizes: Vec<i64> = obj
+        .extract()
+        .map_err(|_| PyValueError::new_err(format!("cannot understand chunks entry {obj}")))?;
+    sizes
+        .into_iter()
+        .map(|s| usize::try_from(s).map_err(|_| PyValueError::new_err("chunk sizes must be non-negative")))
+        .collect::<PyResult<Vec<_>>>()
+        .map(AxisChunks::Explicit)
+}
+
+/// A key normalised in Python into a list of `("int", i)`, `("slice", start, stop, step)`,
+/// `("newaxis",)` and `("ellipsis",)` tuples.
+pub fn index_items(key: &Bound<'_, PyList>) -> PyResult<Vec<IndexItem>> {
+    key.iter()
+        .map(|item| {
+            let tag: String = item.get_item(0)?.extract()?;
+            Ok(match tag.as_str() {
+                "int" => IndexItem::Int(item.get_item(1)?.extract()?),
+                "slice" => IndexItem::Slice {
+                    start: item.get_item(1)?.extract()?,
+                    stop: item.get_item(2)?.extract()?,
+                    step: item.get_item(3)?.extract()?,
+                },
+                "newaxis" => IndexItem::NewAxis,
+                "ellipsis" => IndexItem::Ellipsis,
+                other => return Err(PyValueError::new_err(format!("bad index item {other}"))),
+            })
+        })
+        .collect()
+}

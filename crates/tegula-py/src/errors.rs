@@ -1,0 +1,37 @@
+//! One Python exception class per `TegulaError` variant.
+
+use pyo3::exceptions::{PyIndexError, PyMemoryError, PyOverflowError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use tegula::TegulaError;
+
+pub fn to_py(err: TegulaError) -> PyErr {
+    let msg = err.to_string();
+    match err {
+        TegulaError::Shape(_) | TegulaError::Value(_) => PyValueError::new_err(msg),
+        TegulaError::Axis { axis, ndim } => axis_error(axis, ndim).unwrap_or_else(|e| e),
+        TegulaError::Index(_) => PyIndexError::new_err(msg),
+        TegulaError::DType(_) => PyTypeError::new_err(msg),
+        TegulaError::Overflow(_) => PyOverflowError::new_err(msg),
+        TegulaError::Memory(_) => PyMemoryError::new_err(msg),
+        TegulaError::Internal(_) => PyRuntimeError::new_err(msg),
+    }
+}
+
+/// `numpy.exceptions.AxisError(axis, ndim)` (a subclass of both ValueError and IndexError).
+fn axis_error(axis: i64, ndim: usize) -> Result<PyErr, PyErr> {
+    Python::attach(|py| {
+        let cls = py.import("numpy.exceptions")?.getattr("AxisError")?;
+        Ok(PyErr::from_value(cls.call1((axis, ndim))?))
+    })
+}
+
+/// `?`-friendly conversion of tegula results.
+pub trait IntoPy<T> {
+    fn py(self) -> PyResult<T>;
+}
+
+impl<T> IntoPy<T> for Result<T, TegulaError> {
+    fn py(self) -> PyResult<T> {
+        self.map_err(to_py)
+    }
+}

@@ -1,0 +1,116 @@
+//! Module-level functions: creating arrays and computing them.
+
+use crate::array::{wrap, PyArrayHandle};
+use crate::convert::{chunk_from_numpy, chunk_spec, chunk_to_numpy, dtype, opt_dtype, scalar, shape};
+use crate::errors::IntoPy;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+use tegula::{Array, Distribution, Executor};
+
+#[pyfunction]
+#[pyo3(signature = (array, chunks=None))]
+pub fn from_numpy(array: &Bound<'_, PyAny>, chunks: Option<&Bound<'_, PyAny>>) -> PyResult<PyArrayHandle> {
+    let chunk = chunk_from_numpy(array)?;
+    Array::from_chunk(chunk, &chunk_spec(chunks)?).py().map(wrap)
+}
+
+#[pyfunction]
+#[pyo3(signature = (shape_, value, dtype=None, chunks=None))]
+pub fn full(
+    shape_: &Bound<'_, PyAny>,
+    value: &Bound<'_, PyAny>,
+    dtype: Option<&str>,
+    chunks: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyArrayHandle> {
+    let shape = shape(shape_)?;
+    Array::full(&shape, scalar(value)?, opt_dtype(dtype)?, &chunk_spec(chunks)?).py().map(wrap)
+}
+
+#[pyfunction]
+#[pyo3(signature = (start, stop, step, dtype=None, chunks=None))]
+pub fn arange(
+    start: &Bound<'_, PyAny>,
+    stop: &Bound<'_, PyAny>,
+    step: &Bound<'_, PyAny>,
+    dtype: Option<&str>,
+    chunks: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyArrayHandle> {
+    let (start, stop, step) = (scalar(start)?, scalar(stop)?, scalar(step)?);
+    Array::arange(start, stop, step, opt_dtype(dtype)?, &chunk_spec(chunks)?).py().map(wrap)
+}
+
+#[pyfunction]
+#[pyo3(signature = (start, stop, num, endpoint, dtype, chunks=None))]
+pub fn linspace(
+    start: f64,
+    stop: f64,
+    num: i64,
+    endpoint: bool,
+    dtype: &str,
+    chunks: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyArrayHandle> {
+    let num = usize::try_from(num).map_err(|_| PyValueError::new_err(format!("Number of samples, {num}, must be non-negative.")))?;
+    Array::linspace(start, stop, num, endpoint, crate::convert::dtype(dtype)?, &chunk_spec(chunks)?).py().map(wrap)
+}
+
+/// Counter-based random generator (the Rust side of `tegula.random.Generator`).
+#[pyclass(name = "_Generator", module = "tegula._tegula", frozen)]
+pub struct PyGenerator {
+    inner: tegula::random::Generator,
+}
+
+#[pymethods]
+impl PyGenerator {
+    #[new]
+    fn new(seed: u64) -> Self {
+        PyGenerator { inner: tegula::random::Generator::new(seed) }
+    }
+
+    /// `dist` is "uniform" (a=low, b=high), "normal" (a=loc, b=scale) or "integers"
+    /// (a=low, b=high exclusive, as Python ints).
+    #[pyo3(signature = (dist, a, b, shape_, dtype_, chunks=None))]
+    fn draw(
+        &self,
+        dist: &str,
+        a: &Bound<'_, PyAny>,
+        b: &Bound<'_, PyAny>,
+        shape_: &Bound<'_, PyAny>,
+        dtype_: &str,
+        chunks: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyArrayHandle> {
+        let dist = match dist {
+            "uniform" => Distribution::Uniform { low: a.extract()?, high: b.extract()? },
+            "normal" => Distribution::Normal { loc: a.extract()?, scale: b.extract()? },
+            "integers" => Distribution::Integers { low: a.extract()?, high: b.extract()? },
+            other => return Err(PyValueError::new_err(format!("unknown distribution {other:?}"))),
+        };
+        self.inner.draw(dist, &shape(shape_)?, dtype(dtype_)?, &chunk_spec(chunks)?).py().map(wrap)
+    }
+}
+
+/// Computes several arrays in one pass, without holding the GIL; returns NumPy arrays.
+#[pyfunction]
+#[pyo3(signature = (arrays, scheduler="threads", num_workers=None))]
+pub fn compute<'py>(
+    py: Python<'py>,
+    arrays: Vec<PyRef<'py, PyArrayHandle>>,
+    scheduler: &str,
+    num_workers: Option<usize>,
+) -> PyResult<Bound<'py, PyList>> {
+    let executor = match scheduler {
+        "threads" => Executor::Threaded { threads: num_workers.unwrap_or_else(tegula::default_threads).max(1) },
+        "serial" | "synchronous" | "sync" => Executor::Serial,
+        other => return Err(PyValueError::new_err(format!("unknown scheduler {other:?}; use 'threads' or 'serial'"))),
+    };
+    let handles: Vec<Array> = arrays.iter().map(|a| a.inner.clone()).collect();
+    let (chunks, _) = py.detach(|| tegula::compute(&handles.iter().collect::<Vec<_>>(), executor)).py()?;
+    PyList::new(py, chunks.into_iter().map(|c| chunk_to_numpy(py, c)))
+}
+
+/// The dtype a Python scalar takes next to an array of dtype `array_dtype` (NumPy 2's weak
+/// scalar rule); `OverflowError` when an int does not fit.
+#[pyfunction]
+pub fn weak_scalar_dtype(value: &Bound<'_, PyAny>, array_dtype: &str) -> PyResult<&'static str> {
+    Ok(scalar(value)?.weak_dtype(dtype(array_dtype)?).py()?.name())
+}

@@ -1,0 +1,80 @@
+//! `Array`: a lazy chunked array (a handle on an expression node) and computing it.
+
+use tegula_core::shape::fmt_shape;
+use tegula_core::{Chunks, DType, Result};
+use tegula_exec::{Executor, Report};
+use tegula_kernels::Chunk;
+use tegula_plan::{explain::explain, lower, NodeRef};
+
+/// A lazy chunked array. Operations build new arrays; nothing runs until `compute`.
+#[derive(Clone, Debug)]
+pub struct Array {
+    pub(crate) node: NodeRef,
+}
+
+impl Array {
+    pub(crate) fn from_node(node: NodeRef) -> Array {
+        Array { node }
+    }
+    pub fn node(&self) -> &NodeRef {
+        &self.node
+    }
+    pub fn shape(&self) -> Vec<usize> {
+        self.node.shape()
+    }
+    pub fn ndim(&self) -> usize {
+        self.node.ndim()
+    }
+    pub fn size(&self) -> usize {
+        self.node.size()
+    }
+    pub fn dtype(&self) -> DType {
+        self.node.dtype
+    }
+    pub fn chunks(&self) -> &Chunks {
+        &self.node.chunks
+    }
+    pub fn nbytes(&self) -> usize {
+        self.node.nbytes()
+    }
+
+    /// The number of chunk tasks computing this array takes.
+    pub fn task_count(&self) -> Result<usize> {
+        Ok(lower(std::slice::from_ref(&self.node))?.tasks.len())
+    }
+
+    /// The plan: one line per operation with its shape, chunks and task count.
+    pub fn explain(&self) -> Result<String> {
+        let roots = [self.node.clone()];
+        Ok(explain(&roots, &lower(&roots)?))
+    }
+
+    /// Computes the array on all cores.
+    pub fn compute(&self) -> Result<Chunk> {
+        self.compute_with(Executor::default()).map(|(c, _)| c)
+    }
+
+    pub fn compute_with(&self, executor: Executor) -> Result<(Chunk, Report)> {
+        let (mut out, report) = compute(&[self], executor)?;
+        Ok((out.remove(0), report))
+    }
+}
+
+/// Computes several arrays in one pass: work they share is done once.
+pub fn compute(arrays: &[&Array], executor: Executor) -> Result<(Vec<Chunk>, Report)> {
+    let roots: Vec<NodeRef> = arrays.iter().map(|a| a.node.clone()).collect();
+    tegula_exec::compute(&lower(&roots)?, executor)
+}
+
+impl std::fmt::Display for Array {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "tegula.Array<shape={}, dtype={}, chunksize={}, numblocks={}>",
+            fmt_shape(&self.shape()),
+            self.dtype(),
+            fmt_shape(&self.chunks().max_block_shape()),
+            fmt_shape(&self.chunks().numblocks())
+        )
+    }
+}

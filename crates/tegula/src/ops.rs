@@ -1,0 +1,128 @@
+//! Operations on arrays. Each validates its arguments and returns a new lazy array.
+
+use crate::array::Array;
+use tegula_core::{normalize_chunks, shape_err, BinaryOp, ChunkSpec, DType, ReduceOp, Result, Scalar, UnaryOp};
+use tegula_plan::build::layout::IndexItem;
+use tegula_plan::build::reduce::ReduceSpec;
+use tegula_plan::build::{elementwise as ew, layout, matmul, reduce, DEFAULT_SPLIT_EVERY};
+
+impl Array {
+    pub fn unary(&self, op: UnaryOp) -> Result<Array> {
+        ew::unary(op, &self.node).map(Array::from_node)
+    }
+
+    pub fn binary(&self, op: BinaryOp, other: &Array) -> Result<Array> {
+        ew::binary(op, &self.node, &other.node).map(Array::from_node)
+    }
+
+    /// `op(self, s)`, or `op(s, self)` when `reflected`, with a weakly-typed Python scalar.
+    pub fn binary_scalar(&self, op: BinaryOp, s: Scalar, reflected: bool) -> Result<Array> {
+        ew::binary_scalar(op, &self.node, s, reflected).map(Array::from_node)
+    }
+
+    pub fn add(&self, other: &Array) -> Result<Array> {
+        self.binary(BinaryOp::Add, other)
+    }
+    pub fn add_scalar(&self, s: impl Into<ScalarArg>) -> Result<Array> {
+        self.binary_scalar(BinaryOp::Add, s.into().0, false)
+    }
+    pub fn mul(&self, other: &Array) -> Result<Array> {
+        self.binary(BinaryOp::Multiply, other)
+    }
+    pub fn mul_scalar(&self, s: impl Into<ScalarArg>) -> Result<Array> {
+        self.binary_scalar(BinaryOp::Multiply, s.into().0, false)
+    }
+    pub fn sub(&self, other: &Array) -> Result<Array> {
+        self.binary(BinaryOp::Subtract, other)
+    }
+
+    /// `where(cond, self, other)`.
+    pub fn where_(cond: &Array, a: &Array, b: &Array) -> Result<Array> {
+        ew::where_(&cond.node, &a.node, &b.node).map(Array::from_node)
+    }
+
+    pub fn astype(&self, dtype: DType) -> Array {
+        Array::from_node(ew::cast(&self.node, dtype))
+    }
+
+    pub fn reduce(&self, spec: &ReduceSpec) -> Result<Array> {
+        reduce::reduce(&self.node, spec).map(Array::from_node)
+    }
+
+    fn reduce_simple(&self, op: ReduceOp, axes: Option<&[i64]>, keepdims: bool) -> Result<Array> {
+        let spec = ReduceSpec { axes: axes.map(|a| a.to_vec()), keepdims, ..ReduceSpec::new(op) };
+        self.reduce(&spec)
+    }
+    pub fn sum(&self, axes: Option<&[i64]>, keepdims: bool) -> Result<Array> {
+        self.reduce_simple(ReduceOp::Sum, axes, keepdims)
+    }
+    pub fn mean(&self, axes: Option<&[i64]>, keepdims: bool) -> Result<Array> {
+        self.reduce_simple(ReduceOp::Mean, axes, keepdims)
+    }
+    pub fn std(&self, axes: Option<&[i64]>, keepdims: bool) -> Result<Array> {
+        self.reduce_simple(ReduceOp::Std, axes, keepdims)
+    }
+    pub fn max(&self, axes: Option<&[i64]>, keepdims: bool) -> Result<Array> {
+        self.reduce_simple(ReduceOp::Max, axes, keepdims)
+    }
+
+    /// NumPy's `matmul` for 1-D and 2-D operands (a 1-D operand is a row or column vector
+    /// whose axis is removed from the result).
+    pub fn matmul(&self, other: &Array) -> Result<Array> {
+        let (na, nb) = (self.ndim(), other.ndim());
+        if na == 0 || nb == 0 {
+            return Err(shape_err!(
+                "matmul: Input operand {} does not have enough dimensions (has 0, gufunc core with signature (n?,k),(k,m?)->(n?,m?) requires 1)",
+                if na == 0 { 0 } else { 1 }
+            ));
+        }
+        let full = IndexItem::Slice { start: None, stop: None, step: None };
+        let a = if na == 1 { self.index(&[IndexItem::NewAxis, full])? } else { self.clone() };
+        let b = if nb == 1 { other.index(&[full, IndexItem::NewAxis])? } else { other.clone() };
+        let mut r = Array::from_node(matmul::matmul(&a.node, &b.node, DEFAULT_SPLIT_EVERY)?);
+        if na == 1 {
+            r = r.index(&[IndexItem::Int(0), IndexItem::Ellipsis])?;
+        }
+        if nb == 1 {
+            r = r.index(&[IndexItem::Ellipsis, IndexItem::Int(0)])?;
+        }
+        Ok(r)
+    }
+
+    /// Reverses the axes (`.T`), or permutes them as `axes` says.
+    pub fn transpose(&self, axes: Option<&[i64]>) -> Result<Array> {
+        layout::transpose(&self.node, axes).map(Array::from_node)
+    }
+    pub fn t(&self) -> Array {
+        layout::transpose(&self.node, None).map(Array::from_node).unwrap_or_else(|_| self.clone())
+    }
+
+    /// Basic indexing: integers, slices, `NewAxis` and one `Ellipsis`.
+    pub fn index(&self, items: &[IndexItem]) -> Result<Array> {
+        layout::index(&self.node, items).map(Array::from_node)
+    }
+
+    pub fn rechunk(&self, chunks: &ChunkSpec) -> Result<Array> {
+        let chunks = normalize_chunks(chunks, &self.shape(), self.dtype().itemsize())?;
+        layout::rechunk(&self.node, chunks).map(Array::from_node)
+    }
+}
+
+/// A Rust number taken as a weakly-typed Python scalar.
+pub struct ScalarArg(pub Scalar);
+
+impl From<f64> for ScalarArg {
+    fn from(v: f64) -> Self {
+        ScalarArg(Scalar::Float(v))
+    }
+}
+impl From<i64> for ScalarArg {
+    fn from(v: i64) -> Self {
+        ScalarArg(Scalar::Int(v as i128))
+    }
+}
+impl From<bool> for ScalarArg {
+    fn from(v: bool) -> Self {
+        ScalarArg(Scalar::Bool(v))
+    }
+}

@@ -1,0 +1,34 @@
+"""tegula: chunked n-dimensional arrays with NumPy's API, planned as a graph of chunk tasks
+and computed in parallel by a Rust core.
+
+>>> import numpy as np, tegula as tg
+>>> a = tg.asarray(np.arange(12.).reshape(3, 4), chunks=2)
+>>> float(a.sum())
+66.0
+"""
+
+from . import random
+from ._array import Array
+from ._creation import (arange, array, asarray, empty, empty_like, from_array, full, full_like,
+                        linspace, ones, ones_like, zeros, zeros_like)
+from ._dtypes import (bool, complex64, complex128, float16, float32, float64, int8, int16, int32,
+                      int64, uint8, uint16, uint32, uint64)
+from ._functions import (REDUCTIONS, UFUNCS, astype, can_cast, compute, matmul, permute_dims,
+                         rechunk, result_type, transpose, where)
+import numpy as _np
+
+globals().update(UFUNCS)
+globals().update(REDUCTIONS)
+
+newaxis = None
+pi, e, inf, nan = _np.pi, _np.e, _np.inf, _np.nan
+
+__version__ = "0.1.0"
+__all__ = sorted(
+    ["Array", "random", "arange", "array", "asarray", "empty", "empty_like", "from_array", "full",
+     "full_like", "linspace", "ones", "ones_like", "zeros", "zeros_like", "astype", "can_cast",
+     "compute", "matmul", "permute_dims", "rechunk", "result_type", "transpose", "where",
+     "newaxis", "pi", "e", "inf", "nan", "bool", "int8", "int16", "int32", "int64", "uint8",
+     "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128"]
+    + list(UFUNCS) + list(REDUCTIONS)
+)

@@ -1,0 +1,251 @@
+"""The lazy chunked array of tegula. It holds one handle on a Rust expression node; every
+method builds a new node (validated at once) and nothing runs until ``compute``."""
+
+import numpy as np
+
+from . import _tegula
+from ._dtypes import dtype_name, is_python_scalar
+from ._indexing import normalize_key
+
+
+class Array:
+    """A lazy, chunked n-dimensional array with NumPy semantics."""
+
+    __slots__ = ("_h",)
+    __array_priority__ = 20  # NumPy defers binary operators to us
+    __hash__ = None
+
+    def __init__(self, handle):
+        self._h = handle
+
+    # --- metadata -------------------------------------------------------------------------
+    @property
+    def shape(self):
+        return self._h.shape
+
+    @property
+    def dtype(self):
+        return np.dtype(self._h.dtype)
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.size * self.itemsize
+
+    @property
+    def chunks(self):
+        """Block lengths along each axis, as a tuple of tuples (Dask's convention)."""
+        return self._h.chunks
+
+    @property
+    def numblocks(self):
+        return tuple(len(c) for c in self.chunks)
+
+    @property
+    def npartitions(self):
+        return int(np.prod(self.numblocks, dtype=np.int64))
+
+    @property
+    def chunksize(self):
+        return tuple(max(c) for c in self.chunks)
+
+    def task_count(self):
+        """Number of chunk tasks computing this array takes."""
+        return self._h.task_count()
+
+    def explain(self):
+        """The plan: one line per operation with its shape, chunks and task count."""
+        return self._h.explain()
+
+    def __repr__(self):
+        return (
+            f"tegula.Array<shape={self.shape}, dtype={self.dtype}, chunksize={self.chunksize}, "
+            f"numblocks={self.numblocks}, tasks={self.task_count()}>"
+        )
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    # --- computing ------------------------------------------------------------------------
+    def compute(self, scheduler="threads", num_workers=None):
+        """Computes the array on all cores and returns a NumPy array."""
+        return _tegula.compute([self._h], scheduler, num_workers)[0]
+
+    def __array__(self, dtype=None, copy=None):
+        out = self.compute()
+        return out if dtype is None else out.astype(dtype, copy=False)
+
+    def _scalar(self, kind):
+        if self.size != 1:
+            raise TypeError(f"only arrays of size 1 can be converted to Python {kind.__name__}")
+        return kind(self.compute().reshape(()).item())
+
+    def __bool__(self):
+        if self.size != 1:
+            raise ValueError(
+                "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()"
+            )
+        return bool(self.compute())
+
+    def __float__(self):
+        return self._scalar(float)
+
+    def __int__(self):
+        return self._scalar(int)
+
+    def __complex__(self):
+        return self._scalar(complex)
+
+    def __index__(self):
+        if not np.issubdtype(self.dtype, np.integer):
+            raise TypeError("only integer arrays can be used as an index")
+        return self._scalar(int)
+
+    # --- layout ---------------------------------------------------------------------------
+    def __getitem__(self, key):
+        return Array(self._h.getitem(normalize_key(key)))
+
+    def transpose(self, *axes):
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+            axes = axes[0]
+        return Array(self._h.transpose(list(axes) if axes else None))
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    def rechunk(self, chunks="auto"):
+        return Array(self._h.rechunk(chunks))
+
+    def astype(self, dtype, copy=True):
+        return Array(self._h.astype(dtype_name(dtype)))
+
+    # --- reductions -----------------------------------------------------------------------
+    def _reduce(self, op, axis=None, keepdims=False, dtype=None, ddof=0, split_every=None):
+        return Array(self._h.reduce(op, _axes(axis), bool(keepdims), float(ddof), dtype_name(dtype), split_every))
+
+    def sum(self, axis=None, dtype=None, keepdims=False, split_every=None):
+        return self._reduce("sum", axis, keepdims, dtype, split_every=split_every)
+
+    def prod(self, axis=None, dtype=None, keepdims=False, split_every=None):
+        return self._reduce("prod", axis, keepdims, dtype, split_every=split_every)
+
+    def mean(self, axis=None, dtype=None, keepdims=False, split_every=None):
+        return self._reduce("mean", axis, keepdims, dtype, split_every=split_every)
+
+    def var(self, axis=None, dtype=None, ddof=0, keepdims=False, split_every=None):
+        return self._reduce("var", axis, keepdims, dtype, ddof, split_every)
+
+    def std(self, axis=None, dtype=None, ddof=0, keepdims=False, split_every=None):
+        return self._reduce("std", axis, keepdims, dtype, ddof, split_every)
+
+    def min(self, axis=None, keepdims=False, split_every=None):
+        return self._reduce("min", axis, keepdims, split_every=split_every)
+
+    def max(self, axis=None, keepdims=False, split_every=None):
+        return self._reduce("max", axis, keepdims, split_every=split_every)
+
+    def any(self, axis=None, keepdims=False, split_every=None):
+        return self._reduce("any", axis, keepdims, split_every=split_every)
+
+    def all(self, axis=None, keepdims=False, split_every=None):
+        return self._reduce("all", axis, keepdims, split_every=split_every)
+
+    # --- operators ------------------------------------------------------------------------
+    def __matmul__(self, other):
+        other = _operand(other, self)
+        return NotImplemented if other is NotImplemented else Array(self._h.matmul(other._h))
+
+    def __rmatmul__(self, other):
+        other = _operand(other, self)
+        return NotImplemented if other is NotImplemented else Array(other._h.matmul(self._h))
+
+    def __neg__(self):
+        return Array(self._h.unary("negative"))
+
+    def __pos__(self):
+        return Array(self._h.unary("positive"))
+
+    def __abs__(self):
+        return Array(self._h.unary("abs"))
+
+    def __invert__(self):
+        return Array(self._h.unary("invert"))
+
+
+def _axes(axis):
+    if axis is None:
+        return None
+    if isinstance(axis, (tuple, list)):
+        return [int(a) for a in axis]
+    return [int(axis)]
+
+
+def _operand(x, like):
+    """`x` as an Array for a binary operation with `like`, or NotImplemented."""
+    if isinstance(x, Array):
+        return x
+    if isinstance(x, (np.ndarray, np.generic, list, tuple)) or is_python_scalar(x):
+        from ._creation import asarray
+
+        return asarray(x)
+    return NotImplemented
+
+
+def binary(op, a, b):
+    """`op(a, b)` with NumPy 2 promotion (Python scalars are weak)."""
+    if isinstance(a, Array) and is_python_scalar(b):
+        return Array(a._h.binary_scalar(op, b, False))
+    if isinstance(b, Array) and is_python_scalar(a):
+        return Array(b._h.binary_scalar(op, a, True))
+    from ._creation import asarray
+
+    return Array(asarray(a)._h.binary(op, asarray(b)._h))
+
+
+def _add_operators():
+    ops = {
+        "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
+        "floordiv": "floor_divide", "mod": "remainder", "pow": "power", "and": "bitwise_and",
+        "or": "bitwise_or", "xor": "bitwise_xor",
+    }
+    comparisons = {
+        "eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal", "gt": "greater",
+        "ge": "greater_equal",
+    }
+
+    def forward(op):
+        def method(self, other):
+            if _operand(other, self) is NotImplemented:
+                return NotImplemented
+            return binary(op, self, other)
+        return method
+
+    def reflected(op):
+        def method(self, other):
+            if _operand(other, self) is NotImplemented:
+                return NotImplemented
+            return binary(op, other, self)
+        return method
+
+    for dunder, op in ops.items():
+        setattr(Array, f"__{dunder}__", forward(op))
+        setattr(Array, f"__r{dunder}__", reflected(op))
+    for dunder, op in comparisons.items():
+        setattr(Array, f"__{dunder}__", forward(op))
+
+
+_add_operators()

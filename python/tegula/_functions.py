@@ -1,0 +1,117 @@
+"""Element-wise functions, reductions and the other array functions of the namespace. The
+ufuncs are rows of two tables; each becomes a function here."""
+
+from . import _tegula
+from ._array import Array, binary
+from ._creation import asarray
+from ._dtypes import dtype_name, is_python_scalar
+
+# name in tegula's namespace -> ufunc name in the Rust core
+UNARY = {
+    "negative": "negative", "positive": "positive", "abs": "abs", "absolute": "abs",
+    "sqrt": "sqrt", "exp": "exp", "expm1": "expm1", "log": "log", "log1p": "log1p",
+    "log2": "log2", "log10": "log10", "sin": "sin", "cos": "cos", "tan": "tan",
+    "arcsin": "arcsin", "arccos": "arccos", "arctan": "arctan", "sinh": "sinh",
+    "cosh": "cosh", "tanh": "tanh", "arcsinh": "arcsinh", "arccosh": "arccosh",
+    "arctanh": "arctanh", "asin": "arcsin", "acos": "arccos", "atan": "arctan",
+    "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh", "floor": "floor",
+    "ceil": "ceil", "trunc": "trunc", "rint": "rint", "sign": "sign", "square": "square",
+    "isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite", "conj": "conj",
+    "conjugate": "conj", "real": "real", "imag": "imag", "logical_not": "logical_not",
+    "invert": "invert", "bitwise_not": "invert", "bitwise_invert": "invert",
+}
+
+BINARY = {
+    "add": "add", "subtract": "subtract", "multiply": "multiply", "divide": "divide",
+    "true_divide": "divide", "floor_divide": "floor_divide", "remainder": "remainder",
+    "mod": "remainder", "power": "power", "pow": "power", "equal": "equal",
+    "not_equal": "not_equal", "less": "less", "less_equal": "less_equal",
+    "greater": "greater", "greater_equal": "greater_equal", "bitwise_and": "bitwise_and",
+    "bitwise_or": "bitwise_or", "bitwise_xor": "bitwise_xor", "logical_and": "logical_and",
+    "logical_or": "logical_or", "logical_xor": "logical_xor", "maximum": "maximum",
+    "minimum": "minimum",
+}
+
+
+def _make_unary(name, op):
+    def f(x):
+        return Array(asarray(x)._h.unary(op))
+    f.__name__ = name
+    f.__doc__ = f"Element-wise ``{op}`` (NumPy semantics and result dtype)."
+    return f
+
+
+def _make_binary(name, op):
+    def f(x1, x2):
+        return binary(op, x1, x2)
+    f.__name__ = name
+    f.__doc__ = f"Element-wise ``{op}`` with broadcasting (NumPy semantics and result dtype)."
+    return f
+
+
+UFUNCS = {name: _make_unary(name, op) for name, op in UNARY.items()}
+UFUNCS.update({name: _make_binary(name, op) for name, op in BINARY.items()})
+
+
+def where(condition, x, y):
+    """``x`` where ``condition`` is true, else ``y``, broadcast together."""
+    if is_python_scalar(x) and is_python_scalar(y):
+        x, y = asarray(x), asarray(y)
+    elif is_python_scalar(x):
+        y = asarray(y)
+        x = asarray(x, dtype=_tegula.weak_scalar_dtype(x, y.dtype.name))
+    elif is_python_scalar(y):
+        x = asarray(x)
+        y = asarray(y, dtype=_tegula.weak_scalar_dtype(y, x.dtype.name))
+    return Array(asarray(condition)._h.where_(asarray(x)._h, asarray(y)._h))
+
+
+def astype(x, dtype, copy=True):
+    return asarray(x).astype(dtype)
+
+
+def matmul(x1, x2):
+    return asarray(x1) @ asarray(x2)
+
+
+def transpose(x, axes=None):
+    return asarray(x).transpose(axes)
+
+
+permute_dims = transpose
+
+
+def rechunk(x, chunks="auto"):
+    return asarray(x).rechunk(chunks)
+
+
+def _reduction(name):
+    def f(x, *args, **kwargs):
+        return getattr(asarray(x), name)(*args, **kwargs)
+    f.__name__ = name
+    f.__doc__ = f"``{name}`` over ``axis`` (int, tuple or None) as a tree reduction; see ``Array.{name}``."
+    return f
+
+
+REDUCTIONS = {name: _reduction(name) for name in ("sum", "prod", "mean", "var", "std", "min", "max", "any", "all")}
+REDUCTIONS.update(amin=REDUCTIONS["min"], amax=REDUCTIONS["max"])
+
+
+def compute(*arrays, scheduler="threads", num_workers=None):
+    """Computes several arrays in one pass (shared work is done once); returns a tuple of
+    NumPy arrays. Arguments that are not tegula arrays are returned unchanged."""
+    lazy = [a for a in arrays if isinstance(a, Array)]
+    results = iter(_tegula.compute([a._h for a in lazy], scheduler, num_workers))
+    return tuple(next(results) if isinstance(a, Array) else a for a in arrays)
+
+
+def result_type(*arrays_and_dtypes):
+    import numpy as np
+
+    return np.result_type(*(a.dtype if isinstance(a, Array) else a for a in arrays_and_dtypes))
+
+
+def can_cast(from_, to, casting="safe"):
+    import numpy as np
+
+    return np.can_cast(from_.dtype if isinstance(from_, Array) else from_, dtype_name(to), casting=casting)
