@@ -1,7 +1,8 @@
 //! Lowering: expression nodes → chunk tasks. Nodes are visited in topological order and each
 //! node's blocks become tasks (or reuse their input's tasks when nothing changes); a node
-//! shared by several outputs is lowered once.
+//! shared by several outputs is lowered once; tasks no output needs are culled.
 
+mod cull;
 mod elementwise;
 mod layout;
 mod matmul;
@@ -26,7 +27,7 @@ pub fn lower(roots: &[NodeRef]) -> Result<TaskGraph> {
         .map(|n| Output { node: n.id, dtype: n.dtype, chunks: n.chunks.clone(), blocks: l.memo[&n.id].clone() })
         .collect();
     l.graph.outputs = outputs;
-    Ok(l.graph)
+    Ok(cull::cull(l.graph))
 }
 
 /// Every node reachable from `roots`, inputs before the nodes that use them (iterative, so

@@ -1,0 +1,42 @@
+//! Culling: drop the tasks no output needs (a source lowers all its blocks, but `x[0]` needs
+//! only the blocks of the first row) and renumber the rest, keeping topological order.
+
+use crate::graph::{TaskGraph, TaskId};
+
+pub(super) fn cull(mut graph: TaskGraph) -> TaskGraph {
+    let n = graph.tasks.len();
+    let mut needed = vec![false; n];
+    let mut stack: Vec<TaskId> = graph.outputs.iter().flat_map(|o| o.blocks.iter().copied()).collect();
+    while let Some(t) = stack.pop() {
+        if !std::mem::replace(&mut needed[t], true) {
+            stack.extend(graph.tasks[t].inputs.iter().copied());
+        }
+    }
+    if needed.iter().all(|&k| k) {
+        return graph;
+    }
+    let mut new_id = vec![usize::MAX; n];
+    let mut kept = Vec::with_capacity(n);
+    for (old, task) in graph.tasks.into_iter().enumerate() {
+        if needed[old] {
+            new_id[old] = kept.len();
+            kept.push(task);
+        }
+    }
+    for task in &mut kept {
+        task.inputs.iter_mut().for_each(|i| *i = new_id[*i]);
+    }
+    for output in &mut graph.outputs {
+        output.blocks.iter_mut().for_each(|b| *b = new_id[*b]);
+    }
+    let used: std::collections::HashSet<u64> = kept
+        .iter()
+        .filter_map(|t| match t.op {
+            tegula_core::OpKind::Load { source, .. } => Some(source),
+            _ => None,
+        })
+        .collect();
+    graph.sources.retain(|s| used.contains(&s.id));
+    graph.tasks = kept;
+    graph
+}

@@ -1,0 +1,162 @@
+//! Plan building: task counts, tree reductions, bounded contractions, indexing that touches only
+//! the chunks it needs, serialisable graphs and a topological static order.
+
+use std::sync::Arc;
+use tegula_core::{AxisChunks, BinaryOp, ChunkSpec, Chunks, DType, OpKind, ReduceOp, Scalar, TegulaError};
+use tegula_plan::build::layout::{index, rechunk, transpose, IndexItem};
+use tegula_plan::build::reduce::{reduce, ReduceSpec};
+use tegula_plan::build::{creation, elementwise, matmul};
+use tegula_plan::order::static_order;
+use tegula_plan::{lower, NodeRef, TaskGraph};
+
+fn source(shape: &[usize], block: usize) -> NodeRef {
+    let chunks = Chunks::regular(shape, &vec![block; shape.len()]);
+    creation::stored(Arc::new(()), DType::Float64, chunks)
+}
+
+fn count(g: &TaskGraph, pred: impl Fn(&OpKind) -> bool) -> usize {
+    g.tasks.iter().filter(|t| pred(&t.op)).count()
+}
+
+#[test]
+fn elementwise_is_one_task_per_block_and_scalars_are_shared() {
+    let x = source(&[10, 10], 3); // 4 x 4 blocks
+    let y = elementwise::binary_scalar(BinaryOp::Add, &x, Scalar::Int(1), false).unwrap();
+    let g = lower(&[y]).unwrap();
+    assert_eq!(count(&g, |op| matches!(op, OpKind::Load { .. })), 16);
+    assert_eq!(count(&g, |op| matches!(op, OpKind::Binary { .. })), 16);
+    assert_eq!(count(&g, |op| matches!(op, OpKind::Full { .. })), 1);
+}
+
+#[test]
+fn shared_subexpressions_are_lowered_once() {
+    let x = source(&[8], 2);
+    let y = elementwise::binary(BinaryOp::Multiply, &x, &x).unwrap();
+    let a = reduce(&y, &ReduceSpec::new(ReduceOp::Sum)).unwrap();
+    let b = reduce(&y, &ReduceSpec::new(ReduceOp::Max)).unwrap();
+    let g = lower(&[a, b]).unwrap();
+    assert_eq!(count(&g, |op| matches!(op, OpKind::Binary { .. })), 4);
+    assert_eq!(g.outputs.len(), 2);
+}
+
+#[test]
+fn reductions_are_trees_with_the_chosen_fan_in() {
+    let x = source(&[100], 1); // 100 blocks
+    let spec = ReduceSpec { split_every: 4, ..ReduceSpec::new(ReduceOp::Sum) };
+    let g = lower(&[reduce(&x, &spec).unwrap()]).unwrap();
+    let combines: Vec<usize> = g
+        .tasks
+        .iter()
+        .filter(|t| matches!(t.op, OpKind::ReduceCombine { .. }))
+        .map(|t| t.inputs.len())
+        .collect();
+    assert!(combines.iter().all(|&n| (2..=4).contains(&n)));
+    // 100 -> 25 -> 7 -> 2 -> 1; a group of one passes up without a task (25 = 6 * 4 + 1).
+    assert_eq!(combines.len(), 25 + 6 + 2 + 1);
+    assert_eq!(count(&g, |op| matches!(op, OpKind::ReducePartial { .. })), 100);
+}
+
+#[test]
+fn matmul_never_gathers_the_contracted_axis() {
+    let a = source(&[12, 30], 4); // 3 x 8 blocks
+    let b = source(&[30, 8], 4); // 8 x 2 blocks
+    let g = lower(&[matmul::matmul(&a, &b, 3).unwrap()]).unwrap();
+    for t in &g.tasks {
+        match &t.op {
+            OpKind::Matmul { .. } => {
+                assert_eq!(t.inputs.len(), 2);
+                assert!(t.shape[0] <= 4 && t.shape[1] <= 4);
+            }
+            OpKind::ReduceCombine { .. } => assert!(t.inputs.len() <= 3),
+            OpKind::Load { .. } => {}
+            other => panic!("unexpected task {other:?}"),
+        }
+    }
+    assert_eq!(count(&g, |op| matches!(op, OpKind::Matmul { .. })), 3 * 2 * 8);
+}
+
+#[test]
+fn indexing_touches_only_the_blocks_it_needs() {
+    let x = source(&[100, 100], 10);
+    let row = index(&x, &[IndexItem::Int(-1)]).unwrap();
+    let g = lower(&[row]).unwrap();
+    // The last row lives in the last block row: 10 loads, 10 selections.
+    assert_eq!(count(&g, |op| matches!(op, OpKind::Load { .. })), 10);
+    let loads: Vec<&Vec<(usize, usize)>> = g
+        .tasks
+        .iter()
+        .filter_map(|t| match &t.op {
+            OpKind::Load { region, .. } => Some(region),
+            _ => None,
+        })
+        .collect();
+    assert!(loads.iter().all(|r| r[0] == (90, 100)));
+    let sliced = index(&x, &[IndexItem::Slice { start: Some(5), stop: Some(25), step: Some(-1) }]).unwrap();
+    assert_eq!(sliced.shape(), vec![0, 100]);
+    let rev = index(&x, &[IndexItem::Slice { start: Some(25), stop: Some(5), step: Some(-2) }]).unwrap();
+    assert_eq!(rev.shape(), vec![10, 100]);
+    assert_eq!(rev.chunks.axis(0).iter().sum::<usize>(), 10);
+}
+
+#[test]
+fn rechunk_assembles_only_across_boundaries() {
+    let x = source(&[12], 4); // 4 4 4
+    let same_edges = rechunk(&x, Chunks::new(vec![vec![4, 8]], &[12]).unwrap()).unwrap();
+    let g = lower(&[same_edges]).unwrap();
+    assert_eq!(count(&g, |op| matches!(op, OpKind::Assemble { .. })), 1);
+    let split = rechunk(&x, Chunks::new(vec![vec![2, 2, 4, 4]], &[12]).unwrap()).unwrap();
+    let g = lower(&[split]).unwrap();
+    assert_eq!(count(&g, |op| matches!(op, OpKind::Select { .. })), 2);
+    assert_eq!(count(&g, |op| matches!(op, OpKind::Assemble { .. })), 0);
+}
+
+#[test]
+fn errors_are_raised_when_building() {
+    let x = source(&[3, 4], 2);
+    let y = source(&[5], 2);
+    assert!(matches!(elementwise::binary(BinaryOp::Add, &x, &y), Err(TegulaError::Shape(_))));
+    let bad_axis = ReduceSpec { axes: Some(vec![2]), ..ReduceSpec::new(ReduceOp::Sum) };
+    assert!(matches!(reduce(&x, &bad_axis), Err(TegulaError::Axis { axis: 2, ndim: 2 })));
+    assert!(matches!(index(&x, &[IndexItem::Int(3)]), Err(TegulaError::Index(_))));
+    assert!(matches!(
+        index(&x, &[IndexItem::Int(0), IndexItem::Int(0), IndexItem::Int(0)]),
+        Err(TegulaError::Index(_))
+    ));
+    assert!(matches!(transpose(&x, Some(&[0, 0])), Err(TegulaError::Value(_))));
+    assert!(matches!(matmul::matmul(&x, &x, 8), Err(TegulaError::Shape(_))));
+    let empty = source(&[0, 3], 2);
+    let min0 = ReduceSpec { axes: Some(vec![0]), ..ReduceSpec::new(ReduceOp::Min) };
+    assert!(matches!(reduce(&empty, &min0), Err(TegulaError::Value(_))));
+    let b = source(&[2], 1);
+    let bools = elementwise::cast(&b, DType::Bool);
+    assert!(matches!(elementwise::binary(BinaryOp::Subtract, &bools, &bools), Err(TegulaError::DType(_))));
+}
+
+#[test]
+fn graphs_serialise_and_order_is_topological() {
+    let x = source(&[9, 9], 4);
+    let t = transpose(&x, None).unwrap();
+    let s = elementwise::binary(BinaryOp::Subtract, &x, &t).unwrap();
+    let m = reduce(&s, &ReduceSpec { axes: Some(vec![0]), ..ReduceSpec::new(ReduceOp::Mean) }).unwrap();
+    let g = lower(&[m]).unwrap();
+    let json = serde_json::to_string(&g).unwrap();
+    assert!(json.contains("\"Load\"") && json.contains("\"ReduceFinish\""));
+    let rank = static_order(&g);
+    let mut seen = rank.clone();
+    seen.sort_unstable();
+    assert_eq!(seen, (0..g.tasks.len()).collect::<Vec<_>>());
+    for (id, task) in g.tasks.iter().enumerate() {
+        assert!(task.inputs.iter().all(|&i| rank[i] < rank[id]));
+    }
+}
+
+#[test]
+fn chunk_specs_reach_the_nodes() {
+    let spec = ChunkSpec::PerAxis(vec![AxisChunks::Size(2), AxisChunks::Full]);
+    let chunks = tegula_core::normalize_chunks(&spec, &[5, 3], 8).unwrap();
+    let x = creation::full(Scalar::Float(1.0), DType::Float64, chunks).unwrap();
+    assert_eq!(x.chunks.sizes(), &[vec![2, 2, 1], vec![3]]);
+    // Equal constant blocks share one task.
+    let g = lower(&[x]).unwrap();
+    assert_eq!(g.tasks.len(), 2);
+}
