@@ -7,7 +7,7 @@
 //!     .random(&[1000, 1000], &ChunkSpec::All(AxisChunks::Size(250)))
 //!     .unwrap();
 //! let y = x.add_scalar(1.0).unwrap().mean(None, false).unwrap();
-//! let value: f64 = y.compute().unwrap().typed::<f64>().unwrap()[[]];
+//! let value: f64 = y.compute().unwrap().typed::<f64>().unwrap().iter().copied().sum();
 //! assert!((value - 1.5).abs() < 0.01);
 //! ```
 

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Sets everything up, then runs every test: the Rust workspace and the Python suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+cargo test --workspace --quiet
+.venv/bin/python -m pytest -q
