@@ -1,0 +1,402 @@
+"""Benchmarks tegula against NumPy and Dask (threaded scheduler, same thread count) in one
+run on one machine, and prints a markdown report: machine, times, time ratios, peak memory,
+and a correctness check of every result.
+
+    python bench/run.py [--quick] [--rounds N] [--threads N] [--out FILE]
+
+Every measurement runs in a fresh child process (bench/workloads.py) so that each library's
+peak memory is its own. The libraries alternate (tegula, dask, numpy, tegula, dask, numpy,
+...) so that drift of the machine affects all of them alike; a time is the median over the
+rounds. See bench/README.md.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import workloads  # noqa: E402
+
+LIBRARIES = workloads.LIBRARIES
+BUSY_NAMES = ("rustc", "cargo", "cc", "ld", "c++", "gcc")
+
+
+# --- the machine ------------------------------------------------------------------------------
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def busy_processes():
+    """Names of compile jobs running now (they make timings noisy)."""
+    import psutil
+
+    found = set()
+    for p in psutil.process_iter(["name"]):
+        name = p.info.get("name") or ""
+        if name in BUSY_NAMES:
+            found.add(name)
+    return sorted(found)
+
+
+def git_revision():
+    try:
+        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True,
+                             capture_output=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "crates", "python"],
+                               cwd=ROOT, text=True, capture_output=True).stdout.strip()
+        return rev + (" (crates/ or python/ modified)" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def machine(threads):
+    import dask
+    import psutil
+    import tegula
+
+    return {
+        "cpu": cpu_model(),
+        "logical_cpus": os.cpu_count(),
+        "usable_cpus": len(os.sched_getaffinity(0)),
+        "threads": threads,
+        "ram_gb": psutil.virtual_memory().total / 2**30,
+        "os": f"{platform.system()} {platform.release()}",
+        "python": platform.python_version(),
+        "tegula": f"{tegula.__version__} (git {git_revision()})",
+        "numpy": np.__version__,
+        "dask": dask.__version__,
+        "load_avg": os.getloadavg(),
+    }
+
+
+# --- running the children ---------------------------------------------------------------------
+def run_child(workload, library, args, verify):
+    cmd = [sys.executable, os.path.join(HERE, "workloads.py"), workload, library,
+           str(args.repeats), "--threads", str(args.threads), "--warmup", str(args.warmup)]
+    if args.quick:
+        cmd.append("--quick")
+    if verify:
+        cmd.append("--verify")
+    for attempt in range(3):
+        # a retry covers the extension module being rebuilt while the benchmark runs
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, text=True, capture_output=True, timeout=args.timeout)
+        if proc.returncode == 0:
+            break
+        sys.stderr.write(proc.stderr)
+        sys.stderr.write(f"{workload}/{library} failed with exit code {proc.returncode}"
+                         f"{'; retrying in 10 s' if attempt < 2 else ''}\n")
+        if attempt < 2:
+            time.sleep(10)
+    else:
+        raise RuntimeError(f"{workload}/{library} failed three times")
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    result["child_wall"] = time.perf_counter() - t0
+    return result
+
+
+def numpy_fits(workload, quick):
+    """NumPy materialises the whole array (and std a same-sized temporary)."""
+    if not workload.startswith("b"):
+        return True
+    import psutil
+
+    n, _ = workloads.sizes(quick)["b"]
+    need = 2.5 * n * n * 8
+    return need < 0.8 * psutil.virtual_memory().available
+
+
+def measure(args, log):
+    results = {}  # (workload, library) -> list of child results
+    busy_seen = set()
+    for workload in args.workloads:
+        libs = [lib for lib in args.libraries if lib != "numpy" or numpy_fits(workload, args.quick)]
+        for rnd in range(args.rounds):
+            for lib in libs:
+                busy_seen.update(busy_processes())
+                r = run_child(workload, lib, args, verify=(rnd == 0))
+                results.setdefault((workload, lib), []).append(r)
+                log(f"  {workload:6s} round {rnd + 1}/{args.rounds} {lib:6s} "
+                    f"{', '.join(f'{t:.4f}' for t in r['times'])} s  "
+                    f"(cold {r['cold']:.4f} s, peak {r['peak_rss_mb']:.0f} MB)")
+        busy_seen.update(busy_processes())
+    return results, sorted(busy_seen)
+
+
+# --- aggregating --------------------------------------------------------------------------------
+def aggregate(runs):
+    times = [t for r in runs for t in r["times"]]
+    return {
+        "median": statistics.median(times),
+        "min": min(times),
+        "max": max(times),
+        "n": len(times),
+        "cold": statistics.median(r["cold"] for r in runs),
+        "setup": statistics.median(r["setup"] for r in runs),
+        "setup_rss_mb": statistics.median(r.get("setup_rss_mb", 0.0) for r in runs),
+        "cpu_util": statistics.median(r["cpu_util"] for r in runs),
+        "peak_rss_mb": max(r["peak_rss_mb"] for r in runs),
+        "base_rss_mb": statistics.median(r["base_rss_mb"] for r in runs),
+        "tasks": runs[0].get("tasks"),
+        "chunks": runs[0].get("chunks"),
+        "result": runs[0]["result"],
+        "verify": [r["verify"] for r in runs if "verify" in r],
+        "exact_peak": all(r["exact_peak"] for r in runs),
+    }
+
+
+def check(workload, agg):
+    """Problems with the results: an exact mismatch against NumPy on the same data, or
+    results that disagree between libraries."""
+    problems = []
+    for lib, a in agg.items():
+        for v in a["verify"]:
+            if not v["ok"]:
+                problems.append(f"{workload}/{lib}: result differs from NumPy on the same data: {v}")
+    if workload in ("a", "c"):
+        # the same input for every library: the values must agree
+        vals = {lib: a["result"]["value"] for lib, a in agg.items()}
+        ref = vals.get("numpy", next(iter(vals.values())))
+        for lib, v in vals.items():
+            if not np.isclose(v, ref, rtol=1e-9, atol=0):
+                problems.append(f"{workload}: {lib} gives {v!r}, expected {ref!r}")
+    else:
+        # each library draws its own random numbers: compare with the uniform distribution
+        for lib, a in agg.items():
+            res = a["result"]
+            if workload == "b_mean":
+                n = res["shape"][0]
+                tol = 6 * (1 / np.sqrt(12)) / np.sqrt(n)  # 6 sigma of one column mean
+                ok = res["shape"] == agg[next(iter(agg))]["result"]["shape"] and \
+                    0.5 - tol < res["min"] and res["max"] < 0.5 + tol
+                if not ok:
+                    problems.append(f"b_mean: {lib} column means are not those of U[0,1): {res}")
+            else:
+                if not abs(res["value"] - 1 / np.sqrt(12)) < 1e-3:
+                    problems.append(f"b_std: {lib} gives {res['value']}, expected ~{1 / np.sqrt(12):.6f}")
+    return problems
+
+
+# --- the report -----------------------------------------------------------------------------------
+def fmt_time(s):
+    if s is None:
+        return "—"
+    if s < 1e-3:
+        return f"{s * 1e6:.0f} µs"
+    if s < 1:
+        return f"{s * 1e3:.1f} ms"
+    return f"{s:.2f} s"
+
+
+def ratio(a, b):
+    return "—" if a is None or b in (None, 0) else f"{a / b:.2f}"
+
+
+def mb(x):
+    return "—" if x is None else f"{x:,.0f}"
+
+
+def report(args, mach, results, busy, elapsed, command):
+    out = []
+    w = out.append
+    sz = workloads.sizes(args.quick)
+    w(f"# tegula vs Dask vs NumPy{' (--quick)' if args.quick else ''}\n")
+    w(f"Command: `{command}`  ")
+    w(f"Date: {datetime.datetime.now().isoformat(timespec='seconds')}, "
+      f"total {elapsed:.0f} s\n")
+    w("## Machine\n")
+    w(f"- CPU: {mach['cpu']}, {mach['logical_cpus']} logical CPUs "
+      f"({mach['usable_cpus']} usable by this process)")
+    w(f"- RAM: {mach['ram_gb']:.1f} GiB; {mach['os']}; Python {mach['python']}")
+    w(f"- tegula {mach['tegula']}, NumPy {mach['numpy']}, Dask {mach['dask']}")
+    w(f"- Threads: tegula and Dask (threaded scheduler) both use {mach['threads']}; "
+      f"NumPy runs these operations on one thread")
+    w(f"- Load average at start: {', '.join(f'{x:.2f}' for x in mach['load_avg'])}")
+    if busy:
+        w(f"- **Machine BUSY**: compile jobs ({', '.join(busy)}) were running during the "
+          f"run; timings are noisy")
+    else:
+        w("- Machine quiet: no compile jobs (rustc, cargo, cc, ld) seen during the run")
+    w(f"- Each time is the median of {args.rounds} rounds x {args.repeats} timed run(s), every "
+      f"round a fresh process per library after {args.warmup} untimed warm-up run(s); the "
+      f"libraries alternate within a round\n")
+
+    agg = {wl: {lib: aggregate(rs) for (w_, lib), rs in results.items() if w_ == wl}
+           for wl in args.workloads}
+
+    def get(wl, lib, key="median"):
+        a = agg.get(wl, {}).get(lib)
+        return None if a is None else a[key]
+
+    w("## Results\n")
+    w("| workload | tegula | dask | numpy | tegula/dask | tegula/numpy "
+      "| peak RSS MB tegula / dask / numpy |")
+    w("|---|---:|---:|---:|---:|---:|---|")
+
+    def row(label, wl, key="median", scale=1.0, unit_fmt=fmt_time, mem=True):
+        vals = [get(wl, lib, key) for lib in LIBRARIES]
+        vals = [None if v is None else v * scale for v in vals]
+        peaks = " / ".join(mb(get(wl, lib, "peak_rss_mb")) for lib in LIBRARIES) if mem else ""
+        w(f"| {label} | {' | '.join(unit_fmt(v) for v in vals)} | {ratio(vals[0], vals[1])} "
+          f"| {ratio(vals[0], vals[2])} | {peaks} |")
+
+    if "a" in agg:
+        n, ch = sz["a"]
+        row(f"(a) `((x + 1) * 2).sum()`, {n:.0e} float64 in memory, chunks {ch:.0e}: compute",
+            "a")
+        conv = [get("a", lib, "setup") if lib != "numpy" else None for lib in LIBRARIES]
+        grow = " / ".join("+" + mb(get("a", lib, "setup_rss_mb")) if lib != "numpy" else "—"
+                          for lib in LIBRARIES)
+        w(f"| (a) conversion `tg.asarray(x)` / `da.from_array(x)` (before compute, not in the "
+          f"row above) | {fmt_time(conv[0])} | {fmt_time(conv[1])} | — | {ratio(conv[0], conv[1])} "
+          f"| — | RSS growth {grow} |")
+        tot = [None if get("a", lib) is None else get("a", lib) + (get("a", lib, "setup") or 0)
+               for lib in LIBRARIES]
+        w(f"| (a) conversion + compute | {' | '.join(fmt_time(v) for v in tot)} "
+          f"| {ratio(tot[0], tot[1])} | {ratio(tot[0], tot[2])} | |")
+    for wl, label in (("b_mean", "`x.mean(axis=0)`"), ("b_std", "`x.std()`")):
+        if wl in agg:
+            n, ch = sz["b"]
+            row(f"(b) {label}, {n}x{n} random float64, chunks {ch}x{ch}, generation included",
+                wl)
+    if "c" in agg:
+        n, ch = sz["c"]
+        chunks = get("c", "tegula", "chunks") or get("c", "dask", "chunks") or n // ch
+        row(f"(c) `x.sum()`, {n:.0e} float64 in chunks of {ch} ({chunks:,} chunks): total",
+            "c")
+        per = [None if get("c", lib) is None or lib == "numpy" else get("c", lib) / chunks
+               for lib in LIBRARIES]
+        w(f"| (c) time per chunk | {fmt_time(per[0])} | {fmt_time(per[1])} | — "
+          f"| {ratio(per[0], per[1])} | — | |")
+    w("")
+    w("Ratios below 1 mean tegula is faster. Peak RSS is the highest resident set size of the "
+      "process while the workload ran (warm-up and timed runs); it includes the interpreter, "
+      "the imported libraries and, for (a) and (c), the NumPy input already in memory (and for "
+      "tegula the copy made by the conversion). Conversion time and RSS growth are measured "
+      "once per process.\n")
+
+    w("## Details\n")
+    w("| workload | library | median | min | max | runs | first run (cold) | CPU use (cores) "
+      "| tasks | base RSS MB | peak RSS MB |")
+    w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for wl in args.workloads:
+        for lib in LIBRARIES:
+            a = agg[wl].get(lib)
+            if a is None:
+                continue
+            w(f"| {wl} | {lib} | {fmt_time(a['median'])} | {fmt_time(a['min'])} "
+              f"| {fmt_time(a['max'])} | {a['n']} | {fmt_time(a['cold'])} | {a['cpu_util']:.2f} "
+              f"| {'—' if a['tasks'] is None else format(a['tasks'], ',')} | {mb(a['base_rss_mb'])} "
+              f"| {mb(a['peak_rss_mb'])} |")
+    w("")
+    w("CPU use is process CPU time / wall time over the timed runs (2.0 = two cores busy the "
+      "whole time). Tasks: tegula's `task_count()`, Dask's graph length.\n")
+
+    problems = [p for wl in args.workloads for p in check(wl, agg[wl])]
+    w("## Correctness\n")
+    if problems:
+        for p in problems:
+            w(f"- **MISMATCH**: {p}")
+    else:
+        w("- All results agree: tegula's and Dask's results equal NumPy's on the same data "
+          "(allclose, rtol 1e-9) for every workload; for (a) and (c) all three libraries agree; "
+          "for (b), where each library draws its own random numbers, each library's reduction "
+          "equals NumPy's on that library's materialised array, and the values match U[0, 1).")
+    return "\n".join(out) + "\n", problems, agg
+
+
+def wait_quiet(limit, poll, log):
+    """Waits until no compile job runs (at most `limit` seconds)."""
+    t0 = time.time()
+    while True:
+        busy = busy_processes()
+        if not busy:
+            return True
+        if time.time() - t0 >= limit:
+            log(f"still busy ({', '.join(busy)}) after {limit:.0f} s: running anyway")
+            return False
+        log(f"compile jobs running ({', '.join(busy)}); waiting {poll:.0f} s")
+        time.sleep(poll)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true",
+                   help="about 10x fewer elements per workload: a smoke test under a minute")
+    p.add_argument("--rounds", type=int, default=None,
+                   help="fresh processes per library and workload (default 5, --quick 3)")
+    p.add_argument("--repeats", type=int, default=1, help="timed runs per process (default 1)")
+    p.add_argument("--warmup", type=int, default=1, help="untimed runs per process (default 1)")
+    p.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)),
+                   help="threads for tegula and Dask (default: all usable CPUs)")
+    p.add_argument("--workloads", nargs="+", default=list(workloads.WORKLOADS),
+                   choices=workloads.WORKLOADS)
+    p.add_argument("--libraries", nargs="+", default=list(LIBRARIES), choices=LIBRARIES)
+    p.add_argument("--wait-quiet", type=float, default=0, metavar="SECONDS",
+                   help="first wait up to SECONDS for compile jobs (rustc, cargo) to finish")
+    p.add_argument("--timeout", type=float, default=900, help="seconds per child process")
+    p.add_argument("--out", help="also write the markdown report to this file")
+    p.add_argument("--json", help="write the raw results to this file "
+                   "(default bench/out/results-<time>.json)")
+    args = p.parse_args(argv)
+    if args.rounds is None:
+        args.rounds = 3 if args.quick else 5
+    if args.rounds < 1 or args.repeats < 1:
+        p.error("--rounds and --repeats must be at least 1")
+    if "tegula" in args.libraries:  # tegula first: the ratios need it, and the order is fixed
+        args.libraries = [lib for lib in LIBRARIES if lib in args.libraries]
+
+    def log(msg):
+        print(msg, file=sys.stderr, flush=True)
+
+    command = " ".join(["python bench/run.py"] + list(sys.argv[1:] if argv is None else argv))
+    if args.wait_quiet > 0:
+        wait_quiet(args.wait_quiet, 30, log)
+    mach = machine(args.threads)
+    log(f"benchmarking on {mach['cpu']} with {args.threads} threads"
+        f"{' (quick)' if args.quick else ''}")
+    t0 = time.time()
+    results, busy = measure(args, log)
+    elapsed = time.time() - t0
+    text, problems, agg = report(args, mach, results, busy, elapsed, command)
+    print(text)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text)
+    path = args.json or os.path.join(
+        HERE, "out", f"results-{datetime.datetime.now():%Y%m%d-%H%M%S}.json")
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump({"machine": mach, "busy": busy, "command": command, "elapsed": elapsed,
+                   "problems": problems,
+                   "runs": [{"workload": k[0], "library": k[1], "runs": v}
+                            for k, v in results.items()]}, f, indent=1)
+    log(f"raw results: {os.path.relpath(path)}")
+    if problems:
+        log("\n" + "!" * 72)
+        for prob in problems:
+            log(f"MISMATCH: {prob}")
+        log("!" * 72)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

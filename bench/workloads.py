@@ -1,0 +1,248 @@
+"""One benchmark workload for one library, run in its own process so that peak memory is
+measured per library and per workload.
+
+    python bench/workloads.py <workload> <library> <repeats> [--quick] [--threads N]
+                              [--warmup W] [--verify]
+
+Prints one JSON object on the last line of stdout:
+
+    {"workload", "library", "times": [seconds per timed run], "cold": seconds of the first
+     (warm-up) run, "cpu_util": process CPU seconds / wall seconds over the timed runs,
+     "setup": seconds to turn the NumPy input into the library's array (workload a and c),
+     "peak_rss_mb": peak resident set size while the workload ran (warm-up and timed runs;
+     the input that already lives in memory is included), "base_rss_mb": resident set size
+     just before it, "result": a summary of the value computed, "verify": an exact check
+     against NumPy on the same data (with --verify), "tasks": graph size}
+
+Workloads (sizes for the full run; --quick uses about 10x fewer elements, 40x for c):
+
+    a      ((x + 1) * 2).sum(), x a float64 NumPy array of 2e8 elements already in memory,
+           chunks of 1e7. The conversion into the library's array is timed as "setup".
+    b_mean x.mean(axis=0), x = 20000 x 20000 uniform float64 generated lazily in
+           2000 x 2000 chunks by the library's own generator (generation is in the timing).
+    b_std  x.std() on the same kind of array.
+    c      x.sum(), x a float64 NumPy array of 2e6 elements in chunks of 100 (20,000 chunks).
+"""
+
+import argparse
+import json
+import os
+import resource
+import sys
+import threading
+import time
+
+import numpy as np
+
+LIBRARIES = ("tegula", "dask", "numpy")
+WORKLOADS = ("a", "b_mean", "b_std", "c")
+
+
+def sizes(quick):
+    if quick:
+        return {"a": (2 * 10**7, 10**6), "b": (6000, 600), "c": (5 * 10**4, 100)}
+    return {"a": (2 * 10**8, 10**7), "b": (20000, 2000), "c": (2 * 10**6, 100)}
+
+
+# --- memory ---------------------------------------------------------------------------------
+class PeakMemory:
+    """Peak RSS over a phase of this process.
+
+    The kernel's own high-water mark (VmHWM) is reset through /proc/self/clear_refs at the
+    start, so the peak is exact and does not depend on a Python thread getting the GIL while
+    native code runs. A psutil sampling thread runs alongside as a cross-check and is the
+    fallback where clear_refs is not writable."""
+
+    def __init__(self, interval=0.002):
+        self.interval = interval
+        self.sampled = 0
+        self._stop = threading.Event()
+        self.hwm_reset = False
+
+    @staticmethod
+    def _status(field):
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) * 1024
+        return None
+
+    def __enter__(self):
+        import psutil
+
+        self._proc = psutil.Process()
+        self.base = self._proc.memory_info().rss
+        try:
+            with open("/proc/self/clear_refs", "w") as f:
+                f.write("5")
+            self.hwm_reset = True
+        except OSError:
+            self.hwm_reset = False
+        self.sampled = self.base
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def _sample(self):
+        while not self._stop.is_set():
+            self.sampled = max(self.sampled, self._proc.memory_info().rss)
+            self._stop.wait(self.interval)
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        self.sampled = max(self.sampled, self._proc.memory_info().rss)
+        hwm = self._status("VmHWM") if self.hwm_reset else None
+        self.peak = max(hwm, self.sampled) if hwm is not None else self.sampled
+        return False
+
+
+def cpu_seconds():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+# --- the workloads ----------------------------------------------------------------------------
+def make_input_1d(n):
+    """The in-memory NumPy input of workloads a and c (made before any timing)."""
+    return np.random.default_rng(42).random(n)
+
+
+def prepare(workload, library, quick, threads):
+    """Returns (setup_seconds, run, extra): run() builds the expression from the prepared
+    array and computes it to a NumPy value; extra describes the graph."""
+    sz = sizes(quick)
+    if workload in ("a", "c"):
+        n, chunk = sz[workload]
+        x = make_input_1d(n)
+        if workload == "a":
+            expr = lambda v: ((v + 1) * 2).sum()  # noqa: E731
+        else:
+            expr = lambda v: v.sum()  # noqa: E731
+        if library == "numpy":
+            return 0.0, (lambda: expr(x)), {"x": x, "setup_rss": 0}
+        import psutil
+
+        rss0 = psutil.Process().memory_info().rss
+        t0 = time.perf_counter()
+        if library == "tegula":
+            import tegula as tg
+
+            arr = tg.asarray(x, chunks=chunk)
+        else:
+            import dask.array as da
+
+            arr = da.from_array(x, chunks=chunk)
+        setup = time.perf_counter() - t0
+        setup_rss = psutil.Process().memory_info().rss - rss0
+        if library == "tegula":
+            run = lambda: expr(arr).compute(scheduler="threads", num_workers=threads)  # noqa: E731
+            tasks = expr(arr).task_count()
+        else:
+            run = lambda: expr(arr).compute(scheduler="threads", num_workers=threads)  # noqa: E731
+            tasks = len(expr(arr).__dask_graph__())
+        return setup, run, {"x": x, "arr": arr, "setup_rss": setup_rss, "tasks": tasks,
+                            "chunks": len(range(0, n, chunk))}
+
+    # b: lazily generated random array, generation inside the timing
+    n, chunk = sz["b"]
+    reduce = (lambda v: v.mean(axis=0)) if workload == "b_mean" else (lambda v: v.std())
+    if library == "numpy":
+        def run():
+            return reduce(np.random.default_rng(0).random((n, n)))
+
+        return 0.0, run, {}
+    if library == "tegula":
+        import tegula as tg
+
+        def build():
+            return tg.random.default_rng(0).random((n, n), chunks=(chunk, chunk))
+
+        def run():
+            return reduce(build()).compute(scheduler="threads", num_workers=threads)
+
+        tasks = reduce(build()).task_count()
+    else:
+        import dask.array as da
+
+        if hasattr(da.random, "default_rng"):
+            def build():
+                return da.random.default_rng(0).random((n, n), chunks=(chunk, chunk))
+        else:  # dask before 2023.2
+            def build():
+                return da.random.RandomState(0).random_sample((n, n), chunks=(chunk, chunk))
+
+        def run():
+            return reduce(build()).compute(scheduler="threads", num_workers=threads)
+
+        tasks = len(reduce(build()).__dask_graph__())
+    return 0.0, run, {"build": build, "reduce": reduce, "tasks": tasks, "chunks": (n // chunk) ** 2}
+
+
+def summarize(value):
+    v = np.asarray(value, dtype=np.float64)
+    if v.ndim == 0:
+        return {"kind": "scalar", "value": float(v)}
+    return {"kind": "array", "shape": list(v.shape), "mean": float(v.mean()),
+            "min": float(v.min()), "max": float(v.max()), "head": v.ravel()[:8].tolist()}
+
+
+def verify(workload, library, value, extra, threads):
+    """An exact check of the library's result against NumPy on the very same data."""
+    if library == "numpy":
+        return {"ok": True, "what": "reference"}
+    if workload in ("a", "c"):
+        x = extra["x"]
+        ref = ((x + 1) * 2).sum() if workload == "a" else x.sum()
+        ok = bool(np.allclose(value, ref, rtol=1e-9, atol=0))
+        return {"ok": ok, "what": "vs NumPy on the same input", "ref": float(ref),
+                "got": float(value)}
+    # b: materialise the library's random array, reduce it with NumPy
+    data = np.asarray(extra["build"]().compute(scheduler="threads", num_workers=threads))
+    ref = extra["reduce"](data)
+    del data
+    ok = bool(np.allclose(value, ref, rtol=1e-9, atol=1e-12))
+    err = float(np.max(np.abs(np.asarray(value) - ref)))
+    return {"ok": ok, "what": "vs NumPy on the materialised array", "max_abs_err": err}
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("workload", choices=WORKLOADS)
+    p.add_argument("library", choices=LIBRARIES)
+    p.add_argument("repeats", type=int)
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
+    p.add_argument("--warmup", type=int, default=1)
+    p.add_argument("--verify", action="store_true")
+    args = p.parse_args(argv)
+
+    setup, run, extra = prepare(args.workload, args.library, args.quick, args.threads)
+    times, cold = [], None
+    with PeakMemory() as mem:
+        for _ in range(args.warmup):
+            t0 = time.perf_counter()
+            value = run()
+            cold = time.perf_counter() - t0 if cold is None else cold
+        c0, w0 = cpu_seconds(), time.perf_counter()
+        for _ in range(args.repeats):
+            t0 = time.perf_counter()
+            value = run()
+            times.append(time.perf_counter() - t0)
+        cpu, wall = cpu_seconds() - c0, time.perf_counter() - w0
+    out = {
+        "workload": args.workload, "library": args.library, "quick": args.quick,
+        "threads": args.threads, "times": times, "cold": cold, "setup": setup,
+        "setup_rss_mb": extra.get("setup_rss", 0) / 2**20,
+        "cpu_util": cpu / wall if wall > 0 else None,
+        "peak_rss_mb": mem.peak / 2**20, "base_rss_mb": mem.base / 2**20,
+        "sampled_peak_rss_mb": mem.sampled / 2**20, "exact_peak": mem.hwm_reset,
+        "result": summarize(value), "tasks": extra.get("tasks"), "chunks": extra.get("chunks"),
+    }
+    if args.verify:
+        out["verify"] = verify(args.workload, args.library, value, extra, args.threads)
+    print(json.dumps(out), flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
