@@ -18,6 +18,14 @@ pub fn map1<A: Elem, O: Wrap>(a: &Block<A>, f: impl Fn(A) -> O + Sync) -> Chunk 
 
 pub fn map2<A: Elem, B: Elem, O: Wrap>(a: &Block<A>, b: &Block<B>, f: impl Fn(A, B) -> O) -> Result<Chunk> {
     let shape = broadcast_all(&[a.shape(), b.shape()])?;
+    // A one-element operand (a Python scalar) is read once, so the loop over the other operand
+    // runs over contiguous memory and vectorises; a stride-0 broadcast would not.
+    if let (Some(&y), true) = (b.first().filter(|_| b.len() == 1), shape == a.shape()) {
+        return Ok(O::wrap(a.map(|&x| f(x, y)).into_shared()));
+    }
+    if let (Some(&x), true) = (a.first().filter(|_| a.len() == 1), shape == b.shape()) {
+        return Ok(O::wrap(b.map(|&y| f(x, y)).into_shared()));
+    }
     let (va, vb) = (broadcast_to(a, &shape)?, broadcast_to(b, &shape)?);
     Ok(O::wrap(Zip::from(&va).and(&vb).map_collect(|&x, &y| f(x, y)).into_shared()))
 }
