@@ -18,6 +18,7 @@ import platform
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
@@ -43,16 +44,45 @@ def cpu_model():
     return platform.processor() or "unknown"
 
 
-def busy_processes():
-    """Names of compile jobs running now (they make timings noisy)."""
-    import psutil
+class LoadWatch:
+    """Finds other work on the machine: compile jobs (rustc, cargo, cc, ld) whatever their
+    CPU use, and any process outside this benchmark that used more than `threshold` of a
+    core since the previous look (a test suite, another benchmark, ...)."""
 
-    found = set()
-    for p in psutil.process_iter(["name"]):
-        name = p.info.get("name") or ""
-        if name in BUSY_NAMES:
-            found.add(name)
-    return sorted(found)
+    def __init__(self, threshold=0.25):
+        import psutil
+
+        self.psutil = psutil
+        self.threshold = threshold
+        self.me = psutil.Process()
+        self.procs = {}
+        self.look()  # primes the CPU counters
+
+    def look(self):
+        psutil = self.psutil
+        ours = {self.me.pid} | {c.pid for c in self.me.children(recursive=True)}
+        found, alive = set(), {}
+        for p in psutil.process_iter(["name"]):
+            if p.pid in ours:
+                continue
+            name = p.info.get("name") or "?"
+            proc = self.procs.get(p.pid, p)
+            try:
+                cpu = proc.cpu_percent(None) / 100
+            except (psutil.NoSuchProcess, psutil.AccessDenied):
+                continue
+            alive[p.pid] = proc
+            if name in BUSY_NAMES or (p.pid in self.procs and cpu > self.threshold):
+                found.add(name)
+        self.procs = alive
+        return sorted(found)
+
+
+def busy_processes(sample=2.0):
+    """Names of other processes loading the machine now (they make timings noisy)."""
+    watch = LoadWatch()
+    time.sleep(sample)
+    return watch.look()
 
 
 def git_revision():
@@ -123,21 +153,88 @@ def numpy_fits(workload, quick):
     return need < 0.8 * psutil.virtual_memory().available
 
 
+class BusyMonitor:
+    """Watches for other work on the machine in a background thread (once a second)."""
+
+    def __init__(self, interval=1.0):
+        self.interval = interval
+        self.seen = set()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def _watch(self):
+        watch = LoadWatch()
+        while not self._stop.wait(self.interval):
+            self.seen.update(watch.look())
+        self.seen.update(watch.look())
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        return False
+
+
+class QuietWaiter:
+    """Waits for the machine to be free of other work, out of a total budget of seconds."""
+
+    def __init__(self, budget, log, poll=30):
+        self.budget, self.log, self.poll = budget, log, poll
+        self.waited = 0.0
+
+    @property
+    def left(self):
+        return self.budget - self.waited
+
+    def wait(self):
+        while self.left > 0:
+            busy = busy_processes()
+            if not busy:
+                return True
+            self.log(f"machine busy ({', '.join(busy)}); waiting {self.poll:.0f} s "
+                     f"({self.left:.0f} s of waiting left)")
+            step = min(self.poll, self.left)
+            time.sleep(step)
+            self.waited += step
+        return False
+
+
 def measure(args, log):
+    """Runs the rounds. With a waiting budget (--wait-quiet), every round starts on a quiet
+    machine, and a round during which other work appeared is thrown away and run again
+    (while the budget lasts)."""
     results = {}  # (workload, library) -> list of child results
-    busy_seen = set()
+    busy_seen, discarded, busy_rounds = set(), [], []
+    waiter = QuietWaiter(args.wait_quiet, log)
     for workload in args.workloads:
         libs = [lib for lib in args.libraries if lib != "numpy" or numpy_fits(workload, args.quick)]
-        for rnd in range(args.rounds):
-            for lib in libs:
-                busy_seen.update(busy_processes())
-                r = run_child(workload, lib, args, verify=(rnd == 0))
-                results.setdefault((workload, lib), []).append(r)
+        rnd = 0
+        while rnd < args.rounds:
+            if waiter.budget > 0:
+                waiter.wait()
+            with BusyMonitor() as mon:
+                runs = {lib: run_child(workload, lib, args, verify=(rnd == 0)) for lib in libs}
+            for lib, r in runs.items():
                 log(f"  {workload:6s} round {rnd + 1}/{args.rounds} {lib:6s} "
                     f"{', '.join(f'{t:.4f}' for t in r['times'])} s  "
                     f"(cold {r['cold']:.4f} s, peak {r['peak_rss_mb']:.0f} MB)")
-        busy_seen.update(busy_processes())
-    return results, sorted(busy_seen)
+            if mon.seen and waiter.left > 0:
+                log(f"  {workload:6s} round {rnd + 1} ran beside {', '.join(sorted(mon.seen))}: "
+                    f"measuring it again")
+                discarded.append(workload)
+                continue
+            if mon.seen:
+                busy_seen.update(mon.seen)
+                busy_rounds.append(workload)
+            for lib, r in runs.items():
+                r["busy"] = sorted(mon.seen)
+                results.setdefault((workload, lib), []).append(r)
+            rnd += 1
+    return results, {"names": sorted(busy_seen), "busy_rounds": busy_rounds,
+                     "discarded_rounds": discarded, "waited_s": waiter.waited}
 
 
 # --- aggregating --------------------------------------------------------------------------------
@@ -148,6 +245,7 @@ def aggregate(runs):
         "min": min(times),
         "max": max(times),
         "n": len(times),
+        "busy_n": sum(1 for r in runs if r.get("busy")),
         "cold": statistics.median(r["cold"] for r in runs),
         "setup": statistics.median(r["setup"] for r in runs),
         "setup_rss_mb": statistics.median(r.get("setup_rss_mb", 0.0) for r in runs),
@@ -213,6 +311,10 @@ def mb(x):
     return "—" if x is None else f"{x:,.0f}"
 
 
+def busy_note(a):
+    return f" ({a['busy_n']} busy)" if a["busy_n"] else ""
+
+
 def report(args, mach, results, busy, elapsed, command):
     out = []
     w = out.append
@@ -229,11 +331,16 @@ def report(args, mach, results, busy, elapsed, command):
     w(f"- Threads: tegula and Dask (threaded scheduler) both use {mach['threads']}; "
       f"NumPy runs these operations on one thread")
     w(f"- Load average at start: {', '.join(f'{x:.2f}' for x in mach['load_avg'])}")
-    if busy:
-        w(f"- **Machine BUSY**: compile jobs ({', '.join(busy)}) were running during the "
-          f"run; timings are noisy")
+    if busy["names"]:
+        w(f"- **Machine BUSY**: other processes ({', '.join(busy['names'])}) ran during "
+          f"{len(busy['busy_rounds'])} of the kept rounds (workloads: "
+          f"{', '.join(sorted(set(busy['busy_rounds'])))}); those timings are noisy")
     else:
-        w("- Machine quiet: no compile jobs (rustc, cargo, cc, ld) seen during the run")
+        w("- Machine quiet: no compile job (rustc, cargo, cc, ld) and no other process using "
+          "over 25% of a core seen during any kept round")
+    if busy["discarded_rounds"] or busy["waited_s"]:
+        w(f"- Waited {busy['waited_s']:.0f} s for other work to finish; "
+          f"{len(busy['discarded_rounds'])} round(s) that ran beside one were measured again")
     w(f"- Each time is the median of {args.rounds} rounds x {args.repeats} timed run(s), every "
       f"round a fresh process per library after {args.warmup} untimed warm-up run(s); the "
       f"libraries alternate within a round\n")
@@ -302,7 +409,7 @@ def report(args, mach, results, busy, elapsed, command):
             if a is None:
                 continue
             w(f"| {wl} | {lib} | {fmt_time(a['median'])} | {fmt_time(a['min'])} "
-              f"| {fmt_time(a['max'])} | {a['n']} | {fmt_time(a['cold'])} | {a['cpu_util']:.2f} "
+              f"| {fmt_time(a['max'])} | {a['n']}{busy_note(a)} | {fmt_time(a['cold'])} | {a['cpu_util']:.2f} "
               f"| {'—' if a['tasks'] is None else format(a['tasks'], ',')} | {mb(a['base_rss_mb'])} "
               f"| {mb(a['peak_rss_mb'])} |")
     w("")
@@ -322,20 +429,6 @@ def report(args, mach, results, busy, elapsed, command):
     return "\n".join(out) + "\n", problems, agg
 
 
-def wait_quiet(limit, poll, log):
-    """Waits until no compile job runs (at most `limit` seconds)."""
-    t0 = time.time()
-    while True:
-        busy = busy_processes()
-        if not busy:
-            return True
-        if time.time() - t0 >= limit:
-            log(f"still busy ({', '.join(busy)}) after {limit:.0f} s: running anyway")
-            return False
-        log(f"compile jobs running ({', '.join(busy)}); waiting {poll:.0f} s")
-        time.sleep(poll)
-
-
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true",
@@ -350,7 +443,10 @@ def main(argv=None):
                    choices=workloads.WORKLOADS)
     p.add_argument("--libraries", nargs="+", default=list(LIBRARIES), choices=LIBRARIES)
     p.add_argument("--wait-quiet", type=float, default=0, metavar="SECONDS",
-                   help="first wait up to SECONDS for compile jobs (rustc, cargo) to finish")
+                   help="start every round on a machine free of other work (compile jobs, "
+                   "processes using CPU) "
+                   "and measure again a round during which one ran, waiting at most SECONDS "
+                   "in all")
     p.add_argument("--timeout", type=float, default=900, help="seconds per child process")
     p.add_argument("--out", help="also write the markdown report to this file")
     p.add_argument("--json", help="write the raw results to this file "
@@ -367,8 +463,6 @@ def main(argv=None):
         print(msg, file=sys.stderr, flush=True)
 
     command = " ".join(["python bench/run.py"] + list(sys.argv[1:] if argv is None else argv))
-    if args.wait_quiet > 0:
-        wait_quiet(args.wait_quiet, 30, log)
     mach = machine(args.threads)
     log(f"benchmarking on {mach['cpu']} with {args.threads} threads"
         f"{' (quick)' if args.quick else ''}")
