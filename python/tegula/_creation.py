@@ -40,6 +40,8 @@ def full(shape, fill_value, dtype=None, chunks="auto"):
             raise ValueError("fill_value must be a scalar")
         dtype = value.dtype if dtype is None else dtype
         fill_value = value.item()
+    elif dtype is None:
+        dtype = np.asarray(fill_value).dtype  # Python ints past int64 take uint64, as in NumPy
     return Array(_tegula.full(_shape(shape), fill_value, dtype_name(dtype), chunks))
 
 
@@ -91,6 +93,8 @@ def arange(start, stop=None, step=1, dtype=None, chunks="auto"):
     if stop is None:
         start, stop = 0, start
     start, stop, step = (_py_number(v, n) for v, n in ((start, "start"), (stop, "stop"), (step, "step")))
+    if step == 0:
+        raise ZeroDivisionError("arange step must not be zero")
     return Array(_tegula.arange(start, stop, step, dtype_name(dtype), chunks))
 
 

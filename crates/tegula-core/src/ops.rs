@@ -225,10 +225,11 @@ pub enum OpKind {
     Load { source: u64, region: Vec<(usize, usize)> },
     /// A block filled with one value.
     Full { value: Scalar, dtype: DType, shape: Vec<usize> },
-    /// `start + i * step` for the global positions `offset .. offset + len` (arange).
-    Arange { start: Scalar, step: Scalar, dtype: DType, offset: usize, len: usize },
-    /// `start + i * step`, with the element at `num - 1` equal to `stop` when `endpoint` (linspace).
-    Linspace { start: f64, step: f64, stop: f64, num: usize, endpoint: bool, dtype: DType, offset: usize, len: usize },
+    /// NumPy's arange for the global positions `offset .. offset + len`: elements 0 and 1 are
+    /// `first` and `second`, element `i` is `first + i * (second - first)` in `dtype`'s arithmetic.
+    Arange { first: Scalar, second: Scalar, dtype: DType, offset: usize, len: usize },
+    /// NumPy's `linspace(start, stop, num, endpoint)` for the positions `offset .. offset + len`.
+    Linspace { start: f64, stop: f64, num: usize, endpoint: bool, dtype: DType, offset: usize, len: usize },
     /// Counter-based random values: element values depend only on `key` and their flat position
     /// in `array_shape`; `start`/`shape` locate this block.
     Random { key: u64, dist: Distribution, dtype: DType, array_shape: Vec<usize>, start: Vec<usize>, shape: Vec<usize> },

@@ -21,9 +21,9 @@ pub fn run(op: &OpKind, inputs: &[Chunk]) -> Result<Chunk> {
     match op {
         OpKind::Load { region, .. } => load(arg(0)?, region),
         OpKind::Full { value, dtype, shape } => Ok(Chunk::full(*dtype, shape, *value)),
-        OpKind::Arange { start, step, dtype, offset, len } => Ok(arange(*start, *step, *dtype, *offset, *len)),
-        OpKind::Linspace { start, step, stop, num, endpoint, dtype, offset, len } => {
-            let spec = LinspaceSpec { start: *start, step: *step, stop: *stop, num: *num, endpoint: *endpoint };
+        OpKind::Arange { first, second, dtype, offset, len } => Ok(arange(*first, *second, *dtype, *offset, *len)),
+        OpKind::Linspace { start, stop, num, endpoint, dtype, offset, len } => {
+            let spec = LinspaceSpec { start: *start, stop: *stop, num: *num, endpoint: *endpoint };
             Ok(linspace(&spec, *dtype, *offset, *len))
         }
         OpKind::Random { key, dist, dtype, array_shape, start, shape } => {

@@ -32,8 +32,9 @@ impl std::fmt::Debug for StoredArray {
 pub enum SourceKind {
     Stored(Arc<StoredArray>),
     Full(Scalar),
-    Arange { start: Scalar, step: Scalar },
-    Linspace { start: f64, step: f64, stop: f64, endpoint: bool },
+    /// NumPy's arange from its first two values (see `OpKind::Arange`).
+    Arange { first: Scalar, second: Scalar },
+    Linspace { start: f64, stop: f64, endpoint: bool },
     Random { key: u64, dist: Distribution },
 }
 

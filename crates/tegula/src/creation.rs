@@ -39,14 +39,16 @@ impl Array {
             Some(d) => d,
             None => result_type(&[start.default_dtype(), stop.default_dtype(), step.default_dtype()])?,
         };
-        let (len, step) = match (start, stop, step) {
+        // NumPy stores `start` and `start + step` (added as Python numbers) and fills the rest
+        // from their difference in the dtype's arithmetic.
+        let (len, second) = match (start, stop, step) {
             (Scalar::Int(_) | Scalar::Bool(_), Scalar::Int(_) | Scalar::Bool(_), Scalar::Int(s)) => {
                 let (a, b) = (int_of(start), int_of(stop));
                 if s == 0 {
                     return Err(tegula_core::value_err!("Maximum allowed size exceeded"));
                 }
                 let len = if s > 0 { (b - a + s - 1).div_euclid(s) } else { (a - b - s - 1).div_euclid(-s) };
-                (len.max(0) as usize, Scalar::Int(s))
+                (len.max(0) as usize, Scalar::Int(a + s))
             }
             _ => {
                 let (a, b, s) = (start.as_f64(), stop.as_f64(), step.as_f64());
@@ -57,12 +59,11 @@ impl Array {
                 if !len.is_finite() {
                     return Err(tegula_core::value_err!("arange: cannot compute length"));
                 }
-                // NumPy steps by the difference of the first two values, as computed in float64.
-                (len.max(0.0) as usize, Scalar::Float((a + s) - a))
+                (len.max(0.0) as usize, Scalar::Float(a + s))
             }
         };
         let chunks = normalize_chunks(chunks, &[len], dtype.itemsize())?;
-        Ok(Array::from_node(creation::arange(start, step, dtype, chunks)?))
+        Ok(Array::from_node(creation::arange(start, second, dtype, chunks)?))
     }
 
     /// NumPy's `linspace(start, stop, num, endpoint)`.

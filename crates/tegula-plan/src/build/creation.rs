@@ -19,15 +19,29 @@ pub fn full(value: Scalar, dtype: DType, chunks: Chunks) -> Result<NodeRef> {
     Ok(Node::new(NodeKind::Source(SourceKind::Full(value)), vec![], dtype, chunks))
 }
 
-/// `start, start + step, ...` with `chunks` giving the (one-dimensional) length.
-pub fn arange(start: Scalar, step: Scalar, dtype: DType, chunks: Chunks) -> Result<NodeRef> {
+/// NumPy's arange whose first two values are `first` and `second` (`start` and `start + step`),
+/// with `chunks` giving the (one-dimensional) length. Like NumPy, the values stored first must
+/// fit an integer dtype, and a bool range has at most two values.
+pub fn arange(first: Scalar, second: Scalar, dtype: DType, chunks: Chunks) -> Result<NodeRef> {
     if chunks.ndim() != 1 {
         return Err(value_err!("arange is one-dimensional"));
     }
-    if matches!(start, Scalar::Complex(..)) || matches!(step, Scalar::Complex(..)) {
+    if matches!(first, Scalar::Complex(..)) || matches!(second, Scalar::Complex(..)) {
         return Err(tegula_core::dtype_err!("arange does not support complex values"));
     }
-    Ok(Node::new(NodeKind::Source(SourceKind::Arange { start, step }), vec![], dtype, chunks))
+    let len = chunks.shape()[0];
+    if dtype == DType::Bool && len > 2 {
+        return Err(tegula_core::dtype_err!(
+            "arange() is only supported for booleans when the result has at most length 2."
+        ));
+    }
+    if len > 0 {
+        first.check_fits(dtype)?;
+    }
+    if len > 1 {
+        second.check_fits(dtype)?;
+    }
+    Ok(Node::new(NodeKind::Source(SourceKind::Arange { first, second }), vec![], dtype, chunks))
 }
 
 /// NumPy's `linspace(start, stop, num, endpoint)` with `chunks` giving `num`.
@@ -35,10 +49,7 @@ pub fn linspace(start: f64, stop: f64, endpoint: bool, dtype: DType, chunks: Chu
     if chunks.ndim() != 1 {
         return Err(value_err!("linspace is one-dimensional"));
     }
-    let num = chunks.shape()[0];
-    let div = if endpoint { num.saturating_sub(1) } else { num };
-    let step = if div > 0 { (stop - start) / div as f64 } else { f64::NAN };
-    let kind = SourceKind::Linspace { start, step, stop, endpoint };
+    let kind = SourceKind::Linspace { start, stop, endpoint };
     Ok(Node::new(NodeKind::Source(kind), vec![], dtype, chunks))
 }
 

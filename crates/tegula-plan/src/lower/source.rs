@@ -29,12 +29,11 @@ pub(super) fn lower(l: &mut Lowering, node: &Node, kind: &SourceKind) -> Result<
                 }
                 OpKind::Full { value: *value, dtype: node.dtype, shape: shape.clone() }
             }
-            SourceKind::Arange { start: s, step } => {
-                OpKind::Arange { start: *s, step: *step, dtype: node.dtype, offset: start[0], len: shape[0] }
+            SourceKind::Arange { first, second } => {
+                OpKind::Arange { first: *first, second: *second, dtype: node.dtype, offset: start[0], len: shape[0] }
             }
-            SourceKind::Linspace { start: s, step, stop, endpoint } => OpKind::Linspace {
+            SourceKind::Linspace { start: s, stop, endpoint } => OpKind::Linspace {
                 start: *s,
-                step: *step,
                 stop: *stop,
                 num: node.shape()[0],
                 endpoint: *endpoint,

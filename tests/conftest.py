@@ -1,0 +1,18 @@
+"""Hypothesis profiles for the Python suite.
+
+``ci`` (the default) is derandomized, so every run checks the same examples and the suite
+stays within a few minutes on two cores. ``explore`` draws new random examples on every run
+and many more of them: ``TEGULA_HYPOTHESIS_PROFILE=explore pytest tests``.
+"""
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+_common = dict(
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+)
+settings.register_profile("ci", max_examples=60, derandomize=True, print_blob=True, **_common)
+settings.register_profile("explore", max_examples=1000, **_common)
+settings.load_profile(os.environ.get("TEGULA_HYPOTHESIS_PROFILE", "ci"))
