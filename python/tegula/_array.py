@@ -166,12 +166,14 @@ class Array:
 
     # --- operators ------------------------------------------------------------------------
     def __matmul__(self, other):
-        other = _operand(other, self)
-        return NotImplemented if other is NotImplemented else Array(self._h.matmul(other._h))
+        if not _is_operand(other):
+            return NotImplemented
+        return Array(self._h.matmul(_as_array(other)._h))
 
     def __rmatmul__(self, other):
-        other = _operand(other, self)
-        return NotImplemented if other is NotImplemented else Array(other._h.matmul(self._h))
+        if not _is_operand(other):
+            return NotImplemented
+        return Array(_as_array(other)._h.matmul(self._h))
 
     def __neg__(self):
         return Array(self._h.unary("negative"))
@@ -194,15 +196,16 @@ def _axes(axis):
     return [int(axis)]
 
 
-def _operand(x, like):
-    """`x` as an Array for a binary operation with `like`, or NotImplemented."""
-    if isinstance(x, Array):
-        return x
-    if isinstance(x, (np.ndarray, np.generic, list, tuple)) or is_python_scalar(x):
-        from ._creation import asarray
+def _is_operand(x):
+    """Whether an Array operator accepts `x` as its other operand (checked without converting
+    it: a Python scalar stays weakly typed, and may not even fit a NumPy dtype)."""
+    return isinstance(x, (Array, np.ndarray, np.generic, list, tuple)) or is_python_scalar(x)
 
-        return asarray(x)
-    return NotImplemented
+
+def _as_array(x):
+    from ._creation import asarray
+
+    return asarray(x)
 
 
 def binary(op, a, b):
@@ -211,9 +214,7 @@ def binary(op, a, b):
         return Array(a._h.binary_scalar(op, b, False))
     if isinstance(b, Array) and is_python_scalar(a):
         return Array(b._h.binary_scalar(op, a, True))
-    from ._creation import asarray
-
-    return Array(asarray(a)._h.binary(op, asarray(b)._h))
+    return Array(_as_array(a)._h.binary(op, _as_array(b)._h))
 
 
 def _add_operators():
@@ -229,14 +230,14 @@ def _add_operators():
 
     def forward(op):
         def method(self, other):
-            if _operand(other, self) is NotImplemented:
+            if not _is_operand(other):
                 return NotImplemented
             return binary(op, self, other)
         return method
 
     def reflected(op):
         def method(self, other):
-            if _operand(other, self) is NotImplemented:
+            if not _is_operand(other):
                 return NotImplemented
             return binary(op, other, self)
         return method

@@ -81,6 +81,7 @@ impl UnaryOp {
         let unsupported = || dtype_err!("ufunc '{}' not supported for the input type {d}", self.name());
         Ok(match self {
             Negative | Positive | Sign if d == DType::Bool => return Err(unsupported()),
+            Conj if d == DType::Bool => Signature::same(DType::Int8),
             Negative | Positive | Sign | Conj => Signature::same(d),
             Abs => Signature { compute: d, output: d.real_part() },
             Floor | Ceil | Trunc if d.is_complex() => return Err(unsupported()),
@@ -102,6 +103,26 @@ impl BinaryOp {
     pub fn is_comparison(self) -> bool {
         use BinaryOp::*;
         matches!(self, Equal | NotEqual | Less | LessEqual | Greater | GreaterEqual)
+    }
+
+    /// NumPy 2 compares an integer array with a Python int outside the array's dtype exactly:
+    /// every element is below a larger int and above a smaller one, so the result is one
+    /// constant. `None` when the comparison has to look at the elements.
+    pub fn out_of_range_comparison(self, array: DType, s: &Scalar, reflected: bool) -> Option<bool> {
+        use BinaryOp::*;
+        let (Scalar::Int(v), Some((lo, hi))) = (s, array.integer_bounds()) else {
+            return None;
+        };
+        if !self.is_comparison() || (lo..=hi).contains(v) {
+            return None;
+        }
+        let left_is_smaller = (*v > hi) != reflected;
+        Some(match self {
+            Equal => false,
+            NotEqual => true,
+            Less | LessEqual => left_is_smaller,
+            _ => !left_is_smaller,
+        })
     }
 
     /// NumPy's loop selection for this ufunc on dtypes `a` and `b`.

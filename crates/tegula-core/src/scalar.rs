@@ -38,25 +38,36 @@ impl Scalar {
     /// The dtype this scalar takes next to an array of dtype `array` (weak promotion).
     /// A Python int outside an integer dtype's range is an `OverflowError`, as in NumPy 2.
     pub fn weak_dtype(&self, array: DType) -> Result<DType> {
+        let dtype = self.weak_promotion(array);
+        self.check_fits(dtype)?;
+        Ok(dtype)
+    }
+
+    /// The dtype of weak promotion, without checking that the value fits it: a ufunc checks
+    /// the value against the dtype its loop computes in (`int8 / 1000` computes in float64).
+    pub fn weak_promotion(&self, array: DType) -> DType {
         let array_kind = match array.kind() {
             Kind::UInt => Kind::Int,
             k => k,
         };
-        let dtype = if self.kind() <= array_kind {
+        if self.kind() <= array_kind {
             array
         } else {
             match self {
                 Scalar::Complex(..) if array.is_float() => complex_for(array),
                 s => s.default_dtype(),
             }
-        };
-        self.check_fits(dtype)?;
-        Ok(dtype)
+        }
     }
 
-    /// Fails with `OverflowError` when an integer scalar does not fit an integer dtype.
+    /// Fails with `OverflowError` when an integer scalar does not fit an integer dtype, or,
+    /// for a bool dtype, a C long (NumPy converts Python ints to bool through one).
     pub fn check_fits(&self, dtype: DType) -> Result<()> {
-        if let (Scalar::Int(v), Some((lo, hi))) = (self, dtype.integer_bounds()) {
+        let bounds = match dtype {
+            DType::Bool => DType::Int64.integer_bounds(),
+            d => d.integer_bounds(),
+        };
+        if let (Scalar::Int(v), Some((lo, hi))) = (self, bounds) {
             if *v < lo || *v > hi {
                 return Err(TegulaError::Overflow(format!(
                     "Python integer {v} out of bounds for {dtype}"

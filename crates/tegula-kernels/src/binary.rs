@@ -2,6 +2,7 @@
 //! complex), each matching the op once outside the loop.
 
 use crate::chunk::{Block, Chunk, Wrap};
+use crate::complex;
 use crate::element::{Elem, Num, Ordered, C128, C64};
 use crate::zip::{map2, map3};
 use crate::{with_chunk, with_dtype};
@@ -77,7 +78,7 @@ macro_rules! int_binary {
                         if y == 0 { return 0; }
                         let q = x.wrapping_div(y);
                         #[allow(unused_comparisons)]
-                        let negative = (x % y != 0) && ((x < 0) != (y < 0));
+                        let negative = (x.wrapping_rem(y) != 0) && ((x < 0) != (y < 0));
                         if negative { q.wrapping_sub(1) } else { q }
                     }),
                     Remainder => map2(a, b, |x: $t, y| {
@@ -99,13 +100,14 @@ macro_rules! int_binary {
 }
 int_binary!(i8, i16, i32, i64, u8, u16, u32, u64);
 
-/// Integer power with wrapping, as NumPy; a negative exponent is NumPy's `ValueError`.
+/// Integer power with wrapping, as NumPy; a negative exponent among the elements computed
+/// is NumPy's `ValueError` (one broadcast over nothing is not).
 fn int_power<T: Num + Ordered + Wrap>(a: &Block<T>, b: &Block<T>) -> Result<Chunk> {
-    let negative = b.iter().any(|&y| y.lt(T::zero()));
-    if negative {
-        return Err(TegulaError::Value("Integers to negative integer powers are not allowed.".into()));
-    }
-    map2(a, b, |x: T, y: T| {
+    let negative = std::cell::Cell::new(false);
+    let out = map2(a, b, |x: T, y: T| {
+        if y.lt(T::zero()) {
+            negative.set(true);
+        }
         let (mut base, mut exp, mut acc) = (x, y.cast::<u64>(), T::one());
         while exp > 0 {
             if exp & 1 == 1 {
@@ -115,7 +117,11 @@ fn int_power<T: Num + Ordered + Wrap>(a: &Block<T>, b: &Block<T>) -> Result<Chun
             exp >>= 1;
         }
         acc
-    })
+    })?;
+    if negative.get() {
+        return Err(TegulaError::Value("Integers to negative integer powers are not allowed.".into()));
+    }
+    Ok(out)
 }
 
 /// Python's float floor division (the divmod algorithm NumPy uses).
@@ -190,10 +196,8 @@ macro_rules! complex_binary {
                 }
                 match op {
                     Subtract => map2(a, b, |x: $t, y| x - y),
-                    Divide => map2(a, b, |x: $t, y| x / y),
-                    Power => map2(a, b, |x: $t, y: $t| {
-                        if y.im == 0.0 && y.re == 0.0 { <$t>::new(1.0, 0.0) } else { x.powc(y) }
-                    }),
+                    Divide => map2(a, b, complex::div),
+                    Power => map2(a, b, complex::pow),
                     _ => Err(unsupported(op, <$t>::DTYPE)),
                 }
             }

@@ -93,10 +93,10 @@ int_elem!(i8 => Int8, i16 => Int16, i32 => Int32, i64 => Int64,
           u8 => UInt8, u16 => UInt16, u32 => UInt32, u64 => UInt64);
 
 macro_rules! float_elem {
-    ($($t:ty => $d:ident, $to64:expr, $from64:expr),*) => {$(
+    ($($t:ty => $d:ident, $to64:expr, $from64:expr, $from_int:expr),*) => {$(
         impl Elem for $t {
             const DTYPE: DType = DType::$d;
-            fn from_i128(v: i128) -> Self { $from64(v as f64) }
+            fn from_i128(v: i128) -> Self { $from_int(v) }
             fn from_f64(v: f64) -> Self { $from64(v) }
             fn from_c128(v: C128) -> Self { $from64(v.re) }
             fn from_bool(v: bool) -> Self { $from64(v as u8 as f64) }
@@ -119,10 +119,12 @@ macro_rules! float_elem {
         }
     )*};
 }
+// Integers convert in one rounding (`as f32` directly: through f64 an int64 could round twice).
+// Through f64 is exact for float16: every integer beyond 2**53 is past float16's range.
 float_elem!(
-    f16 => Float16, |x: f16| x.to_f64(), f16::from_f64,
-    f32 => Float32, |x: f32| x as f64, |v: f64| v as f32,
-    f64 => Float64, |x: f64| x, |v: f64| v
+    f16 => Float16, |x: f16| x.to_f64(), f16::from_f64, |v: i128| f16::from_f64(v as f64),
+    f32 => Float32, |x: f32| x as f64, |v: f64| v as f32, |v: i128| v as f32,
+    f64 => Float64, |x: f64| x, |v: f64| v, |v: i128| v as f64
 );
 
 macro_rules! complex_elem {
@@ -145,9 +147,15 @@ macro_rules! complex_elem {
             #[inline(always)]
             fn mul(self, o: Self) -> Self { self * o }
         }
+        /// NumPy's lexicographic order: a NaN imaginary part makes the real parts alone unable
+        /// to decide (its `CLT`/`CLE` macros).
         impl Ordered for $t {
-            fn lt(self, o: Self) -> bool { self.re < o.re || (self.re == o.re && self.im < o.im) }
-            fn le(self, o: Self) -> bool { self.re < o.re || (self.re == o.re && self.im <= o.im) }
+            fn lt(self, o: Self) -> bool {
+                (self.re < o.re && !self.im.is_nan() && !o.im.is_nan()) || (self.re == o.re && self.im < o.im)
+            }
+            fn le(self, o: Self) -> bool {
+                (self.re < o.re && !self.im.is_nan() && !o.im.is_nan()) || (self.re == o.re && self.im <= o.im)
+            }
             fn is_nan_value(self) -> bool { self.re != self.re || self.im != self.im }
         }
     )*};

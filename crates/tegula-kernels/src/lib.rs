@@ -4,6 +4,7 @@
 
 pub mod binary;
 pub mod chunk;
+pub mod complex;
 pub mod element;
 pub mod layout;
 pub mod matmul;

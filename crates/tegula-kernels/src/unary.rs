@@ -1,6 +1,7 @@
 //! Unary element-wise kernels, one implementation per element family.
 
 use crate::chunk::{Block, Chunk, Wrap};
+use crate::complex::{self, Wide};
 use crate::element::{Elem, C128, C64};
 use crate::with_dtype;
 use crate::zip::map1;
@@ -59,6 +60,48 @@ macro_rules! int_unary {
 }
 int_unary!(i8 => true, i16 => true, i32 => true, i64 => true, u8 => false, u16 => false, u32 => false, u64 => false);
 
+/// The inverse hyperbolic functions with the C library's algorithms (the `libm` crate), as
+/// NumPy calls them: Rust's own formulas lose thousands of ulps near the edges of the domain.
+/// float16 computes in float32, as NumPy does.
+trait LibmHyperbolic {
+    fn asinh(self) -> Self;
+    fn acosh(self) -> Self;
+    fn atanh(self) -> Self;
+}
+impl LibmHyperbolic for f64 {
+    fn asinh(self) -> f64 {
+        libm::asinh(self)
+    }
+    fn acosh(self) -> f64 {
+        libm::acosh(self)
+    }
+    fn atanh(self) -> f64 {
+        libm::atanh(self)
+    }
+}
+impl LibmHyperbolic for f32 {
+    fn asinh(self) -> f32 {
+        libm::asinhf(self)
+    }
+    fn acosh(self) -> f32 {
+        libm::acoshf(self)
+    }
+    fn atanh(self) -> f32 {
+        libm::atanhf(self)
+    }
+}
+impl LibmHyperbolic for f16 {
+    fn asinh(self) -> f16 {
+        f16::from_f32(libm::asinhf(self.to_f32()))
+    }
+    fn acosh(self) -> f16 {
+        f16::from_f32(libm::acoshf(self.to_f32()))
+    }
+    fn atanh(self) -> f16 {
+        f16::from_f32(libm::atanhf(self.to_f32()))
+    }
+}
+
 macro_rules! float_unary {
     ($($t:ty),*) => {$(
         impl UnaryKernel for $t {
@@ -85,9 +128,9 @@ macro_rules! float_unary {
                     Sinh => map1(a, |x: $t| Float::sinh(x)),
                     Cosh => map1(a, |x: $t| Float::cosh(x)),
                     Tanh => map1(a, |x: $t| Float::tanh(x)),
-                    Arcsinh => map1(a, |x: $t| Float::asinh(x)),
-                    Arccosh => map1(a, |x: $t| Float::acosh(x)),
-                    Arctanh => map1(a, |x: $t| Float::atanh(x)),
+                    Arcsinh => map1(a, |x: $t| LibmHyperbolic::asinh(x)),
+                    Arccosh => map1(a, |x: $t| LibmHyperbolic::acosh(x)),
+                    Arctanh => map1(a, |x: $t| LibmHyperbolic::atanh(x)),
                     Floor => map1(a, |x: $t| Float::floor(x)),
                     Ceil => map1(a, |x: $t| Float::ceil(x)),
                     Trunc => map1(a, |x: $t| Float::trunc(x)),
@@ -111,7 +154,7 @@ macro_rules! complex_unary {
         impl UnaryKernel for $t {
             fn unary(op: UnaryOp, a: &Block<$t>) -> Result<Chunk> {
                 use UnaryOp::*;
-                let one = <$t>::new(1.0, 0.0);
+                let one = C128::new(1.0, 0.0);
                 Ok(match op {
                     Negative => map1(a, |x: $t| -x),
                     Positive => map1(a, |x: $t| x),
@@ -119,25 +162,25 @@ macro_rules! complex_unary {
                     Real => map1(a, |x: $t| x.re),
                     Imag => map1(a, |x: $t| x.im),
                     Abs => map1(a, |x: $t| x.norm()),
-                    Sqrt => map1(a, |x: $t| x.sqrt()),
-                    Exp => map1(a, |x: $t| x.exp()),
-                    Expm1 => map1(a, move |x: $t| x.exp() - one),
-                    Log => map1(a, |x: $t| x.ln()),
-                    Log1p => map1(a, move |x: $t| (x + one).ln()),
-                    Log2 => map1(a, |x: $t| x.log(2.0)),
-                    Log10 => map1(a, |x: $t| x.log(10.0)),
-                    Sin => map1(a, |x: $t| x.sin()),
-                    Cos => map1(a, |x: $t| x.cos()),
-                    Tan => map1(a, |x: $t| x.tan()),
-                    Arcsin => map1(a, |x: $t| x.asin()),
-                    Arccos => map1(a, |x: $t| x.acos()),
-                    Arctan => map1(a, |x: $t| x.atan()),
-                    Sinh => map1(a, |x: $t| x.sinh()),
-                    Cosh => map1(a, |x: $t| x.cosh()),
-                    Tanh => map1(a, |x: $t| x.tanh()),
-                    Arcsinh => map1(a, |x: $t| x.asinh()),
-                    Arccosh => map1(a, |x: $t| x.acosh()),
-                    Arctanh => map1(a, |x: $t| x.atanh()),
+                    Sqrt => map1(a, |x: $t| x.via(|z| z.sqrt())),
+                    Exp => map1(a, |x: $t| x.via(complex::exp)),
+                    Expm1 => map1(a, |x: $t| x.via(complex::expm1)),
+                    Log => map1(a, |x: $t| x.via(|z| z.ln())),
+                    Log1p => map1(a, move |x: $t| x.via(|z| (z + one).ln())),
+                    Log2 => map1(a, |x: $t| x.via(|z| z.log(2.0))),
+                    Log10 => map1(a, |x: $t| x.via(|z| z.log(10.0))),
+                    Sin => map1(a, |x: $t| x.via(|z| z.sin())),
+                    Cos => map1(a, |x: $t| x.via(|z| z.cos())),
+                    Tan => map1(a, |x: $t| x.via(|z| z.tan())),
+                    Arcsin => map1(a, |x: $t| x.via(|z| z.asin())),
+                    Arccos => map1(a, |x: $t| x.via(|z| z.acos())),
+                    Arctan => map1(a, |x: $t| x.via(|z| z.atan())),
+                    Sinh => map1(a, |x: $t| x.via(|z| z.sinh())),
+                    Cosh => map1(a, |x: $t| x.via(|z| z.cosh())),
+                    Tanh => map1(a, |x: $t| x.via(|z| z.tanh())),
+                    Arcsinh => map1(a, |x: $t| x.via(|z| z.asinh())),
+                    Arccosh => map1(a, |x: $t| x.via(|z| z.acosh())),
+                    Arctanh => map1(a, |x: $t| x.via(|z| z.atanh())),
                     Rint => map1(a, |x: $t| <$t>::new(x.re.round_ties_even(), x.im.round_ties_even())),
                     Sign => map1(a, |x: $t| { let n = x.norm(); if n == 0.0 { x } else { x / n } }),
                     Square => map1(a, |x: $t| x * x),

@@ -5,7 +5,7 @@ use super::layout::rechunk;
 use crate::node::{Node, NodeKind, NodeRef};
 use tegula_core::grid::common_refinement;
 use tegula_core::shape::broadcast_all;
-use tegula_core::{result_type, BinaryOp, Chunks, DType, Result, Scalar, UnaryOp};
+use tegula_core::{result_type, value_err, BinaryOp, Chunks, DType, Result, Scalar, UnaryOp};
 
 pub fn unary(op: UnaryOp, x: &NodeRef) -> Result<NodeRef> {
     let sig = op.signature(x.dtype)?;
@@ -18,10 +18,24 @@ pub fn binary(op: BinaryOp, a: &NodeRef, b: &NodeRef) -> Result<NodeRef> {
     Ok(Node::new(NodeKind::Binary { op, compute: sig.compute }, inputs, sig.output, chunks))
 }
 
-/// `op(a, s)` (or `op(s, a)` when `reflected`) with a Python scalar, promoted weakly.
+/// `op(a, s)` (or `op(s, a)` when `reflected`) with a Python scalar, promoted weakly. As in
+/// NumPy, the scalar must fit the dtype the ufunc computes in (`int8 + 1000` overflows,
+/// `int8 / 1000` computes in float64, a logical op converts through a C long), comparisons
+/// with an out-of-range int are constant, and an integer raised to a negative int fails here,
+/// when the expression is written.
 pub fn binary_scalar(op: BinaryOp, a: &NodeRef, s: Scalar, reflected: bool) -> Result<NodeRef> {
-    let dtype = s.weak_dtype(a.dtype)?;
+    if let Some(value) = op.out_of_range_comparison(a.dtype, &s, reflected) {
+        return super::creation::full(Scalar::Bool(value), DType::Bool, a.chunks.clone());
+    }
+    let weak = s.weak_promotion(a.dtype);
+    let sig = if reflected { op.signature(weak, a.dtype)? } else { op.signature(a.dtype, weak)? };
+    s.check_fits(sig.compute)?;
+    let dtype = if s.check_fits(weak).is_ok() { weak } else { sig.compute };
     let scalar = super::creation::full(s, dtype, Chunks::single(&[]))?;
+    let negative_power = op == BinaryOp::Power && !reflected && s.as_f64() < 0.0;
+    if negative_power && sig.compute.is_integer() && a.size() > 0 {
+        return Err(value_err!("Integers to negative integer powers are not allowed."));
+    }
     if reflected {
         binary(op, &scalar, a)
     } else {
