@@ -135,6 +135,8 @@ class Array:
 
     # --- reductions -----------------------------------------------------------------------
     def _reduce(self, op, axis=None, keepdims=False, dtype=None, ddof=0, split_every=None):
+        if self.ndim == 0 and op in _UFUNC_REDUCTIONS and not isinstance(axis, (tuple, list)) and axis in (0, -1):
+            axis = None  # NumPy's ufunc reductions take axis 0 or -1 of a 0-d array as "all"
         return Array(self._h.reduce(op, _axes(axis), bool(keepdims), float(ddof), dtype_name(dtype), split_every))
 
     def sum(self, axis=None, dtype=None, keepdims=False, split_every=None):
@@ -186,6 +188,9 @@ class Array:
 
     def __invert__(self):
         return Array(self._h.unary("invert"))
+
+
+_UFUNC_REDUCTIONS = frozenset(["sum", "prod", "min", "max", "any", "all"])
 
 
 def _axes(axis):

@@ -3,6 +3,7 @@
 //! moments, dropping axes, the final cast).
 
 use crate::chunk::{Block, Chunk, Wrap};
+use crate::complex;
 use crate::element::{Elem, Num, Ordered, C128};
 use crate::{with_chunk, with_dtype};
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, Zip};
@@ -45,7 +46,8 @@ pub fn reduce_finish(finish: Finish, squeeze: &[usize], dtype: DType, a: &Chunk)
     let value = match finish {
         Finish::Identity => a.clone(),
         Finish::DivideBy(n) => match a {
-            Chunk::Complex128(x) => Chunk::Complex128(x.mapv(|v| v / n).into_shared()),
+            // NumPy divides by the count as a complex number (which matters for infinities)
+            Chunk::Complex128(x) => Chunk::Complex128(x.mapv(|v| complex::div(v, C128::new(n, 0.0))).into_shared()),
             _ => Chunk::Float64(a.cast(DType::Float64).typed::<f64>()?.mapv(|v| v / n).into_shared()),
         },
         Finish::Variance { ddof, sqrt } => {

@@ -13,7 +13,7 @@ pub(super) fn lower(l: &mut Lowering, node: &Node, input_blocks: &[TaskId]) -> R
     };
     let input = &node.inputs[0];
     let in_shape = input.shape();
-    let partial = partial_of(*op, input.dtype, node.dtype);
+    let partial = partial_of(*op, node.dtype);
     let count: usize = axes.iter().map(|&a| in_shape[a]).product();
     let finish = match op {
         ReduceOp::Mean => Finish::DivideBy(count as f64),
@@ -70,7 +70,7 @@ pub(super) fn tree(l: &mut Lowering, node: &Node, mut parts: Vec<TaskId>, op: Pa
 }
 
 /// The partial a reduction op keeps per block.
-fn partial_of(op: ReduceOp, input: DType, output: DType) -> PartialReduce {
+fn partial_of(op: ReduceOp, output: DType) -> PartialReduce {
     let wide = |d: DType| match d {
         DType::Float16 | DType::Float32 => DType::Float64,
         DType::Complex64 => DType::Complex128,
@@ -83,9 +83,8 @@ fn partial_of(op: ReduceOp, input: DType, output: DType) -> PartialReduce {
         ReduceOp::Max => PartialReduce::Max,
         ReduceOp::Any => PartialReduce::Any,
         ReduceOp::All => PartialReduce::All,
-        ReduceOp::Mean => PartialReduce::Sum {
-            acc: if input.is_complex() || output.is_complex() { DType::Complex128 } else { DType::Float64 },
-        },
+        // Like NumPy, a real `dtype=` converts complex elements before summing them.
+        ReduceOp::Mean => PartialReduce::Sum { acc: if output.is_complex() { DType::Complex128 } else { DType::Float64 } },
         ReduceOp::Var | ReduceOp::Std => PartialReduce::Moments,
     }
 }
