@@ -7,10 +7,16 @@ import contextlib
 import warnings
 
 import numpy as np
-from hypothesis import strategies as st
+from hypothesis import settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import tegula as tg
+
+def more_examples(factor=3):
+    """Settings for the properties with the largest input spaces (every op times every dtype
+    pair): ``factor`` times the active profile's number of examples."""
+    return settings(max_examples=settings.default.max_examples * factor)
+
 
 BOOL = [np.dtype(bool)]
 SIGNED = [np.dtype(f"int{b}") for b in (8, 16, 32, 64)]

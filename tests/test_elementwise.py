@@ -14,7 +14,7 @@ import tegula as tg
 from tegula._functions import BINARY, UNARY
 from strategies import (ALL_DTYPES, COMPLEX, FLOAT, INTEGER, MAX_SIDE, SIGNED, UNSIGNED, assert_same,
                         chunkings, dtypes, error_class, float_to_int_defined, np_arrays, oracle,
-                        python_scalars, quiet, shapes)
+                        more_examples, python_scalars, quiet, shapes)
 
 OPERATORS = {
     "add": operator.add, "subtract": operator.sub, "multiply": operator.mul,
@@ -105,6 +105,7 @@ def complex_tolerance(op, a, b, expected):
     return 4 * eps, 8 * eps * scale + float(np.finfo(expected.dtype).tiny)
 
 
+@more_examples()
 @given(data=st.data(), name=st.sampled_from(sorted(BINARY)), da=dtypes(), db=dtypes(),
        shapes_=hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, max_side=MAX_SIDE),
        reverse=st.booleans())
@@ -121,6 +122,7 @@ def test_binary_array_array(data, name, da, db, shapes_, reverse):
     check_binary(name, a, b, x, y)
 
 
+@more_examples()
 @given(data=st.data(), name=st.sampled_from(sorted(BINARY)), dtype=dtypes(), shape=shapes(),
        scalar=python_scalars(), reflected=st.booleans())
 def test_binary_with_python_scalar(data, name, dtype, shape, scalar, reflected):
@@ -178,6 +180,7 @@ def test_comparison_with_out_of_range_python_int(op, value, dtype):
         assert_same(eval(expr, {"v": x, "value": value}).compute(), expected)
 
 
+@more_examples()
 @given(data=st.data(), name=st.sampled_from(sorted(UNARY)), dtype=dtypes())
 def test_unary(data, name, dtype):
     shape = data.draw(shapes())

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 import tegula as tg
-from strategies import (assert_same, chunkings, dtypes, error_class, float_to_int_defined, np_arrays,
-                        oracle, quiet, shapes)
+from strategies import (assert_same, chunkings, dtypes, error_class, float_to_int_defined,
+                        more_examples, np_arrays, oracle, quiet, shapes)
 
 REDUCTIONS = ["sum", "prod", "mean", "min", "max", "var", "std", "any", "all"]
 EXACT = {"min", "max", "any", "all"}
@@ -89,6 +89,7 @@ VIEWS = {
 }
 
 
+@more_examples()
 @given(data=st.data(), op=st.sampled_from(REDUCTIONS), dtype=dtypes(), shape=shapes(max_side=6),
        keepdims=st.booleans(), split_every=st.sampled_from([None, 2, 3]), as_method=st.booleans(),
        view=st.sampled_from(sorted(VIEWS)))
