@@ -80,9 +80,10 @@ class Array:
         return self.shape[0]
 
     # --- computing ------------------------------------------------------------------------
-    def compute(self, scheduler="threads", num_workers=None):
-        """Computes the array on all cores and returns a NumPy array."""
-        return _tegula.compute([self._h], scheduler, num_workers)[0]
+    def compute(self, scheduler="threads", num_workers=None, fuse=True):
+        """Computes the array on all cores and returns a NumPy array. ``fuse=False`` runs every
+        operation as its own tasks (for debugging; the result is the same)."""
+        return _tegula.compute([self._h], scheduler, num_workers, fuse)[0]
 
     def __array__(self, dtype=None, copy=None):
         out = self.compute()

@@ -97,11 +97,11 @@ REDUCTIONS = {name: _reduction(name) for name in ("sum", "prod", "mean", "var", 
 REDUCTIONS.update(amin=REDUCTIONS["min"], amax=REDUCTIONS["max"])
 
 
-def compute(*arrays, scheduler="threads", num_workers=None):
+def compute(*arrays, scheduler="threads", num_workers=None, fuse=True):
     """Computes several arrays in one pass (shared work is done once); returns a tuple of
     NumPy arrays. Arguments that are not tegula arrays are returned unchanged."""
     lazy = [a for a in arrays if isinstance(a, Array)]
-    results = iter(_tegula.compute([a._h for a in lazy], scheduler, num_workers))
+    results = iter(_tegula.compute([a._h for a in lazy], scheduler, num_workers, fuse))
     return tuple(next(results) if isinstance(a, Array) else a for a in arrays)
 
 

@@ -7,6 +7,7 @@ pub mod dtype;
 pub mod error;
 pub mod grid;
 pub mod ops;
+pub mod program;
 pub mod scalar;
 pub mod shape;
 

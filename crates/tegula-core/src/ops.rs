@@ -4,6 +4,7 @@
 
 use crate::dtype::{promote, DType, Kind};
 use crate::error::Result;
+use crate::program::Program;
 use crate::scalar::Scalar;
 use crate::dtype_err;
 use serde::{Deserialize, Serialize};
@@ -272,6 +273,11 @@ pub enum OpKind {
     Select { axes: Vec<Select> },
     /// A new block of `shape` (dtype of the inputs) assembled from pieces of the inputs.
     Assemble { shape: Vec<usize>, pieces: Vec<Piece> },
+    /// A fused element-wise program producing a block of `shape`.
+    Fused { program: Program, shape: Vec<usize> },
+    /// The whole-block partial reduction `op` of a fused program's block of `shape`, computed
+    /// without building that block.
+    FusedReduce { program: Program, op: PartialReduce, shape: Vec<usize> },
 }
 
 impl OpKind {
@@ -294,6 +300,8 @@ impl OpKind {
             OpKind::Transpose { .. } => "transpose".into(),
             OpKind::Select { .. } => "select".into(),
             OpKind::Assemble { .. } => "assemble".into(),
+            OpKind::Fused { program, .. } => format!("fused[{}]", program.label()),
+            OpKind::FusedReduce { program, op, .. } => format!("fused[{},{}]", program.label(), partial_name(op)),
         }
     }
 }

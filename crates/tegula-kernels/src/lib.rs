@@ -6,12 +6,14 @@ pub mod binary;
 pub mod chunk;
 pub mod complex;
 pub mod element;
+pub mod fused;
 pub mod layout;
 pub mod matmul;
 pub mod random;
 pub mod reduce;
 pub mod run;
 pub mod source;
+pub mod tiles;
 pub mod unary;
 mod zip;
 

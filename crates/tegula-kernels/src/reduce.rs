@@ -5,11 +5,41 @@
 use crate::chunk::{Block, Chunk, Wrap};
 use crate::complex;
 use crate::element::{Elem, Num, Ordered, C128};
+use crate::tiles::{flatten, ranges, reshape, tile};
 use crate::{with_chunk, with_dtype};
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, Zip};
 use tegula_core::{DType, Finish, PartialReduce, Result, TegulaError};
 
 pub fn reduce_partial(op: PartialReduce, axes: &[usize], a: &Chunk) -> Result<Chunk> {
+    if !axes.is_empty() && axes.len() == a.ndim() {
+        let flat = flatten(a, a.shape())?;
+        return reduce_tiles(op, a.ndim(), ranges(a.len()).map(|(start, len)| Ok(tile(&flat, start, len))));
+    }
+    reduce_axes(op, axes, a)
+}
+
+/// The partial reduction over every axis of an `ndim`-dimensional block whose values arrive
+/// as 1-D tiles in row-major order: each tile is reduced, then combined into the running
+/// partial. Shared by plain and fused reductions so that both round identically.
+pub fn reduce_tiles(op: PartialReduce, ndim: usize, tiles: impl Iterator<Item = Result<Chunk>>) -> Result<Chunk> {
+    let mut acc: Option<Chunk> = None;
+    for t in tiles {
+        let part = reduce_axes(op, &[0], &t?)?;
+        acc = Some(match acc {
+            None => part,
+            Some(a) => reduce_combine(op, &[a, part])?,
+        });
+    }
+    let acc = acc.ok_or_else(|| TegulaError::Internal("a block without tiles".into()))?;
+    let keep = match op {
+        PartialReduce::Moments => [&[3usize][..], &vec![1; ndim][..]].concat(),
+        _ => vec![1; ndim],
+    };
+    reshape(&acc, &keep)
+}
+
+/// The partial reduction of `axes` of one block, computed along the axes.
+fn reduce_axes(op: PartialReduce, axes: &[usize], a: &Chunk) -> Result<Chunk> {
     match op {
         PartialReduce::Sum { acc } => {
             let a = a.cast(acc);

@@ -3,6 +3,7 @@
 
 use crate::binary::{binary, where_};
 use crate::chunk::Chunk;
+use crate::fused::{fused, fused_reduce};
 use crate::layout::{assemble, load, select, transpose};
 use crate::matmul::matmul;
 use crate::random::{random, BlockPlace};
@@ -40,5 +41,7 @@ pub fn run(op: &OpKind, inputs: &[Chunk]) -> Result<Chunk> {
         OpKind::Transpose { perm } => transpose(arg(0)?, perm),
         OpKind::Select { axes } => select(arg(0)?, axes),
         OpKind::Assemble { shape, pieces } => assemble(inputs, shape, pieces),
+        OpKind::Fused { program, shape } => fused(program, shape, inputs),
+        OpKind::FusedReduce { program, op, shape } => fused_reduce(program, *op, shape, inputs),
     }
 }

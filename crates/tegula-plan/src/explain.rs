@@ -1,5 +1,6 @@
 //! A readable, stable description of a plan: one line per operation with its shape, dtype,
-//! chunking and number of tasks.
+//! chunking and number of tasks; operations computed inside another's fused tasks show
+//! `tasks=0`, and the fusing operation names the chain (`fused[add,multiply,sum]`).
 
 use crate::graph::TaskGraph;
 use crate::lower::topological;
@@ -7,11 +8,16 @@ use crate::node::NodeRef;
 use std::collections::HashMap;
 use std::fmt::Write;
 use tegula_core::shape::fmt_shape;
+use tegula_core::OpKind;
 
 pub fn explain(roots: &[NodeRef], graph: &TaskGraph) -> String {
     let mut tasks_of: HashMap<u64, usize> = HashMap::new();
+    let mut fused_of: HashMap<u64, String> = HashMap::new();
     for t in &graph.tasks {
         *tasks_of.entry(t.node).or_default() += 1;
+        if matches!(t.op, OpKind::Fused { .. } | OpKind::FusedReduce { .. }) {
+            fused_of.entry(t.node).or_insert_with(|| t.op.label());
+        }
     }
     let nodes = topological(roots);
     let number: HashMap<u64, usize> = nodes.iter().enumerate().map(|(i, n)| (n.id, i)).collect();
@@ -20,14 +26,15 @@ pub fn explain(roots: &[NodeRef], graph: &TaskGraph) -> String {
         let inputs: Vec<String> = n.inputs.iter().map(|x| format!("%{}", number[&x.id])).collect();
         let _ = writeln!(
             out,
-            "%{i} = {}({})  shape={} dtype={} chunks={} blocks={} tasks={}",
+            "%{i} = {}({})  shape={} dtype={} chunks={} blocks={} tasks={}{}",
             n.label(),
             inputs.join(", "),
             fmt_shape(&n.shape()),
             n.dtype,
             fmt_shape(&n.chunks.max_block_shape()),
             n.chunks.nblocks(),
-            tasks_of.get(&n.id).copied().unwrap_or(0)
+            tasks_of.get(&n.id).copied().unwrap_or(0),
+            fused_of.get(&n.id).map(|l| format!("  {l}")).unwrap_or_default()
         );
     }
     let largest = graph.tasks.iter().map(|t| t.nbytes()).max().unwrap_or(0);

@@ -91,12 +91,13 @@ impl PyGenerator {
 
 /// Computes several arrays in one pass, without holding the GIL; returns NumPy arrays.
 #[pyfunction]
-#[pyo3(signature = (arrays, scheduler="threads", num_workers=None))]
+#[pyo3(signature = (arrays, scheduler="threads", num_workers=None, fuse=true))]
 pub fn compute<'py>(
     py: Python<'py>,
     arrays: Vec<PyRef<'py, PyArrayHandle>>,
     scheduler: &str,
     num_workers: Option<usize>,
+    fuse: bool,
 ) -> PyResult<Bound<'py, PyList>> {
     let executor = match scheduler {
         "threads" => Executor::Threaded { threads: num_workers.unwrap_or_else(tegula::default_threads).max(1) },
@@ -104,7 +105,8 @@ pub fn compute<'py>(
         other => return Err(PyValueError::new_err(format!("unknown scheduler {other:?}; use 'threads' or 'serial'"))),
     };
     let handles: Vec<Array> = arrays.iter().map(|a| a.inner.clone()).collect();
-    let (chunks, _) = py.detach(|| tegula::compute(&handles.iter().collect::<Vec<_>>(), executor)).py()?;
+    let options = tegula::ComputeOptions { executor, fuse };
+    let (chunks, _) = py.detach(|| tegula::compute(&handles.iter().collect::<Vec<_>>(), options)).py()?;
     PyList::new(py, chunks.into_iter().map(|c| chunk_to_numpy(py, c)))
 }
 

@@ -4,7 +4,7 @@ use tegula_core::shape::fmt_shape;
 use tegula_core::{Chunks, DType, Result};
 use tegula_exec::{Executor, Report};
 use tegula_kernels::Chunk;
-use tegula_plan::{explain::explain, lower, NodeRef};
+use tegula_plan::{explain::explain, fuse::fuse, lower, NodeRef, TaskGraph};
 
 /// A lazy chunked array. Operations build new arrays; nothing runs until `compute`.
 #[derive(Clone, Debug)]
@@ -40,13 +40,13 @@ impl Array {
 
     /// The number of chunk tasks computing this array takes.
     pub fn task_count(&self) -> Result<usize> {
-        Ok(lower(std::slice::from_ref(&self.node))?.tasks.len())
+        Ok(plan(std::slice::from_ref(&self.node), true)?.tasks.len())
     }
 
-    /// The plan: one line per operation with its shape, chunks and task count.
+    /// The plan: one line per operation with its shape, chunks, task count and what was fused.
     pub fn explain(&self) -> Result<String> {
         let roots = [self.node.clone()];
-        Ok(explain(&roots, &lower(&roots)?))
+        Ok(explain(&roots, &plan(&roots, true)?))
     }
 
     /// Computes the array on all cores.
@@ -54,16 +54,44 @@ impl Array {
         self.compute_with(Executor::default()).map(|(c, _)| c)
     }
 
-    pub fn compute_with(&self, executor: Executor) -> Result<(Chunk, Report)> {
-        let (mut out, report) = compute(&[self], executor)?;
+    pub fn compute_with(&self, options: impl Into<ComputeOptions>) -> Result<(Chunk, Report)> {
+        let (mut out, report) = compute(&[self], options)?;
         Ok((out.remove(0), report))
     }
 }
 
+/// How a computation runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ComputeOptions {
+    pub executor: Executor,
+    /// Fuse element-wise chains (and the reductions they feed) into single tasks. Turning it
+    /// off is for debugging and comparison; results are the same.
+    pub fuse: bool,
+}
+
+impl Default for ComputeOptions {
+    fn default() -> Self {
+        ComputeOptions { executor: Executor::default(), fuse: true }
+    }
+}
+
+impl From<Executor> for ComputeOptions {
+    fn from(executor: Executor) -> Self {
+        ComputeOptions { executor, ..ComputeOptions::default() }
+    }
+}
+
 /// Computes several arrays in one pass: work they share is done once.
-pub fn compute(arrays: &[&Array], executor: Executor) -> Result<(Vec<Chunk>, Report)> {
+pub fn compute(arrays: &[&Array], options: impl Into<ComputeOptions>) -> Result<(Vec<Chunk>, Report)> {
+    let options = options.into();
     let roots: Vec<NodeRef> = arrays.iter().map(|a| a.node.clone()).collect();
-    tegula_exec::compute(&lower(&roots)?, executor)
+    tegula_exec::compute(&plan(&roots, options.fuse)?, options.executor)
+}
+
+/// The task graph computing `roots`.
+fn plan(roots: &[NodeRef], fused: bool) -> Result<TaskGraph> {
+    let graph = lower(roots)?;
+    Ok(if fused { fuse(graph) } else { graph })
 }
 
 impl std::fmt::Display for Array {

@@ -16,7 +16,7 @@ mod creation;
 mod ops;
 pub mod random;
 
-pub use array::{compute, Array};
+pub use array::{compute, Array, ComputeOptions};
 pub use tegula_core::chunks::{parse_bytes, AUTO_CHUNK_BYTES};
 pub use tegula_core::{
     AxisChunks, BinaryOp, ChunkSpec, Chunks, DType, Distribution, ReduceOp, Result, Scalar, TegulaError, UnaryOp,

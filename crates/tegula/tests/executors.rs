@@ -1,9 +1,9 @@
-//! The serial executor is the oracle of the threaded one; random values depend on positions,
-//! never on chunking.
+//! The serial executor is the oracle of the threaded one, and unfused plans of fused ones;
+//! random values depend on positions, never on chunking.
 
 use proptest::prelude::*;
 use tegula::random::Generator;
-use tegula::{compute, Array, AxisChunks, BinaryOp, ChunkSpec, Chunk, Executor, ReduceOp, ReduceSpec, UnaryOp};
+use tegula::{compute, Array, AxisChunks, BinaryOp, ChunkSpec, Chunk, ComputeOptions, Executor, ReduceOp, ReduceSpec, UnaryOp};
 
 fn chunks(block: usize) -> ChunkSpec {
     ChunkSpec::All(AxisChunks::Size(block))
@@ -31,12 +31,14 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
     #[test]
-    fn threaded_matches_serial_bit_for_bit(seed in any::<u64>(), n in 1usize..40, block in 1usize..12, threads in 2usize..5) {
+    fn threaded_and_unfused_match_serial_fused_bit_for_bit(seed in any::<u64>(), n in 1usize..40, block in 1usize..12, threads in 2usize..5) {
         let arrays = expression(seed, n, block);
         let refs: Vec<&Array> = arrays.iter().collect();
         let (serial, _) = compute(&refs, Executor::Serial).unwrap();
         let (threaded, _) = compute(&refs, Executor::Threaded { threads }).unwrap();
-        for (s, t) in serial.iter().zip(&threaded) {
+        let (unfused, _) = compute(&refs, ComputeOptions { executor: Executor::Serial, fuse: false }).unwrap();
+        for ((s, t), u) in serial.iter().zip(&threaded).zip(&unfused) {
+            prop_assert_eq!(values(s), values(u));
             let (s, t) = (values(s), values(t));
             prop_assert_eq!(s.len(), t.len());
             for (a, b) in s.iter().zip(&t) {

@@ -3,7 +3,7 @@
 
 use crate::graph::{TaskGraph, TaskId};
 
-pub(super) fn cull(mut graph: TaskGraph) -> TaskGraph {
+pub(crate) fn cull(mut graph: TaskGraph) -> TaskGraph {
     let n = graph.tasks.len();
     let mut needed = vec![false; n];
     let mut stack: Vec<TaskId> = graph.outputs.iter().flat_map(|o| o.blocks.iter().copied()).collect();

@@ -3,6 +3,7 @@
 //! shared by several outputs is lowered once; tasks no output needs are culled.
 
 mod cull;
+pub(crate) use cull::cull;
 mod elementwise;
 mod layout;
 mod matmul;

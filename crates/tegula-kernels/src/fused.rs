@@ -1,0 +1,109 @@
+//! Evaluating a fused program over one block, tile by tile: every step runs the ordinary
+//! element-wise kernel on tile-sized 1-D chunks, so intermediate values stay in cache and only
+//! the result (or, for a fused reduction, the partial) is ever written. The same kernels
+//! compute each element as in unfused plans, and whole-block reductions visit the same tiles,
+//! so fused and unfused plans agree bit for bit.
+
+use crate::binary::{binary, where_};
+use crate::chunk::Chunk;
+use crate::reduce::reduce_tiles;
+use crate::tiles::{concat, flatten, ranges, reshape, tile};
+use crate::unary::unary;
+use tegula_core::program::{Instr, Program};
+use tegula_core::{internal_err, OpKind, PartialReduce, Result};
+
+/// The program's result for a block of `shape`.
+pub fn fused(program: &Program, shape: &[usize], inputs: &[Chunk]) -> Result<Chunk> {
+    let bound = Bound::new(program, shape, inputs)?;
+    let size = shape.iter().product();
+    let parts = ranges(size).map(|(start, len)| bound.eval(start, len)).collect::<Result<Vec<_>>>()?;
+    concat(&parts, shape)
+}
+
+/// The whole-block partial reduction of the program's result; the result block is never built.
+pub fn fused_reduce(program: &Program, op: PartialReduce, shape: &[usize], inputs: &[Chunk]) -> Result<Chunk> {
+    let bound = Bound::new(program, shape, inputs)?;
+    let size = shape.iter().product();
+    reduce_tiles(op, shape.len(), ranges(size).map(|(start, len)| bound.eval(start, len)))
+}
+
+/// A program bound to one block: its inputs flattened to row-major 1-D chunks.
+struct Bound<'a> {
+    program: &'a Program,
+    shape: &'a [usize],
+    flat: Vec<Option<Chunk>>,
+}
+
+impl<'a> Bound<'a> {
+    fn new(program: &'a Program, shape: &'a [usize], inputs: &[Chunk]) -> Result<Bound<'a>> {
+        let flat = program
+            .steps
+            .iter()
+            .map(|s| match s.instr {
+                Instr::Input(i) => {
+                    let input = inputs.get(i).ok_or_else(|| internal_err!("fused input {i} missing"))?;
+                    flatten(input, shape).map(Some)
+                }
+                _ => Ok(None),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Bound { program, shape, flat })
+    }
+
+    /// The program's values at flat positions `start .. start + len` of the block.
+    fn eval(&self, start: usize, len: usize) -> Result<Chunk> {
+        let mut values: Vec<Chunk> = Vec::with_capacity(self.program.steps.len());
+        for (k, step) in self.program.steps.iter().enumerate() {
+            let arg = |i: usize| values.get(i).ok_or_else(|| internal_err!("step {k} reads later step {i}"));
+            let v = match &step.instr {
+                Instr::Input(_) => tile(self.flat[k].as_ref().ok_or_else(|| internal_err!("input step {k}"))?, start, len),
+                Instr::Scalar(v) => Chunk::full(step.dtype, &[1], *v),
+                Instr::Source(op) => source_tile(op, self.shape, start, len)?,
+                Instr::Unary { op, compute, arg: a } => unary(*op, *compute, arg(*a)?)?,
+                Instr::Binary { op, compute, args } => binary(*op, *compute, arg(args[0])?, arg(args[1])?)?,
+                Instr::Where { compute, args } => where_(*compute, arg(args[0])?, arg(args[1])?, arg(args[2])?)?,
+                Instr::Cast { arg: a } => arg(*a)?.cast(step.dtype),
+                Instr::Generate(i) => return Err(internal_err!("unplanned source {i} in a fused program")),
+            };
+            values.push(v);
+        }
+        values.pop().ok_or_else(|| internal_err!("empty program"))
+    }
+}
+
+/// A source's values at flat positions `start .. start + len` of its block, as a 1-D chunk.
+fn source_tile(op: &OpKind, shape: &[usize], start: usize, len: usize) -> Result<Chunk> {
+    let run = |op: OpKind, n: usize| crate::run::run(&op, &[]).and_then(|c| reshape(&c, &[n]));
+    match op.clone() {
+        OpKind::Full { value, dtype, .. } => Ok(Chunk::full(dtype, &[len], value)),
+        OpKind::Arange { first, second, dtype, offset, .. } => {
+            run(OpKind::Arange { first, second, dtype, offset: offset + start, len }, len)
+        }
+        OpKind::Linspace { start: s, stop, num, endpoint, dtype, offset, .. } => {
+            run(OpKind::Linspace { start: s, stop, num, endpoint, dtype, offset: offset + start, len }, len)
+        }
+        OpKind::Random { key, dist, dtype, array_shape, start: block_start, .. } => {
+            // A tile may span rows of the block; rows of the block are runs of positions.
+            let row = shape.last().copied().unwrap_or(1).max(1);
+            let mut parts = Vec::new();
+            let mut at = start;
+            while at < start + len || parts.is_empty() {
+                let n = (row - at % row).min(start + len - at);
+                let index = tegula_core::grid::unravel(at, shape);
+                let tile_start: Vec<usize> = block_start.iter().zip(&index).map(|(b, i)| b + i).collect();
+                let mut tile_shape = vec![1; shape.len()];
+                if let Some(last) = tile_shape.last_mut() {
+                    *last = n;
+                }
+                let op = OpKind::Random { key, dist, dtype, array_shape: array_shape.clone(), start: tile_start, shape: tile_shape };
+                parts.push(run(op, n)?);
+                at += n;
+                if n == 0 {
+                    break;
+                }
+            }
+            concat(&parts, &[len])
+        }
+        other => Err(internal_err!("{} is not a source", other.label())),
+    }
+}

@@ -1,0 +1,74 @@
+//! Fusion through the plan: element-wise chains and the reductions they feed become one task
+//! per input block plus the reduction tree.
+
+use std::sync::Arc;
+use tegula_core::program::Instr;
+use tegula_core::{BinaryOp, Chunks, DType, Distribution, OpKind, ReduceOp, Scalar, UnaryOp};
+use tegula_plan::build::creation;
+use tegula_plan::build::elementwise::{binary, binary_scalar, unary};
+use tegula_plan::build::reduce::{reduce, ReduceSpec};
+use tegula_plan::fuse::fuse;
+use tegula_plan::{lower, NodeRef, TaskGraph};
+
+fn stored(n: usize, block: usize) -> NodeRef {
+    creation::stored(Arc::new(()), DType::Float64, Chunks::regular(&[n], &[block]))
+}
+
+fn count(g: &TaskGraph, pred: impl Fn(&OpKind) -> bool) -> usize {
+    g.tasks.iter().filter(|t| pred(&t.op)).count()
+}
+
+#[test]
+fn elementwise_chain_into_a_sum_is_one_task_per_block_plus_the_tree() {
+    let x = stored(100, 10); // 10 blocks
+    let y = binary_scalar(BinaryOp::Add, &x, Scalar::Int(1), false).unwrap();
+    let y = binary_scalar(BinaryOp::Multiply, &y, Scalar::Int(2), false).unwrap();
+    let spec = ReduceSpec { split_every: 4, ..ReduceSpec::new(ReduceOp::Sum) };
+    let g = fuse(lower(&[reduce(&y, &spec).unwrap()]).unwrap());
+    // Loads are views that the fused tasks read; no element-wise task remains.
+    assert_eq!(count(&g, |op| matches!(op, OpKind::Load { .. })), 10);
+    assert_eq!(count(&g, |op| matches!(op, OpKind::FusedReduce { .. })), 10);
+    assert_eq!(count(&g, |op| matches!(op, OpKind::Binary { .. } | OpKind::Full { .. } | OpKind::Fused { .. })), 0);
+    // 10 partials -> 3 combines (4 + 4 + 2) -> 1 combine -> finish.
+    assert_eq!(count(&g, |op| matches!(op, OpKind::ReduceCombine { .. })), 3 + 1);
+    assert_eq!(g.tasks.len(), 10 + 10 + 4 + 1);
+    let OpKind::FusedReduce { program, .. } = &g.tasks.iter().find(|t| matches!(t.op, OpKind::FusedReduce { .. })).unwrap().op else {
+        unreachable!()
+    };
+    assert_eq!(program.label(), "add,multiply");
+}
+
+#[test]
+fn random_sources_are_generated_inside_the_fused_task() {
+    let chunks = Chunks::regular(&[1000], &[100]);
+    let uniform = Distribution::Uniform { low: 0.0, high: 1.0 };
+    let x = creation::random(1, uniform, DType::Float64, chunks.clone()).unwrap();
+    let y = creation::random(2, uniform, DType::Float64, chunks).unwrap();
+    let r2 = binary(BinaryOp::Add, &binary(BinaryOp::Multiply, &x, &x).unwrap(), &binary(BinaryOp::Multiply, &y, &y).unwrap()).unwrap();
+    let inside = binary_scalar(BinaryOp::Less, &r2, Scalar::Float(1.0), false).unwrap();
+    let g = fuse(lower(&[reduce(&inside, &ReduceSpec::new(ReduceOp::Sum)).unwrap()]).unwrap());
+    assert_eq!(count(&g, |op| matches!(op, OpKind::Random { .. })), 0, "points are never materialised");
+    for t in g.tasks.iter().filter(|t| matches!(t.op, OpKind::FusedReduce { .. })) {
+        assert!(t.inputs.is_empty());
+        let OpKind::FusedReduce { program, .. } = &t.op else { unreachable!() };
+        // x and y are generated once each even though each is read twice.
+        assert_eq!(program.steps.iter().filter(|s| matches!(s.instr, Instr::Source(_))).count(), 2);
+    }
+}
+
+#[test]
+fn shared_and_output_results_are_not_absorbed() {
+    let x = stored(40, 10);
+    let y = unary(UnaryOp::Exp, &x).unwrap();
+    let a = binary_scalar(BinaryOp::Add, &y, Scalar::Int(1), false).unwrap();
+    let b = binary_scalar(BinaryOp::Multiply, &y, Scalar::Int(2), false).unwrap();
+    let g = fuse(lower(&[a, b, y.clone()]).unwrap());
+    // y is read by two consumers and is itself an output: it stays one task per block.
+    let exp_tasks = g
+        .tasks
+        .iter()
+        .filter(|t| matches!(&t.op, OpKind::Fused { program, .. } if program.label() == "exp"))
+        .count();
+    assert_eq!(exp_tasks, 4);
+    assert_eq!(g.outputs.len(), 3);
+}

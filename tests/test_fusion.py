@@ -1,0 +1,90 @@
+"""Fusion: random expression trees of element-wise operations, optionally ending in a
+reduction, give the same result fused and unfused (bit for bit) and agree with NumPy."""
+
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+import tegula as tg
+from strategies import chunkings, quiet
+
+UNARY = [
+    lambda m, x: m.sqrt(m.abs(x)),
+    lambda m, x: m.exp(-m.abs(x)),
+    lambda m, x: m.sin(x),
+    lambda m, x: m.tanh(x),
+    lambda m, x: -x,
+    lambda m, x: x * 2.5,
+    lambda m, x: 1.0 - x,
+    lambda m, x: (x * 10).astype("int32").astype("float64"),
+]
+BINARY = [
+    lambda m, x, y: x + y,
+    lambda m, x, y: x - y,
+    lambda m, x, y: x * y,
+    lambda m, x, y: m.maximum(x, y),
+    lambda m, x, y: m.where(x > y, x, y),
+]
+REDUCTIONS = [None, "sum", "mean", "max", "std", "prod"]
+
+
+@st.composite
+def trees(draw, leaves):
+    """A nested tuple describing an expression over leaf indices."""
+    depth = draw(st.integers(1, 4))
+
+    def build(d):
+        if d == 0 or draw(st.integers(0, 3)) == 0:
+            return ("leaf", draw(st.integers(0, leaves - 1)))
+        if draw(st.booleans()):
+            return ("unary", draw(st.integers(0, len(UNARY) - 1)), build(d - 1))
+        return ("binary", draw(st.integers(0, len(BINARY) - 1)), build(d - 1), build(d - 1))
+
+    return build(depth)
+
+
+def evaluate(tree, m, leaves):
+    kind = tree[0]
+    if kind == "leaf":
+        return leaves[tree[1]]
+    if kind == "unary":
+        return UNARY[tree[1]](m, evaluate(tree[2], m, leaves))
+    return BINARY[tree[1]](m, evaluate(tree[2], m, leaves), evaluate(tree[3], m, leaves))
+
+
+@st.composite
+def cases(draw):
+    shape = tuple(draw(st.lists(st.integers(0, 9), min_size=1, max_size=3)))
+    chunks, _ = draw(chunkings(shape))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    data = [rng.standard_normal(shape) for _ in range(3)]
+    return shape, chunks, seed, data, draw(trees(len(data) + 1)), draw(st.sampled_from(REDUCTIONS))
+
+
+@settings(max_examples=150, deadline=None)
+@given(cases())
+def test_fused_equals_unfused_and_numpy(case):
+    shape, chunks, seed, data, tree, reduction = case
+    source = tg.random.default_rng(seed).standard_normal(shape, chunks=chunks)
+    leaves = [tg.asarray(d, chunks=chunks) for d in data] + [source]
+    expr = evaluate(tree, tg, leaves)
+    if reduction:
+        expr = getattr(expr, reduction)()
+    fused = expr.compute()
+    unfused = expr.compute(fuse=False)
+    np.testing.assert_array_equal(fused, unfused)
+    assert fused.dtype == unfused.dtype
+
+    with quiet():
+        expected = evaluate(tree, np, data + [source.compute()])
+        if reduction:
+            expected = getattr(expected, reduction)()
+    assert fused.dtype == expected.dtype
+    np.testing.assert_allclose(fused, expected, rtol=1e-9, atol=1e-12, equal_nan=True)
+
+
+def test_fusion_shows_in_the_plan():
+    x = tg.asarray(np.arange(100.0), chunks=10)
+    plan = ((x + 1) * 2).sum().explain()
+    assert "fused" in plan
+    assert "add,multiply" in plan
