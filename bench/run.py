@@ -124,22 +124,27 @@ def run_child(workload, library, args, verify):
         cmd.append("--quick")
     if verify:
         cmd.append("--verify")
-    for attempt in range(3):
-        # a retry covers the extension module being rebuilt while the benchmark runs
+    waits = [15, 60, 120]  # a retry covers the package being rebuilt under the benchmark
+    for attempt in range(len(waits) + 1):
         t0 = time.perf_counter()
-        proc = subprocess.run(cmd, text=True, capture_output=True, timeout=args.timeout)
-        if proc.returncode == 0:
-            break
-        sys.stderr.write(proc.stderr)
-        sys.stderr.write(f"{workload}/{library} failed with exit code {proc.returncode}"
-                         f"{'; retrying in 10 s' if attempt < 2 else ''}\n")
-        if attempt < 2:
-            time.sleep(10)
-    else:
-        raise RuntimeError(f"{workload}/{library} failed three times")
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
-    result["child_wall"] = time.perf_counter() - t0
-    return result
+        try:
+            proc = subprocess.run(cmd, text=True, capture_output=True, timeout=args.timeout)
+            ok, err = proc.returncode == 0, proc.stderr
+        except subprocess.TimeoutExpired:
+            ok, err = False, f"timed out after {args.timeout:.0f} s"
+        if ok:
+            try:
+                result = json.loads(proc.stdout.strip().splitlines()[-1])
+                result["child_wall"] = time.perf_counter() - t0
+                return result, None
+            except (ValueError, IndexError):
+                ok, err = False, f"no JSON result in the output: {proc.stdout[-500:]!r}"
+        sys.stderr.write(err)
+        if attempt < len(waits):
+            sys.stderr.write(f"{workload}/{library} failed; retrying in {waits[attempt]} s\n")
+            time.sleep(waits[attempt])
+    last = [line for line in err.strip().splitlines() if line.strip()]
+    return None, (last[-1] if last else "failed")
 
 
 def numpy_fits(workload, quick):
@@ -202,11 +207,12 @@ class QuietWaiter:
         return False
 
 
-def measure(args, log):
+def measure(args, log, save):
     """Runs the rounds. With a waiting budget (--wait-quiet), every round starts on a quiet
     machine, and a round during which other work appeared is thrown away and run again
     (while the budget lasts)."""
     results = {}  # (workload, library) -> list of child results
+    failures = []
     busy_seen, discarded, busy_rounds = set(), [], []
     waiter = QuietWaiter(args.wait_quiet, log)
     for workload in args.workloads:
@@ -216,7 +222,17 @@ def measure(args, log):
             if waiter.budget > 0:
                 waiter.wait()
             with BusyMonitor() as mon:
-                runs = {lib: run_child(workload, lib, args, verify=(rnd == 0)) for lib in libs}
+                runs = {}
+                for lib in libs:
+                    # every library's result is checked once, in its first kept round
+                    verify = not any("verify" in r for r in results.get((workload, lib), []))
+                    r, err = run_child(workload, lib, args, verify)
+                    if r is None:
+                        log(f"  {workload:6s} round {rnd + 1}/{args.rounds} {lib:6s} FAILED: {err}")
+                        failures.append({"workload": workload, "library": lib,
+                                         "round": rnd + 1, "error": err})
+                    else:
+                        runs[lib] = r
             for lib, r in runs.items():
                 log(f"  {workload:6s} round {rnd + 1}/{args.rounds} {lib:6s} "
                     f"{', '.join(f'{t:.4f}' for t in r['times'])} s  "
@@ -233,8 +249,9 @@ def measure(args, log):
                 r["busy"] = sorted(mon.seen)
                 results.setdefault((workload, lib), []).append(r)
             rnd += 1
-    return results, {"names": sorted(busy_seen), "busy_rounds": busy_rounds,
-                     "discarded_rounds": discarded, "waited_s": waiter.waited}
+            save(results, failures)
+    return results, failures, {"names": sorted(busy_seen), "busy_rounds": busy_rounds,
+                               "discarded_rounds": discarded, "waited_s": waiter.waited}
 
 
 # --- aggregating --------------------------------------------------------------------------------
@@ -264,7 +281,11 @@ def check(workload, agg):
     """Problems with the results: an exact mismatch against NumPy on the same data, or
     results that disagree between libraries."""
     problems = []
+    if not agg:
+        return problems
     for lib, a in agg.items():
+        if not a["verify"]:
+            problems.append(f"{workload}/{lib}: not checked against NumPy (no run with --verify)")
         for v in a["verify"]:
             if not v["ok"]:
                 problems.append(f"{workload}/{lib}: result differs from NumPy on the same data: {v}")
@@ -315,7 +336,7 @@ def busy_note(a):
     return f" ({a['busy_n']} busy)" if a["busy_n"] else ""
 
 
-def report(args, mach, results, busy, elapsed, command):
+def report(args, mach, results, failures, busy, elapsed, command):
     out = []
     w = out.append
     sz = workloads.sizes(args.quick)
@@ -418,9 +439,13 @@ def report(args, mach, results, busy, elapsed, command):
 
     problems = [p for wl in args.workloads for p in check(wl, agg[wl])]
     w("## Correctness\n")
+    for f in failures:
+        problems.append(f"FAILED: {f['workload']}/{f['library']} in round {f['round']}: "
+                        f"{f['error']}")
     if problems:
         for p in problems:
-            w(f"- **MISMATCH**: {p}")
+            w(f"- **{'FAILED' if p.startswith('FAILED') else 'MISMATCH'}**: "
+              f"{p.removeprefix('FAILED: ')}")
     else:
         w("- All results agree: tegula's and Dask's results equal NumPy's on the same data "
           "(allclose, rtol 1e-9) for every workload; for (a) and (c) all three libraries agree; "
@@ -466,31 +491,34 @@ def main(argv=None):
     mach = machine(args.threads)
     log(f"benchmarking on {mach['cpu']} with {args.threads} threads"
         f"{' (quick)' if args.quick else ''}")
+    path = args.json or os.path.join(
+        HERE, "out", f"results-{datetime.datetime.now():%Y%m%d-%H%M%S}.json")
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     t0 = time.time()
-    results, busy = measure(args, log)
+
+    def save(results, failures, **more):
+        with open(path, "w") as f:
+            json.dump({"machine": mach, "command": command, "elapsed": time.time() - t0,
+                       "failures": failures, **more,
+                       "runs": [{"workload": k[0], "library": k[1], "runs": v}
+                                for k, v in results.items()]}, f, indent=1)
+
+    results, failures, busy = measure(args, log, save)
     elapsed = time.time() - t0
-    text, problems, agg = report(args, mach, results, busy, elapsed, command)
+    text, problems, agg = report(args, mach, results, failures, busy, elapsed, command)
     print(text)
     if args.out:
         with open(args.out, "w") as f:
             f.write(text)
-    path = args.json or os.path.join(
-        HERE, "out", f"results-{datetime.datetime.now():%Y%m%d-%H%M%S}.json")
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "w") as f:
-        json.dump({"machine": mach, "busy": busy, "command": command, "elapsed": elapsed,
-                   "problems": problems,
-                   "runs": [{"workload": k[0], "library": k[1], "runs": v}
-                            for k, v in results.items()]}, f, indent=1)
+    save(results, failures, busy=busy, problems=problems)
     log(f"raw results: {os.path.relpath(path)}")
     if problems:
         log("\n" + "!" * 72)
         for prob in problems:
-            log(f"MISMATCH: {prob}")
+            log(f"PROBLEM: {prob}")
         log("!" * 72)
         return 1
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())
