@@ -57,8 +57,11 @@ def tolerance(op, a, axis, expected, ddof):
             scale = np.sum(mag**2, axis=axis) / max(n - ddof, 1)
             if op == "std":
                 scale = np.sqrt(scale)
-        else:  # prod: relative error grows with the number of factors (complex: two per factor)
-            return 16 * n * eps, float(np.finfo(expected.dtype).tiny)
+        else:
+            # prod: the error grows with the number of factors, relative to the product's
+            # magnitude (a complex product's parts can cancel; only its modulus is accurate)
+            scale = np.abs(expected.astype(np.complex128))
+            return 16 * n * eps, 16 * n * eps * np.nan_to_num(scale, posinf=0.0) + float(np.finfo(expected.dtype).tiny)
     scale = np.nan_to_num(np.asarray(scale, dtype=np.float64), posinf=0.0)
     slack = 64 if expected.dtype == np.float16 else 16
     if op == "std":
@@ -76,7 +79,8 @@ def _axes_tuple(axis, ndim):
 
 
 def expand(atol, expected, axis, keepdims, ndim):
-    if np.ndim(atol) == 0 or not keepdims:
+    """``atol`` computed without keepdims, shaped like a keepdims result."""
+    if np.ndim(atol) in (0, expected.ndim) or not keepdims:
         return atol
     return np.expand_dims(atol, _axes_tuple(axis, ndim))
 

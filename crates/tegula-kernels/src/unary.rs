@@ -62,7 +62,8 @@ int_unary!(i8 => true, i16 => true, i32 => true, i64 => true, u8 => false, u16 =
 
 /// The inverse hyperbolic functions with the C library's algorithms (the `libm` crate), as
 /// NumPy calls them: Rust's own formulas lose thousands of ulps near the edges of the domain.
-/// float16 computes in float32, as NumPy does.
+/// float16 computes in float32, as NumPy does. `libm`'s acosh expects `x >= 1` (it returns a
+/// finite value for `x <= -2`), so the domain is checked here.
 trait LibmHyperbolic {
     fn asinh(self) -> Self;
     fn acosh(self) -> Self;
@@ -73,7 +74,11 @@ impl LibmHyperbolic for f64 {
         libm::asinh(self)
     }
     fn acosh(self) -> f64 {
-        libm::acosh(self)
+        if self < 1.0 {
+            f64::NAN
+        } else {
+            libm::acosh(self)
+        }
     }
     fn atanh(self) -> f64 {
         libm::atanh(self)
@@ -84,7 +89,11 @@ impl LibmHyperbolic for f32 {
         libm::asinhf(self)
     }
     fn acosh(self) -> f32 {
-        libm::acoshf(self)
+        if self < 1.0 {
+            f32::NAN
+        } else {
+            libm::acoshf(self)
+        }
     }
     fn atanh(self) -> f32 {
         libm::atanhf(self)
@@ -95,7 +104,7 @@ impl LibmHyperbolic for f16 {
         f16::from_f32(libm::asinhf(self.to_f32()))
     }
     fn acosh(self) -> f16 {
-        f16::from_f32(libm::acoshf(self.to_f32()))
+        f16::from_f32(LibmHyperbolic::acosh(self.to_f32()))
     }
     fn atanh(self) -> f16 {
         f16::from_f32(libm::atanhf(self.to_f32()))
