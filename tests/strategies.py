@@ -103,13 +103,14 @@ def regular_chunks(shape):
 
 # --- values ----------------------------------------------------------------------------------
 
-def elements(dtype, *, allow_nan=True, allow_infinity=True, max_magnitude=None, integral=False):
+def elements(dtype, *, allow_nan=True, allow_infinity=True, max_magnitude=None, integral=False, small=False):
     """Element values for ``dtype``. ``max_magnitude`` bounds floats (and complex parts);
-    ``integral`` makes inexact dtypes hold small whole numbers (exact arithmetic)."""
+    ``integral`` makes inexact dtypes hold small whole numbers (exact arithmetic), and with
+    ``small`` integer dtypes too."""
     dtype = np.dtype(dtype)
-    if integral and dtype.kind in "fc":
-        ints = st.integers(-4, 4)
-        return ints.map(complex) if dtype.kind == "c" else ints.map(float)
+    if integral and (dtype.kind in "fc" or small and dtype.kind in "iub"):
+        ints = st.integers(0 if dtype.kind in "ub" else -4, 1 if dtype.kind == "b" else 4)
+        return {"c": ints.map(complex), "f": ints.map(float), "b": ints.map(bool)}.get(dtype.kind, ints)
     if max_magnitude is None or dtype.kind not in "fc":
         return hnp.from_dtype(dtype, allow_nan=allow_nan, allow_infinity=allow_infinity)
     width = dtype.itemsize * 8 // (2 if dtype.kind == "c" else 1)

@@ -84,7 +84,14 @@ def check_binary(name, np_a, np_b, tg_a, tg_b):
         if expected.dtype == np.float16 and op in ("floor_divide", "remainder"):
             exact = False  # NumPy computes float16 divmod in float32, tegula in float64
         rtol, atol = complex_tolerance(op, np_a, np_b, expected)
-        assert_same(result, expected, exact=exact, rtol=rtol, atol=atol)
+        wanted = expected
+        if op == "power" and expected.dtype.kind == "c":
+            # A complex power that overflows has parts like inf * cos(t) whose signs are
+            # rounding noise: require the overflow (or NaN), compare the finite ones.
+            finite = np.isfinite(expected)
+            np.testing.assert_array_equal(np.isfinite(result), finite, err_msg="overflows differ")
+            result, wanted, atol = result[finite], expected[finite], np.broadcast_to(atol, finite.shape)[finite]
+        assert_same(result, wanted, exact=exact, rtol=rtol, atol=atol)
 
 
 def complex_tolerance(op, a, b, expected):
@@ -208,6 +215,8 @@ def test_unary(data, name, dtype):
         atol = {"float16": 1e-3, "float32": 1e-6, "float64": 1e-14, "complex64": 1e-5,
                 "complex128": 1e-12}.get(expected.dtype.name)
         result = out.compute()
+        if dtype.kind == "c" and UNARY[name] == "square":
+            atol = 4 * float(np.finfo(dtype).eps) * np.abs(a.astype(np.complex128)) ** 2  # cancelling parts
         if dtype.kind == "c" and UNARY[name] in BRANCH_CUTS:
             # On a branch cut the side taken depends on the sign of a zero part (C99 Annex G);
             # compare off the cuts.

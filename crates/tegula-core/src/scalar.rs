@@ -77,6 +77,16 @@ impl Scalar {
         Ok(())
     }
 
+    /// Python's `bool(value)`: non-zero (NaN included) is true.
+    pub fn is_truthy(&self) -> bool {
+        match *self {
+            Scalar::Bool(b) => b,
+            Scalar::Int(v) => v != 0,
+            Scalar::Float(v) => v != 0.0,
+            Scalar::Complex(re, im) => re != 0.0 || im != 0.0,
+        }
+    }
+
     pub fn as_f64(&self) -> f64 {
         match *self {
             Scalar::Bool(b) => b as u8 as f64,

@@ -30,8 +30,16 @@ pub fn binary_scalar(op: BinaryOp, a: &NodeRef, s: Scalar, reflected: bool) -> R
     let weak = s.weak_promotion(a.dtype);
     let sig = if reflected { op.signature(weak, a.dtype)? } else { op.signature(a.dtype, weak)? };
     s.check_fits(sig.compute)?;
-    let dtype = if s.check_fits(weak).is_ok() { weak } else { sig.compute };
-    let scalar = super::creation::full(s, dtype, Chunks::single(&[]))?;
+    // NumPy converts the scalar for the loop it selected: straight to bool for the logical
+    // ufuncs (so a tiny float is true), to float64 for `int8 / 1000`.
+    let (value, dtype) = if sig.compute == DType::Bool {
+        (Scalar::Bool(s.is_truthy()), DType::Bool)
+    } else if s.check_fits(weak).is_ok() {
+        (s, weak)
+    } else {
+        (s, sig.compute)
+    };
+    let scalar = super::creation::full(value, dtype, Chunks::single(&[]))?;
     let negative_power = op == BinaryOp::Power && !reflected && s.as_f64() < 0.0;
     if negative_power && sig.compute.is_integer() && a.size() > 0 {
         return Err(value_err!("Integers to negative integer powers are not allowed."));
