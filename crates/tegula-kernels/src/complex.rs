@@ -1,7 +1,7 @@
 //! Complex arithmetic with NumPy's algorithms, so that results match NumPy's to the bit where
 //! NumPy's own code (not the C library) computes them: Smith's division, power by repeated
-//! multiplication for small integer exponents, and `expm1` without cancellation; and `exp`
-//! with the C library's exactly-real case.
+//! multiplication for small integer exponents, `expm1` without cancellation and `log1p` that
+//! keeps a zero's sign; and `exp` as the C library computes it.
 
 use crate::element::{C128, C64};
 use num_complex::Complex;
@@ -135,6 +135,13 @@ fn int_pow<F: Float>(a: Complex<F>, n: F) -> Complex<F> {
     } else {
         r
     }
+}
+
+/// NumPy's complex `log1p`: `ln|x + 1| + i atan2(im, re + 1)`, keeping the sign of a zero
+/// imaginary part (which picks the side of the branch cut) that `(x + 1).ln()` would lose.
+pub fn log1p<F: Float>(x: Complex<F>) -> Complex<F> {
+    let re = x.re + F::one();
+    Complex::new(re.hypot(x.im).ln(), x.im.atan2(re))
 }
 
 /// NumPy's complex `expm1`: accurate for small arguments, unlike `exp(x) - 1`.

@@ -163,7 +163,6 @@ macro_rules! complex_unary {
         impl UnaryKernel for $t {
             fn unary(op: UnaryOp, a: &Block<$t>) -> Result<Chunk> {
                 use UnaryOp::*;
-                let one = C128::new(1.0, 0.0);
                 Ok(match op {
                     Negative => map1(a, |x: $t| -x),
                     Positive => map1(a, |x: $t| x),
@@ -175,7 +174,7 @@ macro_rules! complex_unary {
                     Exp => map1(a, |x: $t| x.via(complex::exp)),
                     Expm1 => map1(a, |x: $t| x.via(complex::expm1)),
                     Log => map1(a, |x: $t| x.via(|z| z.ln())),
-                    Log1p => map1(a, move |x: $t| x.via(|z| (z + one).ln())),
+                    Log1p => map1(a, |x: $t| x.via(complex::log1p)),
                     Log2 => map1(a, |x: $t| x.via(|z| z.log(2.0))),
                     Log10 => map1(a, |x: $t| x.via(|z| z.log(10.0))),
                     Sin => map1(a, |x: $t| x.via(|z| z.sin())),

@@ -38,6 +38,12 @@ pub fn reduce(x: &NodeRef, spec: &ReduceSpec) -> Result<NodeRef> {
         return Err(value_err!("split_every must be at least 2, got {}", spec.split_every));
     }
     let dtype = spec.dtype.unwrap_or_else(|| spec.op.output_dtype(x.dtype));
+    // Like NumPy, a sum, product or mean with `dtype=` converts the elements to it first
+    // (int32 elements overflow a float16 product even when float64 partials would not).
+    let x = match spec.op {
+        ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Mean if spec.dtype.is_some() => super::elementwise::cast(x, dtype),
+        _ => x.clone(),
+    };
     let sizes = (0..x.ndim())
         .filter_map(|a| match (axes.contains(&a), spec.keepdims) {
             (false, _) => Some(x.chunks.axis(a).to_vec()),
@@ -52,5 +58,5 @@ pub fn reduce(x: &NodeRef, spec: &ReduceSpec) -> Result<NodeRef> {
         ddof: spec.ddof,
         split_every: spec.split_every,
     };
-    Ok(Node::new(kind, vec![x.clone()], dtype, Chunks::from_axes(sizes)))
+    Ok(Node::new(kind, vec![x], dtype, Chunks::from_axes(sizes)))
 }
