@@ -362,6 +362,12 @@ def report(args, mach, results, failures, busy, elapsed, command):
     if busy["discarded_rounds"] or busy["waited_s"]:
         w(f"- Waited {busy['waited_s']:.0f} s for other work to finish; "
           f"{len(busy['discarded_rounds'])} round(s) that ran beside one were measured again")
+    builds = sorted({r["build"] for rs in results.values() for r in rs if "build" in r})
+    if len(builds) > 1:
+        w(f"- **tegula was rebuilt during the run**: {len(builds)} builds of its extension were "
+          f"measured (modified {', '.join(builds)})")
+    elif builds:
+        w(f"- tegula extension built {builds[0]}")
     w(f"- Each time is the median of {args.rounds} rounds x {args.repeats} timed run(s), every "
       f"round a fresh process per library after {args.warmup} untimed warm-up run(s); the "
       f"libraries alternate within a round\n")

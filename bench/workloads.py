@@ -239,6 +239,11 @@ def main(argv=None):
         "sampled_peak_rss_mb": mem.sampled / 2**20, "exact_peak": mem.hwm_reset,
         "result": summarize(value), "tasks": extra.get("tasks"), "chunks": extra.get("chunks"),
     }
+    if args.library == "tegula":  # which build of the extension ran (it may be rebuilt meanwhile)
+        from tegula import _tegula
+
+        out["build"] = time.strftime("%Y-%m-%d %H:%M:%S",
+                                     time.localtime(os.path.getmtime(_tegula.__file__)))
     if args.verify:
         out["verify"] = verify(args.workload, args.library, value, extra, args.threads)
     print(json.dumps(out), flush=True)
