@@ -6,6 +6,7 @@
 
 use crate::binary::{binary, where_};
 use crate::chunk::Chunk;
+use crate::random::{random, BlockPlace};
 use crate::reduce::reduce_tiles;
 use crate::tiles::{concat, flatten, ranges, reshape, tile};
 use crate::unary::unary;
@@ -83,26 +84,8 @@ fn source_tile(op: &OpKind, shape: &[usize], start: usize, len: usize) -> Result
             run(OpKind::Linspace { start: s, stop, num, endpoint, dtype, offset: offset + start, len }, len)
         }
         OpKind::Random { key, dist, dtype, array_shape, start: block_start, .. } => {
-            // A tile may span rows of the block; rows of the block are runs of positions.
-            let row = shape.last().copied().unwrap_or(1).max(1);
-            let mut parts = Vec::new();
-            let mut at = start;
-            while at < start + len || parts.is_empty() {
-                let n = (row - at % row).min(start + len - at);
-                let index = tegula_core::grid::unravel(at, shape);
-                let tile_start: Vec<usize> = block_start.iter().zip(&index).map(|(b, i)| b + i).collect();
-                let mut tile_shape = vec![1; shape.len()];
-                if let Some(last) = tile_shape.last_mut() {
-                    *last = n;
-                }
-                let op = OpKind::Random { key, dist, dtype, array_shape: array_shape.clone(), start: tile_start, shape: tile_shape };
-                parts.push(run(op, n)?);
-                at += n;
-                if n == 0 {
-                    break;
-                }
-            }
-            concat(&parts, &[len])
+            let place = BlockPlace { array_shape: &array_shape, start: &block_start, shape };
+            Ok(random(key, dist, dtype, &place, start, len))
         }
         other => Err(internal_err!("{} is not a source", other.label())),
     }

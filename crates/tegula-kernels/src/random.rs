@@ -1,15 +1,18 @@
 //! Counter-based random numbers: the value of an element is a hash of the stream key and the
 //! element's flat position in the whole array, so it never depends on the chunking or on the
-//! order blocks are computed in. The hash is two rounds of SplitMix64's finaliser.
+//! order blocks are computed in. The hash is SplitMix64 (which passes BigCrush): element `g` of
+//! stream `key` is the finaliser applied to `key + g·γ`, so any run of positions is generated
+//! independently and the loop vectorises.
 
 use crate::chunk::{Chunk, Wrap};
 use crate::element::Elem;
 use crate::with_dtype;
-use ndarray::{ArrayD, IxDyn};
+use ndarray::{ArcArray, IxDyn};
 use tegula_core::{DType, Distribution, Result, TegulaError};
 
 const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
 
+#[inline(always)]
 fn mix64(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -23,13 +26,17 @@ pub fn stream_key(seed: u64, stream: u64) -> u64 {
 
 #[inline(always)]
 fn bits(key: u64, counter: u64) -> u64 {
-    mix64(mix64(counter.wrapping_mul(GAMMA).wrapping_add(key)) ^ key.rotate_left(32))
+    mix64(key.wrapping_add(counter.wrapping_mul(GAMMA)))
 }
 
-/// A uniform double in [0, 1) with 53 random bits.
+/// `(x >> 11) · 2⁻⁵³`, a uniform double in [0, 1) with 53 random bits, built from integer
+/// operations only (1 + the top 52 bits as a mantissa, minus one, plus the 53rd bit's half
+/// ulp), because x86-64 has no vector conversion from u64 to f64 before AVX-512.
 #[inline(always)]
-fn unit(key: u64, counter: u64) -> f64 {
-    (bits(key, counter) >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+fn unit(x: u64) -> f64 {
+    let top52 = f64::from_bits(0x3FF0_0000_0000_0000 | (x >> 12)) - 1.0;
+    let bit53 = f64::from_bits(((x >> 11) & 1) * 0x3CA0_0000_0000_0000);
+    top52 + bit53
 }
 
 /// Where one block sits in the whole array.
@@ -39,64 +46,127 @@ pub struct BlockPlace<'a> {
     pub shape: &'a [usize],
 }
 
-pub fn random(key: u64, dist: Distribution, dtype: DType, place: &BlockPlace) -> Result<Chunk> {
-    let flat = flat_positions(place);
+/// The block's values, in its shape.
+pub fn random_block(key: u64, dist: Distribution, dtype: DType, place: &BlockPlace) -> Result<Chunk> {
+    let size = place.shape.iter().product();
+    let flat = random(key, dist, dtype, place, 0, size);
+    with_dtype!(dtype, T => {
+        let data = flat.typed::<T>()?.clone();
+        data.into_shape_with_order(IxDyn(place.shape))
+            .map(T::wrap)
+            .map_err(|e| TegulaError::Internal(format!("random block: {e}")))
+    })
+}
+
+/// The values at the block's row-major positions `start .. start + len`, as a 1-D chunk.
+pub fn random(key: u64, dist: Distribution, dtype: DType, place: &BlockPlace, start: usize, len: usize) -> Chunk {
+    let runs = runs(place, start, len);
     match dist {
-        Distribution::Uniform { low, high } if dtype == DType::Float32 => {
-            let value = |g: u64| ((bits(key, g) >> 40) as f32 * (1.0 / (1u32 << 24) as f32)) * (high - low) as f32 + low as f32;
-            build(place.shape, flat, value)
+        Distribution::Uniform { low, high } if dtype == DType::Float64 => {
+            collect(&runs, len, |first, out| fill_uniform_f64(key, first, low, high, out))
         }
-        Distribution::Uniform { low, high } => {
-            with_dtype!(dtype, T => build(place.shape, flat, |g| T::from_f64(unit(key, g) * (high - low) + low)))
-        }
-        Distribution::Normal { loc, scale } => with_dtype!(dtype, T => build(place.shape, flat, |g| {
-            // Box-Muller from two uniforms at counters 2g and 2g+1.
-            let (u1, u2) = (1.0 - unit(key, 2 * g), unit(key, 2 * g + 1));
-            T::from_f64(loc + scale * (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos())
+        Distribution::Uniform { low, high } if dtype == DType::Float32 => collect(&runs, len, |first, out| {
+            fill(first, out, |g| ((bits(key, g) >> 40) as f32 * (1.0 / (1u32 << 24) as f32)) * (high - low) as f32 + low as f32)
+        }),
+        Distribution::Uniform { low, high } => with_dtype!(dtype, T => {
+            collect(&runs, len, |first, out: &mut [T]| fill(first, out, |g| T::from_f64(unit(bits(key, g)) * (high - low) + low)))
+        }),
+        Distribution::Normal { loc, scale } => with_dtype!(dtype, T => collect(&runs, len, |first, out: &mut [T]| {
+            fill(first, out, |g| {
+                // Box-Muller from two uniforms at counters 2g and 2g+1.
+                let (u1, u2) = (1.0 - unit(bits(key, 2 * g)), unit(bits(key, 2 * g + 1)));
+                T::from_f64(loc + scale * (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos())
+            })
         })),
         Distribution::Integers { low, high } => {
             let range = (high - low) as u128;
-            with_dtype!(dtype, T => build(place.shape, flat, |g| {
-                T::from_i128(low + ((bits(key, g) as u128 * range) >> 64) as i128)
+            with_dtype!(dtype, T => collect(&runs, len, |first, out: &mut [T]| {
+                fill(first, out, |g| T::from_i128(low + ((bits(key, g) as u128 * range) >> 64) as i128))
             }))
         }
     }
 }
 
-/// The flat position in the whole array of the first element of every row (last axis) of the
-/// block; elements of a row are consecutive.
-fn flat_positions(place: &BlockPlace) -> Vec<u64> {
+/// The runs of consecutive positions in the whole array (first flat position, length) that
+/// make up the block's row-major positions `start .. start + len`: pieces of the block's rows.
+fn runs(place: &BlockPlace, start: usize, len: usize) -> Vec<(u64, usize)> {
     let nd = place.shape.len();
     if nd == 0 {
-        return vec![0];
+        return vec![(0, len)];
     }
-    let mut strides = vec![1u64; nd];
-    for i in (0..nd - 1).rev() {
-        strides[i] = strides[i + 1] * place.array_shape[i + 1] as u64;
+    let row = place.shape[nd - 1].max(1);
+    let mut out = Vec::with_capacity(len / row + 2);
+    let mut at = start;
+    while at < start + len {
+        let n = (row - at % row).min(start + len - at);
+        let index = tegula_core::grid::unravel(at, place.shape);
+        let global = index.iter().zip(place.start).zip(place.array_shape);
+        let flat = global.fold(0u64, |flat, ((i, s), dim)| flat * *dim as u64 + (i + s) as u64);
+        out.push((flat, n));
+        at += n;
     }
-    let outer: Vec<usize> = place.shape[..nd - 1].to_vec();
-    let rows: usize = outer.iter().product();
-    (0..rows)
-        .map(|r| {
-            let mut rem = r;
-            let mut pos = place.start[nd - 1] as u64 * strides[nd - 1];
-            for i in (0..nd - 1).rev() {
-                let idx = rem % outer[i].max(1);
-                rem /= outer[i].max(1);
-                pos += (place.start[i] + idx) as u64 * strides[i];
-            }
-            pos
-        })
-        .collect()
+    out
 }
 
-fn build<T: Elem + Wrap>(shape: &[usize], rows: Vec<u64>, value: impl Fn(u64) -> T) -> Result<Chunk> {
-    let row_len = shape.last().copied().unwrap_or(1) as u64;
-    let mut data = Vec::with_capacity(rows.len() * row_len as usize);
-    for start in rows {
-        data.extend((start..start + row_len).map(&value));
+/// Generates every run into one buffer of `len` elements.
+fn collect<T: Elem + Wrap + Default>(runs: &[(u64, usize)], len: usize, mut fill_run: impl FnMut(u64, &mut [T])) -> Chunk {
+    let mut data = vec![T::default(); len];
+    let mut at = 0;
+    for &(first, n) in runs {
+        fill_run(first, &mut data[at..at + n]);
+        at += n;
     }
-    let array = ArrayD::from_shape_vec(IxDyn(shape), data)
-        .map_err(|e| TegulaError::Internal(format!("random block: {e}")))?;
-    Ok(T::wrap(array.into_shared()))
+    T::wrap(ArcArray::from_vec(data).into_dyn())
+}
+
+#[inline(always)]
+fn fill<T>(first: u64, out: &mut [T], value: impl Fn(u64) -> T) {
+    for (g, o) in (first..).zip(out.iter_mut()) {
+        *o = value(g);
+    }
+}
+
+/// Uniform float64 values, the hot path of random generation: compiled for AVX2 too (chosen at
+/// run time) since 64-bit multiplies and the float construction vectorise there.
+fn fill_uniform_f64(key: u64, first: u64, low: f64, high: f64, out: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2, checked just above.
+        return unsafe { fill_uniform_f64_avx2(key, first, low, high, out) };
+    }
+    fill_uniform_f64_portable(key, first, low, high, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn fill_uniform_f64_avx2(key: u64, first: u64, low: f64, high: f64, out: &mut [f64]) {
+    fill_uniform_f64_portable(key, first, low, high, out)
+}
+
+#[inline(always)]
+fn fill_uniform_f64_portable(key: u64, first: u64, low: f64, high: f64, out: &mut [f64]) {
+    let width = high - low;
+    fill(first, out, |g| unit(bits(key, g)) * width + low)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unit_is_the_top_53_bits_scaled() {
+        let edges = [0, 1 << 11, u64::MAX, u64::MAX << 11, 1 << 63];
+        for x in edges.into_iter().chain((0..10_000).map(|i| mix64(i))) {
+            assert_eq!(unit(x), (x >> 11) as f64 / (1u64 << 53) as f64, "{x:#x}");
+        }
+    }
+
+    #[test]
+    fn vectorised_and_portable_uniform_agree() {
+        let (mut a, mut b) = (vec![0.0; 1000], vec![0.0; 1000]);
+        fill_uniform_f64(7, 123, -2.0, 3.0, &mut a);
+        fill_uniform_f64_portable(7, 123, -2.0, 3.0, &mut b);
+        assert_eq!(a, b);
+        assert!(a.iter().all(|v| (-2.0..3.0).contains(v)));
+    }
 }

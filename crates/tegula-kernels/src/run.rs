@@ -6,7 +6,7 @@ use crate::chunk::Chunk;
 use crate::fused::{fused, fused_reduce};
 use crate::layout::{assemble, load, select, transpose};
 use crate::matmul::matmul;
-use crate::random::{random, BlockPlace};
+use crate::random::{random_block, BlockPlace};
 use crate::reduce::{reduce_combine, reduce_finish, reduce_partial};
 use crate::source::{arange, linspace, LinspaceSpec};
 use crate::unary::unary;
@@ -28,7 +28,7 @@ pub fn run(op: &OpKind, inputs: &[Chunk]) -> Result<Chunk> {
             Ok(linspace(&spec, *dtype, *offset, *len))
         }
         OpKind::Random { key, dist, dtype, array_shape, start, shape } => {
-            random(*key, *dist, *dtype, &BlockPlace { array_shape, start, shape })
+            random_block(*key, *dist, *dtype, &BlockPlace { array_shape, start, shape })
         }
         OpKind::Unary { op, compute } => unary(*op, *compute, arg(0)?),
         OpKind::Binary { op, compute } => binary(*op, *compute, arg(0)?, arg(1)?),
