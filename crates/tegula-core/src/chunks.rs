@@ -121,7 +121,7 @@ pub fn split_axis(n: usize, block: usize) -> Vec<usize> {
     }
     let block = block.clamp(1, n);
     let mut out = vec![block; n / block];
-    if n % block != 0 {
+    if !n.is_multiple_of(block) {
         out.push(n % block);
     }
     out

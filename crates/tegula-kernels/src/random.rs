@@ -156,7 +156,7 @@ mod tests {
     #[test]
     fn unit_is_the_top_53_bits_scaled() {
         let edges = [0, 1 << 11, u64::MAX, u64::MAX << 11, 1 << 63];
-        for x in edges.into_iter().chain((0..10_000).map(|i| mix64(i))) {
+        for x in edges.into_iter().chain((0..10_000).map(mix64)) {
             assert_eq!(unit(x), (x >> 11) as f64 / (1u64 << 53) as f64, "{x:#x}");
         }
     }
