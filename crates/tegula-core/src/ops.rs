@@ -275,9 +275,9 @@ pub enum OpKind {
     Assemble { shape: Vec<usize>, pieces: Vec<Piece> },
     /// A fused element-wise program producing a block of `shape`.
     Fused { program: Program, shape: Vec<usize> },
-    /// The whole-block partial reduction `op` of a fused program's block of `shape`, computed
+    /// The partial reduction `op` over `axes` of a fused program's block of `shape`, computed
     /// without building that block.
-    FusedReduce { program: Program, op: PartialReduce, shape: Vec<usize> },
+    FusedReduce { program: Program, op: PartialReduce, axes: Vec<usize>, shape: Vec<usize> },
 }
 
 impl OpKind {

@@ -1,13 +1,13 @@
 //! Evaluating a fused program over one block, tile by tile: every step runs the ordinary
 //! element-wise kernel on tile-sized 1-D chunks, so intermediate values stay in cache and only
 //! the result (or, for a fused reduction, the partial) is ever written. The same kernels
-//! compute each element as in unfused plans, and whole-block reductions visit the same tiles,
+//! compute each element as in unfused plans, and reductions visit the same tiles and bands,
 //! so fused and unfused plans agree bit for bit.
 
 use crate::binary::{binary, where_};
 use crate::chunk::Chunk;
 use crate::random::{random, BlockPlace};
-use crate::reduce::reduce_tiles;
+use crate::reduce::{reduce_bands, reduce_tiles};
 use crate::tiles::{concat, flatten, ranges, reshape, tile};
 use crate::unary::unary;
 use tegula_core::program::{Instr, Program};
@@ -21,11 +21,17 @@ pub fn fused(program: &Program, shape: &[usize], inputs: &[Chunk]) -> Result<Chu
     concat(&parts, shape)
 }
 
-/// The whole-block partial reduction of the program's result; the result block is never built.
-pub fn fused_reduce(program: &Program, op: PartialReduce, shape: &[usize], inputs: &[Chunk]) -> Result<Chunk> {
+/// The partial reduction over `axes` of the program's result; the result block is never built.
+pub fn fused_reduce(program: &Program, op: PartialReduce, axes: &[usize], shape: &[usize], inputs: &[Chunk]) -> Result<Chunk> {
     let bound = Bound::new(program, shape, inputs)?;
     let size = shape.iter().product();
-    reduce_tiles(op, shape.len(), ranges(size).map(|(start, len)| bound.eval(start, len)))
+    if axes.len() == shape.len() {
+        return reduce_tiles(op, shape.len(), ranges(size).map(|(start, len)| bound.eval(start, len)));
+    }
+    reduce_bands(op, axes, shape, |start, len| {
+        let tiles = ranges(len).map(|(s, n)| bound.eval(start + s, n)).collect::<Result<Vec<_>>>()?;
+        concat(&tiles, &[len])
+    })
 }
 
 /// A program bound to one block: its inputs flattened to row-major 1-D chunks.

@@ -5,17 +5,70 @@
 use crate::chunk::{Block, Chunk, Wrap};
 use crate::complex;
 use crate::element::{Elem, Num, Ordered, C128};
-use crate::tiles::{flatten, ranges, reshape, tile};
+use crate::tiles::{flatten, ranges, reshape, tile, TILE};
 use crate::{with_chunk, with_dtype};
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, Zip};
 use tegula_core::{DType, Finish, PartialReduce, Result, TegulaError};
 
 pub fn reduce_partial(op: PartialReduce, axes: &[usize], a: &Chunk) -> Result<Chunk> {
-    if !axes.is_empty() && axes.len() == a.ndim() {
-        let flat = flatten(a, a.shape())?;
-        return reduce_tiles(op, a.ndim(), ranges(a.len()).map(|(start, len)| Ok(tile(&flat, start, len))));
+    if axes.is_empty() {
+        return reduce_axes(op, axes, a);
     }
-    reduce_axes(op, axes, a)
+    let flat = flatten(a, a.shape())?;
+    let part = |start, len| Ok(tile(&flat, start, len));
+    if axes.len() == a.ndim() {
+        return reduce_tiles(op, a.ndim(), ranges(a.len()).map(|(start, len)| part(start, len)));
+    }
+    reduce_bands(op, axes, a.shape(), part)
+}
+
+/// The partial reduction over `axes` (some, not all, of the axes) of a block of `shape` whose
+/// row-major values `values(start, len)` gives as 1-D chunks: the block is reduced in bands of
+/// whole rows of its first axis, each band's partial then combined into the running partial
+/// (first axis reduced) or joined to it (first axis kept). Shared by plain and fused
+/// reductions so that both round identically; a band stays cache-sized.
+pub fn reduce_bands(
+    op: PartialReduce,
+    axes: &[usize],
+    shape: &[usize],
+    values: impl Fn(usize, usize) -> Result<Chunk>,
+) -> Result<Chunk> {
+    let row: usize = shape[1..].iter().product();
+    let band = (BAND / row.max(1)).max(1);
+    let mut partials = Vec::new();
+    let mut first = 0;
+    while first < shape[0] || partials.is_empty() {
+        let rows = band.min(shape[0] - first);
+        let band_shape = [&[rows][..], &shape[1..]].concat();
+        let part = reduce_axes(op, axes, &reshape(&values(first * row, rows * row)?, &band_shape)?)?;
+        if axes.contains(&0) && !partials.is_empty() {
+            let acc = partials.pop().ok_or_else(|| TegulaError::Internal("band partial".into()))?;
+            partials.push(reduce_combine(op, &[acc, part])?);
+        } else {
+            partials.push(part);
+        }
+        first += rows.max(1);
+    }
+    // Moments stack (count, mean, M2) on a new leading axis.
+    let row_axis = if op == PartialReduce::Moments { 1 } else { 0 };
+    join(&partials, row_axis)
+}
+
+/// Elements per band of a reduction over some of a block's axes.
+const BAND: usize = 8 * TILE;
+
+/// Chunks of one dtype joined along `axis`.
+fn join(parts: &[Chunk], axis: usize) -> Result<Chunk> {
+    if parts.len() == 1 {
+        return Ok(parts[0].clone());
+    }
+    with_chunk!(&parts[0], first => join_typed(first, parts, axis))
+}
+
+fn join_typed<T: Wrap>(_: &Block<T>, parts: &[Chunk], axis: usize) -> Result<Chunk> {
+    let views = parts.iter().map(|p| p.typed::<T>().map(|b| b.view())).collect::<Result<Vec<_>>>()?;
+    let joined = ndarray::concatenate(Axis(axis), &views).map_err(|e| TegulaError::Internal(format!("join partials: {e}")))?;
+    Ok(T::wrap(joined.into_shared()))
 }
 
 /// The partial reduction over every axis of an `ndim`-dimensional block whose values arrive
@@ -103,7 +156,7 @@ pub fn reduce_finish(finish: Finish, squeeze: &[usize], dtype: DType, a: &Chunk)
 
 /// Folds `f` over `axes` of `a`, keeping them with length one. An empty axis gives `identity`
 /// (reductions without one are refused before they run).
-fn fold_axes<T: Wrap>(a: &Block<T>, axes: &[usize], identity: Option<T>, f: fn(T, T) -> T) -> Result<Chunk> {
+fn fold_axes<T: Wrap>(a: &Block<T>, axes: &[usize], identity: Option<T>, f: impl Fn(T, T) -> T + Copy) -> Result<Chunk> {
     if axes.len() == a.ndim() && !a.is_empty() {
         if let Some(s) = a.as_slice_memory_order() {
             let v = fold_slice(s, f);
@@ -118,7 +171,7 @@ fn fold_axes<T: Wrap>(a: &Block<T>, axes: &[usize], identity: Option<T>, f: fn(T
     Ok(T::wrap(cur.map(|c| c.into_shared()).unwrap_or_else(|| a.clone())))
 }
 
-fn fold_axis<T: Elem>(v: ArrayViewD<T>, axis: usize, identity: Option<T>, f: fn(T, T) -> T) -> Result<ArrayD<T>> {
+fn fold_axis<T: Elem>(v: ArrayViewD<T>, axis: usize, identity: Option<T>, f: impl Fn(T, T) -> T + Copy) -> Result<ArrayD<T>> {
     let n = v.len_of(Axis(axis));
     if n == 0 {
         let id = identity.ok_or_else(|| TegulaError::Internal("reduction of an empty block".into()))?;
@@ -141,24 +194,29 @@ fn fold_axis<T: Elem>(v: ArrayViewD<T>, axis: usize, identity: Option<T>, f: fn(
 }
 
 /// Folds a non-empty slice with eight independent accumulators, so the loop vectorises.
-fn fold_slice<T: Elem>(s: &[T], f: fn(T, T) -> T) -> T {
+fn fold_slice<T: Elem>(s: &[T], f: impl Fn(T, T) -> T) -> T {
+    fold_slice_map(s, |x| x, f)
+}
+
+/// Folds `map` of every element of a non-empty slice, in the same order as `fold_slice`.
+fn fold_slice_map<T: Elem, U: Copy>(s: &[T], map: impl Fn(T) -> U, f: impl Fn(U, U) -> U) -> U {
     const LANES: usize = 8;
     if s.len() < 2 * LANES {
-        return s[1..].iter().fold(s[0], |acc, &x| f(acc, x));
+        return s[1..].iter().fold(map(s[0]), |acc, &x| f(acc, map(x)));
     }
-    let mut acc: [T; LANES] = std::array::from_fn(|i| s[i]);
+    let mut acc: [U; LANES] = std::array::from_fn(|i| map(s[i]));
     let body = &s[LANES..];
     let mut rows = body.chunks_exact(LANES);
     for row in &mut rows {
         for i in 0..LANES {
-            acc[i] = f(acc[i], row[i]);
+            acc[i] = f(acc[i], map(row[i]));
         }
     }
     let lanes = acc.iter().skip(1).fold(acc[0], |a, &x| f(a, x));
-    rows.remainder().iter().fold(lanes, |a, &x| f(a, x))
+    rows.remainder().iter().fold(lanes, |a, &x| f(a, map(x)))
 }
 
-fn fold_parts<T: Wrap>(first: &Block<T>, parts: &[Chunk], f: fn(T, T) -> T) -> Result<Chunk> {
+fn fold_parts<T: Wrap>(first: &Block<T>, parts: &[Chunk], f: impl Fn(T, T) -> T) -> Result<Chunk> {
     let mut acc = first.to_owned();
     for p in &parts[1..] {
         let p = p.typed::<T>()?;
@@ -202,6 +260,13 @@ impl MomentElem for C128 {
 /// Count, mean and M2 (sum of squared deviations from the mean) over `axes`, computed in two
 /// passes, stacked on a new leading axis.
 fn moments<T: MomentElem>(a: &Block<T>, axes: &[usize]) -> Result<Chunk> {
+    if axes.len() == a.ndim() {
+        if let Some(s) = a.as_slice_memory_order() {
+            let (n, mean, m2) = slice_moments(s);
+            let out = Block::from_shape_vec(IxDyn(&[&[3][..], &vec![1; a.ndim()][..]].concat()), vec![n, mean, m2]);
+            return out.map(T::wrap).map_err(|e| TegulaError::Internal(format!("moments: {e}")));
+        }
+    }
     let n: usize = axes.iter().map(|&ax| a.len_of(Axis(ax))).product();
     let sum = fold_axes(a, axes, Some(T::zero()), Num::add)?;
     let sum = sum.typed::<T>()?;
@@ -218,6 +283,16 @@ fn moments<T: MomentElem>(a: &Block<T>, axes: &[usize]) -> Result<Chunk> {
     out.index_axis_mut(Axis(0), 1).assign(&mean);
     out.index_axis_mut(Axis(0), 2).assign(m2);
     Ok(T::wrap(out.into_shared()))
+}
+
+/// Count, mean and M2 of a contiguous run, without a temporary for the deviations.
+fn slice_moments<T: MomentElem>(s: &[T]) -> (T, T, T) {
+    if s.is_empty() {
+        return (T::zero(), T::zero(), T::zero());
+    }
+    let mean = fold_slice(s, Num::add) / s.len() as f64;
+    let m2 = fold_slice_map(s, |x| T::real((x - mean).abs2()), Num::add);
+    (T::real(s.len() as f64), mean, m2)
 }
 
 /// Chan et al.'s pairwise update of (count, mean, M2).

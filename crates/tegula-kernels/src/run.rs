@@ -42,6 +42,6 @@ pub fn run(op: &OpKind, inputs: &[Chunk]) -> Result<Chunk> {
         OpKind::Select { axes } => select(arg(0)?, axes),
         OpKind::Assemble { shape, pieces } => assemble(inputs, shape, pieces),
         OpKind::Fused { program, shape } => fused(program, shape, inputs),
-        OpKind::FusedReduce { program, op, shape } => fused_reduce(program, *op, shape, inputs),
+        OpKind::FusedReduce { program, op, axes, shape } => fused_reduce(program, *op, axes, shape, inputs),
     }
 }

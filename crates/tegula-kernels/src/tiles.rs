@@ -63,7 +63,11 @@ pub fn concat(parts: &[Chunk], shape: &[usize]) -> Result<Chunk> {
 fn join<T: Wrap>(_: &crate::chunk::Block<T>, parts: &[Chunk], shape: &[usize]) -> Result<Chunk> {
     let mut data: Vec<T> = Vec::with_capacity(shape.iter().product());
     for p in parts {
-        data.extend(p.typed::<T>()?.iter().copied());
+        let p = p.typed::<T>()?;
+        match p.as_slice() {
+            Some(s) => data.extend_from_slice(s),
+            None => data.extend(p.iter().copied()),
+        }
     }
     ndarray::ArcArray::from_shape_vec(IxDyn(shape), data).map(T::wrap).map_err(|e| internal_err!("join: {e}"))
 }

@@ -1,5 +1,5 @@
 //! Fusion, a rewrite of the task graph: a chain of element-wise tasks, the sources feeding it
-//! (constants, ranges, random numbers) and a whole-block partial reduction consuming it become
+//! (constants, ranges, random numbers) and a partial reduction consuming it become
 //! one task that evaluates a `Program` in a single pass over its inputs. A task is absorbed
 //! only when its result has no other consumer (and is not an output), so no work is repeated.
 //! Absorbed tasks are culled.
@@ -19,11 +19,8 @@ pub fn fuse(mut graph: TaskGraph) -> TaskGraph {
             OpKind::Unary { .. } | OpKind::Binary { .. } | OpKind::Where { .. } | OpKind::Cast { .. } => {
                 Some(fuse_elementwise(&graph, id, &uses))
             }
-            OpKind::ReducePartial { op, axes } if axes.len() == graph.tasks[task.inputs[0]].shape.len() => {
-                fuse_reduction(&graph, id, &uses).map(|(program, inputs, shape)| {
-                    (OpKind::FusedReduce { program, op: *op, shape }, inputs)
-                })
-            }
+            OpKind::ReducePartial { op, axes } if !axes.is_empty() => fuse_reduction(&graph, id, &uses)
+                .map(|(program, inputs, shape)| (OpKind::FusedReduce { program, op: *op, axes: axes.clone(), shape }, inputs)),
             _ => None,
         };
         if let Some((op, inputs)) = rewritten {
@@ -130,7 +127,7 @@ fn fuse_elementwise(graph: &TaskGraph, id: TaskId, uses: &[usize]) -> (OpKind, V
     (OpKind::Fused { program: b.program, shape: task.shape.clone() }, b.inputs)
 }
 
-/// A whole-block partial reduction of an exclusively consumed fused task or source.
+/// A partial reduction of an exclusively consumed fused task or source.
 fn fuse_reduction(graph: &TaskGraph, id: TaskId, uses: &[usize]) -> Option<(Program, Vec<TaskId>, Vec<usize>)> {
     let input = graph.tasks[id].inputs[0];
     let source = &graph.tasks[input];
