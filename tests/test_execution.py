@@ -182,3 +182,21 @@ def test_shared_subexpressions_and_outputs(scheduler):
                 (np.sin(a) * 2).std())
     for out, exp in zip(outs, expected):
         assert_same(out, exp, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(3_000_000,), (1500, 1700), (3, 700, 900)])
+def test_one_big_chunk_splits_across_threads_without_changing_results(shape):
+    # One block, large enough that kernels split it into groups run by several threads;
+    # the split depends on the size only, so every thread count gives the same bits.
+    a = np.random.default_rng(sum(shape)).standard_normal(shape)
+    x = tg.asarray(a, chunks=-1)
+    exprs = [tg.sqrt(tg.abs(x)) * 2 - x, ((x + 1) * x).sum(), x.mean(axis=0), (x * 3).std(axis=-1), x.max()]
+    for expr in exprs:
+        serial = expr.compute(scheduler="serial")
+        for workers in (2, 3):
+            np.testing.assert_array_equal(expr.compute(scheduler="threads", num_workers=workers), serial)
+    np.testing.assert_allclose(exprs[0].compute(), np.sqrt(np.abs(a)) * 2 - a, rtol=1e-15)
+    np.testing.assert_allclose(exprs[1].compute(), ((a + 1) * a).sum(), rtol=1e-12)
+    np.testing.assert_allclose(exprs[2].compute(), a.mean(axis=0), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(exprs[3].compute(), (a * 3).std(axis=-1), rtol=1e-12)
+    assert exprs[4].compute() == a.max()

@@ -1,8 +1,9 @@
 //! tegula-exec: the only layer that joins plans and kernels. It runs a `TaskGraph` on a serial
-//! reference executor or on a pool of threads; both keep each chunk only until its last
+//! reference executor or on a rayon pool of threads; both keep each chunk only until its last
 //! consumer has run, and both give bit-identical results.
 
 mod assemble;
+mod pool;
 mod serial;
 mod state;
 mod threaded;

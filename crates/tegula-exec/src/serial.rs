@@ -1,4 +1,5 @@
-//! The reference executor: one task at a time in static order.
+//! The reference executor: one task at a time in static order, on a pool of one thread (so
+//! kernels split nothing across threads).
 
 use crate::state::{uses, Inputs, Memory};
 use crate::Report;
@@ -8,6 +9,10 @@ use tegula_plan::order::static_order;
 use tegula_plan::TaskGraph;
 
 pub fn run(graph: &TaskGraph, inputs: &Inputs) -> Result<(Vec<Option<Chunk>>, Report)> {
+    crate::pool::pool(1)?.install(|| run_in_order(graph, inputs))
+}
+
+fn run_in_order(graph: &TaskGraph, inputs: &Inputs) -> Result<(Vec<Option<Chunk>>, Report)> {
     let rank = static_order(graph);
     let mut order: Vec<usize> = (0..graph.tasks.len()).collect();
     order.sort_by_key(|&t| rank[t]);

@@ -1,13 +1,16 @@
-//! The threaded executor: workers take the ready task of lowest static rank, run it without
-//! holding the lock, then release inputs whose last consumer this was and wake the consumers
-//! that became ready.
+//! The threaded executor, on a rayon pool of the requested size: one pool job per task that
+//! becomes ready; each job runs the ready task of lowest static rank (not necessarily the one
+//! that made it), without holding the lock, then releases inputs whose last consumer this was
+//! and starts a job for every consumer that became ready. Kernels split big blocks over the
+//! same pool, so the process keeps one thread budget.
 
+use crate::pool::pool;
 use crate::state::{uses, Inputs, Memory};
 use crate::Report;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::sync::{Condvar, Mutex};
-use tegula_core::{Result, TegulaError};
+use std::sync::Mutex;
+use tegula_core::{internal_err, Result, TegulaError};
 use tegula_kernels::Chunk;
 use tegula_plan::order::static_order;
 use tegula_plan::TaskGraph;
@@ -18,91 +21,80 @@ struct State {
     waiting: Vec<usize>,
     left: Vec<usize>,
     results: Vec<Option<Chunk>>,
-    finished: usize,
     error: Option<TegulaError>,
     memory: Memory,
+}
+
+/// What every job reads.
+struct Run<'a> {
+    graph: &'a TaskGraph,
+    inputs: &'a Inputs<'a>,
+    rank: Vec<usize>,
+    consumers: Vec<Vec<usize>>,
+    state: Mutex<State>,
 }
 
 pub fn run(graph: &TaskGraph, inputs: &Inputs, threads: usize) -> Result<(Vec<Option<Chunk>>, Report)> {
     let n = graph.tasks.len();
     let rank = static_order(graph);
-    let consumers = graph.consumers();
     let waiting: Vec<usize> = graph.tasks.iter().map(|t| t.inputs.len()).collect();
-    let ready = (0..n).filter(|&t| waiting[t] == 0).map(|t| Reverse((rank[t], t))).collect();
-    let state = Mutex::new(State {
-        ready,
-        waiting,
-        left: uses(graph),
-        results: vec![None; n],
-        finished: 0,
-        error: None,
-        memory: Memory::default(),
-    });
-    let wake = Condvar::new();
-    std::thread::scope(|scope| {
-        for _ in 0..threads.min(n.max(1)) {
-            scope.spawn(|| worker(graph, inputs, &state, &wake, &rank, &consumers));
+    let ready: BinaryHeap<_> = (0..n).filter(|&t| waiting[t] == 0).map(|t| Reverse((rank[t], t))).collect();
+    let first_jobs = ready.len();
+    let state = State { ready, waiting, left: uses(graph), results: vec![None; n], error: None, memory: Memory::default() };
+    let run = Run { graph, inputs, rank, consumers: graph.consumers(), state: Mutex::new(state) };
+    pool(threads)?.scope(|scope| {
+        for _ in 0..first_jobs {
+            scope.spawn(|scope| job(scope, &run));
         }
     });
-    let state = state.into_inner().map_err(|_| TegulaError::Internal("executor state poisoned".into()))?;
+    let state = run.state.into_inner().map_err(|_| internal_err!("executor state poisoned"))?;
     if let Some(e) = state.error {
         return Err(e);
     }
     Ok((state.results, Report { tasks: n, peak_bytes: state.memory.peak }))
 }
 
-fn worker(graph: &TaskGraph, inputs: &Inputs, state: &Mutex<State>, wake: &Condvar, rank: &[usize], consumers: &[Vec<usize>]) {
-    let n = graph.tasks.len();
-    let Ok(mut s) = state.lock() else { return };
-    loop {
-        if s.error.is_some() || s.finished == n {
-            wake.notify_all();
+fn job<'a>(scope: &rayon::Scope<'a>, run: &'a Run<'a>) {
+    let Ok(mut s) = run.state.lock() else { return };
+    if s.error.is_some() {
+        return;
+    }
+    let Some(Reverse((_, id))) = s.ready.pop() else {
+        s.error.get_or_insert(internal_err!("a job found no ready task"));
+        return;
+    };
+    let args: Vec<Chunk> = run.graph.tasks[id].inputs.iter().filter_map(|&i| s.results[i].clone()).collect();
+    drop(s);
+    let outcome = run.inputs.run(run.graph, id, &args);
+    drop(args);
+    let Ok(mut s) = run.state.lock() else { return };
+    let chunk = match outcome {
+        Ok(chunk) => chunk,
+        Err(e) => {
+            s.error.get_or_insert(e);
             return;
         }
-        let Some(Reverse((_, id))) = s.ready.pop() else {
-            s = match wake.wait(s) {
-                Ok(s) => s,
-                Err(_) => return,
-            };
-            continue;
-        };
-        let args: Vec<Chunk> = graph.tasks[id].inputs.iter().filter_map(|&i| s.results[i].clone()).collect();
-        drop(s);
-        let outcome = inputs.run(graph, id, &args);
-        drop(args);
-        s = match state.lock() {
-            Ok(s) => s,
-            Err(_) => return,
-        };
-        match outcome {
-            Err(e) => {
-                s.error.get_or_insert(e);
-                continue;
-            }
-            Ok(chunk) => {
-                s.memory.hold(chunk.nbytes());
-                s.results[id] = Some(chunk);
+    };
+    s.memory.hold(chunk.nbytes());
+    s.results[id] = Some(chunk);
+    for &i in &run.graph.tasks[id].inputs {
+        s.left[i] -= 1;
+        if s.left[i] == 0 {
+            if let Some(c) = s.results[i].take() {
+                s.memory.release(c.nbytes());
             }
         }
-        s.finished += 1;
-        for &i in &graph.tasks[id].inputs {
-            s.left[i] -= 1;
-            if s.left[i] == 0 {
-                if let Some(c) = s.results[i].take() {
-                    s.memory.release(c.nbytes());
-                }
-            }
+    }
+    let mut woke = 0;
+    for &c in &run.consumers[id] {
+        s.waiting[c] -= 1;
+        if s.waiting[c] == 0 {
+            s.ready.push(Reverse((run.rank[c], c)));
+            woke += 1;
         }
-        let mut woke = 0;
-        for &c in &consumers[id] {
-            s.waiting[c] -= 1;
-            if s.waiting[c] == 0 {
-                s.ready.push(Reverse((rank[c], c)));
-                woke += 1;
-            }
-        }
-        for _ in 1..woke {
-            wake.notify_one();
-        }
+    }
+    drop(s);
+    for _ in 0..woke {
+        scope.spawn(|scope| job(scope, run));
     }
 }

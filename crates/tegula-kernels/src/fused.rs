@@ -7,7 +7,8 @@
 use crate::binary::{binary, where_};
 use crate::chunk::Chunk;
 use crate::random::{random, BlockPlace};
-use crate::reduce::{reduce_bands, reduce_tiles};
+use crate::parallel::build_1d;
+use crate::reduce::{reduce_bands, reduce_flat};
 use crate::tiles::{concat, flatten, ranges, reshape, tile};
 use crate::unary::unary;
 use tegula_core::program::{Instr, Program};
@@ -16,9 +17,8 @@ use tegula_core::{internal_err, OpKind, PartialReduce, Result};
 /// The program's result for a block of `shape`.
 pub fn fused(program: &Program, shape: &[usize], inputs: &[Chunk]) -> Result<Chunk> {
     let bound = Bound::new(program, shape, inputs)?;
-    let size = shape.iter().product();
-    let parts = ranges(size).map(|(start, len)| bound.eval(start, len)).collect::<Result<Vec<_>>>()?;
-    concat(&parts, shape)
+    let dtype = program.dtype().ok_or_else(|| internal_err!("empty program"))?;
+    reshape(&build_1d(dtype, shape.iter().product(), |start, len| bound.eval(start, len))?, shape)
 }
 
 /// The partial reduction over `axes` of the program's result; the result block is never built.
@@ -26,7 +26,7 @@ pub fn fused_reduce(program: &Program, op: PartialReduce, axes: &[usize], shape:
     let bound = Bound::new(program, shape, inputs)?;
     let size = shape.iter().product();
     if axes.len() == shape.len() {
-        return reduce_tiles(op, shape.len(), ranges(size).map(|(start, len)| bound.eval(start, len)));
+        return reduce_flat(op, shape.len(), size, |start, len| bound.eval(start, len));
     }
     reduce_bands(op, axes, shape, |start, len| {
         let tiles = ranges(len).map(|(s, n)| bound.eval(start + s, n)).collect::<Result<Vec<_>>>()?;

@@ -9,6 +9,7 @@ pub mod element;
 pub mod fused;
 pub mod layout;
 pub mod matmul;
+pub mod parallel;
 pub mod random;
 pub mod reduce;
 pub mod run;

@@ -5,7 +5,8 @@
 use crate::chunk::{Block, Chunk, Wrap};
 use crate::complex;
 use crate::element::{Elem, Num, Ordered, C128};
-use crate::tiles::{flatten, ranges, reshape, tile, TILE};
+use crate::parallel::{groups, map_groups};
+use crate::tiles::{flatten, reshape, tile, TILE};
 use crate::{with_chunk, with_dtype};
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, Zip};
 use tegula_core::{DType, Finish, PartialReduce, Result, TegulaError};
@@ -17,45 +18,84 @@ pub fn reduce_partial(op: PartialReduce, axes: &[usize], a: &Chunk) -> Result<Ch
     let flat = flatten(a, a.shape())?;
     let part = |start, len| Ok(tile(&flat, start, len));
     if axes.len() == a.ndim() {
-        return reduce_tiles(op, a.ndim(), ranges(a.len()).map(|(start, len)| part(start, len)));
+        return reduce_flat(op, a.ndim(), a.len(), part);
     }
     reduce_bands(op, axes, a.shape(), part)
 }
 
+/// The partial reduction over every axis of an `ndim`-dimensional block of `size` elements
+/// whose row-major values `values(start, len)` gives as 1-D chunks: tile by tile, each tile
+/// reduced then combined into its group's running partial; groups run in parallel and their
+/// partials are combined in order. Shared by plain and fused reductions so that both round
+/// identically.
+pub fn reduce_flat(
+    op: PartialReduce,
+    ndim: usize,
+    size: usize,
+    values: impl Fn(usize, usize) -> Result<Chunk> + Sync + Send,
+) -> Result<Chunk> {
+    let tiles = size.div_ceil(TILE).max(1);
+    let partials = map_groups(groups(tiles, TILE), |group| {
+        let mut acc: Option<Chunk> = None;
+        for t in group {
+            let start = t * TILE;
+            let part = reduce_axes(op, &[0], &values(start, TILE.min(size - start))?)?;
+            acc = Some(match acc {
+                None => part,
+                Some(a) => reduce_combine(op, &[a, part])?,
+            });
+        }
+        acc.ok_or_else(|| TegulaError::Internal("a group without tiles".into()))
+    })?;
+    let keep = match op {
+        PartialReduce::Moments => [&[3usize][..], &vec![1; ndim][..]].concat(),
+        _ => vec![1; ndim],
+    };
+    reshape(&reduce_combine(op, &partials)?, &keep)
+}
+
 /// The partial reduction over `axes` (some, not all, of the axes) of a block of `shape` whose
-/// row-major values `values(start, len)` gives as 1-D chunks: the block is reduced in bands of
-/// whole rows of its first axis, each band's partial then combined into the running partial
-/// (first axis reduced) or joined to it (first axis kept). Shared by plain and fused
-/// reductions so that both round identically; a band stays cache-sized.
+/// row-major values `values(start, len)` gives as 1-D chunks: the block is reduced in
+/// cache-sized bands of whole rows of its first axis, each band's partial then combined into
+/// the running partial (first axis reduced) or joined to it (first axis kept); groups of bands
+/// run in parallel. Shared by plain and fused reductions so that both round identically.
 pub fn reduce_bands(
     op: PartialReduce,
     axes: &[usize],
     shape: &[usize],
-    values: impl Fn(usize, usize) -> Result<Chunk>,
+    values: impl Fn(usize, usize) -> Result<Chunk> + Sync + Send,
 ) -> Result<Chunk> {
     let row: usize = shape[1..].iter().product();
     let band = (BAND / row.max(1)).max(1);
-    let mut partials = Vec::new();
-    let mut first = 0;
-    while first < shape[0] || partials.is_empty() {
-        let rows = band.min(shape[0] - first);
-        let band_shape = [&[rows][..], &shape[1..]].concat();
-        let part = reduce_axes(op, axes, &reshape(&values(first * row, rows * row)?, &band_shape)?)?;
-        if axes.contains(&0) && !partials.is_empty() {
-            let acc = partials.pop().ok_or_else(|| TegulaError::Internal("band partial".into()))?;
-            partials.push(reduce_combine(op, &[acc, part])?);
-        } else {
-            partials.push(part);
+    let bands = shape[0].div_ceil(band).max(1);
+    let across = axes.contains(&0);
+    let partials = map_groups(groups(bands, band * row), |group| {
+        let mut parts: Vec<Chunk> = Vec::new();
+        for b in group {
+            let first = b * band;
+            let rows = band.min(shape[0] - first);
+            let band_shape = [&[rows][..], &shape[1..]].concat();
+            let part = reduce_axes(op, axes, &reshape(&values(first * row, rows * row)?, &band_shape)?)?;
+            match parts.pop() {
+                Some(acc) if across => parts.push(reduce_combine(op, &[acc, part])?),
+                Some(acc) => parts.extend([acc, part]),
+                None => parts.push(part),
+            }
         }
-        first += rows.max(1);
+        Ok(parts)
+    })?;
+    let partials: Vec<Chunk> = partials.into_iter().flatten().collect();
+    if across {
+        return reduce_combine(op, &partials);
     }
     // Moments stack (count, mean, M2) on a new leading axis.
-    let row_axis = if op == PartialReduce::Moments { 1 } else { 0 };
-    join(&partials, row_axis)
+    join(&partials, if op == PartialReduce::Moments { 1 } else { 0 })
 }
 
-/// Elements per band of a reduction over some of a block's axes.
-const BAND: usize = 8 * TILE;
+/// Elements per band of a reduction over some of a block's axes: a band (64 KB of float64)
+/// stays under the allocator's mmap threshold, so bands reuse memory instead of faulting in
+/// fresh pages.
+const BAND: usize = 2 * TILE;
 
 /// Chunks of one dtype joined along `axis`.
 fn join(parts: &[Chunk], axis: usize) -> Result<Chunk> {
@@ -69,26 +109,6 @@ fn join_typed<T: Wrap>(_: &Block<T>, parts: &[Chunk], axis: usize) -> Result<Chu
     let views = parts.iter().map(|p| p.typed::<T>().map(|b| b.view())).collect::<Result<Vec<_>>>()?;
     let joined = ndarray::concatenate(Axis(axis), &views).map_err(|e| TegulaError::Internal(format!("join partials: {e}")))?;
     Ok(T::wrap(joined.into_shared()))
-}
-
-/// The partial reduction over every axis of an `ndim`-dimensional block whose values arrive
-/// as 1-D tiles in row-major order: each tile is reduced, then combined into the running
-/// partial. Shared by plain and fused reductions so that both round identically.
-pub fn reduce_tiles(op: PartialReduce, ndim: usize, tiles: impl Iterator<Item = Result<Chunk>>) -> Result<Chunk> {
-    let mut acc: Option<Chunk> = None;
-    for t in tiles {
-        let part = reduce_axes(op, &[0], &t?)?;
-        acc = Some(match acc {
-            None => part,
-            Some(a) => reduce_combine(op, &[a, part])?,
-        });
-    }
-    let acc = acc.ok_or_else(|| TegulaError::Internal("a block without tiles".into()))?;
-    let keep = match op {
-        PartialReduce::Moments => [&[3usize][..], &vec![1; ndim][..]].concat(),
-        _ => vec![1; ndim],
-    };
-    reshape(&acc, &keep)
 }
 
 /// The partial reduction of `axes` of one block, computed along the axes.

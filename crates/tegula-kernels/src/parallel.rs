@@ -1,0 +1,79 @@
+//! Parallelism inside one block, so that a single big chunk still uses every core: a block's
+//! flat range is cut into consecutive groups that run on the current rayon pool (the threaded
+//! executor's workers; the serial executor's pool has one thread). Group boundaries depend
+//! only on the block's size, never on the number of threads, so neither do results.
+
+use crate::chunk::{Chunk, Wrap};
+use crate::element::Elem;
+use crate::tiles::TILE;
+use crate::with_dtype;
+use ndarray::{ArcArray, IxDyn};
+use rayon::prelude::*;
+use std::mem::MaybeUninit;
+use std::ops::Range;
+use tegula_core::{internal_err, DType, Result};
+
+/// Elements per group: enough work (2 MB of float64) to outweigh handing it to another thread.
+const GROUP: usize = 64 * TILE;
+/// At most this many groups, so that reductions hold few partials at once.
+const MAX_GROUPS: usize = 64;
+
+/// Consecutive ranges of `units` units of `unit` elements each (tiles of a block, bands of
+/// rows): about `GROUP` elements per range, at most `MAX_GROUPS` ranges, one range when empty.
+pub fn groups(units: usize, unit: usize) -> Vec<Range<usize>> {
+    let per_group = (GROUP / unit.max(1)).max(1).max(units.div_ceil(MAX_GROUPS));
+    let count = units.div_ceil(per_group).max(1);
+    (0..count).map(|g| (g * per_group).min(units)..((g + 1) * per_group).min(units)).collect()
+}
+
+/// `f` of every range, in order, computed in parallel when there is more than one.
+pub fn map_groups<R: Send>(ranges: Vec<Range<usize>>, f: impl Fn(Range<usize>) -> Result<R> + Sync + Send) -> Result<Vec<R>> {
+    if ranges.len() <= 1 {
+        return ranges.into_iter().map(f).collect();
+    }
+    ranges.into_par_iter().map(f).collect()
+}
+
+/// A 1-D chunk of `size` elements of `dtype` whose pieces `fill(start, len)` writes in
+/// parallel, straight into the result (no per-piece copies joined by one thread).
+pub fn build_1d(dtype: DType, size: usize, fill: impl Fn(usize, usize) -> Result<Chunk> + Sync + Send) -> Result<Chunk> {
+    with_dtype!(dtype, T => build_typed::<T>(size, &fill))
+}
+
+fn build_typed<T: Elem + Wrap>(size: usize, fill: &(impl Fn(usize, usize) -> Result<Chunk> + Sync)) -> Result<Chunk> {
+    let tiles = size.div_ceil(TILE);
+    // Left uninitialised so that the pages are first touched by the threads that fill them.
+    let mut data: Vec<T> = Vec::with_capacity(size);
+    let mut pieces: Vec<(usize, &mut [MaybeUninit<T>])> = Vec::new();
+    let mut rest = &mut data.spare_capacity_mut()[..size];
+    for g in groups(tiles, TILE) {
+        let len = (g.end * TILE).min(size) - g.start * TILE;
+        let (piece, tail) = rest.split_at_mut(len);
+        pieces.push((g.start * TILE, piece));
+        rest = tail;
+    }
+    let write = |(start, piece): (usize, &mut [MaybeUninit<T>])| -> Result<()> {
+        let mut at = 0;
+        while at < piece.len() {
+            let len = TILE.min(piece.len() - at);
+            let part = fill(start + at, len)?;
+            let values = part.typed::<T>()?;
+            let values = values.as_slice().ok_or_else(|| internal_err!("a tile is not contiguous"))?;
+            let values = values.get(..len).ok_or_else(|| internal_err!("short tile"))?;
+            piece[at..at + len].iter_mut().zip(values).for_each(|(slot, v)| {
+                slot.write(*v);
+            });
+            at += len;
+        }
+        Ok(())
+    };
+    if pieces.len() <= 1 {
+        pieces.into_iter().try_for_each(write)?;
+    } else {
+        pieces.into_par_iter().try_for_each(write)?;
+    }
+    // SAFETY: every piece was written in full (a failing piece returned above), and the
+    // pieces cover the first `size` elements.
+    unsafe { data.set_len(size) };
+    Ok(T::wrap(ArcArray::from_vec(data).into_dyn().into_shape_with_order(IxDyn(&[size])).map_err(|e| internal_err!("{e}"))?))
+}
