@@ -22,6 +22,11 @@ Workloads (sizes for the full run; --quick uses about 10x fewer elements, 40x fo
            2000 x 2000 chunks by the library's own generator (generation is in the timing).
     b_std  x.std() on the same kind of array.
     c      x.sum(), x a float64 NumPy array of 2e6 elements in chunks of 100 (20,000 chunks).
+    pi     Monte Carlo pi: 1e9 points (x, y) uniform on the unit square drawn lazily by the
+           library's generator in chunks of 5e6, 4 * mean(x*x + y*y < 1). Not run by NumPy
+           (its points would need 16 GB).
+    e30    a 30-operation element-wise expression (`expr30`) over a float64 NumPy array of
+           1e8 elements already in memory, chunks of 5e6, the result returned as a NumPy array.
 """
 
 import argparse
@@ -35,13 +40,33 @@ import time
 import numpy as np
 
 LIBRARIES = ("tegula", "dask", "numpy")
-WORKLOADS = ("a", "b_mean", "b_std", "c")
+WORKLOADS = ("a", "b_mean", "b_std", "c", "pi", "e30")
 
 
 def sizes(quick):
     if quick:
-        return {"a": (2 * 10**7, 10**6), "b": (6000, 600), "c": (5 * 10**4, 100)}
-    return {"a": (2 * 10**8, 10**7), "b": (20000, 2000), "c": (2 * 10**6, 100)}
+        return {"a": (2 * 10**7, 10**6), "b": (6000, 600), "c": (5 * 10**4, 100),
+                "pi": (10**8, 5 * 10**5), "e30": (10**7, 5 * 10**5)}
+    return {"a": (2 * 10**8, 10**7), "b": (20000, 2000), "c": (2 * 10**6, 100),
+            "pi": (10**9, 5 * 10**6), "e30": (10**8, 5 * 10**6)}
+
+
+def expr30(m, x):
+    """30 element-wise operations (each one NumPy ufunc call) on x, with `m` the library's
+    namespace: arithmetic with scalars and arrays, extremes, abs, sqrt, exp and sin."""
+    a = m.sqrt(m.abs(x * 1.5 + 0.25))          # 4
+    b = (x * x - a) * 0.5                      # 3
+    c = (m.maximum(a, b) + 1.0) / (x + 2.0)    # 4
+    d = m.minimum(c, 3.0) * c - x              # 3
+    e = m.exp(-m.abs(d)) * 2.0                 # 4
+    g = m.sin(x)                               # 1
+    f = (e + c) * 0.75 + g * g - 0.125         # 6
+    f = m.sqrt(m.abs(f) + 1.0) * a + b         # 5
+    return f / 3.0                             # 1
+
+
+def pi_estimate(m, x, y):
+    return 4 * (x * x + y * y < 1).mean()
 
 
 # --- memory ---------------------------------------------------------------------------------
@@ -144,6 +169,10 @@ def prepare(workload, library, quick, threads):
         return setup, run, {"x": x, "arr": arr, "setup_rss": setup_rss, "tasks": tasks,
                             "chunks": len(range(0, n, chunk))}
 
+    if workload == "pi":
+        return prepare_pi(library, sz["pi"], threads)
+    if workload == "e30":
+        return prepare_e30(library, sz["e30"], threads)
     # b: lazily generated random array, generation inside the timing
     n, chunk = sz["b"]
     reduce = (lambda v: v.mean(axis=0)) if workload == "b_mean" else (lambda v: v.std())
@@ -179,6 +208,68 @@ def prepare(workload, library, quick, threads):
     return 0.0, run, {"build": build, "reduce": reduce, "tasks": tasks, "chunks": (n // chunk) ** 2}
 
 
+def prepare_pi(library, size, threads):
+    n, chunk = size
+    if library == "tegula":
+        import tegula as m
+
+        rng = m.random.default_rng(0)
+        def points():
+            return rng.random(n, chunks=chunk), rng.random(n, chunks=chunk)
+        graph = lambda e: e.task_count()  # noqa: E731
+    elif library == "dask":
+        import dask.array as m
+
+        rng = m.random.default_rng(0)
+        def points():
+            return rng.random(n, chunks=chunk), rng.random(n, chunks=chunk)
+        graph = lambda e: len(e.__dask_graph__())  # noqa: E731
+    else:
+        raise SystemExit("NumPy does not run the pi workload (its points would need 16 GB)")
+
+    def run():
+        return pi_estimate(m, *points()).compute(scheduler="threads", num_workers=threads)
+
+    def check_prefix():
+        # the same expression on a prefix, against NumPy on the library's own points
+        k = min(n, 4 * chunk)
+        x, y = (v[:k] for v in points())
+        got = pi_estimate(m, x, y).compute(scheduler="threads", num_workers=threads)
+        xs, ys = (np.asarray(v.compute()) for v in (x, y))
+        return got, pi_estimate(np, xs, ys)
+
+    return 0.0, run, {"tasks": graph(pi_estimate(m, *points())), "chunks": 2 * (n // chunk),
+                      "check_prefix": check_prefix, "n": n}
+
+
+def prepare_e30(library, size, threads):
+    n, chunk = size
+    x = make_input_1d(n)
+    if library == "numpy":
+        return 0.0, (lambda: expr30(np, x)), {"x": x}
+    import psutil
+
+    rss0 = psutil.Process().memory_info().rss
+    t0 = time.perf_counter()
+    if library == "tegula":
+        import tegula as m
+
+        arr = m.asarray(x, chunks=chunk)
+        tasks = expr30(m, arr).task_count()
+    else:
+        import dask.array as m
+
+        arr = m.from_array(x, chunks=chunk)
+        tasks = len(expr30(m, arr).__dask_graph__())
+    setup = time.perf_counter() - t0
+
+    def run():
+        return np.asarray(expr30(m, arr).compute(scheduler="threads", num_workers=threads))
+
+    return setup, run, {"x": x, "setup_rss": psutil.Process().memory_info().rss - rss0,
+                        "tasks": tasks, "chunks": n // chunk}
+
+
 def summarize(value):
     v = np.asarray(value, dtype=np.float64)
     if v.ndim == 0:
@@ -191,6 +282,17 @@ def verify(workload, library, value, extra, threads):
     """An exact check of the library's result against NumPy on the very same data."""
     if library == "numpy":
         return {"ok": True, "what": "reference"}
+    if workload == "pi":
+        got, ref = extra["check_prefix"]()
+        sigma = 4 * np.sqrt(np.pi / 4 * (1 - np.pi / 4) / extra["n"])
+        ok = bool(np.isclose(got, ref, rtol=1e-12, atol=0) and abs(value - np.pi) < 6 * sigma)
+        return {"ok": ok, "what": "prefix vs NumPy on the same points; estimate within 6 sigma of pi",
+                "prefix": float(got), "prefix_ref": float(ref), "error": float(value - np.pi)}
+    if workload == "e30":
+        ref = expr30(np, extra["x"])
+        ok = bool(np.allclose(value, ref, rtol=1e-12, atol=0))
+        return {"ok": ok, "what": "vs NumPy on the same input",
+                "max_rel_err": float(np.max(np.abs(value - ref) / np.abs(ref)))}
     if workload in ("a", "c"):
         x = extra["x"]
         ref = ((x + 1) * 2).sum() if workload == "a" else x.sum()
