@@ -424,13 +424,13 @@ def report(args, mach, results, failures, busy, elapsed, command):
         w(f"| (a) conversion `tg.asarray(x)` / `da.from_array(x)` (before compute, not in the "
           f"row above) | {fmt_time(conv[0])} | {fmt_time(conv[1])} | — | {ratio(conv[0], conv[1])} "
           f"| — | RSS growth {grow} |")
-        tot = [None if get("a", lib) is None else get("a", lib) + (get("a", lib, "setup") or 0)
-               for lib in LIBRARIES]
         if bw and get("a", "tegula"):
             frac = [None if get("a", lib) is None else n * 8 / get("a", lib) / 1e9 / bw["read_gbs"]
                     for lib in LIBRARIES]
             w("| (a) bytes of x read per second, as a fraction of the read bandwidth | "
               + " | ".join("—" if f is None else f"{f:.0%}" for f in frac) + " | | | |")
+        tot = [None if get("a", lib) is None else get("a", lib) + (get("a", lib, "setup") or 0)
+               for lib in LIBRARIES]
         w(f"| (a) conversion + compute | {' | '.join(fmt_time(v) for v in tot)} "
           f"| {ratio(tot[0], tot[1])} | {ratio(tot[0], tot[2])} | |")
     for wl, label in (("b_mean", "`x.mean(axis=0)`"), ("b_std", "`x.std()`")):

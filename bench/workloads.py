@@ -146,28 +146,10 @@ def prepare(workload, library, quick, threads):
             expr = lambda v: v.sum()  # noqa: E731
         if library == "numpy":
             return 0.0, (lambda: expr(x)), {"x": x, "setup_rss": 0}
-        import psutil
-
-        rss0 = psutil.Process().memory_info().rss
-        t0 = time.perf_counter()
-        if library == "tegula":
-            import tegula as tg
-
-            arr = tg.asarray(x, chunks=chunk)
-        else:
-            import dask.array as da
-
-            arr = da.from_array(x, chunks=chunk)
-        setup = time.perf_counter() - t0
-        setup_rss = psutil.Process().memory_info().rss - rss0
-        if library == "tegula":
-            run = lambda: expr(arr).compute(scheduler="threads", num_workers=threads)  # noqa: E731
-            tasks = expr(arr).task_count()
-        else:
-            run = lambda: expr(arr).compute(scheduler="threads", num_workers=threads)  # noqa: E731
-            tasks = len(expr(arr).__dask_graph__())
-        return setup, run, {"x": x, "arr": arr, "setup_rss": setup_rss, "tasks": tasks,
-                            "chunks": len(range(0, n, chunk))}
+        _, arr, setup, setup_rss = convert(library, x, chunk)
+        run = lambda: expr(arr).compute(scheduler="threads", num_workers=threads)  # noqa: E731
+        return setup, run, {"x": x, "arr": arr, "setup_rss": setup_rss,
+                            "tasks": graph_size(expr(arr)), "chunks": len(range(0, n, chunk))}
 
     if workload == "pi":
         return prepare_pi(library, sz["pi"], threads)
@@ -208,24 +190,43 @@ def prepare(workload, library, quick, threads):
     return 0.0, run, {"build": build, "reduce": reduce, "tasks": tasks, "chunks": (n // chunk) ** 2}
 
 
+def namespace(library):
+    """The array module of tegula or Dask."""
+    if library == "tegula":
+        import tegula
+
+        return tegula
+    import dask.array
+
+    return dask.array
+
+
+def graph_size(expr):
+    """tegula's task count or the length of Dask's graph."""
+    return expr.task_count() if hasattr(expr, "task_count") else len(expr.__dask_graph__())
+
+
+def convert(library, x, chunk):
+    """(module, x as the library's array, seconds and RSS growth of the conversion)."""
+    import psutil
+
+    m = namespace(library)
+    rss0 = psutil.Process().memory_info().rss
+    t0 = time.perf_counter()
+    arr = m.asarray(x, chunks=chunk) if library == "tegula" else m.from_array(x, chunks=chunk)
+    setup = time.perf_counter() - t0
+    return m, arr, setup, psutil.Process().memory_info().rss - rss0
+
+
 def prepare_pi(library, size, threads):
     n, chunk = size
-    if library == "tegula":
-        import tegula as m
-
-        rng = m.random.default_rng(0)
-        def points():
-            return rng.random(n, chunks=chunk), rng.random(n, chunks=chunk)
-        graph = lambda e: e.task_count()  # noqa: E731
-    elif library == "dask":
-        import dask.array as m
-
-        rng = m.random.default_rng(0)
-        def points():
-            return rng.random(n, chunks=chunk), rng.random(n, chunks=chunk)
-        graph = lambda e: len(e.__dask_graph__())  # noqa: E731
-    else:
+    if library == "numpy":
         raise SystemExit("NumPy does not run the pi workload (its points would need 16 GB)")
+    m = namespace(library)
+    rng = m.random.default_rng(0)
+
+    def points():
+        return rng.random(n, chunks=chunk), rng.random(n, chunks=chunk)
 
     def run():
         return pi_estimate(m, *points()).compute(scheduler="threads", num_workers=threads)
@@ -238,7 +239,7 @@ def prepare_pi(library, size, threads):
         xs, ys = (np.asarray(v.compute()) for v in (x, y))
         return got, pi_estimate(np, xs, ys)
 
-    return 0.0, run, {"tasks": graph(pi_estimate(m, *points())), "chunks": 2 * (n // chunk),
+    return 0.0, run, {"tasks": graph_size(pi_estimate(m, *points())), "chunks": 2 * (n // chunk),
                       "check_prefix": check_prefix, "n": n}
 
 
@@ -247,27 +248,13 @@ def prepare_e30(library, size, threads):
     x = make_input_1d(n)
     if library == "numpy":
         return 0.0, (lambda: expr30(np, x)), {"x": x}
-    import psutil
-
-    rss0 = psutil.Process().memory_info().rss
-    t0 = time.perf_counter()
-    if library == "tegula":
-        import tegula as m
-
-        arr = m.asarray(x, chunks=chunk)
-        tasks = expr30(m, arr).task_count()
-    else:
-        import dask.array as m
-
-        arr = m.from_array(x, chunks=chunk)
-        tasks = len(expr30(m, arr).__dask_graph__())
-    setup = time.perf_counter() - t0
+    m, arr, setup, setup_rss = convert(library, x, chunk)
 
     def run():
         return np.asarray(expr30(m, arr).compute(scheduler="threads", num_workers=threads))
 
-    return setup, run, {"x": x, "setup_rss": psutil.Process().memory_info().rss - rss0,
-                        "tasks": tasks, "chunks": n // chunk}
+    return setup, run, {"x": x, "setup_rss": setup_rss, "tasks": graph_size(expr30(m, arr)),
+                        "chunks": n // chunk}
 
 
 def summarize(value):

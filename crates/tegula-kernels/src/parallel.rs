@@ -7,7 +7,7 @@ use crate::chunk::{Chunk, Wrap};
 use crate::element::Elem;
 use crate::tiles::TILE;
 use crate::with_dtype;
-use ndarray::{ArcArray, IxDyn};
+use ndarray::ArcArray;
 use rayon::prelude::*;
 use std::mem::MaybeUninit;
 use std::ops::Range;
@@ -75,5 +75,5 @@ fn build_typed<T: Elem + Wrap>(size: usize, fill: &(impl Fn(usize, usize) -> Res
     // SAFETY: every piece was written in full (a failing piece returned above), and the
     // pieces cover the first `size` elements.
     unsafe { data.set_len(size) };
-    Ok(T::wrap(ArcArray::from_vec(data).into_dyn().into_shape_with_order(IxDyn(&[size])).map_err(|e| internal_err!("{e}"))?))
+    Ok(T::wrap(ArcArray::from_vec(data).into_dyn()))
 }

@@ -7,8 +7,9 @@
 use crate::chunk::{Chunk, Wrap};
 use crate::element::Elem;
 use crate::with_dtype;
-use ndarray::{ArcArray, IxDyn};
-use tegula_core::{DType, Distribution, Result, TegulaError};
+use crate::tiles::reshape;
+use ndarray::ArcArray;
+use tegula_core::{DType, Distribution, Result};
 
 const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
 
@@ -49,13 +50,7 @@ pub struct BlockPlace<'a> {
 /// The block's values, in its shape.
 pub fn random_block(key: u64, dist: Distribution, dtype: DType, place: &BlockPlace) -> Result<Chunk> {
     let size = place.shape.iter().product();
-    let flat = random(key, dist, dtype, place, 0, size);
-    with_dtype!(dtype, T => {
-        let data = flat.typed::<T>()?.clone();
-        data.into_shape_with_order(IxDyn(place.shape))
-            .map(T::wrap)
-            .map_err(|e| TegulaError::Internal(format!("random block: {e}")))
-    })
+    reshape(&random(key, dist, dtype, place, 0, size), place.shape)
 }
 
 /// The values at the block's row-major positions `start .. start + len`, as a 1-D chunk.
