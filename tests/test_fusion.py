@@ -1,6 +1,7 @@
 """Fusion: random expression trees of element-wise operations, optionally ending in a
 reduction over all axes or some of them, give the same result fused and unfused (bit for bit)
-and agree with NumPy."""
+and agree with NumPy. Small shapes cover edge cases; big blocks cover programs evaluated in
+many spans and tiles, with lengths that are not multiples of the evaluators' widths."""
 
 import numpy as np
 import pytest
@@ -65,9 +66,31 @@ def cases(draw):
     return shape, chunks, seed, data, draw(trees(len(data) + 1)), reduction, axis
 
 
+@st.composite
+def big_cases(draw):
+    shape = draw(st.one_of(st.tuples(st.integers(0, 20000)), st.tuples(st.integers(1, 60), st.integers(1, 400))))
+    chunks = tuple(draw(st.one_of(st.just(max(n, 1)), st.integers(1, max(n, 1)))) for n in shape)
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    data = [rng.standard_normal(shape) for _ in range(3)]
+    reduction = draw(st.sampled_from(REDUCTIONS))
+    axis = draw(st.one_of(st.none(), st.lists(st.integers(0, len(shape) - 1), unique=True).map(tuple)))
+    return shape, chunks, seed, data, draw(trees(len(data) + 1)), reduction, axis
+
+
 @settings(max_examples=150, deadline=None)
 @given(cases())
 def test_fused_equals_unfused_and_numpy(case):
+    check(case)
+
+
+@settings(max_examples=40, deadline=None)
+@given(big_cases())
+def test_fused_equals_unfused_and_numpy_on_big_blocks(case):
+    check(case)
+
+
+def check(case):
     shape, chunks, seed, data, tree, reduction, axis = case
     source = tg.random.default_rng(seed).standard_normal(shape, chunks=chunks)
     leaves = [tg.asarray(d, chunks=chunks) for d in data] + [source]

@@ -25,6 +25,18 @@ pub enum Instr {
     Cast { arg: usize },
 }
 
+impl Instr {
+    /// The earlier steps this one reads.
+    pub fn args(&self) -> Vec<usize> {
+        match self {
+            Instr::Unary { arg, .. } | Instr::Cast { arg } => vec![*arg],
+            Instr::Binary { args, .. } => args.to_vec(),
+            Instr::Where { args, .. } => args.to_vec(),
+            Instr::Input(_) | Instr::Generate(_) | Instr::Source(_) | Instr::Scalar(_) => Vec::new(),
+        }
+    }
+}
+
 /// A step and the dtype it produces.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Step {

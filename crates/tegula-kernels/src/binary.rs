@@ -4,10 +4,10 @@
 use crate::chunk::{Block, Chunk, Wrap};
 use crate::complex;
 use crate::element::{Elem, Num, Ordered, C128, C64};
+use crate::float_fn::float_binary_fn;
 use crate::zip::{map2, map3};
 use crate::{with_chunk, with_dtype};
 use half::f16;
-use num_traits::Float;
 use tegula_core::{BinaryOp, DType, Result, TegulaError};
 
 /// `op(a, b)` computed in dtype `compute` (inputs are converted first).
@@ -124,62 +124,11 @@ fn int_power<T: Num + Ordered + Wrap>(a: &Block<T>, b: &Block<T>) -> Result<Chun
     Ok(out)
 }
 
-/// Python's float floor division (the divmod algorithm NumPy uses).
-fn float_floor_div(a: f64, b: f64) -> f64 {
-    if b == 0.0 {
-        return a / b;
-    }
-    let m = a % b;
-    let mut div = (a - m) / b;
-    if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
-        div -= 1.0;
-    }
-    if div == 0.0 {
-        return (0.0f64).copysign(a / b);
-    }
-    let floor = div.floor();
-    if div - floor > 0.5 {
-        floor + 1.0
-    } else {
-        floor
-    }
-}
-
-/// Python's float remainder: the result has the divisor's sign.
-fn float_rem(a: f64, b: f64) -> f64 {
-    if b == 0.0 {
-        return f64::NAN;
-    }
-    let m = a % b;
-    if m == 0.0 {
-        (0.0f64).copysign(b)
-    } else if (b < 0.0) != (m < 0.0) {
-        m + b
-    } else {
-        m
-    }
-}
-
 macro_rules! float_binary {
     ($($t:ty),*) => {$(
         impl BinaryKernel for $t {
             fn binary(op: BinaryOp, a: &Block<$t>, b: &Block<$t>) -> Result<Chunk> {
-                use BinaryOp::*;
-                if let Some(r) = ordered(op, a, b) {
-                    return r;
-                }
-                match op {
-                    Subtract => map2(a, b, |x: $t, y| x - y),
-                    Divide => map2(a, b, |x: $t, y| x / y),
-                    FloorDivide => map2(a, b, |x: $t, y: $t| {
-                        <$t>::from_f64(float_floor_div(x.cast::<f64>(), y.cast::<f64>()))
-                    }),
-                    Remainder => map2(a, b, |x: $t, y: $t| {
-                        <$t>::from_f64(float_rem(x.cast::<f64>(), y.cast::<f64>()))
-                    }),
-                    Power => map2(a, b, |x: $t, y| Float::powf(x, y)),
-                    _ => Err(unsupported(op, <$t>::DTYPE)),
-                }
+                float_binary_fn!(op, $t, |f| map2(a, b, f), ordered(op, a, b).unwrap_or_else(|| Err(unsupported(op, <$t>::DTYPE))))
             }
         }
     )*};

@@ -1,4 +1,5 @@
-//! Evaluating a fused program over one block, tile by tile: every step runs the ordinary
+//! Evaluating a fused program over one block, tile by tile (float64 programs on the faster
+//! `tape`, which computes the same values): every step runs the ordinary
 //! element-wise kernel on tile-sized 1-D chunks, so intermediate values stay in cache and only
 //! the result (or, for a fused reduction, the partial) is ever written. The same kernels
 //! compute each element as in unfused plans, and reductions visit the same tiles and bands,
@@ -7,7 +8,10 @@
 use crate::binary::{binary, where_};
 use crate::chunk::Chunk;
 use crate::random::{random, BlockPlace};
-use crate::parallel::build_1d;
+use crate::parallel::{build_1d, build_f64};
+use crate::reduce_f64::reduce_flat_f64;
+use crate::tape::{Registers, Tape};
+use ndarray::ArcArray;
 use crate::reduce::{reduce_bands, reduce_flat};
 use crate::tiles::{concat, flatten, ranges, reshape, tile};
 use crate::unary::unary;
@@ -16,15 +20,32 @@ use tegula_core::{internal_err, OpKind, PartialReduce, Result};
 
 /// The program's result for a block of `shape`.
 pub fn fused(program: &Program, shape: &[usize], inputs: &[Chunk]) -> Result<Chunk> {
+    let size = shape.iter().product();
+    if let Some(tape) = Tape::compile(program, shape, inputs)? {
+        return reshape(&build_f64(size, |start, out, regs: &mut Registers| tape.fill(start, out, regs))?, shape);
+    }
     let bound = Bound::new(program, shape, inputs)?;
     let dtype = program.dtype().ok_or_else(|| internal_err!("empty program"))?;
-    reshape(&build_1d(dtype, shape.iter().product(), |start, len| bound.eval(start, len))?, shape)
+    reshape(&build_1d(dtype, size, |start, len| bound.eval(start, len))?, shape)
 }
 
 /// The partial reduction over `axes` of the program's result; the result block is never built.
 pub fn fused_reduce(program: &Program, op: PartialReduce, axes: &[usize], shape: &[usize], inputs: &[Chunk]) -> Result<Chunk> {
-    let bound = Bound::new(program, shape, inputs)?;
     let size = shape.iter().product();
+    if let Some(tape) = Tape::compile(program, shape, inputs)? {
+        if axes.len() < shape.len() {
+            return reduce_bands(op, axes, shape, |start, len| {
+                let mut values = vec![0.0; len];
+                tape.fill(start, &mut values, &mut Registers::default())?;
+                Ok(Chunk::Float64(ArcArray::from_vec(values).into_dyn()))
+            });
+        }
+        let spans = |start, len, regs: &mut Registers, sink: &mut dyn FnMut(&[f64])| tape.spans(start, len, regs, sink);
+        if let Some(partial) = reduce_flat_f64(op, shape.len(), size, spans) {
+            return partial;
+        }
+    }
+    let bound = Bound::new(program, shape, inputs)?;
     if axes.len() == shape.len() {
         return reduce_flat(op, shape.len(), size, |start, len| bound.eval(start, len));
     }
@@ -79,7 +100,7 @@ impl<'a> Bound<'a> {
 }
 
 /// A source's values at flat positions `start .. start + len` of its block, as a 1-D chunk.
-fn source_tile(op: &OpKind, shape: &[usize], start: usize, len: usize) -> Result<Chunk> {
+pub(crate) fn source_tile(op: &OpKind, shape: &[usize], start: usize, len: usize) -> Result<Chunk> {
     let run = |op: OpKind, n: usize| crate::run::run(&op, &[]).and_then(|c| reshape(&c, &[n]));
     match op.clone() {
         OpKind::Full { value, dtype, .. } => Ok(Chunk::full(dtype, &[len], value)),

@@ -37,10 +37,38 @@ pub fn map_groups<R: Send>(ranges: Vec<Range<usize>>, f: impl Fn(Range<usize>) -
 /// A 1-D chunk of `size` elements of `dtype` whose pieces `fill(start, len)` writes in
 /// parallel, straight into the result (no per-piece copies joined by one thread).
 pub fn build_1d(dtype: DType, size: usize, fill: impl Fn(usize, usize) -> Result<Chunk> + Sync + Send) -> Result<Chunk> {
-    with_dtype!(dtype, T => build_typed::<T>(size, &fill))
+    with_dtype!(dtype, T => build::<T, ()>(size, |start, slots, _| {
+        let part = fill(start, slots.len())?;
+        let values = part.typed::<T>()?;
+        let values = values.as_slice().ok_or_else(|| internal_err!("a tile is not contiguous"))?;
+        write_all(slots, values)
+    }))
 }
 
-fn build_typed<T: Elem + Wrap>(size: usize, fill: &(impl Fn(usize, usize) -> Result<Chunk> + Sync)) -> Result<Chunk> {
+/// A 1-D float64 chunk of `size` elements whose tiles `fill(start, out, scratch)` writes in
+/// parallel; each thread has its own scratch `S` and tile buffer.
+pub fn build_f64<S: Default>(size: usize, fill: impl Fn(usize, &mut [f64], &mut S) -> Result<()> + Sync + Send) -> Result<Chunk> {
+    build::<f64, (S, Vec<f64>)>(size, |start, slots, (scratch, buf)| {
+        buf.resize(slots.len(), 0.0);
+        fill(start, buf, scratch)?;
+        write_all(slots, buf)
+    })
+}
+
+fn write_all<T: Copy>(slots: &mut [MaybeUninit<T>], values: &[T]) -> Result<()> {
+    let values = values.get(..slots.len()).ok_or_else(|| internal_err!("short tile"))?;
+    slots.iter_mut().zip(values).for_each(|(slot, v)| {
+        slot.write(*v);
+    });
+    Ok(())
+}
+
+/// A 1-D chunk of `size` elements whose tiles `write(start, slots, state)` initialises, groups
+/// of tiles in parallel, each group with its own `state`.
+fn build<T: Elem + Wrap, S: Default>(
+    size: usize,
+    write: impl Fn(usize, &mut [MaybeUninit<T>], &mut S) -> Result<()> + Sync,
+) -> Result<Chunk> {
     let tiles = size.div_ceil(TILE);
     // Left uninitialised so that the pages are first touched by the threads that fill them.
     let mut data: Vec<T> = Vec::with_capacity(size);
@@ -52,28 +80,20 @@ fn build_typed<T: Elem + Wrap>(size: usize, fill: &(impl Fn(usize, usize) -> Res
         pieces.push((g.start * TILE, piece));
         rest = tail;
     }
-    let write = |(start, piece): (usize, &mut [MaybeUninit<T>])| -> Result<()> {
-        let mut at = 0;
-        while at < piece.len() {
-            let len = TILE.min(piece.len() - at);
-            let part = fill(start + at, len)?;
-            let values = part.typed::<T>()?;
-            let values = values.as_slice().ok_or_else(|| internal_err!("a tile is not contiguous"))?;
-            let values = values.get(..len).ok_or_else(|| internal_err!("short tile"))?;
-            piece[at..at + len].iter_mut().zip(values).for_each(|(slot, v)| {
-                slot.write(*v);
-            });
-            at += len;
+    let write_piece = |(start, piece): (usize, &mut [MaybeUninit<T>])| -> Result<()> {
+        let mut state = S::default();
+        for (i, slots) in piece.chunks_mut(TILE).enumerate() {
+            write(start + i * TILE, slots, &mut state)?;
         }
         Ok(())
     };
     if pieces.len() <= 1 {
-        pieces.into_iter().try_for_each(write)?;
+        pieces.into_iter().try_for_each(write_piece)?;
     } else {
-        pieces.into_par_iter().try_for_each(write)?;
+        pieces.into_par_iter().try_for_each(write_piece)?;
     }
-    // SAFETY: every piece was written in full (a failing piece returned above), and the
-    // pieces cover the first `size` elements.
+    // SAFETY: every tile was written in full (`write_all` fails on a short one, and a failing
+    // piece returned above), and the pieces cover the first `size` elements.
     unsafe { data.set_len(size) };
     Ok(T::wrap(ArcArray::from_vec(data).into_dyn()))
 }

@@ -5,6 +5,7 @@
 use crate::chunk::{Block, Chunk, Wrap};
 use crate::complex;
 use crate::element::{Elem, Num, Ordered, C128};
+use crate::lanes::{fold_slice, fold_slice_map};
 use crate::parallel::{groups, map_groups};
 use crate::tiles::{flatten, reshape, tile, TILE};
 use crate::{with_chunk, with_dtype};
@@ -47,11 +48,16 @@ pub fn reduce_flat(
         }
         acc.ok_or_else(|| TegulaError::Internal("a group without tiles".into()))
     })?;
+    combine_flat(op, ndim, &partials)
+}
+
+/// The groups' partials of a whole-block reduction combined, in the block's dimensions.
+pub(crate) fn combine_flat(op: PartialReduce, ndim: usize, partials: &[Chunk]) -> Result<Chunk> {
     let keep = match op {
         PartialReduce::Moments => [&[3usize][..], &vec![1; ndim][..]].concat(),
         _ => vec![1; ndim],
     };
-    reshape(&reduce_combine(op, &partials)?, &keep)
+    reshape(&reduce_combine(op, partials)?, &keep)
 }
 
 /// The partial reduction over `axes` (some, not all, of the axes) of a block of `shape` whose
@@ -179,7 +185,7 @@ pub fn reduce_finish(finish: Finish, squeeze: &[usize], dtype: DType, a: &Chunk)
 fn fold_axes<T: Wrap>(a: &Block<T>, axes: &[usize], identity: Option<T>, f: impl Fn(T, T) -> T + Copy) -> Result<Chunk> {
     if axes.len() == a.ndim() && !a.is_empty() {
         if let Some(s) = a.as_slice_memory_order() {
-            let v = fold_slice(s, f);
+            let v = fold_slice(s, f).ok_or_else(|| TegulaError::Internal("fold of an empty block".into()))?;
             return Ok(T::wrap(Block::from_elem(IxDyn(&vec![1; a.ndim()]), v)));
         }
     }
@@ -201,7 +207,8 @@ fn fold_axis<T: Elem>(v: ArrayViewD<T>, axis: usize, identity: Option<T>, f: imp
     }
     if axis + 1 == v.ndim() && v.is_standard_layout() {
         let folded = v.map_axis(Axis(axis), |lane| match lane.as_slice() {
-            Some(s) => fold_slice(s, f),
+            // Lanes are not empty: `n > 0`.
+            Some(s) => fold_slice(s, f).unwrap_or(lane[0]),
             None => lane.iter().skip(1).fold(lane[0], |acc, &x| f(acc, x)),
         });
         return Ok(folded.insert_axis(Axis(axis)));
@@ -211,29 +218,6 @@ fn fold_axis<T: Elem>(v: ArrayViewD<T>, axis: usize, identity: Option<T>, f: imp
         Zip::from(&mut acc).and(&v.index_axis(Axis(axis), i)).for_each(|a, &x| *a = f(*a, x));
     }
     Ok(acc.insert_axis(Axis(axis)))
-}
-
-/// Folds a non-empty slice with eight independent accumulators, so the loop vectorises.
-fn fold_slice<T: Elem>(s: &[T], f: impl Fn(T, T) -> T) -> T {
-    fold_slice_map(s, |x| x, f)
-}
-
-/// Folds `map` of every element of a non-empty slice, in the same order as `fold_slice`.
-fn fold_slice_map<T: Elem, U: Copy>(s: &[T], map: impl Fn(T) -> U, f: impl Fn(U, U) -> U) -> U {
-    const LANES: usize = 8;
-    if s.len() < 2 * LANES {
-        return s[1..].iter().fold(map(s[0]), |acc, &x| f(acc, map(x)));
-    }
-    let mut acc: [U; LANES] = std::array::from_fn(|i| map(s[i]));
-    let body = &s[LANES..];
-    let mut rows = body.chunks_exact(LANES);
-    for row in &mut rows {
-        for i in 0..LANES {
-            acc[i] = f(acc[i], map(row[i]));
-        }
-    }
-    let lanes = acc.iter().skip(1).fold(acc[0], |a, &x| f(a, x));
-    rows.remainder().iter().fold(lanes, |a, &x| f(a, map(x)))
 }
 
 fn fold_parts<T: Wrap>(first: &Block<T>, parts: &[Chunk], f: impl Fn(T, T) -> T) -> Result<Chunk> {
@@ -249,7 +233,7 @@ fn fold_parts<T: Wrap>(first: &Block<T>, parts: &[Chunk], f: impl Fn(T, T) -> T)
 }
 
 /// The element types moments are accumulated in (float64 and complex128).
-trait MomentElem: Num + Wrap + std::ops::Sub<Output = Self> + std::ops::Div<f64, Output = Self> + std::ops::Mul<f64, Output = Self> {
+pub(crate) trait MomentElem: Num + Wrap + std::ops::Sub<Output = Self> + std::ops::Div<f64, Output = Self> + std::ops::Mul<f64, Output = Self> {
     fn abs2(self) -> f64;
     fn real(v: f64) -> Self;
     fn re(self) -> f64;
@@ -306,12 +290,12 @@ fn moments<T: MomentElem>(a: &Block<T>, axes: &[usize]) -> Result<Chunk> {
 }
 
 /// Count, mean and M2 of a contiguous run, without a temporary for the deviations.
-fn slice_moments<T: MomentElem>(s: &[T]) -> (T, T, T) {
+pub(crate) fn slice_moments<T: MomentElem>(s: &[T]) -> (T, T, T) {
     if s.is_empty() {
         return (T::zero(), T::zero(), T::zero());
     }
-    let mean = fold_slice(s, Num::add) / s.len() as f64;
-    let m2 = fold_slice_map(s, |x| T::real((x - mean).abs2()), Num::add);
+    let mean = fold_slice(s, Num::add).unwrap_or(T::zero()) / s.len() as f64;
+    let m2 = fold_slice_map(s, |x| T::real((x - mean).abs2()), Num::add).unwrap_or(T::zero());
     (T::real(s.len() as f64), mean, m2)
 }
 
@@ -326,16 +310,21 @@ fn merge_moments<T: MomentElem>(parts: &[Chunk]) -> Result<Chunk> {
         };
         let (pn, pm, pm2) = (p.index_axis(Axis(0), 0), p.index_axis(Axis(0), 1), p.index_axis(Axis(0), 2));
         Zip::from(an).and(am).and(am2).and(&pn).and(&pm).and(&pm2).for_each(|an, am, am2, &bn, &bm, &bm2| {
-            let (na, nb) = (an.re(), bn.re());
-            let n = na + nb;
-            if n == 0.0 {
-                return;
-            }
-            let delta = bm - *am;
-            *am = am.add(delta * (nb / n));
-            *am2 = am2.add(bm2).add(T::real(delta.abs2() * na * nb / n));
-            *an = T::real(n);
+            merge_moment((an, am, am2), (bn, bm, bm2))
         });
     }
     Ok(T::wrap(acc.into_shared()))
+}
+
+/// Merges the (count, mean, M2) of one part into those of another.
+pub(crate) fn merge_moment<T: MomentElem>((an, am, am2): (&mut T, &mut T, &mut T), (bn, bm, bm2): (T, T, T)) {
+    let (na, nb) = (an.re(), bn.re());
+    let n = na + nb;
+    if n == 0.0 {
+        return;
+    }
+    let delta = bm - *am;
+    *am = am.add(delta * (nb / n));
+    *am2 = am2.add(bm2).add(T::real(delta.abs2() * na * nb / n));
+    *an = T::real(n);
 }

@@ -3,10 +3,10 @@
 use crate::chunk::{Block, Chunk, Wrap};
 use crate::complex::{self, Wide};
 use crate::element::{Elem, C128, C64};
+use crate::float_fn::float_unary_fn;
+use half::f16;
 use crate::with_dtype;
 use crate::zip::map1;
-use half::f16;
-use num_traits::Float;
 use tegula_core::{DType, Result, TegulaError, UnaryOp};
 
 /// `op(a)` computed in dtype `compute` (the input is converted first).
@@ -60,97 +60,15 @@ macro_rules! int_unary {
 }
 int_unary!(i8 => true, i16 => true, i32 => true, i64 => true, u8 => false, u16 => false, u32 => false, u64 => false);
 
-/// The inverse hyperbolic functions with the C library's algorithms (the `libm` crate), as
-/// NumPy calls them: Rust's own formulas lose thousands of ulps near the edges of the domain.
-/// float16 computes in float32, as NumPy does. `libm`'s acosh expects `x >= 1` (it returns a
-/// finite value for `x <= -2`), so the domain is checked here.
-trait LibmHyperbolic {
-    fn asinh(self) -> Self;
-    fn acosh(self) -> Self;
-    fn atanh(self) -> Self;
-}
-impl LibmHyperbolic for f64 {
-    fn asinh(self) -> f64 {
-        libm::asinh(self)
-    }
-    fn acosh(self) -> f64 {
-        if self < 1.0 {
-            f64::NAN
-        } else {
-            libm::acosh(self)
-        }
-    }
-    fn atanh(self) -> f64 {
-        libm::atanh(self)
-    }
-}
-impl LibmHyperbolic for f32 {
-    fn asinh(self) -> f32 {
-        libm::asinhf(self)
-    }
-    fn acosh(self) -> f32 {
-        if self < 1.0 {
-            f32::NAN
-        } else {
-            libm::acoshf(self)
-        }
-    }
-    fn atanh(self) -> f32 {
-        libm::atanhf(self)
-    }
-}
-impl LibmHyperbolic for f16 {
-    fn asinh(self) -> f16 {
-        f16::from_f32(libm::asinhf(self.to_f32()))
-    }
-    fn acosh(self) -> f16 {
-        f16::from_f32(LibmHyperbolic::acosh(self.to_f32()))
-    }
-    fn atanh(self) -> f16 {
-        f16::from_f32(libm::atanhf(self.to_f32()))
-    }
-}
-
 macro_rules! float_unary {
     ($($t:ty),*) => {$(
         impl UnaryKernel for $t {
             fn unary(op: UnaryOp, a: &Block<$t>) -> Result<Chunk> {
-                use UnaryOp::*;
-                let zero = <$t>::from_f64(0.0);
-                Ok(match op {
-                    Negative => map1(a, |x: $t| -x),
-                    Positive | Conj | Real => map1(a, |x: $t| x),
-                    Abs => map1(a, |x: $t| Float::abs(x)),
-                    Sqrt => map1(a, |x: $t| Float::sqrt(x)),
-                    Exp => map1(a, |x: $t| Float::exp(x)),
-                    Expm1 => map1(a, |x: $t| Float::exp_m1(x)),
-                    Log => map1(a, |x: $t| Float::ln(x)),
-                    Log1p => map1(a, |x: $t| Float::ln_1p(x)),
-                    Log2 => map1(a, |x: $t| Float::log2(x)),
-                    Log10 => map1(a, |x: $t| Float::log10(x)),
-                    Sin => map1(a, |x: $t| Float::sin(x)),
-                    Cos => map1(a, |x: $t| Float::cos(x)),
-                    Tan => map1(a, |x: $t| Float::tan(x)),
-                    Arcsin => map1(a, |x: $t| Float::asin(x)),
-                    Arccos => map1(a, |x: $t| Float::acos(x)),
-                    Arctan => map1(a, |x: $t| Float::atan(x)),
-                    Sinh => map1(a, |x: $t| Float::sinh(x)),
-                    Cosh => map1(a, |x: $t| Float::cosh(x)),
-                    Tanh => map1(a, |x: $t| Float::tanh(x)),
-                    Arcsinh => map1(a, |x: $t| LibmHyperbolic::asinh(x)),
-                    Arccosh => map1(a, |x: $t| LibmHyperbolic::acosh(x)),
-                    Arctanh => map1(a, |x: $t| LibmHyperbolic::atanh(x)),
-                    Floor => map1(a, |x: $t| Float::floor(x)),
-                    Ceil => map1(a, |x: $t| Float::ceil(x)),
-                    Trunc => map1(a, |x: $t| Float::trunc(x)),
-                    Rint => map1(a, |x: $t| <$t>::from_f64(x.cast::<f64>().round_ties_even())),
-                    Sign => map1(a, move |x: $t| if x > zero { <$t>::from_f64(1.0) } else if x < zero { <$t>::from_f64(-1.0) } else { x }),
-                    Square => map1(a, |x: $t| x * x),
-                    Isnan => map1(a, |x: $t| Float::is_nan(x)),
-                    Isinf => map1(a, |x: $t| Float::is_infinite(x)),
-                    Isfinite => map1(a, |x: $t| Float::is_finite(x)),
-                    Imag => map1(a, move |_| zero),
-                    LogicalNot | Invert => return Err(unsupported(op, <$t>::DTYPE)),
+                float_unary_fn!(op, $t, |f| Ok(map1(a, f)), match op {
+                    UnaryOp::Isnan => Ok(map1(a, |x: $t| num_traits::Float::is_nan(x))),
+                    UnaryOp::Isinf => Ok(map1(a, |x: $t| num_traits::Float::is_infinite(x))),
+                    UnaryOp::Isfinite => Ok(map1(a, |x: $t| num_traits::Float::is_finite(x))),
+                    _ => Err(unsupported(op, <$t>::DTYPE)),
                 })
             }
         }

@@ -1,0 +1,253 @@
+//! The float64 fast path of fused programs. A program whose every step is a float64 value
+//! (the common case of numeric expressions) is compiled once per block into straight-line
+//! code over a few registers of `SUB` elements, small enough to stay in L1 cache: inputs are
+//! read where they lie, constants are never materialised, registers are reused once their
+//! value is dead, and nothing is allocated per tile. Each step runs the same element function
+//! as the block kernels (`float_fn`), so results are bit-identical to unfused plans.
+
+use crate::chunk::Chunk;
+use crate::element::Elem;
+use crate::float_fn::{float_binary_fn, float_unary_fn};
+use crate::fused::source_tile;
+use crate::random::{random_into, BlockPlace};
+use crate::tiles::flatten;
+use tegula_core::program::{Instr, Program};
+use tegula_core::{internal_err, BinaryOp, DType, OpKind, Result, UnaryOp};
+
+/// Elements per register: 4 KB of float64, so a dozen live registers fit in L1 cache.
+const SUB: usize = 512;
+
+/// Where a step's value is: a constant, an input block (read in place) or a register.
+#[derive(Debug, Clone, Copy)]
+enum Loc {
+    Const(f64),
+    Input(usize),
+    Reg(usize),
+}
+
+/// One instruction, writing its register.
+#[derive(Debug)]
+enum Code {
+    Unary(UnaryOp, Loc),
+    Binary(BinaryOp, Loc, Loc),
+    Source(OpKind),
+}
+
+/// A program compiled for one block.
+pub struct Tape<'a> {
+    shape: &'a [usize],
+    inputs: Vec<Chunk>,
+    code: Vec<(Code, usize)>,
+    result: Loc,
+    registers: usize,
+}
+
+/// The registers one thread evaluates a tape in, and the span it hands out.
+#[derive(Default)]
+pub struct Registers {
+    regs: Vec<Vec<f64>>,
+    span: Vec<f64>,
+}
+
+impl<'a> Tape<'a> {
+    /// The program compiled for a block of `shape`, or `None` when some step is not a float64
+    /// value computed in float64 by an element function (the general evaluator runs those).
+    pub fn compile(program: &Program, shape: &'a [usize], inputs: &[Chunk]) -> Result<Option<Tape<'a>>> {
+        let mut tape = Tape { shape, inputs: Vec::new(), code: Vec::new(), result: Loc::Const(0.0), registers: 0 };
+        let (roots, last_use) = last_uses(program);
+        let mut locs: Vec<Loc> = Vec::with_capacity(program.steps.len());
+        let mut free: Vec<usize> = Vec::new();
+        for (k, step) in program.steps.iter().enumerate() {
+            if step.dtype != DType::Float64 {
+                return Ok(None);
+            }
+            let code = match &step.instr {
+                Instr::Input(i) => {
+                    let input = inputs.get(*i).ok_or_else(|| internal_err!("fused input {i} missing"))?;
+                    match tape.input(flatten(input, shape)?) {
+                        Some(loc) => locs.push(loc),
+                        None => return Ok(None),
+                    }
+                    continue;
+                }
+                Instr::Scalar(v) => {
+                    locs.push(Loc::Const(f64::from_scalar(*v)));
+                    continue;
+                }
+                Instr::Source(OpKind::Full { value, .. }) => {
+                    locs.push(Loc::Const(f64::from_scalar(*value)));
+                    continue;
+                }
+                Instr::Cast { arg } => {
+                    locs.push(locs[*arg]);
+                    continue;
+                }
+                Instr::Source(op) => Code::Source(op.clone()),
+                Instr::Unary { op, compute: DType::Float64, arg } if float_unary_fn!(*op, f64, |_f| true, false) => {
+                    Code::Unary(*op, locs[*arg])
+                }
+                Instr::Binary { op, compute: DType::Float64, args } if float_binary_fn!(*op, f64, |_f| true, false) => {
+                    Code::Binary(*op, locs[args[0]], locs[args[1]])
+                }
+                Instr::Generate(i) => return Err(internal_err!("unplanned source {i} in a fused program")),
+                _ => return Ok(None),
+            };
+            // The result takes a register none of its arguments is in, then dead arguments free theirs.
+            let reg = free.pop().unwrap_or_else(|| {
+                tape.registers += 1;
+                tape.registers - 1
+            });
+            tape.code.push((code, reg));
+            locs.push(Loc::Reg(reg));
+            for a in step.instr.args() {
+                if let Loc::Reg(r) = locs[a] {
+                    if last_use[roots[a]] == k && !free.contains(&r) {
+                        free.push(r);
+                    }
+                }
+            }
+        }
+        tape.result = *locs.last().ok_or_else(|| internal_err!("empty program"))?;
+        Ok(Some(tape))
+    }
+
+    /// An input's location, or `None` when it is not float64.
+    fn input(&mut self, flat: Chunk) -> Option<Loc> {
+        let values = flat.typed::<f64>().ok()?;
+        if values.len() == 1 {
+            return values.iter().next().map(|&v| Loc::Const(v));
+        }
+        values.as_slice()?;
+        self.inputs.push(flat);
+        Some(Loc::Input(self.inputs.len() - 1))
+    }
+
+    /// Writes the program's values at flat positions `start .. start + out.len()` to `out`.
+    pub fn fill(&self, start: usize, out: &mut [f64], registers: &mut Registers) -> Result<()> {
+        let inputs = self.input_slices()?;
+        for (s, dst) in out.chunks_mut(SUB).enumerate() {
+            self.eval(&inputs, start + s * SUB, dst, &mut registers.regs)?;
+        }
+        Ok(())
+    }
+
+    /// Hands the program's values at flat positions `start .. start + len` to `sink`, one
+    /// register-sized span at a time, never holding more than one span.
+    pub fn spans(&self, start: usize, len: usize, registers: &mut Registers, sink: &mut dyn FnMut(&[f64])) -> Result<()> {
+        let inputs = self.input_slices()?;
+        let mut span = std::mem::take(&mut registers.span);
+        span.resize(SUB, 0.0);
+        for at in (start..start + len).step_by(SUB) {
+            let dst = &mut span[..SUB.min(start + len - at)];
+            self.eval(&inputs, at, dst, &mut registers.regs)?;
+            sink(dst);
+        }
+        registers.span = span;
+        Ok(())
+    }
+
+    fn input_slices(&self) -> Result<Vec<&[f64]>> {
+        self.inputs
+            .iter()
+            .map(|c| c.typed::<f64>().ok().and_then(|a| a.as_slice()).ok_or_else(|| internal_err!("tape input")))
+            .collect()
+    }
+
+    /// Computes the values at `at .. at + dst.len()` (at most `SUB`) into `dst`.
+    fn eval(&self, inputs: &[&[f64]], at: usize, dst: &mut [f64], regs: &mut Vec<Vec<f64>>) -> Result<()> {
+        regs.resize_with(self.registers, || vec![0.0; SUB]);
+        let n = dst.len();
+        // The last instruction writes the result straight to `dst` when the result is its value.
+        let direct = matches!((self.result, self.code.last()), (Loc::Reg(r), Some((_, last))) if r == *last);
+        for (i, (code, r)) in self.code.iter().enumerate() {
+            let mut reg = std::mem::take(&mut regs[*r]);
+            let src = |loc: Loc| source(loc, inputs, regs, at, n);
+            let target = if direct && i + 1 == self.code.len() { &mut *dst } else { &mut reg[..n] };
+            match code {
+                Code::Unary(op, a) => unary_into(*op, src(*a), target)?,
+                Code::Binary(op, a, b) => binary_into(*op, src(*a), src(*b), target)?,
+                Code::Source(op) => self.source_into(op, at, target)?,
+            }
+            regs[*r] = reg;
+        }
+        if !direct {
+            match source(self.result, inputs, regs, at, n) {
+                Src::Slice(v) => dst.copy_from_slice(v),
+                Src::Scalar(v) => dst.fill(v),
+            }
+        }
+        Ok(())
+    }
+
+    fn source_into(&self, op: &OpKind, start: usize, out: &mut [f64]) -> Result<()> {
+        if let OpKind::Random { key, dist, array_shape, start: block_start, .. } = op {
+            let place = BlockPlace { array_shape, start: block_start, shape: self.shape };
+            random_into(*key, *dist, &place, start, out);
+            return Ok(());
+        }
+        let values = source_tile(op, self.shape, start, out.len())?;
+        let values = values.typed::<f64>()?;
+        out.iter_mut().zip(values.iter()).for_each(|(o, v)| *o = *v);
+        Ok(())
+    }
+}
+
+/// For each step, the step whose value it is (a cast to the same dtype is its argument's
+/// value), and for each such root, the last step that reads it (the result: never).
+fn last_uses(program: &Program) -> (Vec<usize>, Vec<usize>) {
+    let mut roots: Vec<usize> = (0..program.steps.len()).collect();
+    let mut last = roots.clone();
+    for (k, step) in program.steps.iter().enumerate() {
+        if let Instr::Cast { arg } = step.instr {
+            roots[k] = roots[arg];
+        }
+        for a in step.instr.args() {
+            last[roots[a]] = k;
+        }
+    }
+    if let Some(&result) = roots.last() {
+        last[result] = usize::MAX;
+    }
+    (roots, last)
+}
+
+/// An argument over one register's span: a slice, or one value for every element.
+#[derive(Clone, Copy)]
+enum Src<'s> {
+    Slice(&'s [f64]),
+    Scalar(f64),
+}
+
+fn source<'s>(loc: Loc, inputs: &[&'s [f64]], regs: &'s [Vec<f64>], at: usize, n: usize) -> Src<'s> {
+    match loc {
+        Loc::Const(v) => Src::Scalar(v),
+        Loc::Input(i) => Src::Slice(&inputs[i][at..at + n]),
+        Loc::Reg(r) => Src::Slice(&regs[r][..n]),
+    }
+}
+
+fn unary_into(op: UnaryOp, a: Src, out: &mut [f64]) -> Result<()> {
+    float_unary_fn!(op, f64, |f| { map1(a, out, f); Ok(()) }, Err(internal_err!("{} is not on the float64 tape", op.name())))
+}
+
+fn binary_into(op: BinaryOp, a: Src, b: Src, out: &mut [f64]) -> Result<()> {
+    float_binary_fn!(op, f64, |f| { map2(a, b, out, f); Ok(()) }, Err(internal_err!("{} is not on the float64 tape", op.name())))
+}
+
+#[inline(always)]
+fn map1(a: Src, out: &mut [f64], f: impl Fn(f64) -> f64) {
+    match a {
+        Src::Slice(x) => out.iter_mut().zip(x).for_each(|(o, &x)| *o = f(x)),
+        Src::Scalar(x) => out.fill(f(x)),
+    }
+}
+
+#[inline(always)]
+fn map2(a: Src, b: Src, out: &mut [f64], f: impl Fn(f64, f64) -> f64) {
+    match (a, b) {
+        (Src::Slice(x), Src::Slice(y)) => out.iter_mut().zip(x.iter().zip(y)).for_each(|(o, (&x, &y))| *o = f(x, y)),
+        (Src::Slice(x), Src::Scalar(y)) => out.iter_mut().zip(x).for_each(|(o, &x)| *o = f(x, y)),
+        (Src::Scalar(x), Src::Slice(y)) => out.iter_mut().zip(y).for_each(|(o, &y)| *o = f(x, y)),
+        (Src::Scalar(x), Src::Scalar(y)) => out.fill(f(x, y)),
+    }
+}
