@@ -5,6 +5,7 @@
 
 use crate::chunk::{Chunk, Wrap};
 use crate::element::Elem;
+use crate::memory::big_vec;
 use crate::tiles::TILE;
 use crate::with_dtype;
 use ndarray::ArcArray;
@@ -71,7 +72,7 @@ fn build<T: Elem + Wrap, S: Default>(
 ) -> Result<Chunk> {
     let tiles = size.div_ceil(TILE);
     // Left uninitialised so that the pages are first touched by the threads that fill them.
-    let mut data: Vec<T> = Vec::with_capacity(size);
+    let mut data: Vec<T> = big_vec(size);
     let mut pieces: Vec<(usize, &mut [MaybeUninit<T>])> = Vec::new();
     let mut rest = &mut data.spare_capacity_mut()[..size];
     for g in groups(tiles, TILE) {

@@ -33,7 +33,16 @@ macro_rules! each_elem {
 pub fn chunk_from_numpy(obj: &Bound<'_, PyAny>) -> PyResult<Chunk> {
     each_elem!(T => {
         if let Ok(a) = obj.cast::<PyArrayDyn<T>>() {
-            let data = a.readonly().as_array().to_owned();
+            let readonly = a.readonly();
+            let view = readonly.as_array();
+            let data = match view.as_slice() {
+                Some(values) => {
+                    let mut data = tegula::big_vec(values.len());
+                    data.extend_from_slice(values);
+                    ndarray::ArrayD::from_shape_vec(view.raw_dim(), data).map_err(|e| PyValueError::new_err(e.to_string()))?
+                }
+                None => view.to_owned(),
+            };
             return Ok(T::wrap(data.into_shared()));
         }
     });
