@@ -2,6 +2,7 @@
 //! them over blocks and the float64 tape over registers, so fused and unfused plans compute
 //! every element with the same code.
 
+use crate::vecmath;
 use half::f16;
 
 /// Runs `$body` with `$f` bound to the element function of unary `$op` on the float type `$t`
@@ -9,7 +10,7 @@ use half::f16;
 macro_rules! float_unary_fn {
     ($op:expr, $t:ty, |$f:ident| $body:expr, $other:expr) => {{
         #[allow(unused_imports)]
-        use {$crate::element::Elem, $crate::float_fn::LibmHyperbolic, num_traits::Float, tegula_core::UnaryOp::*};
+        use {$crate::element::Elem, $crate::float_fn::{LibmHyperbolic, Transcendental}, num_traits::Float, tegula_core::UnaryOp::*};
         let zero = <$t>::from_f64(0.0);
         let one = <$t>::from_f64(1.0);
         match $op {
@@ -17,14 +18,14 @@ macro_rules! float_unary_fn {
             Positive | Conj | Real => { let $f = |x: $t| x; $body }
             Abs => { let $f = |x: $t| Float::abs(x); $body }
             Sqrt => { let $f = |x: $t| Float::sqrt(x); $body }
-            Exp => { let $f = |x: $t| Float::exp(x); $body }
+            Exp => { let $f = |x: $t| Transcendental::exp(x); $body }
             Expm1 => { let $f = |x: $t| Float::exp_m1(x); $body }
             Log => { let $f = |x: $t| Float::ln(x); $body }
             Log1p => { let $f = |x: $t| Float::ln_1p(x); $body }
             Log2 => { let $f = |x: $t| Float::log2(x); $body }
             Log10 => { let $f = |x: $t| Float::log10(x); $body }
-            Sin => { let $f = |x: $t| Float::sin(x); $body }
-            Cos => { let $f = |x: $t| Float::cos(x); $body }
+            Sin => { let $f = |x: $t| Transcendental::sin(x); $body }
+            Cos => { let $f = |x: $t| Transcendental::cos(x); $body }
             Tan => { let $f = |x: $t| Float::tan(x); $body }
             Arcsin => { let $f = |x: $t| Float::asin(x); $body }
             Arccos => { let $f = |x: $t| Float::acos(x); $body }
@@ -69,6 +70,46 @@ macro_rules! float_binary_fn {
     }};
 }
 pub(crate) use float_binary_fn;
+
+/// `exp`, `sin` and `cos` as tegula computes them: float64 with the vectorisable `vecmath`
+/// (within 1 ulp of the C library; `sin` and `cos` of arguments beyond its range from the C
+/// library), float32 and float16 with the C library.
+pub(crate) trait Transcendental: Sized {
+    fn exp(self) -> Self;
+    fn sin(self) -> Self;
+    fn cos(self) -> Self;
+}
+impl Transcendental for f64 {
+    #[inline(always)]
+    fn exp(self) -> f64 {
+        vecmath::exp(self)
+    }
+    #[inline(always)]
+    fn sin(self) -> f64 {
+        if beyond_vecmath(self) { f64::sin(self) } else { vecmath::sin(self) }
+    }
+    #[inline(always)]
+    fn cos(self) -> f64 {
+        if beyond_vecmath(self) { f64::cos(self) } else { vecmath::cos(self) }
+    }
+}
+macro_rules! libm_transcendental {
+    ($($t:ty),*) => {$(
+        impl Transcendental for $t {
+            fn exp(self) -> $t { num_traits::Float::exp(self) }
+            fn sin(self) -> $t { num_traits::Float::sin(self) }
+            fn cos(self) -> $t { num_traits::Float::cos(self) }
+        }
+    )*};
+}
+libm_transcendental!(f16, f32);
+
+/// Whether `vecmath`'s `sin` and `cos` cannot take `x` (the tape computes a whole span with
+/// them, then recomputes these elements, which gives the same values as `Transcendental`).
+#[inline(always)]
+pub(crate) fn beyond_vecmath(x: f64) -> bool {
+    x.abs() > vecmath::SIN_FAST_LIMIT
+}
 
 /// Python's float floor division (the divmod algorithm NumPy uses).
 pub(crate) fn float_floor_div(a: f64, b: f64) -> f64 {

@@ -21,6 +21,7 @@ pub mod source;
 mod tape;
 pub mod tiles;
 pub mod unary;
+mod vecmath;
 mod zip;
 
 pub use chunk::{Block, Chunk, Wrap};

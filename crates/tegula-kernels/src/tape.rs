@@ -7,7 +7,8 @@
 
 use crate::chunk::Chunk;
 use crate::element::Elem;
-use crate::float_fn::{float_binary_fn, float_unary_fn};
+use crate::float_fn::{beyond_vecmath, float_binary_fn, float_unary_fn};
+use crate::vecmath;
 use crate::fused::source_tile;
 use crate::random::{random_into, BlockPlace};
 use crate::tiles::flatten;
@@ -246,6 +247,12 @@ fn source<'s>(loc: Loc, inputs: &[&'s [f64]], regs: &'s [Vec<f64>], at: usize, n
 
 #[inline(always)]
 fn unary_into(op: UnaryOp, a: Src, out: &mut [f64]) -> Result<()> {
+    // sin and cos: the vectorised loop for the whole span, then the few arguments out of its
+    // range again, as `Transcendental` computes them one by one.
+    if let (UnaryOp::Exp | UnaryOp::Sin | UnaryOp::Cos, Src::Slice(x)) = (op, a) {
+        transcendental(op, x, out);
+        return Ok(());
+    }
     float_unary_fn!(op, f64, |f| { map1(a, out, f); Ok(()) }, Err(internal_err!("{} is not on the float64 tape", op.name())))
 }
 
@@ -270,4 +277,48 @@ fn map2(a: Src, b: Src, out: &mut [f64], f: impl Fn(f64, f64) -> f64) {
         (Src::Scalar(x), Src::Slice(y)) => out.iter_mut().zip(y).for_each(|(o, &y)| *o = f(x, y)),
         (Src::Scalar(x), Src::Scalar(y)) => out.fill(f(x, y)),
     }
+}
+
+/// `exp`, `sin` or `cos` of a span, with the values of `Transcendental`: the vectorised
+/// function over the whole span, then sin and cos again for the few arguments out of its range.
+fn transcendental(op: UnaryOp, x: &[f64], out: &mut [f64]) {
+    match op {
+        UnaryOp::Exp => return exp_span(x, out),
+        UnaryOp::Sin => sin_span(x, out),
+        _ => cos_span(x, out),
+    }
+    for (o, &v) in out.iter_mut().zip(x) {
+        if beyond_vecmath(v) {
+            *o = if op == UnaryOp::Sin { f64::sin(v) } else { f64::cos(v) };
+        }
+    }
+}
+
+/// A loop of one `vecmath` function over a span, in a small function of its own compiled for
+/// AVX2 where the CPU has it, calling the function directly: passed as a closure, it is not
+/// inlined into the loop, which then does not vectorise.
+macro_rules! span_loop {
+    ($($name:ident, $avx2:ident => $f:path;)*) => {$(
+        fn $name(x: &[f64], out: &mut [f64]) {
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU supports AVX2, checked just above.
+                return unsafe { $avx2(x, out) };
+            }
+            out.iter_mut().zip(x).for_each(|(o, &v)| *o = $f(v));
+        }
+
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2")]
+        unsafe fn $avx2(x: &[f64], out: &mut [f64]) {
+            for (o, &v) in out.iter_mut().zip(x) {
+                *o = $f(v);
+            }
+        }
+    )*};
+}
+span_loop! {
+    exp_span, exp_span_avx2 => vecmath::exp;
+    sin_span, sin_span_avx2 => vecmath::sin;
+    cos_span, cos_span_avx2 => vecmath::cos;
 }
