@@ -54,28 +54,28 @@ def evaluate(tree, m, leaves):
     return BINARY[tree[1]](m, evaluate(tree[2], m, leaves), evaluate(tree[3], m, leaves))
 
 
-@st.composite
-def cases(draw):
-    shape = tuple(draw(st.lists(st.integers(0, 9), min_size=1, max_size=3)))
-    chunks, _ = draw(chunkings(shape))
+def case_for(draw, shape, chunks):
+    """Data, a random source seed, an expression tree and a reduction for ``shape``."""
     seed = draw(st.integers(0, 2**32 - 1))
     rng = np.random.default_rng(seed)
     data = [rng.standard_normal(shape) for _ in range(3)]
     reduction = draw(st.sampled_from(REDUCTIONS))
     axis = draw(st.one_of(st.none(), st.lists(st.integers(0, len(shape) - 1), unique=True).map(tuple)))
     return shape, chunks, seed, data, draw(trees(len(data) + 1)), reduction, axis
+
+
+@st.composite
+def cases(draw):
+    shape = tuple(draw(st.lists(st.integers(0, 9), min_size=1, max_size=3)))
+    chunks, _ = draw(chunkings(shape))
+    return case_for(draw, shape, chunks)
 
 
 @st.composite
 def big_cases(draw):
     shape = draw(st.one_of(st.tuples(st.integers(0, 20000)), st.tuples(st.integers(1, 60), st.integers(1, 400))))
     chunks = tuple(draw(st.one_of(st.just(max(n, 1)), st.integers(1, max(n, 1)))) for n in shape)
-    seed = draw(st.integers(0, 2**32 - 1))
-    rng = np.random.default_rng(seed)
-    data = [rng.standard_normal(shape) for _ in range(3)]
-    reduction = draw(st.sampled_from(REDUCTIONS))
-    axis = draw(st.one_of(st.none(), st.lists(st.integers(0, len(shape) - 1), unique=True).map(tuple)))
-    return shape, chunks, seed, data, draw(trees(len(data) + 1)), reduction, axis
+    return case_for(draw, shape, chunks)
 
 
 @settings(max_examples=150, deadline=None)
