@@ -54,29 +54,24 @@ impl<'a> Tape<'a> {
     /// The program compiled for a block of `shape`, or `None` when some step is not a float64
     /// value computed in float64 by an element function (the general evaluator runs those).
     pub fn compile(program: &Program, shape: &'a [usize], inputs: &[Chunk]) -> Result<Option<Tape<'a>>> {
+        // Decided before any input is flattened, so that the general evaluator does not
+        // flatten (possibly copy) the inputs a second time.
+        if !on_tape(program, inputs) {
+            return Ok(None);
+        }
         let mut tape = Tape { shape, inputs: Vec::new(), code: Vec::new(), result: Loc::Const(0.0), registers: 0 };
         let (roots, last_use) = last_uses(program);
         let mut locs: Vec<Loc> = Vec::with_capacity(program.steps.len());
         let mut free: Vec<usize> = Vec::new();
         for (k, step) in program.steps.iter().enumerate() {
-            if step.dtype != DType::Float64 {
-                return Ok(None);
-            }
             let code = match &step.instr {
                 Instr::Input(i) => {
                     let input = inputs.get(*i).ok_or_else(|| internal_err!("fused input {i} missing"))?;
-                    match tape.input(flatten(input, shape)?) {
-                        Some(loc) => locs.push(loc),
-                        None => return Ok(None),
-                    }
+                    locs.push(tape.input(flatten(input, shape)?)?);
                     continue;
                 }
-                Instr::Scalar(v) => {
+                Instr::Scalar(v) | Instr::Source(OpKind::Full { value: v, .. }) => {
                     locs.push(Loc::Const(f64::from_scalar(*v)));
-                    continue;
-                }
-                Instr::Source(OpKind::Full { value, .. }) => {
-                    locs.push(Loc::Const(f64::from_scalar(*value)));
                     continue;
                 }
                 Instr::Cast { arg } => {
@@ -84,14 +79,10 @@ impl<'a> Tape<'a> {
                     continue;
                 }
                 Instr::Source(op) => Code::Source(op.clone()),
-                Instr::Unary { op, compute: DType::Float64, arg } if float_unary_fn!(*op, f64, |_f| true, false) => {
-                    Code::Unary(*op, locs[*arg])
-                }
-                Instr::Binary { op, compute: DType::Float64, args } if float_binary_fn!(*op, f64, |_f| true, false) => {
-                    Code::Binary(*op, locs[args[0]], locs[args[1]])
-                }
+                Instr::Unary { op, arg, .. } => Code::Unary(*op, locs[*arg]),
+                Instr::Binary { op, args, .. } => Code::Binary(*op, locs[args[0]], locs[args[1]]),
+                Instr::Where { .. } => return Err(internal_err!("where on the float64 tape")),
                 Instr::Generate(i) => return Err(internal_err!("unplanned source {i} in a fused program")),
-                _ => return Ok(None),
             };
             // The result takes a register none of its arguments is in, then dead arguments free theirs.
             let reg = free.pop().unwrap_or_else(|| {
@@ -112,15 +103,17 @@ impl<'a> Tape<'a> {
         Ok(Some(tape))
     }
 
-    /// An input's location, or `None` when it is not float64.
-    fn input(&mut self, flat: Chunk) -> Option<Loc> {
-        let values = flat.typed::<f64>().ok()?;
+    /// A flattened float64 input's location.
+    fn input(&mut self, flat: Chunk) -> Result<Loc> {
+        let values = flat.typed::<f64>()?;
         if values.len() == 1 {
-            return values.iter().next().map(|&v| Loc::Const(v));
+            return Ok(Loc::Const(values.iter().next().copied().unwrap_or(0.0)));
         }
-        values.as_slice()?;
+        if values.as_slice().is_none() {
+            return Err(internal_err!("a flattened input is not contiguous"));
+        }
         self.inputs.push(flat);
-        Some(Loc::Input(self.inputs.len() - 1))
+        Ok(Loc::Input(self.inputs.len() - 1))
     }
 
     /// Writes the program's values at flat positions `start .. start + out.len()` to `out`.
@@ -209,6 +202,21 @@ impl<'a> Tape<'a> {
         out.iter_mut().zip(values.iter()).for_each(|(o, v)| *o = *v);
         Ok(())
     }
+}
+
+/// Whether every step of the program is a float64 value computed in float64 by an element
+/// function, from float64 inputs.
+fn on_tape(program: &Program, inputs: &[Chunk]) -> bool {
+    program.steps.iter().all(|step| {
+        step.dtype == DType::Float64
+            && match &step.instr {
+                Instr::Input(i) => inputs.get(*i).is_some_and(|c| c.dtype() == DType::Float64),
+                Instr::Unary { op, compute, .. } => *compute == DType::Float64 && float_unary_fn!(*op, f64, |_f| true, false),
+                Instr::Binary { op, compute, .. } => *compute == DType::Float64 && float_binary_fn!(*op, f64, |_f| true, false),
+                Instr::Where { .. } => false,
+                Instr::Scalar(_) | Instr::Source(_) | Instr::Cast { .. } | Instr::Generate(_) => true,
+            }
+    })
 }
 
 /// For each step, the step whose value it is (a cast to the same dtype is its argument's
