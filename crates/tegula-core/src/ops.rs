@@ -4,7 +4,7 @@
 
 use crate::dtype::{promote, DType, Kind};
 use crate::error::Result;
-use crate::program::Program;
+use crate::program::FusedBlock;
 use crate::scalar::Scalar;
 use crate::dtype_err;
 use serde::{Deserialize, Serialize};
@@ -273,11 +273,11 @@ pub enum OpKind {
     Select { axes: Vec<Select> },
     /// A new block of `shape` (dtype of the inputs) assembled from pieces of the inputs.
     Assemble { shape: Vec<usize>, pieces: Vec<Piece> },
-    /// A fused element-wise program producing a block of `shape`.
-    Fused { program: Program, shape: Vec<usize> },
-    /// The partial reduction `op` over `axes` of a fused program's block of `shape`, computed
-    /// without building that block.
-    FusedReduce { program: Program, op: PartialReduce, axes: Vec<usize>, shape: Vec<usize> },
+    /// A fused element-wise program producing its block.
+    Fused(FusedBlock),
+    /// The partial reduction `op` over `axes` of a fused program's block, computed without
+    /// building that block.
+    FusedReduce { block: FusedBlock, op: PartialReduce, axes: Vec<usize> },
 }
 
 impl OpKind {
@@ -300,8 +300,8 @@ impl OpKind {
             OpKind::Transpose { .. } => "transpose".into(),
             OpKind::Select { .. } => "select".into(),
             OpKind::Assemble { .. } => "assemble".into(),
-            OpKind::Fused { program, .. } => format!("fused[{}]", program.label()),
-            OpKind::FusedReduce { program, op, .. } => format!("fused[{},{}]", program.label(), partial_name(op)),
+            OpKind::Fused(block) => format!("fused[{}]", block.label()),
+            OpKind::FusedReduce { block, op, .. } => format!("fused[{},{}]", block.label(), partial_name(op)),
         }
     }
 }

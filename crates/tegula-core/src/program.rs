@@ -6,17 +6,16 @@ use crate::dtype::DType;
 use crate::ops::{BinaryOp, OpKind, UnaryOp};
 use crate::scalar::Scalar;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// One step of a program. Steps refer to earlier steps by index; the last step is the result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Instr {
     /// Input `i` of the task (a block, broadcast to the program's block shape).
     Input(usize),
-    /// Input `i` of the fused *node*: a source generated in place. Planning replaces it by
-    /// `Source` with the op of each block; kernels never see it.
-    Generate(usize),
-    /// A source op of this block (`Full`, `Arange`, `Linspace` or `Random`) evaluated per tile.
-    Source(OpKind),
+    /// Source `i` of the block (`Full`, `Arange`, `Linspace` or `Random`), generated per tile.
+    /// The program is shared by every block of an operation; the sources locate the block.
+    Source(usize),
     /// A constant.
     Scalar(Scalar),
     Unary { op: UnaryOp, compute: DType, arg: usize },
@@ -32,7 +31,7 @@ impl Instr {
             Instr::Unary { arg, .. } | Instr::Cast { arg } => vec![*arg],
             Instr::Binary { args, .. } => args.to_vec(),
             Instr::Where { args, .. } => args.to_vec(),
-            Instr::Input(_) | Instr::Generate(_) | Instr::Source(_) | Instr::Scalar(_) => Vec::new(),
+            Instr::Input(_) | Instr::Source(_) | Instr::Scalar(_) => Vec::new(),
         }
     }
 }
@@ -60,8 +59,9 @@ impl Program {
         self.steps.last().map(|s| s.dtype)
     }
 
-    /// The names of the operations, in order, for plans (`add,multiply,sqrt`).
-    pub fn label(&self) -> String {
+    /// The names of the operations, in order, for plans (`add,multiply,sqrt`), naming the
+    /// sources by `sources`.
+    pub fn label(&self, sources: &[OpKind]) -> String {
         let names: Vec<String> = self
             .steps
             .iter()
@@ -70,11 +70,30 @@ impl Program {
                 Instr::Binary { op, .. } => Some(op.name().to_string()),
                 Instr::Where { .. } => Some("where".into()),
                 Instr::Cast { .. } => Some(format!("astype({})", s.dtype)),
-                Instr::Source(op) => Some(op.label()),
-                Instr::Generate(_) => Some("source".into()),
+                Instr::Source(i) => Some(sources.get(*i).map_or_else(|| "source".into(), |op| op.label())),
                 Instr::Input(_) | Instr::Scalar(_) => None,
             })
             .collect();
         names.join(",")
+    }
+}
+
+/// A fused program applied to one block: the program (shared by every block of the
+/// operation), the block's sources and its shape.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FusedBlock {
+    pub program: Arc<Program>,
+    pub sources: Vec<OpKind>,
+    pub shape: Vec<usize>,
+}
+
+impl FusedBlock {
+    pub fn label(&self) -> String {
+        self.program.label(&self.sources)
+    }
+
+    /// Source `i` of the block.
+    pub fn source(&self, i: usize) -> crate::Result<&OpKind> {
+        self.sources.get(i).ok_or_else(|| crate::internal_err!("fused source {i} missing"))
     }
 }

@@ -15,24 +15,26 @@ use ndarray::ArcArray;
 use crate::reduce::{reduce_bands, reduce_flat};
 use crate::tiles::{concat, flatten, ranges, reshape, tile};
 use crate::unary::unary;
-use tegula_core::program::{Instr, Program};
+use tegula_core::program::{FusedBlock, Instr};
 use tegula_core::{internal_err, OpKind, PartialReduce, Result};
 
-/// The program's result for a block of `shape`.
-pub fn fused(program: &Program, shape: &[usize], inputs: &[Chunk]) -> Result<Chunk> {
+/// The program's result for its block.
+pub fn fused(block: &FusedBlock, inputs: &[Chunk]) -> Result<Chunk> {
+    let shape = &block.shape[..];
     let size = shape.iter().product();
-    if let Some(tape) = Tape::compile(program, shape, inputs)? {
+    if let Some(tape) = Tape::compile(block, inputs)? {
         return reshape(&build_f64(size, |start, out, regs: &mut Registers| tape.fill(start, out, regs))?, shape);
     }
-    let bound = Bound::new(program, shape, inputs)?;
-    let dtype = program.dtype().ok_or_else(|| internal_err!("empty program"))?;
+    let bound = Bound::new(block, inputs)?;
+    let dtype = block.program.dtype().ok_or_else(|| internal_err!("empty program"))?;
     reshape(&build_1d(dtype, size, |start, len| bound.eval(start, len))?, shape)
 }
 
 /// The partial reduction over `axes` of the program's result; the result block is never built.
-pub fn fused_reduce(program: &Program, op: PartialReduce, axes: &[usize], shape: &[usize], inputs: &[Chunk]) -> Result<Chunk> {
+pub fn fused_reduce(block: &FusedBlock, op: PartialReduce, axes: &[usize], inputs: &[Chunk]) -> Result<Chunk> {
+    let shape = &block.shape[..];
     let size = shape.iter().product();
-    if let Some(tape) = Tape::compile(program, shape, inputs)? {
+    if let Some(tape) = Tape::compile(block, inputs)? {
         if axes.len() < shape.len() {
             return reduce_bands(op, axes, shape, |start, len| {
                 let mut values = vec![0.0; len];
@@ -45,7 +47,7 @@ pub fn fused_reduce(program: &Program, op: PartialReduce, axes: &[usize], shape:
             return partial;
         }
     }
-    let bound = Bound::new(program, shape, inputs)?;
+    let bound = Bound::new(block, inputs)?;
     if axes.len() == shape.len() {
         return reduce_flat(op, shape.len(), size, |start, len| bound.eval(start, len));
     }
@@ -57,14 +59,15 @@ pub fn fused_reduce(program: &Program, op: PartialReduce, axes: &[usize], shape:
 
 /// A program bound to one block: its inputs flattened to row-major 1-D chunks.
 struct Bound<'a> {
-    program: &'a Program,
-    shape: &'a [usize],
+    block: &'a FusedBlock,
     flat: Vec<Option<Chunk>>,
 }
 
 impl<'a> Bound<'a> {
-    fn new(program: &'a Program, shape: &'a [usize], inputs: &[Chunk]) -> Result<Bound<'a>> {
-        let flat = program
+    fn new(block: &'a FusedBlock, inputs: &[Chunk]) -> Result<Bound<'a>> {
+        let shape = &block.shape[..];
+        let flat = block
+            .program
             .steps
             .iter()
             .map(|s| match s.instr {
@@ -75,23 +78,23 @@ impl<'a> Bound<'a> {
                 _ => Ok(None),
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(Bound { program, shape, flat })
+        Ok(Bound { block, flat })
     }
 
     /// The program's values at flat positions `start .. start + len` of the block.
     fn eval(&self, start: usize, len: usize) -> Result<Chunk> {
-        let mut values: Vec<Chunk> = Vec::with_capacity(self.program.steps.len());
-        for (k, step) in self.program.steps.iter().enumerate() {
+        let steps = &self.block.program.steps;
+        let mut values: Vec<Chunk> = Vec::with_capacity(steps.len());
+        for (k, step) in steps.iter().enumerate() {
             let arg = |i: usize| values.get(i).ok_or_else(|| internal_err!("step {k} reads later step {i}"));
             let v = match &step.instr {
                 Instr::Input(_) => tile(self.flat[k].as_ref().ok_or_else(|| internal_err!("input step {k}"))?, start, len),
                 Instr::Scalar(v) => Chunk::full(step.dtype, &[1], *v),
-                Instr::Source(op) => source_tile(op, self.shape, start, len)?,
+                Instr::Source(i) => source_tile(self.block.source(*i)?, &self.block.shape, start, len)?,
                 Instr::Unary { op, compute, arg: a } => unary(*op, *compute, arg(*a)?)?,
                 Instr::Binary { op, compute, args } => binary(*op, *compute, arg(args[0])?, arg(args[1])?)?,
                 Instr::Where { compute, args } => where_(*compute, arg(args[0])?, arg(args[1])?, arg(args[2])?)?,
                 Instr::Cast { arg: a } => arg(*a)?.cast(step.dtype),
-                Instr::Generate(i) => return Err(internal_err!("unplanned source {i} in a fused program")),
             };
             values.push(v);
         }

@@ -41,7 +41,7 @@ pub fn run(op: &OpKind, inputs: &[Chunk]) -> Result<Chunk> {
         OpKind::Transpose { perm } => transpose(arg(0)?, perm),
         OpKind::Select { axes } => select(arg(0)?, axes),
         OpKind::Assemble { shape, pieces } => assemble(inputs, shape, pieces),
-        OpKind::Fused { program, shape } => fused(program, shape, inputs),
-        OpKind::FusedReduce { program, op, axes, shape } => fused_reduce(program, *op, axes, shape, inputs),
+        OpKind::Fused(block) => fused(block, inputs),
+        OpKind::FusedReduce { block, op, axes } => fused_reduce(block, *op, axes, inputs),
     }
 }

@@ -12,7 +12,7 @@ use crate::vecmath;
 use crate::fused::source_tile;
 use crate::random::{random_into, BlockPlace};
 use crate::tiles::flatten;
-use tegula_core::program::{Instr, Program};
+use tegula_core::program::{FusedBlock, Instr, Program};
 use tegula_core::{internal_err, BinaryOp, DType, OpKind, Result, UnaryOp};
 
 /// Elements per register: 4 KB of float64, so a dozen live registers fit in L1 cache.
@@ -28,17 +28,17 @@ enum Loc {
 
 /// One instruction, writing its register.
 #[derive(Debug)]
-enum Code {
+enum Code<'a> {
     Unary(UnaryOp, Loc),
     Binary(BinaryOp, Loc, Loc),
-    Source(OpKind),
+    Source(&'a OpKind),
 }
 
 /// A program compiled for one block.
 pub struct Tape<'a> {
     shape: &'a [usize],
     inputs: Vec<Chunk>,
-    code: Vec<(Code, usize)>,
+    code: Vec<(Code<'a>, usize)>,
     result: Loc,
     registers: usize,
 }
@@ -53,7 +53,8 @@ pub struct Registers {
 impl<'a> Tape<'a> {
     /// The program compiled for a block of `shape`, or `None` when some step is not a float64
     /// value computed in float64 by an element function (the general evaluator runs those).
-    pub fn compile(program: &Program, shape: &'a [usize], inputs: &[Chunk]) -> Result<Option<Tape<'a>>> {
+    pub fn compile(block: &'a FusedBlock, inputs: &[Chunk]) -> Result<Option<Tape<'a>>> {
+        let (program, shape) = (&*block.program, &block.shape[..]);
         // Decided before any input is flattened, so that the general evaluator does not
         // flatten (possibly copy) the inputs a second time.
         if !on_tape(program, inputs) {
@@ -70,19 +71,24 @@ impl<'a> Tape<'a> {
                     locs.push(tape.input(flatten(input, shape)?)?);
                     continue;
                 }
-                Instr::Scalar(v) | Instr::Source(OpKind::Full { value: v, .. }) => {
+                Instr::Scalar(v) => {
                     locs.push(Loc::Const(f64::from_scalar(*v)));
                     continue;
                 }
+                Instr::Source(i) => match block.source(*i)? {
+                    OpKind::Full { value, .. } => {
+                        locs.push(Loc::Const(f64::from_scalar(*value)));
+                        continue;
+                    }
+                    op => Code::Source(op),
+                },
                 Instr::Cast { arg } => {
                     locs.push(locs[*arg]);
                     continue;
                 }
-                Instr::Source(op) => Code::Source(op.clone()),
                 Instr::Unary { op, arg, .. } => Code::Unary(*op, locs[*arg]),
                 Instr::Binary { op, args, .. } => Code::Binary(*op, locs[args[0]], locs[args[1]]),
                 Instr::Where { .. } => return Err(internal_err!("where on the float64 tape")),
-                Instr::Generate(i) => return Err(internal_err!("unplanned source {i} in a fused program")),
             };
             // The result takes a register none of its arguments is in, then dead arguments free theirs.
             let reg = free.pop().unwrap_or_else(|| {
@@ -214,7 +220,7 @@ fn on_tape(program: &Program, inputs: &[Chunk]) -> bool {
                 Instr::Unary { op, compute, .. } => *compute == DType::Float64 && float_unary_fn!(*op, f64, |_f| true, false),
                 Instr::Binary { op, compute, .. } => *compute == DType::Float64 && float_binary_fn!(*op, f64, |_f| true, false),
                 Instr::Where { .. } => false,
-                Instr::Scalar(_) | Instr::Source(_) | Instr::Cast { .. } | Instr::Generate(_) => true,
+                Instr::Scalar(_) | Instr::Source(_) | Instr::Cast { .. } => true,
             }
     })
 }

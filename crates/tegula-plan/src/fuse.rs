@@ -1,141 +1,138 @@
-//! Fusion, a rewrite of the task graph: a chain of element-wise tasks, the sources feeding it
-//! (constants, ranges, random numbers) and a partial reduction consuming it become
-//! one task that evaluates a `Program` in a single pass over its inputs. A task is absorbed
-//! only when its result has no other consumer (and is not an output), so no work is repeated.
-//! Absorbed tasks are culled.
+//! Fusion, decided on the expression graph before lowering: a chain of element-wise
+//! operations, the sources feeding it (constants, ranges, random numbers) and a reduction
+//! consuming it become one `Program`, compiled once per operation and shared by all its
+//! blocks, so planning costs per operation, not per block, and absorbed operations never
+//! become tasks. An operation is absorbed into its consumer only when nothing else reads it
+//! (it is not an output either) and its blocks are the consumer's blocks, so no work is
+//! repeated. A constant (`full`) read by a program is a scalar step, whatever its shape.
 
-use crate::graph::{TaskGraph, TaskId};
-use crate::lower::cull;
-use std::collections::HashMap;
+use crate::lower::topological;
+use crate::node::{Node, NodeKind, NodeRef, SourceKind};
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 use tegula_core::program::{Instr, Program};
-use tegula_core::OpKind;
 
-/// The graph with element-wise chains fused.
-pub fn fuse(mut graph: TaskGraph) -> TaskGraph {
-    let uses = distinct_uses(&graph);
-    for id in 0..graph.tasks.len() {
-        let task = &graph.tasks[id];
-        let rewritten = match &task.op {
-            OpKind::Unary { .. } | OpKind::Binary { .. } | OpKind::Where { .. } | OpKind::Cast { .. } => {
-                Some(fuse_elementwise(&graph, id, &uses))
-            }
-            OpKind::ReducePartial { op, axes } if !axes.is_empty() => fuse_reduction(&graph, id, &uses)
-                .map(|(program, inputs, shape)| (OpKind::FusedReduce { program, op: *op, axes: axes.clone(), shape }, inputs)),
-            _ => None,
+/// The program of a fused operation and the nodes it reads from outside.
+#[derive(Debug)]
+pub struct Template {
+    pub program: Arc<Program>,
+    /// Nodes whose blocks the fused tasks read: `Instr::Input(i)` is `reads[i]`'s block.
+    pub reads: Vec<NodeRef>,
+    /// Source nodes generated inside the fused tasks: `Instr::Source(i)` is `generated[i]`'s
+    /// block (their blocks are the fused operation's blocks).
+    pub generated: Vec<NodeRef>,
+}
+
+/// The templates of the operations that run fused, by node id: every element-wise operation
+/// not absorbed into another, and every reduction whose input is absorbed.
+pub fn plan_fusion(roots: &[NodeRef]) -> HashMap<u64, Template> {
+    let nodes = topological(roots);
+    let absorbed = absorbed(&nodes, roots);
+    let mut templates = HashMap::new();
+    for node in &nodes {
+        if absorbed.contains(&node.id) {
+            continue;
+        }
+        let top = match &node.kind {
+            kind if is_elementwise(kind) => node,
+            NodeKind::Reduce { .. } if absorbed.contains(&node.inputs[0].id) => &node.inputs[0],
+            _ => continue,
         };
-        if let Some((op, inputs)) = rewritten {
-            graph.tasks[id].op = op;
-            graph.tasks[id].inputs = inputs;
+        templates.insert(node.id, template(top, &absorbed));
+    }
+    templates
+}
+
+fn is_elementwise(kind: &NodeKind) -> bool {
+    matches!(
+        kind,
+        NodeKind::Unary { .. } | NodeKind::Binary { .. } | NodeKind::Where { .. } | NodeKind::Cast
+    )
+}
+
+fn is_generated(kind: &NodeKind) -> bool {
+    matches!(
+        kind,
+        NodeKind::Source(
+            SourceKind::Arange { .. } | SourceKind::Linspace { .. } | SourceKind::Random { .. }
+        )
+    )
+}
+
+/// The nodes computed inside their only consumer's fused tasks.
+fn absorbed(nodes: &[NodeRef], roots: &[NodeRef]) -> HashSet<u64> {
+    let mut consumers: HashMap<u64, Vec<&Node>> = HashMap::new();
+    for node in nodes {
+        let mut seen = HashSet::new();
+        for input in node.inputs.iter().filter(|i| seen.insert(i.id)) {
+            consumers.entry(input.id).or_default().push(node);
         }
     }
-    cull(graph)
+    let outputs: HashSet<u64> = roots.iter().map(|r| r.id).collect();
+    nodes
+        .iter()
+        .filter(|n| !outputs.contains(&n.id) && (is_elementwise(&n.kind) || is_generated(&n.kind)))
+        .filter(|n| match consumers.get(&n.id).map(Vec::as_slice) {
+            Some([c]) => match &c.kind {
+                kind if is_elementwise(kind) => c.chunks == n.chunks,
+                NodeKind::Reduce { axes, .. } => !axes.is_empty(),
+                _ => false,
+            },
+            _ => false,
+        })
+        .map(|n| n.id)
+        .collect()
 }
 
-/// How many distinct tasks read each task's result; outputs count as one more reader.
-fn distinct_uses(graph: &TaskGraph) -> Vec<usize> {
-    let mut uses = vec![0; graph.tasks.len()];
-    for t in &graph.tasks {
-        let mut seen: Vec<TaskId> = t.inputs.clone();
-        seen.sort_unstable();
-        seen.dedup();
-        seen.into_iter().for_each(|i| uses[i] += 1);
-    }
-    for o in &graph.outputs {
-        o.blocks.iter().for_each(|&b| uses[b] += 1);
-    }
-    uses
-}
-
-/// Builds a program from the steps of the tasks it absorbs.
-struct Builder<'g> {
-    graph: &'g TaskGraph,
-    uses: &'g [usize],
-    shape: &'g [usize],
-    program: Program,
-    inputs: Vec<TaskId>,
-    /// The step that already computes a task's value.
-    step_of: HashMap<TaskId, usize>,
-}
-
-impl<'g> Builder<'g> {
-    fn new(graph: &'g TaskGraph, uses: &'g [usize], shape: &'g [usize]) -> Builder<'g> {
-        Builder { graph, uses, shape, program: Program::default(), inputs: Vec::new(), step_of: HashMap::new() }
-    }
-
-    /// The step holding the value of task `t`, absorbing `t` when it can.
-    fn value(&mut self, t: TaskId) -> usize {
-        if let Some(&s) = self.step_of.get(&t) {
-            return s;
+/// The program computing `top` from the nodes it reads (iterative, so long chains cannot
+/// overflow the stack).
+fn template(top: &NodeRef, absorbed: &HashSet<u64>) -> Template {
+    let mut program = Program::default();
+    let (mut reads, mut generated) = (Vec::new(), Vec::new());
+    let mut step_of: HashMap<u64, usize> = HashMap::new();
+    let mut stack = vec![(top.clone(), false)];
+    while let Some((node, expanded)) = stack.pop() {
+        if step_of.contains_key(&node.id) {
+            continue;
         }
-        let task = &self.graph.tasks[t];
-        let exclusive = self.uses[t] == 1 && task.shape == self.shape;
-        let step = match &task.op {
-            OpKind::Full { value, .. } if task.shape.iter().product::<usize>() == 1 => {
-                self.program.push(Instr::Scalar(*value), task.dtype)
+        let inside = node.id == top.id || absorbed.contains(&node.id);
+        if inside && is_elementwise(&node.kind) && !expanded {
+            stack.push((node.clone(), true));
+            stack.extend(node.inputs.iter().rev().map(|i| (i.clone(), false)));
+            continue;
+        }
+        let arg = |k: usize| step_of[&node.inputs[k].id];
+        let instr = match &node.kind {
+            NodeKind::Source(SourceKind::Full(value)) => Instr::Scalar(*value),
+            kind if inside && is_generated(kind) => {
+                generated.push(node.clone());
+                Instr::Source(generated.len() - 1)
             }
-            OpKind::Fused { program, .. } if exclusive => self.splice(program, &task.inputs),
-            OpKind::Full { .. } | OpKind::Arange { .. } | OpKind::Linspace { .. } | OpKind::Random { .. } if exclusive => {
-                self.program.push(Instr::Source(task.op.clone()), task.dtype)
-            }
+            NodeKind::Unary { op, compute } if inside => Instr::Unary {
+                op: *op,
+                compute: *compute,
+                arg: arg(0),
+            },
+            NodeKind::Binary { op, compute } if inside => Instr::Binary {
+                op: *op,
+                compute: *compute,
+                args: [arg(0), arg(1)],
+            },
+            NodeKind::Where { compute } if inside => Instr::Where {
+                compute: *compute,
+                args: [arg(0), arg(1), arg(2)],
+            },
+            NodeKind::Cast if inside => Instr::Cast { arg: arg(0) },
             _ => {
-                self.inputs.push(t);
-                self.program.push(Instr::Input(self.inputs.len() - 1), task.dtype)
+                reads.push(node.clone());
+                Instr::Input(reads.len() - 1)
             }
         };
-        self.step_of.insert(t, step);
-        step
+        step_of.insert(node.id, program.push(instr, node.dtype));
     }
-
-    /// Copies another program's steps, renumbered, reading its inputs through `value`.
-    fn splice(&mut self, program: &Program, inputs: &[TaskId]) -> usize {
-        let mut map = Vec::with_capacity(program.steps.len());
-        for step in &program.steps {
-            let at = |i: usize| map[i];
-            let new = match &step.instr {
-                Instr::Input(i) => self.value(inputs[*i]),
-                Instr::Unary { op, compute, arg } => {
-                    self.program.push(Instr::Unary { op: *op, compute: *compute, arg: at(*arg) }, step.dtype)
-                }
-                Instr::Binary { op, compute, args } => self.program.push(
-                    Instr::Binary { op: *op, compute: *compute, args: [at(args[0]), at(args[1])] },
-                    step.dtype,
-                ),
-                Instr::Where { compute, args } => self.program.push(
-                    Instr::Where { compute: *compute, args: [at(args[0]), at(args[1]), at(args[2])] },
-                    step.dtype,
-                ),
-                Instr::Cast { arg } => self.program.push(Instr::Cast { arg: at(*arg) }, step.dtype),
-                other => self.program.push(other.clone(), step.dtype),
-            };
-            map.push(new);
-        }
-        map.last().copied().unwrap_or(0)
+    Template {
+        program: Arc::new(program),
+        reads,
+        generated,
     }
-}
-
-fn fuse_elementwise(graph: &TaskGraph, id: TaskId, uses: &[usize]) -> (OpKind, Vec<TaskId>) {
-    let task = &graph.tasks[id];
-    let mut b = Builder::new(graph, uses, &task.shape);
-    let args: Vec<usize> = task.inputs.iter().map(|&i| b.value(i)).collect();
-    let instr = match &task.op {
-        OpKind::Unary { op, compute } => Instr::Unary { op: *op, compute: *compute, arg: args[0] },
-        OpKind::Binary { op, compute } => Instr::Binary { op: *op, compute: *compute, args: [args[0], args[1]] },
-        OpKind::Where { compute } => Instr::Where { compute: *compute, args: [args[0], args[1], args[2]] },
-        _ => Instr::Cast { arg: args[0] },
-    };
-    b.program.push(instr, task.dtype);
-    (OpKind::Fused { program: b.program, shape: task.shape.clone() }, b.inputs)
-}
-
-/// A partial reduction of an exclusively consumed fused task or source.
-fn fuse_reduction(graph: &TaskGraph, id: TaskId, uses: &[usize]) -> Option<(Program, Vec<TaskId>, Vec<usize>)> {
-    let input = graph.tasks[id].inputs[0];
-    let source = &graph.tasks[input];
-    let fusable = matches!(source.op, OpKind::Fused { .. } | OpKind::Random { .. } | OpKind::Arange { .. } | OpKind::Linspace { .. });
-    if !fusable || uses[input] != 1 {
-        return None;
-    }
-    let mut b = Builder::new(graph, uses, &source.shape);
-    b.value(input);
-    Some((b.program, b.inputs, source.shape.clone()))
 }

@@ -11,5 +11,5 @@ pub mod node;
 pub mod order;
 
 pub use graph::{Output, Task, TaskGraph, TaskId};
-pub use lower::lower;
+pub use lower::{lower, Fusion};
 pub use node::{IndexAxis, Node, NodeKind, NodeRef, SourceKind, StoredArray};

@@ -72,6 +72,19 @@ pub struct Node {
 
 pub type NodeRef = Arc<Node>;
 
+impl Drop for Node {
+    /// Dropping a long expression chain recursively would overflow the stack, so the inputs
+    /// this node held the last reference to are taken apart one at a time.
+    fn drop(&mut self) {
+        let mut stack = std::mem::take(&mut self.inputs);
+        while let Some(node) = stack.pop() {
+            if let Some(mut node) = Arc::into_inner(node) {
+                stack.append(&mut node.inputs);
+            }
+        }
+    }
+}
+
 impl Node {
     pub fn new(kind: NodeKind, inputs: Vec<NodeRef>, dtype: DType, chunks: Chunks) -> NodeRef {
         Arc::new(Node { id: next_id(), kind, inputs, dtype, chunks })

@@ -7,8 +7,7 @@ use tegula_core::{BinaryOp, Chunks, DType, Distribution, OpKind, ReduceOp, Scala
 use tegula_plan::build::creation;
 use tegula_plan::build::elementwise::{binary, binary_scalar, unary};
 use tegula_plan::build::reduce::{reduce, ReduceSpec};
-use tegula_plan::fuse::fuse;
-use tegula_plan::{lower, NodeRef, TaskGraph};
+use tegula_plan::{lower, Fusion, NodeRef, TaskGraph};
 
 fn stored(n: usize, block: usize) -> NodeRef {
     creation::stored(Arc::new(()), DType::Float64, Chunks::regular(&[n], &[block]))
@@ -24,7 +23,7 @@ fn elementwise_chain_into_a_sum_is_one_task_per_block_plus_the_tree() {
     let y = binary_scalar(BinaryOp::Add, &x, Scalar::Int(1), false).unwrap();
     let y = binary_scalar(BinaryOp::Multiply, &y, Scalar::Int(2), false).unwrap();
     let spec = ReduceSpec { split_every: 4, ..ReduceSpec::new(ReduceOp::Sum) };
-    let g = fuse(lower(&[reduce(&y, &spec).unwrap()]).unwrap());
+    let g = lower(&[reduce(&y, &spec).unwrap()], Fusion::On).unwrap();
     // Loads are views that the fused tasks read; no element-wise task remains.
     assert_eq!(count(&g, |op| matches!(op, OpKind::Load { .. })), 10);
     assert_eq!(count(&g, |op| matches!(op, OpKind::FusedReduce { .. })), 10);
@@ -32,10 +31,10 @@ fn elementwise_chain_into_a_sum_is_one_task_per_block_plus_the_tree() {
     // 10 partials -> 3 combines (4 + 4 + 2) -> 1 combine -> finish.
     assert_eq!(count(&g, |op| matches!(op, OpKind::ReduceCombine { .. })), 3 + 1);
     assert_eq!(g.tasks.len(), 10 + 10 + 4 + 1);
-    let OpKind::FusedReduce { program, .. } = &g.tasks.iter().find(|t| matches!(t.op, OpKind::FusedReduce { .. })).unwrap().op else {
+    let OpKind::FusedReduce { block, .. } = &g.tasks.iter().find(|t| matches!(t.op, OpKind::FusedReduce { .. })).unwrap().op else {
         unreachable!()
     };
-    assert_eq!(program.label(), "add,multiply");
+    assert_eq!(block.label(), "add,multiply");
 }
 
 #[test]
@@ -46,13 +45,14 @@ fn random_sources_are_generated_inside_the_fused_task() {
     let y = creation::random(2, uniform, DType::Float64, chunks).unwrap();
     let r2 = binary(BinaryOp::Add, &binary(BinaryOp::Multiply, &x, &x).unwrap(), &binary(BinaryOp::Multiply, &y, &y).unwrap()).unwrap();
     let inside = binary_scalar(BinaryOp::Less, &r2, Scalar::Float(1.0), false).unwrap();
-    let g = fuse(lower(&[reduce(&inside, &ReduceSpec::new(ReduceOp::Sum)).unwrap()]).unwrap());
+    let g = lower(&[reduce(&inside, &ReduceSpec::new(ReduceOp::Sum)).unwrap()], Fusion::On).unwrap();
     assert_eq!(count(&g, |op| matches!(op, OpKind::Random { .. })), 0, "points are never materialised");
     for t in g.tasks.iter().filter(|t| matches!(t.op, OpKind::FusedReduce { .. })) {
         assert!(t.inputs.is_empty());
-        let OpKind::FusedReduce { program, .. } = &t.op else { unreachable!() };
+        let OpKind::FusedReduce { block, .. } = &t.op else { unreachable!() };
         // x and y are generated once each even though each is read twice.
-        assert_eq!(program.steps.iter().filter(|s| matches!(s.instr, Instr::Source(_))).count(), 2);
+        assert_eq!(block.program.steps.iter().filter(|s| matches!(s.instr, Instr::Source(_))).count(), 2);
+        assert_eq!(block.sources.len(), 2);
     }
 }
 
@@ -62,13 +62,27 @@ fn shared_and_output_results_are_not_absorbed() {
     let y = unary(UnaryOp::Exp, &x).unwrap();
     let a = binary_scalar(BinaryOp::Add, &y, Scalar::Int(1), false).unwrap();
     let b = binary_scalar(BinaryOp::Multiply, &y, Scalar::Int(2), false).unwrap();
-    let g = fuse(lower(&[a, b, y.clone()]).unwrap());
+    let g = lower(&[a, b, y.clone()], Fusion::On).unwrap();
     // y is read by two consumers and is itself an output: it stays one task per block.
     let exp_tasks = g
         .tasks
         .iter()
-        .filter(|t| matches!(&t.op, OpKind::Fused { program, .. } if program.label() == "exp"))
+        .filter(|t| matches!(&t.op, OpKind::Fused(block) if block.label() == "exp"))
         .count();
     assert_eq!(exp_tasks, 4);
     assert_eq!(g.outputs.len(), 3);
+}
+
+#[test]
+fn every_block_shares_its_operations_program_and_long_chains_plan() {
+    let x = stored(1000, 10);
+    let mut y = x.clone();
+    for _ in 0..20_000 {
+        y = binary_scalar(BinaryOp::Add, &y, Scalar::Int(1), false).unwrap();
+    }
+    let g = lower(&[y], Fusion::On).unwrap();
+    let blocks: Vec<_> = g.tasks.iter().filter_map(|t| if let OpKind::Fused(b) = &t.op { Some(b) } else { None }).collect();
+    assert_eq!(blocks.len(), 100);
+    assert!(blocks.iter().all(|b| Arc::ptr_eq(&b.program, &blocks[0].program)));
+    assert_eq!(blocks[0].program.steps.len(), 1 + 2 * 20_000);
 }

@@ -7,7 +7,7 @@ use tegula_plan::build::layout::{index, rechunk, transpose, IndexItem};
 use tegula_plan::build::reduce::{reduce, ReduceSpec};
 use tegula_plan::build::{creation, elementwise, matmul};
 use tegula_plan::order::static_order;
-use tegula_plan::{lower, NodeRef, TaskGraph};
+use tegula_plan::{lower, Fusion, NodeRef, TaskGraph};
 
 fn source(shape: &[usize], block: usize) -> NodeRef {
     let chunks = Chunks::regular(shape, &vec![block; shape.len()]);
@@ -22,7 +22,7 @@ fn count(g: &TaskGraph, pred: impl Fn(&OpKind) -> bool) -> usize {
 fn elementwise_is_one_task_per_block_and_scalars_are_shared() {
     let x = source(&[10, 10], 3); // 4 x 4 blocks
     let y = elementwise::binary_scalar(BinaryOp::Add, &x, Scalar::Int(1), false).unwrap();
-    let g = lower(&[y]).unwrap();
+    let g = lower(&[y], Fusion::Off).unwrap();
     assert_eq!(count(&g, |op| matches!(op, OpKind::Load { .. })), 16);
     assert_eq!(count(&g, |op| matches!(op, OpKind::Binary { .. })), 16);
     assert_eq!(count(&g, |op| matches!(op, OpKind::Full { .. })), 1);
@@ -34,7 +34,7 @@ fn shared_subexpressions_are_lowered_once() {
     let y = elementwise::binary(BinaryOp::Multiply, &x, &x).unwrap();
     let a = reduce(&y, &ReduceSpec::new(ReduceOp::Sum)).unwrap();
     let b = reduce(&y, &ReduceSpec::new(ReduceOp::Max)).unwrap();
-    let g = lower(&[a, b]).unwrap();
+    let g = lower(&[a, b], Fusion::Off).unwrap();
     assert_eq!(count(&g, |op| matches!(op, OpKind::Binary { .. })), 4);
     assert_eq!(g.outputs.len(), 2);
 }
@@ -43,7 +43,7 @@ fn shared_subexpressions_are_lowered_once() {
 fn reductions_are_trees_with_the_chosen_fan_in() {
     let x = source(&[100], 1); // 100 blocks
     let spec = ReduceSpec { split_every: 4, ..ReduceSpec::new(ReduceOp::Sum) };
-    let g = lower(&[reduce(&x, &spec).unwrap()]).unwrap();
+    let g = lower(&[reduce(&x, &spec).unwrap()], Fusion::Off).unwrap();
     let combines: Vec<usize> = g
         .tasks
         .iter()
@@ -60,7 +60,7 @@ fn reductions_are_trees_with_the_chosen_fan_in() {
 fn matmul_never_gathers_the_contracted_axis() {
     let a = source(&[12, 30], 4); // 3 x 8 blocks
     let b = source(&[30, 8], 4); // 8 x 2 blocks
-    let g = lower(&[matmul::matmul(&a, &b, 3).unwrap()]).unwrap();
+    let g = lower(&[matmul::matmul(&a, &b, 3).unwrap()], Fusion::Off).unwrap();
     for t in &g.tasks {
         match &t.op {
             OpKind::Matmul { .. } => {
@@ -79,7 +79,7 @@ fn matmul_never_gathers_the_contracted_axis() {
 fn indexing_touches_only_the_blocks_it_needs() {
     let x = source(&[100, 100], 10);
     let row = index(&x, &[IndexItem::Int(-1)]).unwrap();
-    let g = lower(&[row]).unwrap();
+    let g = lower(&[row], Fusion::Off).unwrap();
     // The last row lives in the last block row: 10 loads, 10 selections.
     assert_eq!(count(&g, |op| matches!(op, OpKind::Load { .. })), 10);
     let loads: Vec<&Vec<(usize, usize)>> = g
@@ -102,10 +102,10 @@ fn indexing_touches_only_the_blocks_it_needs() {
 fn rechunk_assembles_only_across_boundaries() {
     let x = source(&[12], 4); // 4 4 4
     let same_edges = rechunk(&x, Chunks::new(vec![vec![4, 8]], &[12]).unwrap()).unwrap();
-    let g = lower(&[same_edges]).unwrap();
+    let g = lower(&[same_edges], Fusion::Off).unwrap();
     assert_eq!(count(&g, |op| matches!(op, OpKind::Assemble { .. })), 1);
     let split = rechunk(&x, Chunks::new(vec![vec![2, 2, 4, 4]], &[12]).unwrap()).unwrap();
-    let g = lower(&[split]).unwrap();
+    let g = lower(&[split], Fusion::Off).unwrap();
     assert_eq!(count(&g, |op| matches!(op, OpKind::Select { .. })), 2);
     assert_eq!(count(&g, |op| matches!(op, OpKind::Assemble { .. })), 0);
 }
@@ -138,7 +138,7 @@ fn graphs_serialise_and_order_is_topological() {
     let t = transpose(&x, None).unwrap();
     let s = elementwise::binary(BinaryOp::Subtract, &x, &t).unwrap();
     let m = reduce(&s, &ReduceSpec { axes: Some(vec![0]), ..ReduceSpec::new(ReduceOp::Mean) }).unwrap();
-    let g = lower(&[m]).unwrap();
+    let g = lower(&[m], Fusion::Off).unwrap();
     let json = serde_json::to_string(&g).unwrap();
     assert!(json.contains("\"Load\"") && json.contains("\"ReduceFinish\""));
     let rank = static_order(&g);
@@ -157,6 +157,6 @@ fn chunk_specs_reach_the_nodes() {
     let x = creation::full(Scalar::Float(1.0), DType::Float64, chunks).unwrap();
     assert_eq!(x.chunks.sizes(), &[vec![2, 2, 1], vec![3]]);
     // Equal constant blocks share one task.
-    let g = lower(&[x]).unwrap();
+    let g = lower(&[x], Fusion::Off).unwrap();
     assert_eq!(g.tasks.len(), 2);
 }

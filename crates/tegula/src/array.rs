@@ -4,7 +4,7 @@ use tegula_core::shape::fmt_shape;
 use tegula_core::{Chunks, DType, Result};
 use tegula_exec::{Executor, Report};
 use tegula_kernels::Chunk;
-use tegula_plan::{explain::explain, fuse::fuse, lower, NodeRef, TaskGraph};
+use tegula_plan::{explain::explain, lower, Fusion, NodeRef, TaskGraph};
 
 /// A lazy chunked array. Operations build new arrays; nothing runs until `compute`.
 #[derive(Clone, Debug)]
@@ -90,8 +90,7 @@ pub fn compute(arrays: &[&Array], options: impl Into<ComputeOptions>) -> Result<
 
 /// The task graph computing `roots`.
 fn plan(roots: &[NodeRef], fused: bool) -> Result<TaskGraph> {
-    let graph = lower(roots)?;
-    Ok(if fused { fuse(graph) } else { graph })
+    lower(roots, if fused { Fusion::On } else { Fusion::Off })
 }
 
 impl std::fmt::Display for Array {

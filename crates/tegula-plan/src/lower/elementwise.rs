@@ -4,28 +4,36 @@
 use super::Lowering;
 use crate::graph::TaskId;
 use crate::node::Node;
-use tegula_core::grid::{block_indices, ravel};
+use tegula_core::grid::block_indices;
 use tegula_core::{OpKind, Result};
 
-pub(super) fn lower(l: &mut Lowering, node: &Node, inputs: &[Vec<TaskId>], op: OpKind) -> Result<Vec<TaskId>> {
-    let numblocks = node.chunks.numblocks();
-    let nd = numblocks.len();
+pub(super) fn lower(
+    l: &mut Lowering,
+    node: &Node,
+    inputs: &[Vec<TaskId>],
+    op: OpKind,
+) -> Result<Vec<TaskId>> {
+    let numblocks: Vec<Vec<usize>> = node.inputs.iter().map(|i| i.chunks.numblocks()).collect();
     let mut out = Vec::with_capacity(node.chunks.nblocks());
-    for idx in block_indices(&numblocks) {
-        let args = node
-            .inputs
+    for idx in block_indices(&node.chunks.numblocks()) {
+        let args = inputs
             .iter()
-            .zip(inputs)
-            .map(|(input, blocks)| {
-                let nb = input.chunks.numblocks();
-                let offset = nd - nb.len();
-                let in_idx: Vec<usize> =
-                    nb.iter().enumerate().map(|(a, &n)| if n == 1 { 0 } else { idx[a + offset] }).collect();
-                blocks[ravel(&in_idx, &nb)]
-            })
+            .zip(&numblocks)
+            .map(|(blocks, nb)| blocks[broadcast_block(nb, &idx)])
             .collect();
         let shape = node.chunks.block_shape(&idx);
         out.push(l.push(node, op.clone(), args, shape, node.dtype));
     }
     Ok(out)
+}
+
+/// The flat number of the block of an input with `numblocks` blocks per axis that output
+/// block `idx` reads: the same block, or block 0 along the input's broadcast axes (and the
+/// leading axes it lacks).
+pub(super) fn broadcast_block(numblocks: &[usize], idx: &[usize]) -> usize {
+    let offset = idx.len() - numblocks.len();
+    numblocks
+        .iter()
+        .zip(&idx[offset..])
+        .fold(0, |acc, (&n, &i)| acc * n + if n == 1 { 0 } else { i })
 }

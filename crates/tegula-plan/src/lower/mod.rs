@@ -1,26 +1,41 @@
 //! Lowering: expression nodes → chunk tasks. Nodes are visited in topological order and each
 //! node's blocks become tasks (or reuse their input's tasks when nothing changes); a node
-//! shared by several outputs is lowered once; tasks no output needs are culled.
+//! shared by several outputs is lowered once; tasks no output needs are culled. With fusion,
+//! operations run fused (`crate::fuse`) become one task per block, and the operations they
+//! absorb none.
 
 mod cull;
-pub(crate) use cull::cull;
 mod elementwise;
+mod fused;
 mod layout;
 mod matmul;
 mod reduce;
 mod source;
 
+use crate::fuse::{plan_fusion, Template};
 use crate::graph::{Output, Task, TaskGraph, TaskId};
 use crate::node::{Node, NodeKind, NodeRef};
 use std::collections::{HashMap, HashSet};
 use tegula_core::{DType, OpKind, Result};
 
+/// Whether lowering fuses element-wise chains (on by default; off for debugging).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fusion {
+    On,
+    Off,
+}
+
 /// Builds the task graph that computes every node of `roots`.
-pub fn lower(roots: &[NodeRef]) -> Result<TaskGraph> {
+pub fn lower(roots: &[NodeRef], fusion: Fusion) -> Result<TaskGraph> {
+    let templates = if fusion == Fusion::On { plan_fusion(roots) } else { HashMap::new() };
+    let deps = |n: &Node| templates.get(&n.id).map_or_else(|| n.inputs.clone(), |t| t.reads.clone());
     let mut l = Lowering::default();
-    for node in topological(roots) {
-        let inputs: Vec<Vec<TaskId>> = node.inputs.iter().map(|i| l.memo[&i.id].clone()).collect();
-        let blocks = l.lower_node(&node, &inputs)?;
+    for node in topological_by(roots, deps) {
+        let inputs: Vec<Vec<TaskId>> = deps(&node).iter().map(|i| l.memo[&i.id].clone()).collect();
+        let blocks = match templates.get(&node.id) {
+            Some(template) => l.lower_fused(&node, template, &inputs)?,
+            None => l.lower_node(&node, &inputs)?,
+        };
         l.memo.insert(node.id, blocks);
     }
     let outputs = roots
@@ -34,6 +49,11 @@ pub fn lower(roots: &[NodeRef]) -> Result<TaskGraph> {
 /// Every node reachable from `roots`, inputs before the nodes that use them (iterative, so
 /// long expression chains cannot overflow the stack).
 pub fn topological(roots: &[NodeRef]) -> Vec<NodeRef> {
+    topological_by(roots, |n| n.inputs.clone())
+}
+
+/// Like `topological`, with `deps` naming the nodes each node needs.
+fn topological_by(roots: &[NodeRef], deps: impl Fn(&Node) -> Vec<NodeRef>) -> Vec<NodeRef> {
     let mut seen = HashSet::new();
     let mut order = Vec::new();
     let mut stack: Vec<(NodeRef, bool)> = roots.iter().rev().map(|r| (r.clone(), false)).collect();
@@ -46,7 +66,7 @@ pub fn topological(roots: &[NodeRef]) -> Vec<NodeRef> {
             continue;
         }
         stack.push((node.clone(), true));
-        for input in node.inputs.iter().rev() {
+        for input in deps(&node).iter().rev() {
             if !seen.contains(&input.id) {
                 stack.push((input.clone(), false));
             }
@@ -83,11 +103,22 @@ impl Lowering {
             }
             NodeKind::Where { compute } => elementwise::lower(self, node, inputs, OpKind::Where { compute: *compute }),
             NodeKind::Cast => elementwise::lower(self, node, inputs, OpKind::Cast { dtype: node.dtype }),
-            NodeKind::Reduce { .. } => reduce::lower(self, node, &inputs[0]),
+            NodeKind::Reduce { .. } => reduce::lower(self, node, reduce::Reduced::Tasks(&inputs[0])),
             NodeKind::Matmul { split_every } => matmul::lower(self, node, inputs, *split_every),
             NodeKind::Transpose { perm } => Ok(layout::transpose(self, node, &inputs[0], perm)),
             NodeKind::Index { axes } => Ok(layout::index(self, node, &inputs[0], axes)),
             NodeKind::Rechunk => Ok(layout::rechunk(self, node, &inputs[0])),
+        }
+    }
+
+    /// A node run fused: an element-wise operation, or a reduction computing its input inside
+    /// its partial reductions; `reads` holds the tasks of the template's reads.
+    fn lower_fused(&mut self, node: &Node, template: &Template, reads: &[Vec<TaskId>]) -> Result<Vec<TaskId>> {
+        match node.kind {
+            NodeKind::Reduce { .. } => {
+                reduce::lower(self, node, reduce::Reduced::Fused(fused::FusedBlocks::new(template, reads)?))
+            }
+            _ => fused::lower(self, node, template, reads),
         }
     }
 

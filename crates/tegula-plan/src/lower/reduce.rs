@@ -1,13 +1,21 @@
 //! Reductions as trees: a partial reduction per input block, combined `split_every` at a time,
 //! then one finishing task per output block.
 
+use super::fused::FusedBlocks;
 use super::Lowering;
 use crate::graph::TaskId;
 use crate::node::{Node, NodeKind};
 use tegula_core::grid::{block_indices, ravel};
 use tegula_core::{internal_err, DType, Finish, OpKind, PartialReduce, ReduceOp, Result};
 
-pub(super) fn lower(l: &mut Lowering, node: &Node, input_blocks: &[TaskId]) -> Result<Vec<TaskId>> {
+/// The blocks a reduction reduces: its input's tasks, or a fused program computed inside the
+/// partial reductions.
+pub(super) enum Reduced<'a> {
+    Tasks(&'a [TaskId]),
+    Fused(FusedBlocks<'a>),
+}
+
+pub(super) fn lower(l: &mut Lowering, node: &Node, reduced: Reduced) -> Result<Vec<TaskId>> {
     let NodeKind::Reduce { op, axes, keepdims, ddof, split_every } = &node.kind else {
         return Err(internal_err!("reduce lowering of {}", node.label()));
     };
@@ -33,7 +41,6 @@ pub(super) fn lower(l: &mut Lowering, node: &Node, input_blocks: &[TaskId]) -> R
             let mut idx = vec![0; in_nb.len()];
             kept.iter().zip(&outer).for_each(|(&a, &b)| idx[a] = b);
             axes.iter().zip(&inner).for_each(|(&a, &b)| idx[a] = b);
-            let block = input_blocks[ravel(&idx, &in_nb)];
             let shape = input.chunks.block_shape(&idx);
             // Blocks with nothing to reduce add nothing (and min/max have no identity for them).
             if axes.iter().any(|&a| shape[a] == 0) && (count > 0 || !parts.is_empty()) {
@@ -42,7 +49,14 @@ pub(super) fn lower(l: &mut Lowering, node: &Node, input_blocks: &[TaskId]) -> R
             let mut pshape = shape.clone();
             axes.iter().for_each(|&a| pshape[a] = 1);
             let (pshape, pdtype) = partial_layout(partial, input.dtype, pshape);
-            parts.push(l.push(node, OpKind::ReducePartial { op: partial, axes: axes.clone() }, vec![block], pshape, pdtype));
+            let (op, inputs) = match &reduced {
+                Reduced::Tasks(blocks) => (OpKind::ReducePartial { op: partial, axes: axes.clone() }, vec![blocks[ravel(&idx, &in_nb)]]),
+                Reduced::Fused(fused) => {
+                    let (block, inputs) = fused.block(&idx, shape);
+                    (OpKind::FusedReduce { block, op: partial, axes: axes.clone() }, inputs)
+                }
+            };
+            parts.push(l.push(node, op, inputs, pshape, pdtype));
         }
         let combined = tree(l, node, parts, partial, *split_every);
         let shape = out_block_shape(&input.chunks, axes, *keepdims, &outer);
