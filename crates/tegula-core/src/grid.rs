@@ -41,6 +41,31 @@ pub fn block_indices(numblocks: &[usize]) -> impl Iterator<Item = Vec<usize>> + 
     (0..total).map(move |f| unravel(f, numblocks))
 }
 
+/// Calls `f` with every block index of the grid in row-major order, reusing one buffer (for
+/// plans of millions of blocks, where `block_indices`' allocation per block shows).
+pub fn for_each_block(numblocks: &[usize], mut f: impl FnMut(&[usize])) {
+    if numblocks.contains(&0) {
+        return;
+    }
+    let mut idx = vec![0; numblocks.len()];
+    loop {
+        f(&idx);
+        // Advance the last axis, carrying into earlier ones.
+        let mut axis = numblocks.len();
+        loop {
+            if axis == 0 {
+                return;
+            }
+            axis -= 1;
+            idx[axis] += 1;
+            if idx[axis] < numblocks[axis] {
+                break;
+            }
+            idx[axis] = 0;
+        }
+    }
+}
+
 /// The block that holds element `index` along an axis, and the index inside that block.
 pub fn locate(sizes: &[usize], index: usize) -> (usize, usize) {
     let mut start = 0;

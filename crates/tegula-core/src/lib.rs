@@ -1,11 +1,12 @@
 //! tegula-core: the vocabulary every other tegula crate speaks — errors, dtypes and their
 //! promotion, Python scalars, shapes and broadcasting, chunkings and grid math, and the closed
-//! set of chunk operations (`OpKind`) that a task graph names.
+//! set of chunk operations (`OpKind`) that a task graph names; and big buffers (`memory`).
 
 pub mod chunks;
 pub mod dtype;
 pub mod error;
 pub mod grid;
+pub mod memory;
 pub mod ops;
 pub mod program;
 pub mod scalar;

@@ -8,6 +8,7 @@ use crate::program::FusedBlock;
 use crate::scalar::Scalar;
 use crate::dtype_err;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// Declares an op enum with its NumPy name, and `from_name`/`name`.
 macro_rules! named_ops {
@@ -262,7 +263,8 @@ pub enum OpKind {
     Where { compute: DType },
     Cast { dtype: DType },
     /// Reduces the listed axes of one block, keeping them with length one.
-    ReducePartial { op: PartialReduce, axes: Vec<usize> },
+    /// (`axes` is shared by all the blocks of a reduction.)
+    ReducePartial { op: PartialReduce, axes: Arc<[usize]> },
     /// Combines any number of same-shaped partials.
     ReduceCombine { op: PartialReduce },
     /// Turns the combined partial into the result; drops `squeeze` axes; casts to `dtype`.
@@ -277,7 +279,7 @@ pub enum OpKind {
     Fused(FusedBlock),
     /// The partial reduction `op` over `axes` of a fused program's block, computed without
     /// building that block.
-    FusedReduce { block: FusedBlock, op: PartialReduce, axes: Vec<usize> },
+    FusedReduce { block: FusedBlock, op: PartialReduce, axes: Arc<[usize]> },
 }
 
 impl OpKind {

@@ -90,3 +90,13 @@ fn byte_sizes() {
     assert_eq!(parse_bytes("4096"), Ok(4096));
     assert!(parse_bytes("12 parsecs").is_err());
 }
+
+proptest! {
+    #[test]
+    fn for_each_block_visits_the_grid_in_block_indices_order(numblocks in prop::collection::vec(0usize..4, 0..4)) {
+        let mut visited = Vec::new();
+        tegula_core::grid::for_each_block(&numblocks, |idx| visited.push(idx.to_vec()));
+        let expected: Vec<Vec<usize>> = tegula_core::grid::block_indices(&numblocks).collect();
+        prop_assert_eq!(visited, expected);
+    }
+}

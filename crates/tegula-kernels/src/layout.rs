@@ -58,7 +58,7 @@ pub fn assemble(inputs: &[Chunk], shape: &[usize], pieces: &[Piece]) -> Result<C
     let first = inputs.first().ok_or_else(|| TegulaError::Internal("assemble without inputs".into()))?;
     with_chunk!(first, proto => {
         let size = shape.iter().product();
-        let mut data = crate::memory::big_vec(size);
+        let mut data = tegula_core::memory::big_vec(size);
         data.resize(size, proto.first().copied().unwrap_or_else(|| zero_like(proto)));
         let mut out = ArrayD::from_shape_vec(shape, data).map_err(|e| TegulaError::Internal(format!("assemble: {e}")))?;
         for piece in pieces {

@@ -11,7 +11,6 @@ pub mod fused;
 mod lanes;
 pub mod layout;
 pub mod matmul;
-pub mod memory;
 pub mod parallel;
 pub mod random;
 pub mod reduce;

@@ -5,7 +5,7 @@
 
 use crate::chunk::{Chunk, Wrap};
 use crate::element::Elem;
-use crate::memory::big_vec;
+use tegula_core::memory::big_vec;
 use crate::tiles::TILE;
 use crate::with_dtype;
 use ndarray::ArcArray;

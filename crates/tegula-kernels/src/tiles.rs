@@ -61,7 +61,7 @@ pub fn concat(parts: &[Chunk], shape: &[usize]) -> Result<Chunk> {
 }
 
 fn join<T: Wrap>(_: &crate::chunk::Block<T>, parts: &[Chunk], shape: &[usize]) -> Result<Chunk> {
-    let mut data: Vec<T> = crate::memory::big_vec(shape.iter().product());
+    let mut data: Vec<T> = tegula_core::memory::big_vec(shape.iter().product());
     for p in parts {
         let p = p.typed::<T>()?;
         match p.as_slice() {

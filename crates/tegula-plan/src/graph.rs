@@ -13,8 +13,9 @@ pub type TaskId = usize;
 pub struct Task {
     pub op: OpKind,
     pub inputs: Vec<TaskId>,
-    /// Shape and dtype of the block the task produces.
-    pub shape: Vec<usize>,
+    /// Number of elements and dtype of the block the task produces (its shape is the op's
+    /// business; a plan of millions of tasks should not hold millions of shape vectors).
+    pub size: usize,
     pub dtype: DType,
     /// The expression node this task belongs to.
     pub node: u64,
@@ -22,7 +23,7 @@ pub struct Task {
 
 impl Task {
     pub fn nbytes(&self) -> usize {
-        self.shape.iter().product::<usize>() * self.dtype.itemsize()
+        self.size * self.dtype.itemsize()
     }
 }
 

@@ -22,6 +22,7 @@ pub use tegula_core::{
     AxisChunks, BinaryOp, ChunkSpec, Chunks, DType, Distribution, ReduceOp, Result, Scalar, TegulaError, UnaryOp,
 };
 pub use tegula_exec::{default_threads, Executor, Report};
-pub use tegula_kernels::{memory::big_vec, Chunk, Elem, Wrap};
+pub use tegula_core::memory::big_vec;
+pub use tegula_kernels::{Chunk, Elem, Wrap};
 pub use tegula_plan::build::layout::IndexItem;
 pub use tegula_plan::build::reduce::ReduceSpec;

@@ -1,15 +1,17 @@
 //! Culling: drop the tasks no output needs (a source lowers all its blocks, but `x[0]` needs
 //! only the blocks of the first row) and renumber the rest, keeping topological order.
 
-use crate::graph::{TaskGraph, TaskId};
+use crate::graph::TaskGraph;
 
 pub(crate) fn cull(mut graph: TaskGraph) -> TaskGraph {
     let n = graph.tasks.len();
     let mut needed = vec![false; n];
-    let mut stack: Vec<TaskId> = graph.outputs.iter().flat_map(|o| o.blocks.iter().copied()).collect();
-    while let Some(t) = stack.pop() {
-        if !std::mem::replace(&mut needed[t], true) {
-            stack.extend(graph.tasks[t].inputs.iter().copied());
+    graph.outputs.iter().flat_map(|o| &o.blocks).for_each(|&b| needed[b] = true);
+    // Tasks are in topological order, so one backward sweep marks every input of a needed
+    // task before reaching it (sequential, unlike a search, for plans of millions of tasks).
+    for t in (0..n).rev() {
+        if needed[t] {
+            graph.tasks[t].inputs.iter().for_each(|&i| needed[i] = true);
         }
     }
     if needed.iter().all(|&k| k) {

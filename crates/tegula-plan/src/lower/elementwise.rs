@@ -4,27 +4,22 @@
 use super::Lowering;
 use crate::graph::TaskId;
 use crate::node::Node;
-use tegula_core::grid::block_indices;
+use tegula_core::grid::for_each_block;
 use tegula_core::{OpKind, Result};
 
-pub(super) fn lower(
-    l: &mut Lowering,
-    node: &Node,
-    inputs: &[Vec<TaskId>],
-    op: OpKind,
-) -> Result<Vec<TaskId>> {
+pub(super) fn lower(l: &mut Lowering, node: &Node, inputs: &[Vec<TaskId>], op: OpKind) -> Result<Vec<TaskId>> {
     let numblocks: Vec<Vec<usize>> = node.inputs.iter().map(|i| i.chunks.numblocks()).collect();
     let mut out = Vec::with_capacity(node.chunks.nblocks());
-    for idx in block_indices(&node.chunks.numblocks()) {
-        let args = inputs
-            .iter()
-            .zip(&numblocks)
-            .map(|(blocks, nb)| blocks[broadcast_block(nb, &idx)])
-            .collect();
-        let shape = node.chunks.block_shape(&idx);
-        out.push(l.push(node, op.clone(), args, shape, node.dtype));
-    }
+    for_each_block(&node.chunks.numblocks(), |idx| {
+        let args = inputs.iter().zip(&numblocks).map(|(blocks, nb)| blocks[broadcast_block(nb, idx)]).collect();
+        out.push(l.push(node, op.clone(), args, block_size(&node.chunks, idx), node.dtype));
+    });
     Ok(out)
+}
+
+/// The number of elements of block `idx`.
+pub(super) fn block_size(chunks: &tegula_core::Chunks, idx: &[usize]) -> usize {
+    chunks.sizes().iter().zip(idx).map(|(s, &i)| s[i]).product()
 }
 
 /// The flat number of the block of an input with `numblocks` blocks per axis that output
@@ -32,8 +27,5 @@ pub(super) fn lower(
 /// leading axes it lacks).
 pub(super) fn broadcast_block(numblocks: &[usize], idx: &[usize]) -> usize {
     let offset = idx.len() - numblocks.len();
-    numblocks
-        .iter()
-        .zip(&idx[offset..])
-        .fold(0, |acc, (&n, &i)| acc * n + if n == 1 { 0 } else { i })
+    numblocks.iter().zip(&idx[offset..]).fold(0, |acc, (&n, &i)| acc * n + if n == 1 { 0 } else { i })
 }

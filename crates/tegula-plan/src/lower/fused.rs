@@ -7,24 +7,19 @@ use super::Lowering;
 use crate::fuse::Template;
 use crate::graph::TaskId;
 use crate::node::Node;
-use tegula_core::grid::block_indices;
+use tegula_core::grid::for_each_block;
 use tegula_core::program::FusedBlock;
 use tegula_core::{OpKind, Result};
 
 /// An element-wise operation whose blocks are fused tasks.
-pub(super) fn lower(
-    l: &mut Lowering,
-    node: &Node,
-    template: &Template,
-    reads: &[Vec<TaskId>],
-) -> Result<Vec<TaskId>> {
+pub(super) fn lower(l: &mut Lowering, node: &Node, template: &Template, reads: &[Vec<TaskId>]) -> Result<Vec<TaskId>> {
     let fused = FusedBlocks::new(template, reads)?;
     let mut out = Vec::with_capacity(node.chunks.nblocks());
-    for idx in block_indices(&node.chunks.numblocks()) {
-        let shape = node.chunks.block_shape(&idx);
-        let (block, inputs) = fused.block(&idx, shape.clone());
-        out.push(l.push(node, OpKind::Fused(block), inputs, shape, node.dtype));
-    }
+    for_each_block(&node.chunks.numblocks(), |idx| {
+        let (block, inputs) = fused.block(idx, node.chunks.block_shape(idx));
+        let size = block.shape.iter().product();
+        out.push(l.push(node, OpKind::Fused(block), inputs, size, node.dtype));
+    });
     Ok(out)
 }
 
@@ -38,38 +33,15 @@ pub(super) struct FusedBlocks<'a> {
 
 impl<'a> FusedBlocks<'a> {
     pub(super) fn new(template: &'a Template, reads: &'a [Vec<TaskId>]) -> Result<FusedBlocks<'a>> {
-        let reads = reads
-            .iter()
-            .zip(&template.reads)
-            .map(|(tasks, n)| (&tasks[..], n.chunks.numblocks()))
-            .collect();
-        let sources = template
-            .generated
-            .iter()
-            .map(|n| SourceBlocks::new(n))
-            .collect::<Result<_>>()?;
-        Ok(FusedBlocks {
-            template,
-            reads,
-            sources,
-        })
+        let reads = reads.iter().zip(&template.reads).map(|(tasks, n)| (&tasks[..], n.chunks.numblocks())).collect();
+        let sources = template.generated.iter().map(|n| SourceBlocks::new(n)).collect::<Result<_>>()?;
+        Ok(FusedBlocks { template, reads, sources })
     }
 
     /// Block `idx` of the program's result, of `shape`, and the tasks it reads.
     pub(super) fn block(&self, idx: &[usize], shape: Vec<usize>) -> (FusedBlock, Vec<TaskId>) {
-        let inputs = self
-            .reads
-            .iter()
-            .map(|(tasks, nb)| tasks[broadcast_block(nb, idx)])
-            .collect();
-        let sources = self.sources.iter().map(|s| s.op(idx)).collect();
-        (
-            FusedBlock {
-                program: self.template.program.clone(),
-                sources,
-                shape,
-            },
-            inputs,
-        )
+        let inputs = self.reads.iter().map(|(tasks, nb)| tasks[broadcast_block(nb, idx)]).collect();
+        let sources = self.sources.iter().map(|s| s.op(idx, &shape)).collect();
+        (FusedBlock { program: self.template.program.clone(), sources, shape }, inputs)
     }
 }

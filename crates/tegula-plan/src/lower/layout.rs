@@ -15,7 +15,7 @@ pub(super) fn transpose(l: &mut Lowering, node: &Node, input: &[TaskId], perm: &
             let mut in_idx = vec![0; idx.len()];
             perm.iter().zip(&idx).for_each(|(&p, &b)| in_idx[p] = b);
             let shape = node.chunks.block_shape(&idx);
-            l.push(node, OpKind::Transpose { perm: perm.to_vec() }, vec![input[ravel(&in_idx, &in_nb)]], shape, node.dtype)
+            l.push(node, OpKind::Transpose { perm: perm.to_vec() }, vec![input[ravel(&in_idx, &in_nb)]], shape.iter().product(), node.dtype)
         })
         .collect()
 }
@@ -74,7 +74,7 @@ pub(super) fn index(l: &mut Lowering, node: &Node, input: &[TaskId], axes: &[Ind
                 }
             }
             let shape = node.chunks.block_shape(&idx);
-            l.push(node, OpKind::Select { axes: select }, vec![input[ravel(&in_idx, &in_nb)]], shape, node.dtype)
+            l.push(node, OpKind::Select { axes: select }, vec![input[ravel(&in_idx, &in_nb)]], shape.iter().product(), node.dtype)
         })
         .collect()
 }
@@ -98,7 +98,7 @@ pub(super) fn rechunk(l: &mut Lowering, node: &Node, input: &[TaskId]) -> Vec<Ta
                     return task;
                 }
                 let axes = src.iter().map(|o| Select::Range { start: o.local.start, stop: o.local.end, step: 1 }).collect();
-                return l.push(node, OpKind::Select { axes }, vec![task], shape, node.dtype);
+                return l.push(node, OpKind::Select { axes }, vec![task], shape.iter().product(), node.dtype);
             }
             let (mut inputs, mut pieces) = (Vec::new(), Vec::new());
             for combo in combos {
@@ -113,7 +113,7 @@ pub(super) fn rechunk(l: &mut Lowering, node: &Node, input: &[TaskId]) -> Vec<Ta
                 let src = src.iter().map(|o| (o.local.start, o.local.end)).collect();
                 pieces.push(Piece { input: inputs.len() - 1, src, dst });
             }
-            l.push(node, OpKind::Assemble { shape: shape.clone(), pieces }, inputs, shape, node.dtype)
+            l.push(node, OpKind::Assemble { shape: shape.clone(), pieces }, inputs, shape.iter().product(), node.dtype)
         })
         .collect()
 }

@@ -16,7 +16,7 @@ pub(super) fn lower(l: &mut Lowering, node: &Node, inputs: &[Vec<TaskId>], split
             let products = (0..inner.len())
                 .map(|k| {
                     let args = vec![inputs[0][i * inner.len() + k], inputs[1][k * cols.len() + j]];
-                    l.push(node, OpKind::Matmul { dtype: node.dtype }, args, vec![m, n], node.dtype)
+                    l.push(node, OpKind::Matmul { dtype: node.dtype }, args, m * n, node.dtype)
                 })
                 .collect();
             out.push(tree(l, node, products, PartialReduce::Sum { acc: node.dtype }, split_every));

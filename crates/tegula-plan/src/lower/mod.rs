@@ -30,7 +30,11 @@ pub fn lower(roots: &[NodeRef], fusion: Fusion) -> Result<TaskGraph> {
     let templates = if fusion == Fusion::On { plan_fusion(roots) } else { HashMap::new() };
     let deps = |n: &Node| templates.get(&n.id).map_or_else(|| n.inputs.clone(), |t| t.reads.clone());
     let mut l = Lowering::default();
-    for node in topological_by(roots, deps) {
+    let nodes = topological_by(roots, deps);
+    // Reserved up front (in huge pages when big): a plan of millions of tasks would otherwise
+    // be copied as it grows, and take a page fault every 4 KB.
+    l.graph.tasks = tegula_core::memory::big_vec(nodes.iter().map(|n| task_estimate(n)).sum());
+    for node in nodes {
         let inputs: Vec<Vec<TaskId>> = deps(&node).iter().map(|i| l.memo[&i.id].clone()).collect();
         let blocks = match templates.get(&node.id) {
             Some(template) => l.lower_fused(&node, template, &inputs)?,
@@ -44,6 +48,15 @@ pub fn lower(roots: &[NodeRef], fusion: Fusion) -> Result<TaskGraph> {
         .collect();
     l.graph.outputs = outputs;
     Ok(cull::cull(l.graph))
+}
+
+/// About how many tasks lowering `node` emits: one per block, twice the input's blocks for a
+/// reduction tree (an estimate; only used to reserve memory).
+fn task_estimate(node: &Node) -> usize {
+    match node.kind {
+        NodeKind::Reduce { .. } | NodeKind::Matmul { .. } => 2 * node.inputs[0].chunks.nblocks(),
+        _ => node.chunks.nblocks(),
+    }
 }
 
 /// Every node reachable from `roots`, inputs before the nodes that use them (iterative, so
@@ -83,8 +96,9 @@ pub(crate) struct Lowering {
 }
 
 impl Lowering {
-    pub(crate) fn push(&mut self, node: &Node, op: OpKind, inputs: Vec<TaskId>, shape: Vec<usize>, dtype: DType) -> TaskId {
-        self.graph.tasks.push(Task { op, inputs, shape, dtype, node: node.id });
+    /// Appends a task producing a block of `size` elements of `dtype`.
+    pub(crate) fn push(&mut self, node: &Node, op: OpKind, inputs: Vec<TaskId>, size: usize, dtype: DType) -> TaskId {
+        self.graph.tasks.push(Task { op, inputs, size, dtype, node: node.id });
         self.graph.tasks.len() - 1
     }
 

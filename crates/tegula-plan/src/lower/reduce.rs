@@ -5,7 +5,7 @@ use super::fused::FusedBlocks;
 use super::Lowering;
 use crate::graph::TaskId;
 use crate::node::{Node, NodeKind};
-use tegula_core::grid::{block_indices, ravel};
+use tegula_core::grid::{block_indices, for_each_block, ravel};
 use tegula_core::{internal_err, DType, Finish, OpKind, PartialReduce, ReduceOp, Result};
 
 /// The blocks a reduction reduces: its input's tasks, or a fused program computed inside the
@@ -30,6 +30,7 @@ pub(super) fn lower(l: &mut Lowering, node: &Node, reduced: Reduced) -> Result<V
         _ => Finish::Identity,
     };
     let squeeze = if *keepdims { vec![] } else { axes.clone() };
+    let shared_axes: std::sync::Arc<[usize]> = axes.as_slice().into();
     let in_nb = input.chunks.numblocks();
     let kept: Vec<usize> = (0..in_nb.len()).filter(|a| !axes.contains(a)).collect();
     let outer_nb: Vec<usize> = kept.iter().map(|&a| in_nb[a]).collect();
@@ -37,30 +38,29 @@ pub(super) fn lower(l: &mut Lowering, node: &Node, reduced: Reduced) -> Result<V
     let mut out = Vec::new();
     for outer in block_indices(&outer_nb) {
         let mut parts = Vec::new();
-        for inner in block_indices(&inner_nb) {
-            let mut idx = vec![0; in_nb.len()];
-            kept.iter().zip(&outer).for_each(|(&a, &b)| idx[a] = b);
-            axes.iter().zip(&inner).for_each(|(&a, &b)| idx[a] = b);
+        let mut idx = vec![0; in_nb.len()];
+        kept.iter().zip(&outer).for_each(|(&a, &b)| idx[a] = b);
+        for_each_block(&inner_nb, |inner| {
+            axes.iter().zip(inner).for_each(|(&a, &b)| idx[a] = b);
             let shape = input.chunks.block_shape(&idx);
             // Blocks with nothing to reduce add nothing (and min/max have no identity for them).
             if axes.iter().any(|&a| shape[a] == 0) && (count > 0 || !parts.is_empty()) {
-                continue;
+                return;
             }
-            let mut pshape = shape.clone();
-            axes.iter().for_each(|&a| pshape[a] = 1);
-            let (pshape, pdtype) = partial_layout(partial, input.dtype, pshape);
+            let kept_size = shape.iter().enumerate().filter(|(a, _)| !axes.contains(a)).map(|(_, &n)| n).product();
+            let (psize, pdtype) = partial_layout(partial, input.dtype, kept_size);
             let (op, inputs) = match &reduced {
-                Reduced::Tasks(blocks) => (OpKind::ReducePartial { op: partial, axes: axes.clone() }, vec![blocks[ravel(&idx, &in_nb)]]),
+                Reduced::Tasks(blocks) => (OpKind::ReducePartial { op: partial, axes: shared_axes.clone() }, vec![blocks[ravel(&idx, &in_nb)]]),
                 Reduced::Fused(fused) => {
                     let (block, inputs) = fused.block(&idx, shape);
-                    (OpKind::FusedReduce { block, op: partial, axes: axes.clone() }, inputs)
+                    (OpKind::FusedReduce { block, op: partial, axes: shared_axes.clone() }, inputs)
                 }
             };
-            parts.push(l.push(node, op, inputs, pshape, pdtype));
-        }
+            parts.push(l.push(node, op, inputs, psize, pdtype));
+        });
         let combined = tree(l, node, parts, partial, *split_every);
-        let shape = out_block_shape(&input.chunks, axes, *keepdims, &outer);
-        out.push(l.push(node, OpKind::ReduceFinish { finish, squeeze: squeeze.clone(), dtype: node.dtype }, vec![combined], shape, node.dtype));
+        let size = kept.iter().zip(&outer).map(|(&a, &b)| input.chunks.axis(a)[b]).product();
+        out.push(l.push(node, OpKind::ReduceFinish { finish, squeeze: squeeze.clone(), dtype: node.dtype }, vec![combined], size, node.dtype));
     }
     Ok(out)
 }
@@ -75,8 +75,8 @@ pub(super) fn tree(l: &mut Lowering, node: &Node, mut parts: Vec<TaskId>, op: Pa
                     return group[0];
                 }
                 let t = l.task(group[0]);
-                let (shape, dtype) = (t.shape.clone(), t.dtype);
-                l.push(node, OpKind::ReduceCombine { op }, group.to_vec(), shape, dtype)
+                let (size, dtype) = (t.size, t.dtype);
+                l.push(node, OpKind::ReduceCombine { op }, group.to_vec(), size, dtype)
             })
             .collect();
     }
@@ -103,27 +103,13 @@ fn partial_of(op: ReduceOp, output: DType) -> PartialReduce {
     }
 }
 
-/// Shape and dtype of the partial of a block whose keep-dims shape is `shape`.
-fn partial_layout(op: PartialReduce, input: DType, shape: Vec<usize>) -> (Vec<usize>, DType) {
+/// Number of elements and dtype of the partial of a block with `kept` elements along the
+/// axes it keeps (moments keep three numbers per element).
+fn partial_layout(op: PartialReduce, input: DType, kept: usize) -> (usize, DType) {
     match op {
-        PartialReduce::Sum { acc } | PartialReduce::Prod { acc } => (shape, acc),
-        PartialReduce::Any | PartialReduce::All => (shape, DType::Bool),
-        PartialReduce::Min | PartialReduce::Max => (shape, input),
-        PartialReduce::Moments => {
-            let dtype = if input.is_complex() { DType::Complex128 } else { DType::Float64 };
-            ([&[3][..], &shape[..]].concat(), dtype)
-        }
+        PartialReduce::Sum { acc } | PartialReduce::Prod { acc } => (kept, acc),
+        PartialReduce::Any | PartialReduce::All => (kept, DType::Bool),
+        PartialReduce::Min | PartialReduce::Max => (kept, input),
+        PartialReduce::Moments => (3 * kept, if input.is_complex() { DType::Complex128 } else { DType::Float64 }),
     }
-}
-
-/// The result block of the output position `outer` (block numbers along the kept axes).
-fn out_block_shape(input: &tegula_core::Chunks, axes: &[usize], keepdims: bool, outer: &[usize]) -> Vec<usize> {
-    let mut kept = outer.iter();
-    (0..input.ndim())
-        .filter_map(|a| match (axes.contains(&a), keepdims) {
-            (true, true) => Some(1),
-            (true, false) => None,
-            (false, _) => kept.next().map(|&b| input.axis(a)[b]),
-        })
-        .collect()
 }

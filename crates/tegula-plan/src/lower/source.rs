@@ -5,7 +5,7 @@ use super::Lowering;
 use crate::graph::TaskId;
 use crate::node::{Node, NodeKind, SourceKind};
 use std::collections::HashMap;
-use tegula_core::grid::{block_indices, offsets};
+use tegula_core::grid::{for_each_block, offsets};
 use tegula_core::{internal_err, OpKind, Result};
 
 pub(super) fn lower(l: &mut Lowering, node: &Node, kind: &SourceKind) -> Result<Vec<TaskId>> {
@@ -15,18 +15,18 @@ pub(super) fn lower(l: &mut Lowering, node: &Node, kind: &SourceKind) -> Result<
     let blocks = SourceBlocks::new(node)?;
     let mut constant_blocks: HashMap<Vec<usize>, TaskId> = HashMap::new();
     let mut out = Vec::with_capacity(node.chunks.nblocks());
-    for idx in block_indices(&node.chunks.numblocks()) {
-        let shape = node.chunks.block_shape(&idx);
-        if let Some(&t) = constant_blocks.get(&shape) {
-            out.push(t);
-            continue;
+    for_each_block(&node.chunks.numblocks(), |idx| {
+        let shape = node.chunks.block_shape(idx);
+        let size = shape.iter().product();
+        if !matches!(kind, SourceKind::Full(_)) {
+            out.push(l.push(node, blocks.op(idx, &shape), vec![], size, node.dtype));
+            return;
         }
-        let id = l.push(node, blocks.op(&idx), vec![], shape.clone(), node.dtype);
-        if matches!(kind, SourceKind::Full(_)) {
-            constant_blocks.insert(shape, id);
-        }
+        let id = *constant_blocks
+            .entry(shape.clone())
+            .or_insert_with(|| l.push(node, blocks.op(idx, &shape), vec![], size, node.dtype));
         out.push(id);
-    }
+    });
     Ok(out)
 }
 
@@ -43,62 +43,38 @@ impl<'n> SourceBlocks<'n> {
         let NodeKind::Source(kind) = &node.kind else {
             return Err(internal_err!("{} is not a source", node.label()));
         };
-        Ok(SourceBlocks {
-            node,
-            kind,
-            starts: node.chunks.sizes().iter().map(|s| offsets(s)).collect(),
-        })
+        Ok(SourceBlocks { node, kind, starts: node.chunks.sizes().iter().map(|s| offsets(s)).collect() })
     }
 
-    /// The op producing block `idx` (one block number per axis).
-    pub(super) fn op(&self, idx: &[usize]) -> OpKind {
-        let node = self.node;
-        let shape = node.chunks.block_shape(idx);
-        let start: Vec<usize> = idx.iter().zip(&self.starts).map(|(&b, s)| s[b]).collect();
+    /// The op producing block `idx` (one block number per axis), of `shape`.
+    pub(super) fn op(&self, idx: &[usize], shape: &[usize]) -> OpKind {
+        let (node, dtype) = (self.node, self.node.dtype);
+        let start = |a: usize| self.starts[a][idx[a]];
         match self.kind {
             SourceKind::Stored(stored) => {
-                let region = start
-                    .iter()
-                    .zip(&shape)
-                    .map(|(&s, &n)| (s, s + n))
-                    .collect();
-                OpKind::Load {
-                    source: stored.id,
-                    region,
-                }
+                let region = shape.iter().enumerate().map(|(a, &n)| (start(a), start(a) + n)).collect();
+                OpKind::Load { source: stored.id, region }
             }
-            SourceKind::Full(value) => OpKind::Full {
-                value: *value,
-                dtype: node.dtype,
-                shape,
-            },
-            SourceKind::Arange { first, second } => OpKind::Arange {
-                first: *first,
-                second: *second,
-                dtype: node.dtype,
-                offset: start[0],
-                len: shape[0],
-            },
-            SourceKind::Linspace {
-                start: s,
-                stop,
-                endpoint,
-            } => OpKind::Linspace {
+            SourceKind::Full(value) => OpKind::Full { value: *value, dtype, shape: shape.to_vec() },
+            SourceKind::Arange { first, second } => {
+                OpKind::Arange { first: *first, second: *second, dtype, offset: start(0), len: shape[0] }
+            }
+            SourceKind::Linspace { start: s, stop, endpoint } => OpKind::Linspace {
                 start: *s,
                 stop: *stop,
                 num: node.shape()[0],
                 endpoint: *endpoint,
-                dtype: node.dtype,
-                offset: start[0],
+                dtype,
+                offset: start(0),
                 len: shape[0],
             },
             SourceKind::Random { key, dist } => OpKind::Random {
                 key: *key,
                 dist: *dist,
-                dtype: node.dtype,
+                dtype,
                 array_shape: node.shape(),
-                start,
-                shape,
+                start: (0..shape.len()).map(start).collect(),
+                shape: shape.to_vec(),
             },
         }
     }

@@ -1,7 +1,7 @@
-//! Big buffers: memory for blocks of many megabytes is asked of the kernel in huge pages where
-//! it allows that on request (Linux's transparent huge pages in `madvise` mode), as NumPy does
-//! for its arrays. A block's first write otherwise takes a page fault every 4 KB, which costs
-//! more than computing the values of a cheap element-wise program.
+//! Big buffers: memory for blocks (or plans) of many megabytes is asked of the kernel in huge
+//! pages where it allows that on request (Linux's transparent huge pages in `madvise` mode), as
+//! NumPy does for its arrays. A buffer's first write otherwise takes a page fault every 4 KB,
+//! which costs more than computing the values of a cheap element-wise program.
 
 /// Regions smaller than this are left alone (huge pages are 2 MB).
 const HUGE_PAGE: usize = 2 << 20;
