@@ -27,6 +27,11 @@ Workloads (sizes for the full run; --quick uses about 10x fewer elements, 40x fo
            (its points would need 16 GB).
     e30    a 30-operation element-wise expression (`expr30`) over a float64 NumPy array of
            1e8 elements already in memory, chunks of 5e6, the result returned as a NumPy array.
+    plan   planning only: the task graph of ((x + 1) * 2).sum() for x a float64 NumPy array of
+           1e6 elements in chunks of 1 (1e6 chunks), as computing it would run it (tegula:
+           lowered and fused, `task_count()`; Dask: optimised, as `compute` does). Nothing is
+           computed; "result" is the number of tasks. Not run by NumPy; Dask only with --quick
+           (1e5 chunks), as optimising its graph of 1e6 chunks takes minutes.
 """
 
 import argparse
@@ -40,15 +45,15 @@ import time
 import numpy as np
 
 LIBRARIES = ("tegula", "dask", "numpy")
-WORKLOADS = ("a", "b_mean", "b_std", "c", "pi", "e30")
+WORKLOADS = ("a", "b_mean", "b_std", "c", "pi", "e30", "plan")
 
 
 def sizes(quick):
     if quick:
         return {"a": (2 * 10**7, 10**6), "b": (6000, 600), "c": (5 * 10**4, 100),
-                "pi": (10**8, 5 * 10**5), "e30": (10**7, 5 * 10**5)}
+                "pi": (10**8, 5 * 10**5), "e30": (10**7, 5 * 10**5), "plan": (10**5, 1)}
     return {"a": (2 * 10**8, 10**7), "b": (20000, 2000), "c": (2 * 10**6, 100),
-            "pi": (10**9, 5 * 10**6), "e30": (10**8, 5 * 10**6)}
+            "pi": (10**9, 5 * 10**6), "e30": (10**8, 5 * 10**6), "plan": (10**6, 1)}
 
 
 def expr30(m, x):
@@ -155,6 +160,8 @@ def prepare(workload, library, quick, threads):
         return prepare_pi(library, sz["pi"], threads)
     if workload == "e30":
         return prepare_e30(library, sz["e30"], threads)
+    if workload == "plan":
+        return prepare_plan(library, sz["plan"])
     # b: lazily generated random array, generation inside the timing
     n, chunk = sz["b"]
     reduce = (lambda v: v.mean(axis=0)) if workload == "b_mean" else (lambda v: v.std())
@@ -257,6 +264,33 @@ def prepare_e30(library, size, threads):
                         "chunks": n // chunk}
 
 
+def prepare_plan(library, size):
+    n, chunk = size
+    if library == "numpy":
+        raise SystemExit("NumPy does not plan")
+    x = make_input_1d(n)
+    m, arr, setup, setup_rss = convert(library, x, chunk)
+    expr = ((arr + 1) * 2).sum()
+    if library == "tegula":
+        run = expr.task_count
+    else:
+        import dask
+
+        def run():
+            # what compute does before it runs anything: optimise and materialise the graph
+            (opt,) = dask.optimize(expr)
+            return len(dict(opt.__dask_graph__()))
+
+    # a load and a fused partial sum per chunk, their tree (groups of 8; a group of one is
+    # passed on, not combined) and the finish
+    partials, tree = n // chunk, 0
+    while partials > 1:
+        tree += partials // 8 + (partials % 8 > 1)
+        partials = -(-partials // 8)
+    return setup, run, {"x": x, "setup_rss": setup_rss, "chunks": n // chunk,
+                        "expected_tasks": 2 * (n // chunk) + tree + 1}
+
+
 def summarize(value):
     v = np.asarray(value, dtype=np.float64)
     if v.ndim == 0:
@@ -275,6 +309,12 @@ def verify(workload, library, value, extra, threads):
         ok = bool(np.isclose(got, ref, rtol=1e-12, atol=0) and abs(value - np.pi) < 6 * sigma)
         return {"ok": ok, "what": "prefix vs NumPy on the same points; estimate within 6 sigma of pi",
                 "prefix": float(got), "prefix_ref": float(ref), "error": float(value - np.pi)}
+    if workload == "plan":
+        if library == "dask":
+            return {"ok": True, "what": "graph size only (Dask's graph has its own shape)"}
+        ok = value == extra["expected_tasks"]
+        return {"ok": bool(ok), "what": "task count: one load and one fused partial sum per chunk, "
+                "the combine tree and the finish", "expected": extra["expected_tasks"]}
     if workload == "e30":
         ref = expr30(np, extra["x"])
         ok = bool(np.allclose(value, ref, rtol=1e-12, atol=0))
