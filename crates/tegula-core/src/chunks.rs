@@ -95,6 +95,10 @@ impl Chunks {
     pub fn block_shape(&self, index: &[usize]) -> Vec<usize> {
         self.sizes.iter().zip(index).map(|(s, &i)| s[i]).collect()
     }
+    /// The number of elements of the block at `index`.
+    pub fn block_size(&self, index: &[usize]) -> usize {
+        self.sizes.iter().zip(index).map(|(s, &i)| s[i]).product()
+    }
     /// The largest block length along each axis.
     pub fn max_block_shape(&self) -> Vec<usize> {
         self.sizes.iter().map(|s| s.iter().copied().max().unwrap_or(0)).collect()

@@ -75,13 +75,7 @@ impl<'a> Tape<'a> {
                     locs.push(Loc::Const(f64::from_scalar(*v)));
                     continue;
                 }
-                Instr::Source(i) => match block.source(*i)? {
-                    OpKind::Full { value, .. } => {
-                        locs.push(Loc::Const(f64::from_scalar(*value)));
-                        continue;
-                    }
-                    op => Code::Source(op),
-                },
+                Instr::Source(i) => Code::Source(block.source(*i)?),
                 Instr::Cast { arg } => {
                     locs.push(locs[*arg]);
                     continue;

@@ -44,19 +44,11 @@ pub fn plan_fusion(roots: &[NodeRef]) -> HashMap<u64, Template> {
 }
 
 fn is_elementwise(kind: &NodeKind) -> bool {
-    matches!(
-        kind,
-        NodeKind::Unary { .. } | NodeKind::Binary { .. } | NodeKind::Where { .. } | NodeKind::Cast
-    )
+    matches!(kind, NodeKind::Unary { .. } | NodeKind::Binary { .. } | NodeKind::Where { .. } | NodeKind::Cast)
 }
 
 fn is_generated(kind: &NodeKind) -> bool {
-    matches!(
-        kind,
-        NodeKind::Source(
-            SourceKind::Arange { .. } | SourceKind::Linspace { .. } | SourceKind::Random { .. }
-        )
-    )
+    matches!(kind, NodeKind::Source(SourceKind::Arange { .. } | SourceKind::Linspace { .. } | SourceKind::Random { .. }))
 }
 
 /// The nodes computed inside their only consumer's fused tasks.
@@ -108,20 +100,9 @@ fn template(top: &NodeRef, absorbed: &HashSet<u64>) -> Template {
                 generated.push(node.clone());
                 Instr::Source(generated.len() - 1)
             }
-            NodeKind::Unary { op, compute } if inside => Instr::Unary {
-                op: *op,
-                compute: *compute,
-                arg: arg(0),
-            },
-            NodeKind::Binary { op, compute } if inside => Instr::Binary {
-                op: *op,
-                compute: *compute,
-                args: [arg(0), arg(1)],
-            },
-            NodeKind::Where { compute } if inside => Instr::Where {
-                compute: *compute,
-                args: [arg(0), arg(1), arg(2)],
-            },
+            NodeKind::Unary { op, compute } if inside => Instr::Unary { op: *op, compute: *compute, arg: arg(0) },
+            NodeKind::Binary { op, compute } if inside => Instr::Binary { op: *op, compute: *compute, args: [arg(0), arg(1)] },
+            NodeKind::Where { compute } if inside => Instr::Where { compute: *compute, args: [arg(0), arg(1), arg(2)] },
             NodeKind::Cast if inside => Instr::Cast { arg: arg(0) },
             _ => {
                 reads.push(node.clone());
@@ -130,9 +111,5 @@ fn template(top: &NodeRef, absorbed: &HashSet<u64>) -> Template {
         };
         step_of.insert(node.id, program.push(instr, node.dtype));
     }
-    Template {
-        program: Arc::new(program),
-        reads,
-        generated,
-    }
+    Template { program: Arc::new(program), reads, generated }
 }

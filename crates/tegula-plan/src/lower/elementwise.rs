@@ -12,14 +12,9 @@ pub(super) fn lower(l: &mut Lowering, node: &Node, inputs: &[Vec<TaskId>], op: O
     let mut out = Vec::with_capacity(node.chunks.nblocks());
     for_each_block(&node.chunks.numblocks(), |idx| {
         let args = inputs.iter().zip(&numblocks).map(|(blocks, nb)| blocks[broadcast_block(nb, idx)]).collect();
-        out.push(l.push(node, op.clone(), args, block_size(&node.chunks, idx), node.dtype));
+        out.push(l.push(node, op.clone(), args, node.chunks.block_size(idx), node.dtype));
     });
     Ok(out)
-}
-
-/// The number of elements of block `idx`.
-pub(super) fn block_size(chunks: &tegula_core::Chunks, idx: &[usize]) -> usize {
-    chunks.sizes().iter().zip(idx).map(|(s, &i)| s[i]).product()
 }
 
 /// The flat number of the block of an input with `numblocks` blocks per axis that output

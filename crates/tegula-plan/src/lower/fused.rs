@@ -17,8 +17,7 @@ pub(super) fn lower(l: &mut Lowering, node: &Node, template: &Template, reads: &
     let mut out = Vec::with_capacity(node.chunks.nblocks());
     for_each_block(&node.chunks.numblocks(), |idx| {
         let (block, inputs) = fused.block(idx, node.chunks.block_shape(idx));
-        let size = block.shape.iter().product();
-        out.push(l.push(node, OpKind::Fused(block), inputs, size, node.dtype));
+        out.push(l.push(node, OpKind::Fused(block), inputs, node.chunks.block_size(idx), node.dtype));
     });
     Ok(out)
 }

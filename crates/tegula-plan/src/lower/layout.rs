@@ -113,7 +113,8 @@ pub(super) fn rechunk(l: &mut Lowering, node: &Node, input: &[TaskId]) -> Vec<Ta
                 let src = src.iter().map(|o| (o.local.start, o.local.end)).collect();
                 pieces.push(Piece { input: inputs.len() - 1, src, dst });
             }
-            l.push(node, OpKind::Assemble { shape: shape.clone(), pieces }, inputs, shape.iter().product(), node.dtype)
+            let size = shape.iter().product();
+            l.push(node, OpKind::Assemble { shape, pieces }, inputs, size, node.dtype)
         })
         .collect()
 }
