@@ -7,7 +7,7 @@ and computed in parallel by a Rust core.
 66.0
 """
 
-from . import random
+from . import config, random
 from ._array import Array
 from ._creation import (arange, array, asarray, empty, empty_like, from_array, full, full_like,
                         linspace, ones, ones_like, zeros, zeros_like)
@@ -25,7 +25,7 @@ pi, e, inf, nan = _np.pi, _np.e, _np.inf, _np.nan
 
 __version__ = "0.1.0"
 __all__ = sorted(
-    ["Array", "random", "arange", "array", "asarray", "empty", "empty_like", "from_array", "full",
+    ["Array", "config", "random", "arange", "array", "asarray", "empty", "empty_like", "from_array", "full",
      "full_like", "linspace", "ones", "ones_like", "zeros", "zeros_like", "astype", "can_cast",
      "compute", "matmul", "permute_dims", "rechunk", "result_type", "transpose", "where",
      "newaxis", "pi", "e", "inf", "nan", "bool", "int8", "int16", "int32", "int64", "uint8",

@@ -65,8 +65,11 @@ class Array:
         return self._h.task_count()
 
     def explain(self):
-        """The plan: one line per operation with its shape, chunks and task count."""
-        return self._h.explain()
+        """The plan: one line per operation with its shape, chunks and task count, then the
+        projected peak memory against the budget of ``tg.config``."""
+        from . import config
+
+        return self._h.explain(config.explicit().get("memory"))
 
     def __repr__(self):
         return (
@@ -83,7 +86,9 @@ class Array:
     def compute(self, scheduler="threads", num_workers=None, fuse=True):
         """Computes the array on all cores and returns a NumPy array. ``fuse=False`` runs every
         operation as its own tasks (for debugging; the result is the same)."""
-        return _tegula.compute([self._h], scheduler, num_workers, fuse)[0]
+        from ._functions import run_compute
+
+        return run_compute([self._h], scheduler, num_workers, fuse)[0][0]
 
     def __array__(self, dtype=None, copy=None):
         out = self.compute()

@@ -1,7 +1,7 @@
 """Element-wise functions, reductions and the other array functions of the namespace. The
 ufuncs are rows of two tables; each becomes a function here."""
 
-from . import _tegula
+from . import _tegula, config
 from ._array import Array, binary
 from ._creation import asarray
 from ._dtypes import dtype_name, is_python_scalar
@@ -97,12 +97,24 @@ REDUCTIONS = {name: _reduction(name) for name in ("sum", "prod", "mean", "var", 
 REDUCTIONS.update(amin=REDUCTIONS["min"], amax=REDUCTIONS["max"])
 
 
-def compute(*arrays, scheduler="threads", num_workers=None, fuse=True):
+def compute(*arrays, scheduler="threads", num_workers=None, fuse=True, report=False):
     """Computes several arrays in one pass (shared work is done once); returns a tuple of
-    NumPy arrays. Arguments that are not tegula arrays are returned unchanged."""
+    NumPy arrays. Arguments that are not tegula arrays are returned unchanged. The memory
+    budget and spill directory come from ``tg.config``. With ``report=True``, returns
+    ``(results, report)``: a dict with the task count, the measured peak bytes of chunks held
+    (``peak_bytes``), the projected peak (``projected_peak_bytes``), the bytes spilled to
+    disk and the budget (``memory``)."""
     lazy = [a for a in arrays if isinstance(a, Array)]
-    results = iter(_tegula.compute([a._h for a in lazy], scheduler, num_workers, fuse))
-    return tuple(next(results) if isinstance(a, Array) else a for a in arrays)
+    computed, info = run_compute([a._h for a in lazy], scheduler, num_workers, fuse)
+    results = iter(computed)
+    out = tuple(next(results) if isinstance(a, Array) else a for a in arrays)
+    return (out, info) if report else out
+
+
+def run_compute(handles, scheduler, num_workers, fuse):
+    """The native compute with the settings of ``tg.config``."""
+    settings = config.explicit()
+    return _tegula.compute(handles, scheduler, num_workers, fuse, settings.get("memory"), settings.get("spill_dir"))
 
 
 def result_type(*arrays_and_dtypes):

@@ -26,6 +26,9 @@ pub enum TegulaError {
     /// A plan or task that cannot fit in memory. Python: `MemoryError`.
     #[error("{0}")]
     Memory(String),
+    /// Reading or writing files (spilled chunks, stored arrays) failed. Python: `OSError`.
+    #[error("{0}")]
+    Io(String),
     /// A broken invariant inside tegula. Python: `RuntimeError`.
     #[error("internal error (this is a bug in tegula, please report it): {0}")]
     Internal(String),

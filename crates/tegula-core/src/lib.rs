@@ -1,6 +1,6 @@
 //! tegula-core: the vocabulary every other tegula crate speaks — errors, dtypes and their
 //! promotion, Python scalars, shapes and broadcasting, chunkings and grid math, and the closed
-//! set of chunk operations (`OpKind`) that a task graph names; and big buffers (`memory`).
+//! set of chunk operations (`OpKind`) that a task graph names; big buffers (`memory`), and what a computation may use (`spec`).
 
 pub mod chunks;
 pub mod dtype;
@@ -11,6 +11,7 @@ pub mod ops;
 pub mod program;
 pub mod scalar;
 pub mod shape;
+pub mod spec;
 
 pub use chunks::{normalize_chunks, AxisChunks, ChunkSpec, Chunks};
 pub use dtype::{promote, result_type, DType, Kind};
@@ -18,3 +19,4 @@ pub use error::{Result, TegulaError};
 pub use ops::{BinaryOp, Distribution, Finish, OpKind, PartialReduce, Piece, ReduceOp, Select, UnaryOp};
 pub use scalar::Scalar;
 pub use shape::Shape;
+pub use spec::Spec;

@@ -1,23 +1,25 @@
-//! tegula-exec: the only layer that joins plans and kernels. It runs a `TaskGraph` on a serial
-//! reference executor or on a rayon pool of threads; both keep each chunk only until its last
-//! consumer has run, and both give bit-identical results.
+//! tegula-exec: the only layer that joins plans and kernels. It runs a `TaskGraph` on a rayon
+//! pool of threads (of one thread: the serial reference) within a memory budget, spilling to
+//! disk what does not fit; each chunk is kept only until its last consumer has run, and every
+//! thread count and budget gives bit-identical results.
 
 mod assemble;
+mod ledger;
 mod pool;
-mod serial;
+mod spill;
 mod state;
 mod threaded;
 
 pub use assemble::assemble_output;
 use state::Inputs;
-use tegula_core::Result;
+use tegula_core::{Result, Spec};
 use tegula_kernels::Chunk;
 use tegula_plan::TaskGraph;
 
 /// Which executor runs a graph.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Executor {
-    /// One task at a time, in static order: the reference.
+    /// One task at a time, in static order (on a pool of one thread): the reference.
     Serial,
     /// `threads` workers taking ready tasks in static order.
     Threaded { threads: usize },
@@ -38,18 +40,26 @@ pub fn default_threads() -> usize {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Report {
     pub tasks: usize,
-    /// The most bytes of chunks held at once (outputs included).
+    /// The most bytes of chunks held in memory at once (outputs included; loads of arrays the
+    /// caller holds are views and count nothing), measured on the chunks.
     pub peak_bytes: usize,
+    /// The most bytes held or promised to running tasks at once, as projected when tasks
+    /// were admitted; at most `budget` unless a single task needed more.
+    pub projected_peak_bytes: usize,
+    /// Bytes written to the spill directory.
+    pub spilled_bytes: usize,
+    /// The memory budget it ran under.
+    pub budget: usize,
 }
 
 /// Runs `graph` and returns the blocks of every output (row-major per output) and a report.
-pub fn execute(graph: &TaskGraph, executor: Executor) -> Result<(Vec<Vec<Chunk>>, Report)> {
+pub fn execute(graph: &TaskGraph, executor: Executor, spec: &Spec) -> Result<(Vec<Vec<Chunk>>, Report)> {
     let inputs = Inputs::new(graph)?;
-    let (results, report) = match executor {
-        Executor::Serial => serial::run(graph, &inputs)?,
-        Executor::Threaded { threads } if threads <= 1 => serial::run(graph, &inputs)?,
-        Executor::Threaded { threads } => threaded::run(graph, &inputs, threads)?,
+    let threads = match executor {
+        Executor::Serial => 1,
+        Executor::Threaded { threads } => threads.max(1),
     };
+    let (results, report) = threaded::run(graph, &inputs, threads, spec)?;
     let outputs = graph
         .outputs
         .iter()
@@ -59,8 +69,8 @@ pub fn execute(graph: &TaskGraph, executor: Executor) -> Result<(Vec<Vec<Chunk>>
 }
 
 /// Runs `graph` and returns every output as one chunk.
-pub fn compute(graph: &TaskGraph, executor: Executor) -> Result<(Vec<Chunk>, Report)> {
-    let (blocks, report) = execute(graph, executor)?;
+pub fn compute(graph: &TaskGraph, executor: Executor, spec: &Spec) -> Result<(Vec<Chunk>, Report)> {
+    let (blocks, report) = execute(graph, executor, spec)?;
     let arrays = graph
         .outputs
         .iter()

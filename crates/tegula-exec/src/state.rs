@@ -1,5 +1,4 @@
-//! What both executors share: the stored arrays `Load` tasks read, reference counts that free
-//! a chunk after its last use, and running one task's kernel.
+//! The stored arrays `Load` tasks read, and running one task's kernel.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::collections::HashMap;
@@ -44,40 +43,6 @@ impl<'g> Inputs<'g> {
     }
 }
 
-/// How many times each task's result is still needed: once per consuming edge, plus once per
-/// appearance as an output block (outputs are kept to the end).
-pub fn uses(graph: &TaskGraph) -> Vec<usize> {
-    let mut uses = vec![0; graph.tasks.len()];
-    for t in &graph.tasks {
-        for &i in &t.inputs {
-            uses[i] += 1;
-        }
-    }
-    for o in &graph.outputs {
-        for &b in &o.blocks {
-            uses[b] += 1;
-        }
-    }
-    uses
-}
-
 pub fn take_result(results: &[Option<Chunk>], id: TaskId) -> Result<Chunk> {
     results[id].clone().ok_or_else(|| internal_err!("output task {id} has no result"))
-}
-
-/// Live chunk bytes and their peak.
-#[derive(Default)]
-pub struct Memory {
-    pub live: usize,
-    pub peak: usize,
-}
-
-impl Memory {
-    pub fn hold(&mut self, bytes: usize) {
-        self.live += bytes;
-        self.peak = self.peak.max(self.live);
-    }
-    pub fn release(&mut self, bytes: usize) {
-        self.live = self.live.saturating_sub(bytes);
-    }
 }

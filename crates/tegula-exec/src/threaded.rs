@@ -1,100 +1,325 @@
-//! The threaded executor, on a rayon pool of the requested size: one pool job per task that
-//! becomes ready; each job runs the ready task of lowest static rank (not necessarily the one
-//! that made it), without holding the lock, then releases inputs whose last consumer this was
-//! and starts a job for every consumer that became ready. Kernels split big blocks over the
-//! same pool, so the process keeps one thread budget.
+//! The executor, on a rayon pool of the requested size (of one thread: the serial reference).
+//! At most one job per thread takes ready tasks, lowest static rank first, and runs each
+//! without holding the lock; a task is admitted only when the bytes it adds (its result, its
+//! scratch, inputs read back from disk) fit in the memory budget beside the chunks held and
+//! those promised to running tasks, so sources are never produced ahead of what memory allows.
+//! When the next task does not fit, the chunks needed furthest in the future are spilled to
+//! disk — while other tasks compute, if that makes enough room, else once nothing runs. A
+//! result is freed after its last consumer has run. Kernels split big blocks over the same
+//! pool, so the process keeps one thread budget.
 
+use crate::ledger::{held_bytes, Ledger};
 use crate::pool::pool;
-use crate::state::{uses, Inputs, Memory};
+use crate::spill::{SpillDir, Spilled};
+use crate::state::Inputs;
 use crate::Report;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-use std::sync::Mutex;
-use tegula_core::{internal_err, Result, TegulaError};
+use std::collections::{BinaryHeap, HashMap};
+use std::sync::{Mutex, MutexGuard};
+use tegula_core::{internal_err, Result, Spec, TegulaError};
 use tegula_kernels::Chunk;
+use tegula_plan::memory::added_bytes;
 use tegula_plan::order::static_order;
-use tegula_plan::TaskGraph;
+use tegula_plan::{TaskGraph, TaskId};
 
 struct State {
-    ready: BinaryHeap<Reverse<(usize, usize)>>,
+    ready: BinaryHeap<Reverse<(usize, TaskId)>>,
     /// Inputs each task still waits for.
     waiting: Vec<usize>,
+    /// Reads of each result still to come.
     left: Vec<usize>,
+    done: Vec<bool>,
     results: Vec<Option<Chunk>>,
+    /// Results on disk (a result read back and kept is in both places: dropping it again is free).
+    spilled: HashMap<TaskId, Spilled>,
+    /// Results being written to disk: out of `results`, still in memory.
+    spilling: HashMap<TaskId, Chunk>,
+    /// Running tasks reading each result (such a result is not spilled).
+    in_use: Vec<u32>,
+    jobs: usize,
+    running: usize,
     error: Option<TegulaError>,
-    memory: Memory,
+    ledger: Ledger,
 }
 
 /// What every job reads.
 struct Run<'a> {
     graph: &'a TaskGraph,
     inputs: &'a Inputs<'a>,
+    threads: usize,
     rank: Vec<usize>,
-    consumers: Vec<Vec<usize>>,
+    consumers: Vec<Vec<TaskId>>,
+    disk: SpillDir,
     state: Mutex<State>,
 }
 
-pub fn run(graph: &TaskGraph, inputs: &Inputs, threads: usize) -> Result<(Vec<Option<Chunk>>, Report)> {
+/// A task's inputs: in memory, or to be read back from disk.
+enum Arg {
+    Held(Chunk),
+    OnDisk(TaskId, Spilled),
+}
+
+pub fn run(graph: &TaskGraph, inputs: &Inputs, threads: usize, spec: &Spec) -> Result<(Vec<Option<Chunk>>, Report)> {
     let n = graph.tasks.len();
     let rank = static_order(graph);
     let waiting: Vec<usize> = graph.tasks.iter().map(|t| t.inputs.len()).collect();
     let ready: BinaryHeap<_> = (0..n).filter(|&t| waiting[t] == 0).map(|t| Reverse((rank[t], t))).collect();
-    let first_jobs = ready.len();
-    let state = State { ready, waiting, left: uses(graph), results: vec![None; n], error: None, memory: Memory::default() };
-    let run = Run { graph, inputs, rank, consumers: graph.consumers(), state: Mutex::new(state) };
+    let first_jobs = ready.len().min(threads);
+    let state = State {
+        ready,
+        waiting,
+        left: graph.uses(),
+        done: vec![false; n],
+        results: vec![None; n],
+        spilled: HashMap::new(),
+        spilling: HashMap::new(),
+        in_use: vec![0; n],
+        jobs: first_jobs,
+        running: 0,
+        error: None,
+        ledger: Ledger::new(spec.memory),
+    };
+    let disk = SpillDir::new(&spec.spill_dir);
+    let run = Run { graph, inputs, threads, rank, consumers: graph.consumers(), disk, state: Mutex::new(state) };
     pool(threads)?.scope(|scope| {
         for _ in 0..first_jobs {
             scope.spawn(|scope| job(scope, &run));
         }
     });
-    let state = run.state.into_inner().map_err(|_| internal_err!("executor state poisoned"))?;
-    if let Some(e) = state.error {
+    let mut state = run.state.into_inner().map_err(|_| internal_err!("executor state poisoned"))?;
+    if let Some(e) = state.error.take() {
         return Err(e);
     }
-    Ok((state.results, Report { tasks: n, peak_bytes: state.memory.peak }))
-}
-
-fn job<'a>(scope: &rayon::Scope<'a>, run: &'a Run<'a>) {
-    let Ok(mut s) = run.state.lock() else { return };
-    if s.error.is_some() {
-        return;
-    }
-    let Some(Reverse((_, id))) = s.ready.pop() else {
-        s.error.get_or_insert(internal_err!("a job found no ready task"));
-        return;
-    };
-    let args: Vec<Chunk> = run.graph.tasks[id].inputs.iter().filter_map(|&i| s.results[i].clone()).collect();
-    drop(s);
-    let outcome = run.inputs.run(run.graph, id, &args);
-    drop(args);
-    let Ok(mut s) = run.state.lock() else { return };
-    let chunk = match outcome {
-        Ok(chunk) => chunk,
-        Err(e) => {
-            s.error.get_or_insert(e);
-            return;
-        }
-    };
-    s.memory.hold(chunk.nbytes());
-    s.results[id] = Some(chunk);
-    for &i in &run.graph.tasks[id].inputs {
-        s.left[i] -= 1;
-        if s.left[i] == 0 {
-            if let Some(c) = s.results[i].take() {
-                s.memory.release(c.nbytes());
+    for o in &graph.outputs {
+        for &b in &o.blocks {
+            if state.results[b].is_none() {
+                let spilled = state.spilled.get(&b).ok_or_else(|| internal_err!("output task {b} has no result"))?;
+                state.results[b] = Some(run.disk.read(spilled)?);
             }
         }
     }
-    let mut woke = 0;
-    for &c in &run.consumers[id] {
-        s.waiting[c] -= 1;
-        if s.waiting[c] == 0 {
-            s.ready.push(Reverse((run.rank[c], c)));
-            woke += 1;
+    let l = &state.ledger;
+    let report = Report { tasks: n, peak_bytes: l.peak_live, projected_peak_bytes: l.peak_projected, spilled_bytes: l.spilled_bytes, budget: l.budget };
+    Ok((state.results, report))
+}
+
+/// Takes tasks while the next one fits (spilling to make room when that helps), then leaves
+/// the rest to the jobs that tasks ending start.
+fn job<'a>(scope: &rayon::Scope<'a>, run: &'a Run<'a>) {
+    let Ok(mut s) = run.state.lock() else { return };
+    while s.error.is_none() {
+        let Some(&Reverse((_, id))) = s.ready.peek() else { break };
+        let need = run.need(&s, id);
+        if !s.ledger.fits(need) {
+            if let Some(victims) = run.evict(&mut s, id, need) {
+                s = run.spill(s, victims);
+                continue;
+            }
+            if s.running > 0 {
+                break;
+            }
+            // Nothing runs and nothing else can leave memory: the task alone fits the budget
+            // (plans are checked before running), so it runs.
+        }
+        s.ready.pop();
+        let args = run.admit(&mut s, id);
+        drop(s);
+        let outcome = run.execute(id, args);
+        s = match run.state.lock() {
+            Ok(s) => s,
+            Err(_) => return,
+        };
+        run.finish(&mut s, id, outcome);
+        let more = s.ready.len().min(run.threads.saturating_sub(s.jobs));
+        s.jobs += more;
+        for _ in 0..more {
+            scope.spawn(|scope| job(scope, run));
         }
     }
-    drop(s);
-    for _ in 0..woke {
-        scope.spawn(|scope| job(scope, run));
+    s.jobs -= 1;
+}
+
+impl Run<'_> {
+    /// Bytes task `id` adds if admitted now: its result and scratch, and its inputs on disk.
+    fn need(&self, s: &State, id: TaskId) -> usize {
+        let task = &self.graph.tasks[id];
+        let mut need = added_bytes(task);
+        for (k, &i) in task.inputs.iter().enumerate() {
+            if !task.inputs[..k].contains(&i) && s.results[i].is_none() && !s.spilling.contains_key(&i) {
+                need += s.spilled.get(&i).map_or(0, Spilled::nbytes);
+            }
+        }
+        need
+    }
+
+    /// The held results to write out (or, when already on disk, drop) so that `need` fits:
+    /// those read again furthest in the future first, never the task's own inputs or inputs
+    /// of running tasks. `None` when that cannot make room while other tasks run (waiting for
+    /// them is cheaper), or when nothing can leave memory.
+    fn evict(&self, s: &mut State, id: TaskId, need: usize) -> Option<Vec<(TaskId, Chunk)>> {
+        let inputs = &self.graph.tasks[id].inputs;
+        let mut candidates: Vec<(usize, TaskId, usize)> = (0..s.results.len())
+            .filter_map(|v| {
+                let chunk = s.results[v].as_ref()?;
+                let bytes = held_bytes(&self.graph.tasks[v], chunk);
+                (bytes > 0 && s.in_use[v] == 0 && !inputs.contains(&v)).then(|| (self.next_use(s, v), v, bytes))
+            })
+            .collect();
+        candidates.sort_unstable_by_key(|&(next, v, _)| Reverse((next, v)));
+        let shortfall = s.ledger.shortfall(need);
+        let (mut freed, mut chosen) = (0, Vec::new());
+        for (_, v, bytes) in candidates {
+            if freed >= shortfall {
+                break;
+            }
+            freed += bytes;
+            chosen.push(v);
+        }
+        if chosen.is_empty() || (freed < shortfall && s.running > 0) {
+            return None;
+        }
+        let mut to_write = Vec::new();
+        for v in chosen {
+            let chunk = s.results[v].take()?;
+            if s.spilled.contains_key(&v) {
+                s.ledger.release(held_bytes(&self.graph.tasks[v], &chunk));
+            } else {
+                s.spilling.insert(v, chunk.clone());
+                to_write.push((v, chunk));
+            }
+        }
+        Some(to_write)
+    }
+
+    /// The rank of the first task still to read result `v` (after everything: an output).
+    fn next_use(&self, s: &State, v: TaskId) -> usize {
+        self.consumers[v].iter().filter(|&&c| !s.done[c]).map(|&c| self.rank[c]).min().unwrap_or(usize::MAX)
+    }
+
+    /// Writes `victims` to disk without holding the lock, then records them as spilled.
+    fn spill<'s>(&'s self, s: MutexGuard<'s, State>, victims: Vec<(TaskId, Chunk)>) -> MutexGuard<'s, State> {
+        drop(s);
+        let written: Vec<(TaskId, usize, Result<Spilled>)> =
+            victims.into_iter().map(|(v, chunk)| (v, held_bytes(&self.graph.tasks[v], &chunk), self.disk.write(v, &chunk))).collect();
+        let mut s = match self.state.lock() {
+            Ok(s) => s,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        for (v, bytes, outcome) in written {
+            s.spilling.remove(&v);
+            match outcome {
+                Ok(file) if s.left[v] > 0 => {
+                    s.ledger.release(bytes);
+                    s.ledger.spilled_bytes += bytes;
+                    s.spilled.insert(v, file);
+                }
+                Ok(file) => self.disk.remove(file),
+                Err(e) => {
+                    s.error.get_or_insert(e);
+                }
+            }
+        }
+        s
+    }
+
+    /// Starts task `id`: promises its memory and gathers its inputs.
+    fn admit(&self, s: &mut State, id: TaskId) -> Vec<Arg> {
+        let task = &self.graph.tasks[id];
+        let mut reloaded = 0;
+        let mut args = Vec::with_capacity(task.inputs.len());
+        for (k, &i) in task.inputs.iter().enumerate() {
+            s.in_use[i] += 1;
+            let held = s.results[i].as_ref().or_else(|| s.spilling.get(&i));
+            match (held, s.spilled.get(&i)) {
+                (Some(c), _) => args.push(Arg::Held(c.clone())),
+                (None, Some(file)) => {
+                    if !task.inputs[..k].contains(&i) {
+                        reloaded += file.nbytes();
+                    }
+                    args.push(Arg::OnDisk(i, file.clone()));
+                }
+                // Reported by `execute`, which finds no chunk.
+                (None, None) => {}
+            }
+        }
+        s.running += 1;
+        s.ledger.admit(task, reloaded);
+        args
+    }
+
+    /// Reads spilled inputs back and runs the kernel; returns the result and the inputs read.
+    fn execute(&self, id: TaskId, args: Vec<Arg>) -> Result<(Chunk, Vec<(TaskId, Chunk)>)> {
+        let task = &self.graph.tasks[id];
+        let mut chunks = Vec::with_capacity(args.len());
+        let mut reloaded: Vec<(TaskId, Chunk)> = Vec::new();
+        for arg in args {
+            let chunk = match arg {
+                Arg::Held(c) => c,
+                Arg::OnDisk(i, _) if reloaded.iter().any(|(r, _)| *r == i) => {
+                    reloaded.iter().find(|(r, _)| *r == i).map(|(_, c)| c.clone()).ok_or_else(|| internal_err!("reload"))?
+                }
+                Arg::OnDisk(i, file) => {
+                    let c = self.disk.read(&file)?;
+                    reloaded.push((i, c.clone()));
+                    c
+                }
+            };
+            chunks.push(chunk);
+        }
+        if chunks.len() != task.inputs.len() {
+            return Err(internal_err!("task {id} is missing inputs"));
+        }
+        let out = self.inputs.run(self.graph, id, &chunks)?;
+        Ok((out, reloaded))
+    }
+
+    /// Ends task `id`: keeps its result, keeps inputs read back that are still needed, frees
+    /// inputs whose last reader this was, and readies consumers.
+    fn finish(&self, s: &mut State, id: TaskId, outcome: Result<(Chunk, Vec<(TaskId, Chunk)>)>) {
+        let task = &self.graph.tasks[id];
+        s.running -= 1;
+        s.ledger.end(task);
+        for &i in &task.inputs {
+            s.in_use[i] -= 1;
+        }
+        let (chunk, reloaded) = match outcome {
+            Ok(done) => done,
+            Err(e) => {
+                s.error.get_or_insert(e);
+                return;
+            }
+        };
+        for (i, c) in reloaded {
+            if s.results[i].is_none() {
+                s.results[i] = Some(c);
+            } else {
+                s.ledger.release(held_bytes(&self.graph.tasks[i], &c));
+            }
+        }
+        s.ledger.hold(held_bytes(task, &chunk));
+        s.results[id] = Some(chunk);
+        s.done[id] = true;
+        for &i in &task.inputs {
+            s.left[i] -= 1;
+            if s.left[i] == 0 {
+                self.free(s, i);
+            }
+        }
+        for &c in &self.consumers[id] {
+            s.waiting[c] -= 1;
+            if s.waiting[c] == 0 {
+                s.ready.push(Reverse((self.rank[c], c)));
+            }
+        }
+    }
+
+    /// Drops a result no task reads any more, in memory and on disk.
+    fn free(&self, s: &mut State, i: TaskId) {
+        if let Some(c) = s.results[i].take() {
+            s.ledger.release(held_bytes(&self.graph.tasks[i], &c));
+        }
+        if let Some(file) = s.spilled.remove(&i) {
+            self.disk.remove(file);
+        }
     }
 }

@@ -13,6 +13,7 @@ pub mod layout;
 pub mod matmul;
 pub mod parallel;
 pub mod random;
+pub mod raw;
 pub mod reduce;
 pub mod reduce_f64;
 pub mod run;

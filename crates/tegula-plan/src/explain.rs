@@ -1,16 +1,19 @@
 //! A readable, stable description of a plan: one line per operation with its shape, dtype,
 //! chunking and number of tasks; operations computed inside another's fused tasks show
-//! `tasks=0`, and the fusing operation names the chain (`fused[add,multiply,sum]`).
+//! `tasks=0`, and the fusing operation names the chain (`fused[add,multiply,sum]`); then the
+//! plan's size and projected peak memory.
 
 use crate::graph::TaskGraph;
 use crate::lower::topological;
+use crate::memory::projected_peak;
+use crate::order::static_order;
 use crate::node::NodeRef;
 use std::collections::HashMap;
 use std::fmt::Write;
 use tegula_core::shape::fmt_shape;
 use tegula_core::OpKind;
 
-pub fn explain(roots: &[NodeRef], graph: &TaskGraph) -> String {
+pub fn explain(roots: &[NodeRef], graph: &TaskGraph, budget: usize) -> String {
     let mut tasks_of: HashMap<u64, usize> = HashMap::new();
     let mut fused_of: HashMap<u64, String> = HashMap::new();
     for t in &graph.tasks {
@@ -43,6 +46,12 @@ pub fn explain(roots: &[NodeRef], graph: &TaskGraph) -> String {
         "{} tasks in total; the largest block a task produces is {}",
         graph.tasks.len(),
         human_bytes(largest)
+    );
+    let _ = writeln!(
+        out,
+        "projected peak memory {} (one task at a time, in static order); memory budget {}",
+        human_bytes(projected_peak(graph, &static_order(graph))),
+        human_bytes(budget)
     );
     out
 }

@@ -56,4 +56,21 @@ impl TaskGraph {
         }
         out
     }
+
+    /// How many times each task's result is read: once per consuming edge, plus once per
+    /// appearance as an output block (outputs are kept to the end).
+    pub fn uses(&self) -> Vec<usize> {
+        let mut uses = vec![0; self.tasks.len()];
+        for t in &self.tasks {
+            for &i in &t.inputs {
+                uses[i] += 1;
+            }
+        }
+        for o in &self.outputs {
+            for &b in &o.blocks {
+                uses[b] += 1;
+            }
+        }
+        uses
+    }
 }

@@ -1,12 +1,13 @@
 //! tegula-plan: pure planning. Expression nodes (`node`, built and validated by `build`) are
 //! lowered to a chunk task graph of plain data (`graph`, `lower`), fused (`fuse`), ordered
-//! (`order`) and described (`explain`). Planning knows op kinds and sizes, never kernels, stores or threads.
+//! (`order`), projected in memory (`memory`) and described (`explain`). Planning knows op kinds and sizes, never kernels, stores or threads.
 
 pub mod build;
 pub mod explain;
 pub mod fuse;
 pub mod graph;
 pub mod lower;
+pub mod memory;
 pub mod node;
 pub mod order;
 

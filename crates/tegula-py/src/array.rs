@@ -44,8 +44,9 @@ impl PyArrayHandle {
     fn task_count(&self) -> PyResult<usize> {
         self.inner.task_count().py()
     }
-    fn explain(&self) -> PyResult<String> {
-        self.inner.explain().py()
+    #[pyo3(signature = (memory=None))]
+    fn explain(&self, memory: Option<usize>) -> PyResult<String> {
+        self.inner.explain_with(&crate::functions::spec(memory, None)?).py()
     }
 
     fn unary(&self, op: &str) -> PyResult<PyArrayHandle> {

@@ -5,8 +5,9 @@ use crate::convert::{chunk_from_numpy, chunk_spec, chunk_to_numpy, dtype, opt_dt
 use crate::errors::IntoPy;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyList;
-use tegula::{Array, Distribution, Executor};
+use pyo3::types::{PyDict, PyList};
+use std::path::PathBuf;
+use tegula::{Array, Distribution, Executor, Spec};
 
 #[pyfunction]
 #[pyo3(signature = (array, chunks=None))]
@@ -89,25 +90,61 @@ impl PyGenerator {
     }
 }
 
-/// Computes several arrays in one pass, without holding the GIL; returns NumPy arrays.
+/// Computes several arrays in one pass, without holding the GIL; returns the NumPy arrays and
+/// what the executor measured.
 #[pyfunction]
-#[pyo3(signature = (arrays, scheduler="threads", num_workers=None, fuse=true))]
+#[pyo3(signature = (arrays, scheduler="threads", num_workers=None, fuse=true, memory=None, spill_dir=None))]
 pub fn compute<'py>(
     py: Python<'py>,
     arrays: Vec<PyRef<'py, PyArrayHandle>>,
     scheduler: &str,
     num_workers: Option<usize>,
     fuse: bool,
-) -> PyResult<Bound<'py, PyList>> {
+    memory: Option<usize>,
+    spill_dir: Option<PathBuf>,
+) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyDict>)> {
     let executor = match scheduler {
         "threads" => Executor::Threaded { threads: num_workers.unwrap_or_else(tegula::default_threads).max(1) },
         "serial" | "synchronous" | "sync" => Executor::Serial,
         other => return Err(PyValueError::new_err(format!("unknown scheduler {other:?}; use 'threads' or 'serial'"))),
     };
     let handles: Vec<Array> = arrays.iter().map(|a| a.inner.clone()).collect();
-    let options = tegula::ComputeOptions { executor, fuse };
-    let (chunks, _) = py.detach(|| tegula::compute(&handles.iter().collect::<Vec<_>>(), options)).py()?;
-    PyList::new(py, chunks.into_iter().map(|c| chunk_to_numpy(py, c)))
+    let options = tegula::ComputeOptions { executor, fuse, spec: Some(spec(memory, spill_dir)?) };
+    let (chunks, report) = py.detach(|| tegula::compute(&handles.iter().collect::<Vec<_>>(), options)).py()?;
+    let out = PyList::new(py, chunks.into_iter().map(|c| chunk_to_numpy(py, c)))?;
+    let info = PyDict::new(py);
+    info.set_item("tasks", report.tasks)?;
+    info.set_item("peak_bytes", report.peak_bytes)?;
+    info.set_item("projected_peak_bytes", report.projected_peak_bytes)?;
+    info.set_item("spilled_bytes", report.spilled_bytes)?;
+    info.set_item("memory", report.budget)?;
+    Ok((out, info))
+}
+
+/// The settings of a computation: the environment's (`TEGULA_MEMORY`, `TEGULA_SPILL_DIR`) or
+/// the machine's, overridden by the arguments given.
+pub fn spec(memory: Option<usize>, spill_dir: Option<PathBuf>) -> PyResult<Spec> {
+    let mut spec = Spec::from_env().py()?;
+    if let Some(bytes) = memory {
+        spec.memory = bytes;
+    }
+    if let Some(dir) = spill_dir {
+        spec.spill_dir = dir;
+    }
+    Ok(spec)
+}
+
+/// The memory budget and spill directory a computation would get without explicit settings.
+#[pyfunction]
+pub fn default_spec() -> PyResult<(usize, PathBuf)> {
+    let spec = Spec::from_env().py()?;
+    Ok((spec.memory, spec.spill_dir))
+}
+
+/// A memory budget written as a byte size (`"2GB"`, `"512 MiB"`), in bytes.
+#[pyfunction]
+pub fn memory_budget(text: &str) -> PyResult<usize> {
+    tegula::memory_budget(text).py()
 }
 
 /// The dtype a Python scalar takes next to an array of dtype `array_dtype` (NumPy 2's weak

@@ -17,5 +17,7 @@ fn _tegula(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::linspace, m)?)?;
     m.add_function(wrap_pyfunction!(functions::compute, m)?)?;
     m.add_function(wrap_pyfunction!(functions::weak_scalar_dtype, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::default_spec, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::memory_budget, m)?)?;
     Ok(())
 }

@@ -1,9 +1,10 @@
 //! `Array`: a lazy chunked array (a handle on an expression node) and computing it.
 
 use tegula_core::shape::fmt_shape;
-use tegula_core::{Chunks, DType, Result};
+use tegula_core::{Chunks, DType, Result, Spec};
 use tegula_exec::{Executor, Report};
 use tegula_kernels::Chunk;
+use tegula_plan::memory::check_fits;
 use tegula_plan::{explain::explain, lower, Fusion, NodeRef, TaskGraph};
 
 /// A lazy chunked array. Operations build new arrays; nothing runs until `compute`.
@@ -43,10 +44,16 @@ impl Array {
         Ok(plan(std::slice::from_ref(&self.node), true)?.tasks.len())
     }
 
-    /// The plan: one line per operation with its shape, chunks, task count and what was fused.
+    /// The plan: one line per operation with its shape, chunks, task count and what was
+    /// fused, then its projected peak memory against the budget (`TEGULA_MEMORY` or the
+    /// default).
     pub fn explain(&self) -> Result<String> {
+        self.explain_with(&Spec::from_env()?)
+    }
+
+    pub fn explain_with(&self, spec: &Spec) -> Result<String> {
         let roots = [self.node.clone()];
-        Ok(explain(&roots, &plan(&roots, true)?))
+        Ok(explain(&roots, &plan(&roots, true)?, spec.memory))
     }
 
     /// Computes the array on all cores.
@@ -61,17 +68,19 @@ impl Array {
 }
 
 /// How a computation runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ComputeOptions {
     pub executor: Executor,
     /// Fuse element-wise chains (and the reductions they feed) into single tasks. Turning it
     /// off is for debugging and comparison; results are the same.
     pub fuse: bool,
+    /// The memory budget and spill directory; `None`: `Spec::from_env()`.
+    pub spec: Option<Spec>,
 }
 
 impl Default for ComputeOptions {
     fn default() -> Self {
-        ComputeOptions { executor: Executor::default(), fuse: true }
+        ComputeOptions { executor: Executor::default(), fuse: true, spec: None }
     }
 }
 
@@ -84,8 +93,27 @@ impl From<Executor> for ComputeOptions {
 /// Computes several arrays in one pass: work they share is done once.
 pub fn compute(arrays: &[&Array], options: impl Into<ComputeOptions>) -> Result<(Vec<Chunk>, Report)> {
     let options = options.into();
+    let spec = match options.spec {
+        Some(spec) => spec,
+        None => Spec::from_env()?,
+    };
     let roots: Vec<NodeRef> = arrays.iter().map(|a| a.node.clone()).collect();
-    tegula_exec::compute(&plan(&roots, options.fuse)?, options.executor)
+    tegula_exec::compute(&plan_within(&roots, options.fuse, spec.memory)?, options.executor, &spec)
+}
+
+/// The task graph computing `roots`, refused (a memory error, before anything runs) when one
+/// of its tasks cannot fit in `budget`. A fused task holds all the inputs of its chain at
+/// once, so a fused plan that does not fit is planned again unfused.
+fn plan_within(roots: &[NodeRef], fused: bool, budget: usize) -> Result<TaskGraph> {
+    let graph = plan(roots, fused)?;
+    match check_fits(&graph, budget) {
+        Err(_) if fused => {
+            let unfused = plan(roots, false)?;
+            check_fits(&unfused, budget)?;
+            Ok(unfused)
+        }
+        checked => checked.map(|()| graph),
+    }
 }
 
 /// The task graph computing `roots`.

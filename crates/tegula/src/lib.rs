@@ -18,8 +18,9 @@ pub mod random;
 
 pub use array::{compute, Array, ComputeOptions};
 pub use tegula_core::chunks::{parse_bytes, AUTO_CHUNK_BYTES};
+pub use tegula_core::spec::memory_budget;
 pub use tegula_core::{
-    AxisChunks, BinaryOp, ChunkSpec, Chunks, DType, Distribution, ReduceOp, Result, Scalar, TegulaError, UnaryOp,
+    AxisChunks, Spec, BinaryOp, ChunkSpec, Chunks, DType, Distribution, ReduceOp, Result, Scalar, TegulaError, UnaryOp,
 };
 pub use tegula_exec::{default_threads, Executor, Report};
 pub use tegula_core::memory::big_vec;

@@ -36,7 +36,7 @@ proptest! {
         let refs: Vec<&Array> = arrays.iter().collect();
         let (serial, _) = compute(&refs, Executor::Serial).unwrap();
         let (threaded, _) = compute(&refs, Executor::Threaded { threads }).unwrap();
-        let (unfused, _) = compute(&refs, ComputeOptions { executor: Executor::Serial, fuse: false }).unwrap();
+        let (unfused, _) = compute(&refs, ComputeOptions { executor: Executor::Serial, fuse: false, spec: None }).unwrap();
         for ((s, t), u) in serial.iter().zip(&threaded).zip(&unfused) {
             prop_assert_eq!(values(s), values(u));
             let (s, t) = (values(s), values(t));

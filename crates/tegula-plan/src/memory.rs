@@ -1,0 +1,80 @@
+//! Projected memory: what each task holds while it runs, whether a plan can run within a
+//! budget at all, and the peak of running it one task at a time in static order. Executors
+//! account live chunks with the same `resident_bytes`, so what they measure is comparable.
+
+use crate::explain::human_bytes;
+use crate::graph::{Task, TaskGraph, TaskId};
+use tegula_core::{OpKind, Result, TegulaError};
+
+/// Working memory a kernel may take beside its inputs and its result: per-thread registers,
+/// tiles and reduction bands, all far below this.
+pub const KERNEL_SCRATCH: usize = 1 << 20;
+
+/// Bytes a task's result keeps alive. A load of an array the caller holds is a view of the
+/// caller's memory and costs nothing new; every other result counts in full (a view of a
+/// computed chunk is counted again: an over-estimate, never an under-estimate).
+pub fn resident_bytes(task: &Task) -> usize {
+    match task.op {
+        OpKind::Load { .. } => 0,
+        _ => task.nbytes(),
+    }
+}
+
+/// Bytes a task adds while it runs, its inputs being already held: its result and scratch.
+pub fn added_bytes(task: &Task) -> usize {
+    match task.op {
+        OpKind::Load { .. } => 0,
+        _ => task.nbytes() + KERNEL_SCRATCH,
+    }
+}
+
+/// Bytes task `id` needs while it runs: its inputs (each once), its result and scratch.
+pub fn projected_bytes(graph: &TaskGraph, id: TaskId) -> usize {
+    let task = &graph.tasks[id];
+    let mut inputs = task.inputs.clone();
+    inputs.sort_unstable();
+    inputs.dedup();
+    inputs.iter().map(|&i| resident_bytes(&graph.tasks[i])).sum::<usize>() + added_bytes(task)
+}
+
+/// Refuses a plan one of whose tasks cannot run within `budget` bytes, naming the largest
+/// such task's operation, before anything runs.
+pub fn check_fits(graph: &TaskGraph, budget: usize) -> Result<()> {
+    let worst = (0..graph.tasks.len()).map(|id| (projected_bytes(graph, id), id)).max();
+    match worst {
+        Some((need, id)) if need > budget => {
+            let task = &graph.tasks[id];
+            Err(TegulaError::Memory(format!(
+                "one task of operation `{}` needs {} (its inputs and its {} result) but the memory budget is {}; \
+                 use smaller chunks (e.g. rechunk its inputs) or raise the budget (tg.config.set(memory=...) or \
+                 TEGULA_MEMORY)",
+                task.op.label(),
+                human_bytes(need),
+                human_bytes(task.nbytes()),
+                human_bytes(budget)
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The most bytes held at once when the tasks run one at a time in the order `rank`, each
+/// result freed after its last consumer (outputs are kept to the end).
+pub fn projected_peak(graph: &TaskGraph, rank: &[usize]) -> usize {
+    let mut order: Vec<TaskId> = (0..graph.tasks.len()).collect();
+    order.sort_unstable_by_key(|&t| rank[t]);
+    let mut left = graph.uses();
+    let (mut live, mut peak) = (0usize, 0usize);
+    for id in order {
+        let task = &graph.tasks[id];
+        peak = peak.max(live + added_bytes(task));
+        live += resident_bytes(task);
+        for &i in &task.inputs {
+            left[i] -= 1;
+            if left[i] == 0 {
+                live -= resident_bytes(&graph.tasks[i]);
+            }
+        }
+    }
+    peak
+}

@@ -1,0 +1,133 @@
+"""The memory budget: settings, plans refused before running, spilling, and results that do
+not depend on the budget. Expected values come from NumPy or from the same plan computed
+without a budget."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import tegula as tg
+from strategies import ALL_DTYPES, chunkings, shapes
+from test_execution import expressions
+
+KERNEL_SCRATCH = 1 << 20  # what the projection allows a kernel beside its inputs and result
+
+
+def test_config_set_get_and_restore():
+    default = tg.config.get("memory")
+    assert default > 0
+    with tg.config.set(memory="1.5GB") as ctx:
+        assert tg.config.get("memory") == 1_500_000_000
+        with tg.config.set(memory=12345, spill_dir="/somewhere"):
+            assert tg.config.get("memory") == 12345 and tg.config.get("spill_dir") == "/somewhere"
+        assert tg.config.get("memory") == 1_500_000_000
+    assert ctx is not None and tg.config.get("memory") == default
+    tg.config.set(memory="2GiB")
+    try:
+        assert tg.config.get("memory") == 2 << 30
+    finally:
+        tg.config._settings.clear()
+    assert tg.config.get("memory") == default
+
+
+@pytest.mark.parametrize("bad, exc", [("lots", ValueError), ("0", ValueError), (-5, ValueError), (0, ValueError),
+                                      (True, ValueError), (None, TypeError)])
+def test_bad_budgets_are_refused(bad, exc):
+    with pytest.raises(exc):
+        tg.config.set(memory=bad)
+    assert "memory" not in tg.config.explicit()
+
+
+def test_unknown_settings_are_refused():
+    with pytest.raises(TypeError):
+        tg.config.set(memroy="1GB")
+    with pytest.raises(KeyError):
+        tg.config.get("memroy")
+
+
+def _python(code, **env):
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("TEGULA_")} | env
+    return subprocess.run([sys.executable, "-c", code], env=full_env, capture_output=True, text=True)
+
+
+def test_the_environment_sets_the_default():
+    out = _python("import tegula as tg; print(tg.config.get('memory'), tg.config.get('spill_dir'))",
+                  TEGULA_MEMORY="123MB", TEGULA_SPILL_DIR="/spill/here")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["123000000", "/spill/here"]
+    bad = _python("import tegula as tg; tg.ones(3).sum().compute()", TEGULA_MEMORY="plenty")
+    assert bad.returncode != 0 and "ValueError" in bad.stderr and "TEGULA_MEMORY" in bad.stderr
+
+
+def test_a_task_that_cannot_fit_is_refused_before_running():
+    x = tg.ones((4000, 4000), chunks=-1)  # one 128 MB block
+    with tg.config.set(memory="64MB"):
+        with pytest.raises(MemoryError, match="smaller chunks") as info:
+            (x * 2).compute()
+        assert "multiply" in str(info.value) and "122.1 MiB" in str(info.value)
+        # Summing never holds the block: the fused reduction reads the constant in place.
+        assert float((x * 2).sum().compute()) == 32_000_000
+        # The same data in smaller blocks fits.
+        assert (tg.ones((4000, 4000), chunks=1000) * 2).compute().sum() == 32_000_000
+
+
+def test_explain_shows_projected_peak_and_budget():
+    x = tg.ones((1000, 1000), chunks=250)
+    with tg.config.set(memory="3GB"):
+        text = (x + 1).sum().explain()
+    assert "projected peak memory" in text and "memory budget 2.8 GiB" in text
+
+
+@given(expr=expressions(), workers=st.sampled_from([1, 2, 4]))
+def test_results_do_not_depend_on_the_budget(expr, workers, tmp_path_factory):
+    spill = tmp_path_factory.mktemp("spill")
+    free = expr.x.compute(num_workers=workers)
+    budget = KERNEL_SCRATCH + (64 << 10)
+    with tg.config.set(memory=budget, spill_dir=spill):
+        (bounded,), report = tg.compute(expr.x, num_workers=workers, report=True)
+    assert bounded.dtype == free.dtype and bounded.tobytes() == free.tobytes()
+    assert report["peak_bytes"] <= report["projected_peak_bytes"] <= report["memory"] == budget
+    assert list(spill.iterdir()) == []
+
+
+@given(dtype=st.sampled_from(ALL_DTYPES), data=st.data())
+def test_spilled_chunks_round_trip_bit_exactly(dtype, data, tmp_path_factory):
+    shape = data.draw(shapes(min_dims=1, max_dims=3, min_side=2, max_side=6))
+    chunks = (data.draw(st.integers(1, shape[0] - 1)),) + data.draw(chunkings(shape[1:]))[1]
+    raw = np.random.default_rng(data.draw(st.integers(0, 2**32))).integers(0, 256, size=int(np.prod(shape)) * dtype.itemsize,
+                                                                             dtype=np.uint8)
+    a = (raw % 2).astype(bool).reshape(shape) if dtype == bool else raw.view(dtype).reshape(shape)
+    key = tuple(slice(None, None, -1) for _ in shape)
+    spill = tmp_path_factory.mktemp("spill")
+    x = tg.asarray(a, chunks=chunks)[key]
+    # Room for one block and the kernel's scratch: every block but the one being made (the
+    # reversed blocks are outputs, kept to the end) goes to disk and comes back.
+    budget = KERNEL_SCRATCH + int(np.prod([max(c) for c in x.chunks])) * dtype.itemsize
+    with tg.config.set(memory=budget, spill_dir=spill):
+        (out,), report = tg.compute(x, report=True)
+    assert out.dtype == a.dtype and out.tobytes() == np.ascontiguousarray(a[key]).tobytes()
+    assert report["spilled_bytes"] > 0
+    assert list(spill.iterdir()) == []
+
+
+def test_spilling_happens_and_the_process_stays_usable_after_a_failure(tmp_path):
+    rng = tg.random.default_rng(1)
+    u = rng.random(2_000_000, chunks=100_000)
+    v = rng.random(2_000_000, chunks=100_000)
+    exprs = [(u * v).mean(), u.mean(), v.mean(), (u ** 2).mean(), (u[::-1] * v).sum()]
+    expected = tg.compute(*exprs)
+    with tg.config.set(memory="4MB", spill_dir=tmp_path):
+        got, report = tg.compute(*exprs, report=True)
+    assert [g.tobytes() for g in got] == [e.tobytes() for e in expected]
+    assert report["spilled_bytes"] > 0 and report["projected_peak_bytes"] <= 4_000_000
+    assert list(tmp_path.iterdir()) == []
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_bytes(b"x")
+    with tg.config.set(memory="4MB", spill_dir=not_a_dir):
+        with pytest.raises(OSError):
+            tg.compute(*exprs)
+    assert [g.tobytes() for g in tg.compute(*exprs)] == [e.tobytes() for e in expected]
