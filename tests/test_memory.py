@@ -131,3 +131,28 @@ def test_spilling_happens_and_the_process_stays_usable_after_a_failure(tmp_path)
         with pytest.raises(OSError):
             tg.compute(*exprs)
     assert [g.tobytes() for g in tg.compute(*exprs)] == [e.tobytes() for e in expected]
+
+
+@pytest.mark.parametrize("workers, blocks", [(1, 2), (2, 4), (4, 8)])
+def test_shared_inputs_are_consumed_block_by_block(workers, blocks):
+    """The "quadratic means": each block of u and v feeds four means; a block must feed them
+    all and be freed before the next one is made, whatever the number of threads."""
+    rng = tg.random.default_rng(3)
+    u, v = rng.random(400_000, chunks=20_000), rng.random(400_000, chunks=20_000)
+    means = [(u * v).mean(), u.mean(), v.mean(), (u ** 2).mean()]
+    _, report = tg.compute(*means, num_workers=workers, report=True)
+    block = 20_000 * 8
+    assert report["peak_bytes"] <= blocks * block + 4096, report
+
+
+def test_two_reductions_of_stacked_rows_hold_a_few_row_blocks():
+    """Dask's ordering example in small: three reductions over arrays that share inputs, each
+    output block depending on one row block of every input."""
+    rng = tg.random.default_rng(4)
+    x1, y1, x2, y2 = (rng.random((400, 300), chunks=(20, 300)) for _ in range(4))
+    pairs = [(x1, y1), (x2, y2), (x1 ** 2 + x2 ** 2, y1 ** 2 + y2 ** 2)]
+    results, report = tg.compute(*[abs(a - b).mean(axis=-1) for a, b in pairs], num_workers=1, report=True)
+    total = 4 * 400 * 300 * 8
+    assert report["peak_bytes"] <= total / 5, report
+    a1, b1, a2, b2 = (np.asarray(t) for t in (x1, y1, x2, y2))
+    np.testing.assert_allclose(results[2], np.abs(a1 ** 2 + a2 ** 2 - b1 ** 2 - b2 ** 2).mean(axis=-1), rtol=1e-12)

@@ -115,11 +115,11 @@ fn job<'a>(scope: &rayon::Scope<'a>, run: &'a Run<'a>) {
                 s = run.spill(s, victims);
                 continue;
             }
-            if s.running > 0 {
+            if s.running > 0 || !s.spilling.is_empty() {
                 break;
             }
-            // Nothing runs and nothing else can leave memory: the task alone fits the budget
-            // (plans are checked before running), so it runs.
+            // Nothing runs, no spill is under way and nothing else can leave memory: the task
+            // alone fits the budget (plans are checked before running), so it runs.
         }
         s.ready.pop();
         let args = run.admit(&mut s, id);
@@ -175,7 +175,7 @@ impl Run<'_> {
             freed += bytes;
             chosen.push(v);
         }
-        if chosen.is_empty() || (freed < shortfall && s.running > 0) {
+        if chosen.is_empty() || (freed < shortfall && (s.running > 0 || !s.spilling.is_empty())) {
             return None;
         }
         let mut to_write = Vec::new();
@@ -207,9 +207,11 @@ impl Run<'_> {
         };
         for (v, bytes, outcome) in written {
             s.spilling.remove(&v);
+            // The chunk leaves memory whatever happened; if its last reader ran meanwhile, the
+            // file is not needed either.
+            s.ledger.release(bytes);
             match outcome {
                 Ok(file) if s.left[v] > 0 => {
-                    s.ledger.release(bytes);
                     s.ledger.spilled_bytes += bytes;
                     s.spilled.insert(v, file);
                 }
