@@ -13,8 +13,9 @@ from ._creation import (arange, array, asarray, empty, empty_like, from_array, f
                         linspace, ones, ones_like, zeros, zeros_like)
 from ._dtypes import (bool, complex64, complex128, float16, float32, float64, int8, int16, int32,
                       int64, uint8, uint16, uint32, uint64)
-from ._functions import (REDUCTIONS, UFUNCS, astype, can_cast, compute, matmul, permute_dims,
-                         rechunk, result_type, transpose, where)
+from ._functions import (REDUCTIONS, UFUNCS, astype, can_cast, compute, concat, concatenate,
+                         expand_dims, matmul, permute_dims, rechunk, result_type, stack, transpose,
+                         where)
 import numpy as _np
 
 globals().update(UFUNCS)
@@ -27,7 +28,8 @@ __version__ = "0.1.0"
 __all__ = sorted(
     ["Array", "config", "random", "arange", "array", "asarray", "empty", "empty_like", "from_array", "full",
      "full_like", "linspace", "ones", "ones_like", "zeros", "zeros_like", "astype", "can_cast",
-     "compute", "matmul", "permute_dims", "rechunk", "result_type", "transpose", "where",
+     "compute", "concat", "concatenate", "expand_dims", "matmul", "permute_dims", "rechunk",
+     "result_type", "stack", "transpose", "where",
      "newaxis", "pi", "e", "inf", "nan", "bool", "int8", "int16", "int32", "int64", "uint8",
      "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128"]
     + list(UFUNCS) + list(REDUCTIONS)

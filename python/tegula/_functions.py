@@ -1,6 +1,8 @@
 """Element-wise functions, reductions and the other array functions of the namespace. The
 ufuncs are rows of two tables; each becomes a function here."""
 
+import operator
+
 from . import _tegula, config
 from ._array import Array, binary
 from ._creation import asarray
@@ -55,15 +57,43 @@ UFUNCS.update({name: _make_binary(name, op) for name, op in BINARY.items()})
 
 def where(condition, x, y):
     """``x`` where ``condition`` is true, else ``y``, broadcast together."""
-    if is_python_scalar(x) and is_python_scalar(y):
-        x, y = asarray(x), asarray(y)
-    elif is_python_scalar(x):
-        y = asarray(y)
-        x = asarray(x, dtype=_tegula.weak_scalar_dtype(x, y.dtype.name))
-    elif is_python_scalar(y):
-        x = asarray(x)
-        y = asarray(y, dtype=_tegula.weak_scalar_dtype(y, x.dtype.name))
-    return Array(asarray(condition)._h.where_(asarray(x)._h, asarray(y)._h))
+    x, y = _with_weak_scalars([x, y])
+    return Array(asarray(condition)._h.where_(x._h, y._h))
+
+
+def _with_weak_scalars(items):
+    """``items`` as tegula arrays; Python scalars among arrays take the dtype NumPy 2 gives a
+    weak scalar next to the arrays' result type (alone, they are ordinary arrays)."""
+    converted = [None if is_python_scalar(a) else asarray(a) for a in items]
+    arrays = [a for a in converted if a is not None]
+    if not arrays:
+        return [asarray(a) for a in items]
+    dtype = result_type(*arrays).name
+    return [asarray(a, dtype=_tegula.weak_scalar_dtype(a, dtype)) if c is None else c for a, c in zip(items, converted)]
+
+
+def concatenate(arrays, axis=0):
+    """``arrays`` promoted to their result type and joined along ``axis`` (NumPy's rules and
+    errors); ``axis=None`` joins them flattened (0-d and 1-d arrays only: tegula has no reshape
+    yet). Every block of the result is a block of an input, so no data is copied."""
+    handles = [a._h for a in _with_weak_scalars(list(arrays))]
+    return Array(_tegula.concatenate(handles, None if axis is None else operator.index(axis)))
+
+
+concat = concatenate
+
+
+def stack(arrays, axis=0):
+    """Arrays of one shape joined along a new axis ``axis`` of the result (``expand_dims`` of
+    each, then ``concatenate``)."""
+    return Array(_tegula.stack([asarray(a)._h for a in arrays], operator.index(axis)))
+
+
+def expand_dims(x, axis=0):
+    """``x`` with a length-one axis at ``axis`` (an int or a tuple of positions in the result,
+    negative ones counted from its end); a view of every block."""
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    return Array(asarray(x)._h.expand_dims([operator.index(a) for a in axes]))
 
 
 def astype(x, dtype, copy=True):

@@ -272,6 +272,9 @@ pub enum OpKind {
     /// The matrix product of two 2-D blocks, computed in `dtype`.
     Matmul { dtype: DType },
     Transpose { perm: Vec<usize> },
+    /// Inserts length-one axes at `axes` (ascending positions in the result; shared by all
+    /// the blocks of an operation).
+    ExpandDims { axes: Arc<[usize]> },
     Select { axes: Vec<Select> },
     /// A new block of `shape` (dtype of the inputs) assembled from pieces of the inputs.
     Assemble { shape: Vec<usize>, pieces: Vec<Piece> },
@@ -300,6 +303,7 @@ impl OpKind {
             OpKind::ReduceFinish { .. } => "finish".into(),
             OpKind::Matmul { .. } => "matmul-block".into(),
             OpKind::Transpose { .. } => "transpose".into(),
+            OpKind::ExpandDims { .. } => "expand_dims".into(),
             OpKind::Select { .. } => "select".into(),
             OpKind::Assemble { .. } => "assemble".into(),
             OpKind::Fused(block) => format!("fused[{}]", block.label()),

@@ -1,5 +1,5 @@
 //! Kernels that move elements without computing: a region of a stored array, basic-index
-//! selection and transposition (both zero-copy views), and assembling a block from pieces.
+//! selection, transposition and new axes (zero-copy views), and assembling a block from pieces.
 
 use crate::chunk::{Chunk, Wrap};
 use crate::with_chunk;
@@ -51,6 +51,18 @@ pub fn transpose(source: &Chunk, perm: &[usize]) -> Result<Chunk> {
         return Err(TegulaError::Internal(format!("bad permutation {perm:?}")));
     }
     Ok(with_chunk!(source.clone(), a => Wrap::wrap(a.permuted_axes(perm.to_vec()))))
+}
+
+/// The block with length-one axes at `axes` (ascending positions in the result), sharing its data.
+pub fn expand_dims(source: &Chunk, axes: &[usize]) -> Result<Chunk> {
+    if axes.iter().enumerate().any(|(i, &a)| a > source.ndim() + i || i > 0 && a <= axes[i - 1]) {
+        return Err(TegulaError::Internal(format!("new axes {axes:?} for a {}-d block", source.ndim())));
+    }
+    Ok(with_chunk!(source.clone(), a => {
+        let mut a = a;
+        axes.iter().for_each(|&axis| a.insert_axis_inplace(Axis(axis)));
+        Wrap::wrap(a)
+    }))
 }
 
 /// A new block of `shape` made by copying each piece of the inputs into place.

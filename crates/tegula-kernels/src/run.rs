@@ -4,7 +4,7 @@
 use crate::binary::{binary, where_};
 use crate::chunk::Chunk;
 use crate::fused::{fused, fused_reduce};
-use crate::layout::{assemble, load, select, transpose};
+use crate::layout::{assemble, expand_dims, load, select, transpose};
 use crate::matmul::matmul;
 use crate::random::{random_block, BlockPlace};
 use crate::reduce::{reduce_combine, reduce_finish, reduce_partial};
@@ -39,6 +39,7 @@ pub fn run(op: &OpKind, inputs: &[Chunk]) -> Result<Chunk> {
         OpKind::ReduceFinish { finish, squeeze, dtype } => reduce_finish(*finish, squeeze, *dtype, arg(0)?),
         OpKind::Matmul { dtype } => matmul(*dtype, arg(0)?, arg(1)?),
         OpKind::Transpose { perm } => transpose(arg(0)?, perm),
+        OpKind::ExpandDims { axes } => expand_dims(arg(0)?, axes),
         OpKind::Select { axes } => select(arg(0)?, axes),
         OpKind::Assemble { shape, pieces } => assemble(inputs, shape, pieces),
         OpKind::Fused(block) => fused(block, inputs),

@@ -1,7 +1,8 @@
 //! A readable, stable description of a plan: one line per operation with its shape, dtype,
 //! chunking and number of tasks; operations computed inside another's fused tasks show
-//! `tasks=0`, and the fusing operation names the chain (`fused[add,multiply,sum]`); then the
-//! plan's size and projected peak memory.
+//! `tasks=0`, and the fusing operation names the chain (`fused[add,multiply,sum]`). A
+//! concatenation shows `tasks=0` too: its blocks are its inputs' blocks. Then the plan's size
+//! and projected peak memory.
 
 use crate::graph::TaskGraph;
 use crate::lower::topological;

@@ -59,6 +59,10 @@ pub enum NodeKind {
     Transpose { perm: Vec<usize> },
     Index { axes: Vec<IndexAxis> },
     Rechunk,
+    /// Length-one axes inserted at `axes` (ascending positions in the result).
+    ExpandDims { axes: Arc<[usize]> },
+    /// The inputs (same dtype, same chunks on every other axis) one after another along `axis`.
+    Concatenate { axis: usize },
 }
 
 #[derive(Debug)]
@@ -123,6 +127,8 @@ impl Node {
             NodeKind::Transpose { perm } => format!("transpose{perm:?}"),
             NodeKind::Index { .. } => "getitem".into(),
             NodeKind::Rechunk => "rechunk".into(),
+            NodeKind::ExpandDims { axes } => format!("expand_dims(axis={axes:?})"),
+            NodeKind::Concatenate { axis } => format!("concatenate(axis={axis})"),
         }
     }
 }

@@ -88,6 +88,9 @@ impl PyArrayHandle {
     fn transpose(&self, axes: Option<Vec<i64>>) -> PyResult<PyArrayHandle> {
         self.inner.transpose(axes.as_deref()).py().map(wrap)
     }
+    fn expand_dims(&self, axes: Vec<i64>) -> PyResult<PyArrayHandle> {
+        self.inner.expand_dims(&axes).py().map(wrap)
+    }
     fn getitem(&self, key: &Bound<'_, PyList>) -> PyResult<PyArrayHandle> {
         self.inner.index(&index_items(key)?).py().map(wrap)
     }

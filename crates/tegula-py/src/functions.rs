@@ -1,4 +1,4 @@
-//! Module-level functions: creating arrays and computing them.
+//! Module-level functions: creating arrays, joining them and computing them.
 
 use crate::array::{wrap, PyArrayHandle};
 use crate::convert::{chunk_from_numpy, chunk_spec, chunk_to_numpy, dtype, opt_dtype, scalar, shape};
@@ -53,6 +53,17 @@ pub fn linspace(
 ) -> PyResult<PyArrayHandle> {
     let num = usize::try_from(num).map_err(|_| PyValueError::new_err(format!("Number of samples, {num}, must be non-negative.")))?;
     Array::linspace(start, stop, num, endpoint, crate::convert::dtype(dtype)?, &chunk_spec(chunks)?).py().map(wrap)
+}
+
+#[pyfunction]
+#[pyo3(signature = (arrays, axis))]
+pub fn concatenate(arrays: Vec<PyRef<'_, PyArrayHandle>>, axis: Option<i64>) -> PyResult<PyArrayHandle> {
+    Array::concatenate(&arrays.iter().map(|a| &a.inner).collect::<Vec<_>>(), axis).py().map(wrap)
+}
+
+#[pyfunction]
+pub fn stack(arrays: Vec<PyRef<'_, PyArrayHandle>>, axis: i64) -> PyResult<PyArrayHandle> {
+    Array::stack(&arrays.iter().map(|a| &a.inner).collect::<Vec<_>>(), axis).py().map(wrap)
 }
 
 /// Counter-based random generator (the Rust side of `tegula.random.Generator`).

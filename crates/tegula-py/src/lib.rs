@@ -15,6 +15,8 @@ fn _tegula(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::full, m)?)?;
     m.add_function(wrap_pyfunction!(functions::arange, m)?)?;
     m.add_function(wrap_pyfunction!(functions::linspace, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::concatenate, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::stack, m)?)?;
     m.add_function(wrap_pyfunction!(functions::compute, m)?)?;
     m.add_function(wrap_pyfunction!(functions::weak_scalar_dtype, m)?)?;
     m.add_function(wrap_pyfunction!(functions::default_spec, m)?)?;

@@ -4,7 +4,8 @@ use crate::array::Array;
 use tegula_core::{normalize_chunks, shape_err, BinaryOp, ChunkSpec, DType, ReduceOp, Result, Scalar, UnaryOp};
 use tegula_plan::build::layout::IndexItem;
 use tegula_plan::build::reduce::ReduceSpec;
-use tegula_plan::build::{elementwise as ew, layout, matmul, reduce, DEFAULT_SPLIT_EVERY};
+use tegula_plan::build::{elementwise as ew, join, layout, matmul, reduce, DEFAULT_SPLIT_EVERY};
+use tegula_plan::NodeRef;
 
 impl Array {
     pub fn unary(&self, op: UnaryOp) -> Result<Array> {
@@ -106,6 +107,25 @@ impl Array {
         let chunks = normalize_chunks(chunks, &self.shape(), self.dtype().itemsize())?;
         layout::rechunk(&self.node, chunks).map(Array::from_node)
     }
+
+    /// A length-one axis at each of `axes` (positions in the result; a view of every block).
+    pub fn expand_dims(&self, axes: &[i64]) -> Result<Array> {
+        join::expand_dims(&self.node, axes).map(Array::from_node)
+    }
+
+    /// NumPy's `concatenate` along `axis` (`None` flattens 0-d and 1-d inputs); no data is copied.
+    pub fn concatenate(arrays: &[&Array], axis: Option<i64>) -> Result<Array> {
+        join::concatenate(&nodes(arrays), axis).map(Array::from_node)
+    }
+
+    /// NumPy's `stack`: arrays of one shape joined along a new axis `axis`.
+    pub fn stack(arrays: &[&Array], axis: i64) -> Result<Array> {
+        join::stack(&nodes(arrays), axis).map(Array::from_node)
+    }
+}
+
+fn nodes(arrays: &[&Array]) -> Vec<NodeRef> {
+    arrays.iter().map(|a| a.node.clone()).collect()
 }
 
 /// A Rust number taken as a weakly-typed Python scalar.

@@ -77,10 +77,7 @@ fn unify(inputs: &[NodeRef]) -> Result<(Vec<NodeRef>, Chunks)> {
     };
     let sizes: Vec<Vec<usize>> = (0..nd)
         .map(|axis| {
-            inputs
-                .iter()
-                .filter_map(|n| spans(n, axis).map(|a| n.chunks.axis(a).to_vec()))
-                .reduce(|acc, c| if acc == c { acc } else { common_refinement(&acc, &c) })
+            refine_all(inputs.iter().filter_map(|n| spans(n, axis).map(|a| n.chunks.axis(a))))
                 .unwrap_or_else(|| vec![shape[axis]])
         })
         .collect();
@@ -99,4 +96,9 @@ fn unify(inputs: &[NodeRef]) -> Result<(Vec<NodeRef>, Chunks)> {
         })
         .collect::<Result<Vec<_>>>()?;
     Ok((aligned, chunks))
+}
+
+/// The common refinement of several chunkings of one axis (`None` when there are none).
+pub(crate) fn refine_all<'a>(chunkings: impl IntoIterator<Item = &'a [usize]>) -> Option<Vec<usize>> {
+    chunkings.into_iter().map(<[usize]>::to_vec).reduce(|acc, c| if acc == c { acc } else { common_refinement(&acc, &c) })
 }

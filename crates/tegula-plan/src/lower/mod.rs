@@ -7,6 +7,7 @@
 mod cull;
 mod elementwise;
 mod fused;
+mod join;
 mod layout;
 mod matmul;
 mod reduce;
@@ -51,10 +52,11 @@ pub fn lower(roots: &[NodeRef], fusion: Fusion) -> Result<TaskGraph> {
 }
 
 /// About how many tasks lowering `node` emits: one per block, twice the input's blocks for a
-/// reduction tree (an estimate; only used to reserve memory).
+/// reduction tree, none for a concatenation (an estimate; only used to reserve memory).
 fn task_estimate(node: &Node) -> usize {
     match node.kind {
         NodeKind::Reduce { .. } | NodeKind::Matmul { .. } => 2 * node.inputs[0].chunks.nblocks(),
+        NodeKind::Concatenate { .. } => 0,
         _ => node.chunks.nblocks(),
     }
 }
@@ -122,6 +124,8 @@ impl Lowering {
             NodeKind::Transpose { perm } => Ok(layout::transpose(self, node, &inputs[0], perm)),
             NodeKind::Index { axes } => Ok(layout::index(self, node, &inputs[0], axes)),
             NodeKind::Rechunk => Ok(layout::rechunk(self, node, &inputs[0])),
+            NodeKind::ExpandDims { axes } => Ok(join::expand_dims(self, node, &inputs[0], axes)),
+            NodeKind::Concatenate { axis } => Ok(join::concatenate(node, inputs, *axis)),
         }
     }
 
