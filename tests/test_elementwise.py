@@ -296,3 +296,16 @@ def test_integer_division_edge_cases(data, dtype):
     with quiet():
         for np_fn, tg_fn in ((np.floor_divide, operator.floordiv), (np.remainder, operator.mod)):
             assert_same(tg_fn(x, y).compute(), np_fn(a, b))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("two", [2, 2.0])
+def test_power_of_two_is_numpys_square(dtype, two):
+    """NumPy computes ``x ** 2`` as ``x * x``; so does tegula, without a ``pow`` per element."""
+    a = (np.random.default_rng(5).standard_normal(500) * 300).astype(dtype)
+    a[:5] = [np.nan, np.inf, -np.inf, -0.0, 1e30 if dtype != "float16" else 6e4]
+    x = tg.asarray(a, chunks=64) ** two
+    with quiet():
+        expected = a ** two
+    assert x.compute().tobytes() == expected.tobytes()
+    assert "square" in x.explain()

@@ -103,13 +103,14 @@ pub fn compute(arrays: &[&Array], options: impl Into<ComputeOptions>) -> Result<
 
 /// The task graph computing `roots`, refused (a memory error, before anything runs) when one
 /// of its tasks cannot fit in `budget`. A fused task holds all the inputs of its chain at
-/// once, so a fused plan that does not fit is planned again unfused.
+/// once, so a fused plan that does not fit is planned again unfused (when neither fits, the
+/// fused plan's error is reported: it is the plan that would have run).
 fn plan_within(roots: &[NodeRef], fused: bool, budget: usize) -> Result<TaskGraph> {
     let graph = plan(roots, fused)?;
     match check_fits(&graph, budget) {
-        Err(_) if fused => {
+        Err(refused) if fused => {
             let unfused = plan(roots, false)?;
-            check_fits(&unfused, budget)?;
+            check_fits(&unfused, budget).map_err(|_| refused)?;
             Ok(unfused)
         }
         checked => checked.map(|()| graph),

@@ -39,6 +39,12 @@ pub fn binary_scalar(op: BinaryOp, a: &NodeRef, s: Scalar, reflected: bool) -> R
     } else {
         (s, sig.compute)
     };
+    // `x ** 2` is `x * x`, as NumPy computes it (its fast path for a scalar exponent of 2):
+    // the same correctly rounded value, without a call to `pow` per element.
+    let real_two = matches!(s, Scalar::Int(2)) || matches!(s, Scalar::Float(v) if v == 2.0);
+    if op == BinaryOp::Power && !reflected && real_two && sig.compute.is_float() && sig.output == a.dtype {
+        return unary(UnaryOp::Square, a);
+    }
     let scalar = super::creation::full(value, dtype, Chunks::single(&[]))?;
     let negative_power = op == BinaryOp::Power && !reflected && s.as_f64() < 0.0;
     if negative_power && sig.compute.is_integer() && a.size() > 0 {
