@@ -185,3 +185,26 @@ def test_newaxis_indexing_matches_expand_dims():
         assert_same(x[key].compute(), a[key], exact=True)
         assert_same(tg.expand_dims(x, axis).compute(), a[key], exact=True)
         assert x[key].chunks == tg.expand_dims(x, axis).chunks
+
+
+@given(data=st.data())
+def test_indexing_joined_and_elementwise_results_reads_the_inputs(data):
+    """An index moved through stack/concatenate and element-wise operations gives NumPy's
+    values; `stack(...)[k]` needs no task of the stack."""
+    shape = data.draw(shapes(min_dims=1, max_dims=3, min_side=1, max_side=5))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32)))
+    a, b = rng.standard_normal(shape), rng.standard_normal(shape)
+    x = tg.asarray(a, chunks=data.draw(chunkings(shape))[0])
+    y = tg.asarray(b, chunks=data.draw(chunkings(shape))[0])
+    axis = data.draw(st.integers(-len(shape) - 1, len(shape)))
+    k = data.draw(st.integers(-2, 1))
+    u, v = tg.stack([x, y], axis=axis), np.stack([a, b], axis=axis)
+    w, ww = u ** 2 + tg.sin(u) * 3.0, v ** 2 + np.sin(v) * 3.0
+    key = (slice(None),) * (axis % (len(shape) + 1)) + (k,)
+    np.testing.assert_allclose(w[key].compute(), ww[key], rtol=1e-13)
+    assert u[key].compute().tobytes() == v[key].tobytes()
+    stacked = tg.stack([x * 2, x], axis=0)[0]  # same chunks: nothing to rechunk
+    assert stacked.task_count() == (x * 2).task_count()
+    i = data.draw(st.integers(0, 2 * shape[0] - 1))
+    joined = tg.concatenate([x, y + 1], axis=0)[i]
+    np.testing.assert_array_equal(joined.compute(), np.concatenate([a, b + 1], axis=0)[i])

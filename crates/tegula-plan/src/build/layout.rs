@@ -40,10 +40,27 @@ pub enum IndexItem {
 
 /// `x[items]` with NumPy's basic-indexing rules.
 pub fn index(x: &NodeRef, items: &[IndexItem]) -> Result<NodeRef> {
-    let axes = normalize_index(items, &x.shape())?;
+    index_axes(x, &normalize_index(items, &x.shape())?, PUSH_DEPTH)
+}
+
+/// How many operations an index is moved through towards the data it reads.
+const PUSH_DEPTH: usize = 32;
+
+/// `x[axes]`, moved through up to `depth` operations towards the data (see `pushed_down`).
+fn index_axes(x: &NodeRef, axes: &[IndexAxis], depth: usize) -> Result<NodeRef> {
+    let whole = axes.iter().zip(x.shape()).all(|(a, n)| matches!(a, IndexAxis::Range { start: 0, step: 1, len } if *len == n))
+        && axes.len() == x.ndim();
+    if whole {
+        return Ok(x.clone());
+    }
+    if depth > 0 {
+        if let Some(pushed) = pushed_down(x, axes, depth - 1) {
+            return pushed;
+        }
+    }
     let mut sizes = Vec::new();
     let mut axis = 0;
-    for item in &axes {
+    for item in axes {
         match *item {
             IndexAxis::Range { start, step, len } => {
                 sizes.push(range_chunks(x.chunks.axis(axis), start, step, len).into_iter().map(|p| p.len).collect());
@@ -53,14 +70,54 @@ pub fn index(x: &NodeRef, items: &[IndexItem]) -> Result<NodeRef> {
             IndexAxis::NewAxis => sizes.push(vec![1]),
         }
     }
-    let whole = axes.iter().zip(x.shape()).all(|(a, n)| matches!(a, IndexAxis::Range { start: 0, step: 1, len } if *len == n))
-        && axes.len() == x.ndim();
-    if whole {
-        return Ok(x.clone());
-    }
     let shape: Vec<usize> = sizes.iter().map(|s| s.iter().sum()).collect();
     let chunks = Chunks::new(sizes, &shape)?;
-    Ok(Node::new(NodeKind::Index { axes }, vec![x.clone()], x.dtype, chunks))
+    Ok(Node::new(NodeKind::Index { axes: axes.to_vec() }, vec![x.clone()], x.dtype, chunks))
+}
+
+/// `x[axes]` computed from `x`'s inputs, where that is the same values: an element-wise
+/// operation of its index's inputs (none broadcast), the input of a concatenation that the
+/// index falls in, the input of a new axis that the index removes. So `stack([a, b])[0]` is
+/// `a`, and `(u ** 2 + v ** 2)[0]` is `u[0] ** 2 + v[0] ** 2`: the selected values can be
+/// fused with what consumes them instead of being held as whole blocks of the intermediate.
+fn pushed_down(x: &NodeRef, axes: &[IndexAxis], depth: usize) -> Option<Result<NodeRef>> {
+    if axes.iter().any(|a| matches!(a, IndexAxis::NewAxis)) {
+        return None;
+    }
+    match &x.kind {
+        NodeKind::Unary { .. } | NodeKind::Binary { .. } | NodeKind::Cast => {
+            let shape = x.shape();
+            if !x.inputs.iter().all(|i| i.shape() == shape || i.ndim() == 0) {
+                return None;
+            }
+            let inputs = x.inputs.iter().map(|i| if i.ndim() == 0 { Ok(i.clone()) } else { index_axes(i, axes, depth) });
+            let inputs = match inputs.collect::<Result<Vec<_>>>() {
+                Ok(inputs) => inputs,
+                Err(e) => return Some(Err(e)),
+            };
+            let chunks = inputs.iter().find(|i| i.ndim() > 0 || shape.is_empty())?.chunks.clone();
+            Some(Ok(Node::new(x.kind.clone(), inputs, x.dtype, chunks)))
+        }
+        NodeKind::ExpandDims { axes: new } if new.len() == 1 && axes[new[0]] == IndexAxis::Index(0) => {
+            let rest: Vec<IndexAxis> = axes.iter().enumerate().filter(|(a, _)| *a != new[0]).map(|(_, &i)| i).collect();
+            Some(index_axes(&x.inputs[0], &rest, depth))
+        }
+        NodeKind::Concatenate { axis } => {
+            let IndexAxis::Index(at) = axes[*axis] else { return None };
+            let mut start = 0;
+            for input in &x.inputs {
+                let len = input.shape()[*axis];
+                if at < start + len {
+                    let mut within = axes.to_vec();
+                    within[*axis] = IndexAxis::Index(at - start);
+                    return Some(index_axes(input, &within, depth));
+                }
+                start += len;
+            }
+            None
+        }
+        _ => None,
+    }
 }
 
 /// Expands the ellipsis, checks the number of indices and every bound.
