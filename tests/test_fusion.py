@@ -119,3 +119,16 @@ def test_fusion_shows_in_the_plan():
     plan = ((x + 1) * 2).sum().explain()
     assert "fused" in plan
     assert "add,multiply" in plan
+
+
+def test_shared_random_sources_are_generated_in_each_consumer():
+    """Random numbers read by a few fusable consumers are generated inside each of them (the
+    same values: they depend on the position only), so none of them is ever stored."""
+    rng = tg.random.default_rng(11)
+    u, v = rng.random(300_000, chunks=30_000), rng.standard_normal(300_000, chunks=30_000)
+    outs = [(u * v).mean(), u.mean(), v.std(), (u ** 2 + v).sum()]
+    fused, report = tg.compute(*outs, report=True)
+    unfused = tg.compute(*outs, fuse=False)
+    assert [f.tobytes() for f in fused] == [x.tobytes() for x in unfused]
+    assert report["peak_bytes"] < 30_000 * 8  # less than one block of u: only partials held
+    assert "random" in outs[0].explain().split("fused[")[1]

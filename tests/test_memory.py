@@ -138,7 +138,9 @@ def test_shared_inputs_are_consumed_block_by_block(workers, blocks):
     """The "quadratic means": each block of u and v feeds four means; a block must feed them
     all and be freed before the next one is made, whatever the number of threads."""
     rng = tg.random.default_rng(3)
-    u, v = rng.random(400_000, chunks=20_000), rng.random(400_000, chunks=20_000)
+    # sin(...) so that u and v are stored blocks (random numbers alone are generated again
+    # inside each consumer and never held).
+    u, v = tg.sin(rng.random(400_000, chunks=20_000)), tg.sin(rng.random(400_000, chunks=20_000))
     means = [(u * v).mean(), u.mean(), v.mean(), (u ** 2).mean()]
     _, report = tg.compute(*means, num_workers=workers, report=True)
     block = 20_000 * 8
@@ -149,7 +151,7 @@ def test_two_reductions_of_stacked_rows_hold_a_few_row_blocks():
     """Dask's ordering example in small: three reductions over arrays that share inputs, each
     output block depending on one row block of every input."""
     rng = tg.random.default_rng(4)
-    x1, y1, x2, y2 = (rng.random((400, 300), chunks=(20, 300)) for _ in range(4))
+    x1, y1, x2, y2 = (tg.sin(rng.random((400, 300), chunks=(20, 300))) for _ in range(4))
     pairs = [(x1, y1), (x2, y2), (x1 ** 2 + x2 ** 2, y1 ** 2 + y2 ** 2)]
     results, report = tg.compute(*[abs(a - b).mean(axis=-1) for a, b in pairs], num_workers=1, report=True)
     total = 4 * 400 * 300 * 8

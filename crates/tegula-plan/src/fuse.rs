@@ -4,7 +4,9 @@
 //! blocks, so planning costs per operation, not per block, and absorbed operations never
 //! become tasks. An operation is absorbed into its consumer only when nothing else reads it
 //! (it is not an output either) and its blocks are the consumer's blocks, so no work is
-//! repeated. A constant (`full`) read by a program is a scalar step, whatever its shape.
+//! repeated — except generated sources (ranges, random numbers), which a few consumers each
+//! generate again rather than hold between them. A constant (`full`) read by a program is a
+//! scalar step, whatever its shape.
 
 use crate::lower::topological;
 use crate::node::{Node, NodeKind, NodeRef, SourceKind};
@@ -51,7 +53,8 @@ fn is_generated(kind: &NodeKind) -> bool {
     matches!(kind, NodeKind::Source(SourceKind::Arange { .. } | SourceKind::Linspace { .. } | SourceKind::Random { .. }))
 }
 
-/// The nodes computed inside their only consumer's fused tasks.
+/// The nodes computed inside their consumer's fused tasks: element-wise operations with one
+/// consumer, and generated sources with up to `REGENERATED` (each consumer generates them).
 fn absorbed(nodes: &[NodeRef], roots: &[NodeRef]) -> HashSet<u64> {
     let mut consumers: HashMap<u64, Vec<&Node>> = HashMap::new();
     for node in nodes {
@@ -65,15 +68,26 @@ fn absorbed(nodes: &[NodeRef], roots: &[NodeRef]) -> HashSet<u64> {
         .iter()
         .filter(|n| !outputs.contains(&n.id) && (is_elementwise(&n.kind) || is_generated(&n.kind)))
         .filter(|n| match consumers.get(&n.id).map(Vec::as_slice) {
-            Some([c]) => match &c.kind {
-                kind if is_elementwise(kind) => c.chunks == n.chunks,
-                NodeKind::Reduce { axes, .. } => !axes.is_empty(),
-                _ => false,
-            },
+            Some([c]) => fuses_into(n, c),
+            Some(cs) if is_generated(&n.kind) && cs.len() <= REGENERATED => cs.iter().all(|c| fuses_into(n, c)),
             _ => false,
         })
         .map(|n| n.id)
         .collect()
+}
+
+/// The most consumers a generated source is computed again in, rather than stored once:
+/// generating a value costs a few instructions, storing and reading it back costs memory
+/// traffic and, above all, memory held between its consumers.
+const REGENERATED: usize = 4;
+
+/// Whether `consumer`'s fused tasks can compute `node` inside.
+fn fuses_into(node: &Node, consumer: &Node) -> bool {
+    match &consumer.kind {
+        kind if is_elementwise(kind) => consumer.chunks == node.chunks,
+        NodeKind::Reduce { axes, .. } => !axes.is_empty(),
+        _ => false,
+    }
 }
 
 /// The program computing `top` from the nodes it reads (iterative, so long chains cannot
