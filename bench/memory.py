@@ -21,10 +21,7 @@ def ordering(m, scale, rng):
     """Dask's "Ordering" docs example: four 12500x10000 float64 arrays in ~10 MB row chunks."""
     rows, cols = int(12500 * scale), 10000
     shape, chunks = (rows, cols), (125, cols)
-    if m.__name__.startswith("dask"):
-        x1, y1, x2, y2 = (rng.random(shape, chunks=chunks) for _ in range(4))
-    else:
-        x1, y1, x2, y2 = (rng.random(shape, chunks=chunks) for _ in range(4))
+    x1, y1, x2, y2 = (rng.random(shape, chunks=chunks) for _ in range(4))
     u, v = m.stack([x1, y1]), m.stack([x2, y2])
     return [abs(c[0] - c[1]).mean(axis=-1) for c in (u, v, u ** 2 + v ** 2)]
 

@@ -2,9 +2,8 @@
 //! themselves), bytes promised to running tasks (`reserved`: their results and scratch, as
 //! projected), and the peaks of both. A task is admitted only when what it adds fits.
 
-use tegula_core::OpKind;
 use tegula_kernels::Chunk;
-use tegula_plan::memory::added_bytes;
+use tegula_plan::memory::{added_bytes, resident_bytes};
 use tegula_plan::Task;
 
 #[derive(Debug, Default)]
@@ -56,11 +55,11 @@ impl Ledger {
     }
 }
 
-/// Bytes a task's result holds, measured on the chunk: a load of an array the caller holds is
-/// a view of the caller's memory and holds nothing new (as `tegula_plan::memory` projects).
+/// Bytes a task's result holds, measured on the chunk, for the results the projection counts
+/// (`resident_bytes`: not loads of arrays the caller holds, which are views of its memory).
 pub fn held_bytes(task: &Task, chunk: &Chunk) -> usize {
-    match task.op {
-        OpKind::Load { .. } => 0,
+    match resident_bytes(task) {
+        0 => 0,
         _ => chunk.nbytes(),
     }
 }

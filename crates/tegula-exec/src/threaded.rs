@@ -61,7 +61,8 @@ enum Arg {
 
 pub fn run(graph: &TaskGraph, inputs: &Inputs, threads: usize, spec: &Spec) -> Result<(Vec<Option<Chunk>>, Report)> {
     let n = graph.tasks.len();
-    let rank = static_order(graph);
+    let consumers = graph.consumers();
+    let rank = static_order(graph, &consumers);
     let waiting: Vec<usize> = graph.tasks.iter().map(|t| t.inputs.len()).collect();
     let ready: BinaryHeap<_> = (0..n).filter(|&t| waiting[t] == 0).map(|t| Reverse((rank[t], t))).collect();
     let first_jobs = ready.len().min(threads);
@@ -80,7 +81,7 @@ pub fn run(graph: &TaskGraph, inputs: &Inputs, threads: usize, spec: &Spec) -> R
         ledger: Ledger::new(spec.memory),
     };
     let disk = SpillDir::new(&spec.spill_dir);
-    let run = Run { graph, inputs, threads, rank, consumers: graph.consumers(), disk, state: Mutex::new(state) };
+    let run = Run { graph, inputs, threads, rank, consumers, disk, state: Mutex::new(state) };
     pool(threads)?.scope(|scope| {
         for _ in 0..first_jobs {
             scope.spawn(|scope| job(scope, &run));
@@ -122,7 +123,7 @@ fn job<'a>(scope: &rayon::Scope<'a>, run: &'a Run<'a>) {
             // alone fits the budget (plans are checked before running), so it runs.
         }
         s.ready.pop();
-        let args = run.admit(&mut s, id);
+        let args = run.admit(&mut s, id, need);
         drop(s);
         let outcome = run.execute(id, args);
         s = match run.state.lock() {
@@ -224,28 +225,23 @@ impl Run<'_> {
         s
     }
 
-    /// Starts task `id`: promises its memory and gathers its inputs.
-    fn admit(&self, s: &mut State, id: TaskId) -> Vec<Arg> {
+    /// Starts task `id`, which adds `need` bytes (`Run::need`): promises its memory and
+    /// gathers its inputs.
+    fn admit(&self, s: &mut State, id: TaskId, need: usize) -> Vec<Arg> {
         let task = &self.graph.tasks[id];
-        let mut reloaded = 0;
         let mut args = Vec::with_capacity(task.inputs.len());
-        for (k, &i) in task.inputs.iter().enumerate() {
+        for &i in &task.inputs {
             s.in_use[i] += 1;
             let held = s.results[i].as_ref().or_else(|| s.spilling.get(&i));
             match (held, s.spilled.get(&i)) {
                 (Some(c), _) => args.push(Arg::Held(c.clone())),
-                (None, Some(file)) => {
-                    if !task.inputs[..k].contains(&i) {
-                        reloaded += file.nbytes();
-                    }
-                    args.push(Arg::OnDisk(i, file.clone()));
-                }
+                (None, Some(file)) => args.push(Arg::OnDisk(i, file.clone())),
                 // Reported by `execute`, which finds no chunk.
                 (None, None) => {}
             }
         }
         s.running += 1;
-        s.ledger.admit(task, reloaded);
+        s.ledger.admit(task, need - added_bytes(task));
         args
     }
 
@@ -257,14 +253,15 @@ impl Run<'_> {
         for arg in args {
             let chunk = match arg {
                 Arg::Held(c) => c,
-                Arg::OnDisk(i, _) if reloaded.iter().any(|(r, _)| *r == i) => {
-                    reloaded.iter().find(|(r, _)| *r == i).map(|(_, c)| c.clone()).ok_or_else(|| internal_err!("reload"))?
-                }
-                Arg::OnDisk(i, file) => {
-                    let c = self.disk.read(&file)?;
-                    reloaded.push((i, c.clone()));
-                    c
-                }
+                // An input read twice (`x * x`) is read back once.
+                Arg::OnDisk(i, file) => match reloaded.iter().find(|(r, _)| *r == i) {
+                    Some((_, c)) => c.clone(),
+                    None => {
+                        let c = self.disk.read(&file)?;
+                        reloaded.push((i, c.clone()));
+                        c
+                    }
+                },
             };
             chunks.push(chunk);
         }

@@ -51,7 +51,7 @@ pub fn explain(roots: &[NodeRef], graph: &TaskGraph, budget: usize) -> String {
     let _ = writeln!(
         out,
         "projected peak memory {} (one task at a time, in static order); memory budget {}",
-        human_bytes(projected_peak(graph, &static_order(graph))),
+        human_bytes(projected_peak(graph, &static_order(graph, &graph.consumers()))),
         human_bytes(budget)
     );
     out

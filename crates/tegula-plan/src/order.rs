@@ -8,15 +8,16 @@
 
 use crate::graph::{TaskGraph, TaskId};
 
-/// The rank of every task in execution order (lower runs first among ready tasks).
-pub fn static_order(graph: &TaskGraph) -> Vec<usize> {
-    Ordering::new(graph).run(graph)
+/// The rank of every task in execution order (lower runs first among ready tasks), given
+/// each task's consumers (`TaskGraph::consumers`, which executors need too).
+pub fn static_order(graph: &TaskGraph, consumers: &[Vec<TaskId>]) -> Vec<usize> {
+    Ordering::new(graph, consumers).run(graph)
 }
 
-struct Ordering {
+struct Ordering<'a> {
     rank: Vec<usize>,
     next: usize,
-    consumers: Vec<Vec<TaskId>>,
+    consumers: &'a [Vec<TaskId>],
     /// Inputs (edges) of each task not yet ranked.
     waiting: Vec<usize>,
     /// Ranked tasks that may still have unranked consumers, the latest on top, with the
@@ -27,13 +28,13 @@ struct Ordering {
 
 const UNRANKED: usize = usize::MAX;
 
-impl Ordering {
-    fn new(graph: &TaskGraph) -> Ordering {
+impl<'a> Ordering<'a> {
+    fn new(graph: &TaskGraph, consumers: &'a [Vec<TaskId>]) -> Ordering<'a> {
         let n = graph.tasks.len();
         Ordering {
             rank: vec![UNRANKED; n],
             next: 0,
-            consumers: graph.consumers(),
+            consumers,
             waiting: graph.tasks.iter().map(|t| t.inputs.len()).collect(),
             held: Vec::new(),
             cursor: vec![0; n],

@@ -141,7 +141,7 @@ fn graphs_serialise_and_order_is_topological() {
     let g = lower(&[m], Fusion::Off).unwrap();
     let json = serde_json::to_string(&g).unwrap();
     assert!(json.contains("\"Load\"") && json.contains("\"ReduceFinish\""));
-    let rank = static_order(&g);
+    let rank = static_order(&g, &g.consumers());
     let mut seen = rank.clone();
     seen.sort_unstable();
     assert_eq!(seen, (0..g.tasks.len()).collect::<Vec<_>>());
