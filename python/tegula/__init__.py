@@ -16,6 +16,7 @@ from ._dtypes import (bool, complex64, complex128, float16, float32, float64, in
 from ._functions import (REDUCTIONS, UFUNCS, astype, can_cast, compute, concat, concatenate,
                          expand_dims, matmul, permute_dims, rechunk, result_type, stack, transpose,
                          where)
+from ._io import from_npy, from_zarr, to_npy, to_zarr
 import numpy as _np
 
 globals().update(UFUNCS)
@@ -27,7 +28,7 @@ pi, e, inf, nan = _np.pi, _np.e, _np.inf, _np.nan
 __version__ = "0.1.0"
 __all__ = sorted(
     ["Array", "config", "random", "arange", "array", "asarray", "empty", "empty_like", "from_array", "full",
-     "full_like", "linspace", "ones", "ones_like", "zeros", "zeros_like", "astype", "can_cast",
+     "full_like", "from_npy", "from_zarr", "to_npy", "to_zarr", "linspace", "ones", "ones_like", "zeros", "zeros_like", "astype", "can_cast",
      "compute", "concat", "concatenate", "expand_dims", "matmul", "permute_dims", "rechunk",
      "result_type", "stack", "transpose", "where",
      "newaxis", "pi", "e", "inf", "nan", "bool", "int8", "int16", "int32", "int64", "uint8",

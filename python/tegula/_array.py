@@ -11,12 +11,21 @@ from ._indexing import normalize_key
 class Array:
     """A lazy, chunked n-dimensional array with NumPy semantics."""
 
-    __slots__ = ("_h",)
+    __slots__ = ("_h", "_attrs")
     __array_priority__ = 20  # NumPy defers binary operators to us
     __hash__ = None
 
-    def __init__(self, handle):
+    def __init__(self, handle, attrs=None):
         self._h = handle
+        self._attrs = attrs
+
+    @property
+    def attrs(self):
+        """User attributes: those of the stored array this array was read from (Zarr), or a
+        new empty dict. ``to_zarr`` writes them."""
+        if self._attrs is None:
+            self._attrs = {}
+        return self._attrs
 
     # --- metadata -------------------------------------------------------------------------
     @property
@@ -89,6 +98,18 @@ class Array:
         from ._functions import run_compute
 
         return run_compute([self._h], scheduler, num_workers, fuse)[0][0]
+
+    def to_zarr(self, path, chunks=None, compressor=None, overwrite=False, **kwargs):
+        """Writes the array to a new Zarr array (see ``tegula.to_zarr``)."""
+        from ._io import to_zarr
+
+        return to_zarr(self, path, chunks=chunks, compressor=compressor, overwrite=overwrite, **kwargs)
+
+    def to_npy(self, path, overwrite=False):
+        """Writes the array to a ``.npy`` file (see ``tegula.to_npy``)."""
+        from ._io import to_npy
+
+        return to_npy(self, path, overwrite=overwrite)
 
     def __array__(self, dtype=None, copy=None):
         out = self.compute()

@@ -12,10 +12,16 @@ def _shape(shape):
 
 
 def asarray(a, dtype=None, chunks="auto"):
-    """A tegula array from a tegula array, a NumPy array, a scalar or nested sequences."""
+    """A tegula array from a tegula array, a NumPy array, a scalar or nested sequences, or,
+    lazily (one read per block, when computed), from any object with ``shape``, ``dtype`` and
+    NumPy-style slicing, such as an h5py dataset or a zarr-python array."""
     if isinstance(a, Array):
         out = a if dtype is None else a.astype(dtype)
         return out if chunks in ("auto", None) else out.rechunk(chunks)
+    from ._io import from_object, is_sliceable
+
+    if is_sliceable(a):
+        return from_object(a, dtype, chunks)
     arr = np.asarray(a, dtype=None if dtype is None else np.dtype(dtype))
     if arr.dtype not in SUPPORTED:
         raise TypeError(f"tegula does not support dtype {arr.dtype}")

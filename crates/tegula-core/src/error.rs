@@ -26,6 +26,12 @@ pub enum TegulaError {
     /// A plan or task that cannot fit in memory. Python: `MemoryError`.
     #[error("{0}")]
     Memory(String),
+    /// A file or stored array that does not exist. Python: `FileNotFoundError`.
+    #[error("{0}")]
+    NotFound(String),
+    /// A file or stored array that exists and may not be replaced. Python: `FileExistsError`.
+    #[error("{0}")]
+    Exists(String),
     /// Reading or writing files (spilled chunks, stored arrays) failed. Python: `OSError`.
     #[error("{0}")]
     Io(String),

@@ -246,6 +246,10 @@ pub struct Piece {
 pub enum OpKind {
     /// The region `region` of in-memory array `source` (zero-copy).
     Load { source: u64, region: Vec<(usize, usize)> },
+    /// The region `region` of stored array `source` read from disk.
+    Read { source: u64, region: Vec<(usize, usize)> },
+    /// Writes the input block to region `region` of stored array `sink`; the result is empty.
+    Write { sink: u64, region: Vec<(usize, usize)> },
     /// A block filled with one value.
     Full { value: Scalar, dtype: DType, shape: Vec<usize> },
     /// NumPy's arange for the global positions `offset .. offset + len`: elements 0 and 1 are
@@ -290,6 +294,8 @@ impl OpKind {
     pub fn label(&self) -> String {
         match self {
             OpKind::Load { .. } => "load".into(),
+            OpKind::Read { .. } => "read".into(),
+            OpKind::Write { .. } => "write".into(),
             OpKind::Full { .. } => "full".into(),
             OpKind::Arange { .. } => "arange".into(),
             OpKind::Linspace { .. } => "linspace".into(),

@@ -1,14 +1,24 @@
-//! The stored arrays `Load` tasks read, and running one task's kernel.
+//! The stored arrays `Load`, `Read` and `Write` tasks use, and running one task's kernel.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
 use tegula_core::{internal_err, OpKind, Result};
+use tegula_kernels::raw::{chunk_from_bytes, with_bytes};
 use tegula_kernels::Chunk;
 use tegula_plan::{TaskGraph, TaskId};
+use tegula_store::{ChunkSink, ChunkSource};
 
-/// The in-memory arrays of a graph, by id.
+/// A graph's stored array: a chunk in memory, or an array on disk to read or to write.
+enum Stored<'g> {
+    Memory(&'g Chunk),
+    Source(&'g Arc<dyn ChunkSource>),
+    Sink(&'g Arc<dyn ChunkSink>),
+}
+
+/// The stored arrays of a graph, by id.
 pub struct Inputs<'g> {
-    stored: HashMap<u64, &'g Chunk>,
+    stored: HashMap<u64, Stored<'g>>,
 }
 
 impl<'g> Inputs<'g> {
@@ -17,10 +27,17 @@ impl<'g> Inputs<'g> {
             .sources
             .iter()
             .map(|s| {
-                s.data
-                    .downcast_ref::<Chunk>()
-                    .map(|c| (s.id, c))
-                    .ok_or_else(|| internal_err!("stored array #{} does not hold a chunk", s.id))
+                let data = &s.data;
+                let stored = if let Some(c) = data.downcast_ref::<Chunk>() {
+                    Stored::Memory(c)
+                } else if let Some(source) = data.downcast_ref::<Arc<dyn ChunkSource>>() {
+                    Stored::Source(source)
+                } else if let Some(sink) = data.downcast_ref::<Arc<dyn ChunkSink>>() {
+                    Stored::Sink(sink)
+                } else {
+                    return Err(internal_err!("stored array #{} holds neither a chunk nor a store", s.id));
+                };
+                Ok((s.id, stored))
             })
             .collect::<Result<_>>()?;
         Ok(Inputs { stored })
@@ -29,17 +46,34 @@ impl<'g> Inputs<'g> {
     /// Runs task `id` given its inputs' chunks; a panic in a kernel becomes an internal error.
     pub fn run(&self, graph: &TaskGraph, id: TaskId, args: &[Chunk]) -> Result<Chunk> {
         let task = &graph.tasks[id];
-        let stored;
-        let args = match &task.op {
-            OpKind::Load { source, .. } => {
-                let chunk = self.stored.get(source).ok_or_else(|| internal_err!("stored array #{source} missing"))?;
-                stored = [(*chunk).clone()];
-                &stored[..]
-            }
-            _ => args,
-        };
-        catch_unwind(AssertUnwindSafe(|| tegula_kernels::run(&task.op, args)))
+        catch_unwind(AssertUnwindSafe(|| self.run_op(task.dtype, &task.op, args)))
             .unwrap_or_else(|_| Err(internal_err!("kernel {} panicked", task.op.label())))
+    }
+
+    fn run_op(&self, dtype: tegula_core::DType, op: &OpKind, args: &[Chunk]) -> Result<Chunk> {
+        match (op, self.stored_of(op)?) {
+            (OpKind::Load { .. }, Some(Stored::Memory(chunk))) => tegula_kernels::run(op, &[(*chunk).clone()]),
+            (OpKind::Read { region, .. }, Some(Stored::Source(source))) => {
+                let shape: Vec<usize> = region.iter().map(|(a, b)| b - a).collect();
+                chunk_from_bytes(source.info().dtype, &shape, |bytes| source.read_into(region, bytes))
+            }
+            (OpKind::Write { region, .. }, Some(Stored::Sink(sink))) => {
+                let block = args.first().ok_or_else(|| internal_err!("a write without its block"))?;
+                with_bytes(block, |bytes| sink.write(region, bytes))?;
+                chunk_from_bytes(dtype, &[0], |_| Ok(()))
+            }
+            (_, None) => tegula_kernels::run(op, args),
+            _ => Err(internal_err!("{} names a stored array of the wrong kind", op.label())),
+        }
+    }
+
+    fn stored_of(&self, op: &OpKind) -> Result<Option<&Stored<'g>>> {
+        let id = match op {
+            OpKind::Load { source, .. } | OpKind::Read { source, .. } => *source,
+            OpKind::Write { sink, .. } => *sink,
+            _ => return Ok(None),
+        };
+        self.stored.get(&id).map(Some).ok_or_else(|| internal_err!("stored array #{id} missing"))
     }
 }
 

@@ -40,7 +40,7 @@ pub struct Output {
 pub struct TaskGraph {
     pub tasks: Vec<Task>,
     pub outputs: Vec<Output>,
-    /// The in-memory arrays `Load` tasks read, by id.
+    /// The stored arrays `Load` and `Read` tasks read and `Write` tasks write, by id.
     #[serde(skip)]
     pub sources: Vec<Arc<StoredArray>>,
 }

@@ -13,4 +13,4 @@ pub mod order;
 
 pub use graph::{Output, Task, TaskGraph, TaskId};
 pub use lower::{lower, Fusion};
-pub use node::{IndexAxis, Node, NodeKind, NodeRef, SourceKind, StoredArray};
+pub use node::{next_id, IndexAxis, Node, NodeKind, NodeRef, Residence, SourceKind, StoredArray};

@@ -14,11 +14,19 @@ pub fn next_id() -> u64 {
     NEXT_ID.fetch_add(1, Ordering::Relaxed)
 }
 
-/// An in-memory array a plan reads from. Planning never looks inside `data`; the executor
-/// knows its type.
+/// An array a plan reads from or writes to, held in memory or on disk. Planning never looks
+/// inside `data`; the executor knows its type.
 pub struct StoredArray {
     pub id: u64,
     pub data: Arc<dyn Any + Send + Sync>,
+    /// Where its values live: a block of an array in memory is a view, one on disk is read.
+    pub residence: Residence,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Residence {
+    Memory,
+    Disk,
 }
 
 impl std::fmt::Debug for StoredArray {
@@ -63,6 +71,9 @@ pub enum NodeKind {
     ExpandDims { axes: Arc<[usize]> },
     /// The inputs (same dtype, same chunks on every other axis) one after another along `axis`.
     Concatenate { axis: usize },
+    /// Writes its input, block by block, to `sink` (whose stored chunks the blocks align with).
+    /// Its blocks are empty: what it makes is the stored array.
+    Store { sink: Arc<StoredArray> },
 }
 
 #[derive(Debug)]
@@ -109,6 +120,7 @@ impl Node {
     /// A one-word description of the operation, for plans.
     pub fn label(&self) -> String {
         match &self.kind {
+            NodeKind::Source(SourceKind::Stored(s)) if s.residence == Residence::Disk => "from-store".into(),
             NodeKind::Source(SourceKind::Stored(_)) => "from-array".into(),
             NodeKind::Source(SourceKind::Full(v)) => format!("full({v})"),
             NodeKind::Source(SourceKind::Arange { .. }) => "arange".into(),
@@ -129,6 +141,7 @@ impl Node {
             NodeKind::Rechunk => "rechunk".into(),
             NodeKind::ExpandDims { axes } => format!("expand_dims(axis={axes:?})"),
             NodeKind::Concatenate { axis } => format!("concatenate(axis={axis})"),
+            NodeKind::Store { .. } => "store".into(),
         }
     }
 }

@@ -1,6 +1,6 @@
 //! One Python exception class per `TegulaError` variant.
 
-use pyo3::exceptions::{PyIndexError, PyMemoryError, PyOSError, PyOverflowError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyFileExistsError, PyFileNotFoundError, PyIndexError, PyMemoryError, PyOSError, PyOverflowError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use tegula::TegulaError;
 
@@ -13,6 +13,8 @@ pub fn to_py(err: TegulaError) -> PyErr {
         TegulaError::DType(_) => PyTypeError::new_err(msg),
         TegulaError::Overflow(_) => PyOverflowError::new_err(msg),
         TegulaError::Memory(_) => PyMemoryError::new_err(msg),
+        TegulaError::NotFound(_) => PyFileNotFoundError::new_err(msg),
+        TegulaError::Exists(_) => PyFileExistsError::new_err(msg),
         TegulaError::Io(_) => PyOSError::new_err(msg),
         TegulaError::Internal(_) => PyRuntimeError::new_err(msg),
     }

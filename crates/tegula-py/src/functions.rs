@@ -114,22 +114,38 @@ pub fn compute<'py>(
     memory: Option<usize>,
     spill_dir: Option<PathBuf>,
 ) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyDict>)> {
+    let options = compute_options(scheduler, num_workers, fuse, memory, spill_dir)?;
+    let handles: Vec<Array> = arrays.iter().map(|a| a.inner.clone()).collect();
+    let (chunks, report) = py.detach(|| tegula::compute(&handles.iter().collect::<Vec<_>>(), options)).py()?;
+    let out = PyList::new(py, chunks.into_iter().map(|c| chunk_to_numpy(py, c)))?;
+    Ok((out, report_dict(py, &report)?))
+}
+
+/// How to run a computation, from `compute`'s keyword arguments.
+pub fn compute_options(
+    scheduler: &str,
+    num_workers: Option<usize>,
+    fuse: bool,
+    memory: Option<usize>,
+    spill_dir: Option<PathBuf>,
+) -> PyResult<tegula::ComputeOptions> {
     let executor = match scheduler {
         "threads" => Executor::Threaded { threads: num_workers.unwrap_or_else(tegula::default_threads).max(1) },
         "serial" | "synchronous" | "sync" => Executor::Serial,
         other => return Err(PyValueError::new_err(format!("unknown scheduler {other:?}; use 'threads' or 'serial'"))),
     };
-    let handles: Vec<Array> = arrays.iter().map(|a| a.inner.clone()).collect();
-    let options = tegula::ComputeOptions { executor, fuse, spec: Some(spec(memory, spill_dir)?) };
-    let (chunks, report) = py.detach(|| tegula::compute(&handles.iter().collect::<Vec<_>>(), options)).py()?;
-    let out = PyList::new(py, chunks.into_iter().map(|c| chunk_to_numpy(py, c)))?;
+    Ok(tegula::ComputeOptions { executor, fuse, spec: Some(spec(memory, spill_dir)?) })
+}
+
+/// What the executor measured, as a dict.
+pub fn report_dict<'py>(py: Python<'py>, report: &tegula::Report) -> PyResult<Bound<'py, PyDict>> {
     let info = PyDict::new(py);
     info.set_item("tasks", report.tasks)?;
     info.set_item("peak_bytes", report.peak_bytes)?;
     info.set_item("projected_peak_bytes", report.projected_peak_bytes)?;
     info.set_item("spilled_bytes", report.spilled_bytes)?;
     info.set_item("memory", report.budget)?;
-    Ok((out, info))
+    Ok(info)
 }
 
 /// The settings of a computation: the environment's (`TEGULA_MEMORY`, `TEGULA_SPILL_DIR`) or

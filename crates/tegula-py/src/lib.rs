@@ -4,6 +4,7 @@ mod array;
 mod convert;
 mod errors;
 mod functions;
+mod store;
 
 use pyo3::prelude::*;
 
@@ -21,5 +22,10 @@ fn _tegula(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::weak_scalar_dtype, m)?)?;
     m.add_function(wrap_pyfunction!(functions::default_spec, m)?)?;
     m.add_function(wrap_pyfunction!(functions::memory_budget, m)?)?;
+    m.add_function(wrap_pyfunction!(store::open_zarr, m)?)?;
+    m.add_function(wrap_pyfunction!(store::open_npy, m)?)?;
+    m.add_function(wrap_pyfunction!(store::to_zarr, m)?)?;
+    m.add_function(wrap_pyfunction!(store::to_npy, m)?)?;
+    m.add_function(wrap_pyfunction!(store::from_object, m)?)?;
     Ok(())
 }

@@ -105,7 +105,7 @@ pub fn compute(arrays: &[&Array], options: impl Into<ComputeOptions>) -> Result<
 /// of its tasks cannot fit in `budget`. A fused task holds all the inputs of its chain at
 /// once, so a fused plan that does not fit is planned again unfused (when neither fits, the
 /// fused plan's error is reported: it is the plan that would have run).
-fn plan_within(roots: &[NodeRef], fused: bool, budget: usize) -> Result<TaskGraph> {
+pub(crate) fn plan_within(roots: &[NodeRef], fused: bool, budget: usize) -> Result<TaskGraph> {
     let graph = plan(roots, fused)?;
     match check_fits(&graph, budget) {
         Err(refused) if fused => {

@@ -15,8 +15,11 @@ mod array;
 mod creation;
 mod ops;
 pub mod random;
+mod store;
 
 pub use array::{compute, Array, ComputeOptions};
+pub use store::{open_npy, open_zarr, STORE_BLOCK_BYTES};
+pub use tegula_store::{ChunkSink, ChunkSource, Codec, StoredInfo, ZarrOptions};
 pub use tegula_core::chunks::{parse_bytes, AUTO_CHUNK_BYTES};
 pub use tegula_core::spec::memory_budget;
 pub use tegula_core::{

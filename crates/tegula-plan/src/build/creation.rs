@@ -1,13 +1,18 @@
-//! Source nodes: stored in-memory arrays, constants, ranges and random numbers.
+//! Source nodes: stored arrays (in memory or on disk), constants, ranges and random numbers.
 
-use crate::node::{next_id, Node, NodeKind, NodeRef, SourceKind, StoredArray};
+use crate::node::{next_id, Node, NodeKind, NodeRef, Residence, SourceKind, StoredArray};
 use std::any::Any;
 use std::sync::Arc;
 use tegula_core::{value_err, Chunks, DType, Distribution, Result, Scalar};
 
 /// An array whose values are already in memory (`data` is opaque to planning).
 pub fn stored(data: Arc<dyn Any + Send + Sync>, dtype: DType, chunks: Chunks) -> NodeRef {
-    let stored = Arc::new(StoredArray { id: next_id(), data });
+    from_store(data, Residence::Memory, dtype, chunks)
+}
+
+/// An array whose values are read from `data`, which lives in `residence`.
+pub fn from_store(data: Arc<dyn Any + Send + Sync>, residence: Residence, dtype: DType, chunks: Chunks) -> NodeRef {
+    let stored = Arc::new(StoredArray { id: next_id(), data, residence });
     Node::new(NodeKind::Source(SourceKind::Stored(stored)), vec![], dtype, chunks)
 }
 

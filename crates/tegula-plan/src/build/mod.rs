@@ -8,6 +8,7 @@ pub mod join;
 pub mod layout;
 pub mod matmul;
 pub mod reduce;
+pub mod store;
 
 /// The default fan-in of tree reductions.
 pub const DEFAULT_SPLIT_EVERY: usize = 8;

@@ -34,7 +34,8 @@ pub(crate) fn cull(mut graph: TaskGraph) -> TaskGraph {
     let used: std::collections::HashSet<u64> = kept
         .iter()
         .filter_map(|t| match t.op {
-            tegula_core::OpKind::Load { source, .. } => Some(source),
+            tegula_core::OpKind::Load { source, .. } | tegula_core::OpKind::Read { source, .. } => Some(source),
+            tegula_core::OpKind::Write { sink, .. } => Some(sink),
             _ => None,
         })
         .collect();

@@ -12,6 +12,7 @@ mod layout;
 mod matmul;
 mod reduce;
 mod source;
+mod store;
 
 use crate::fuse::{plan_fusion, Template};
 use crate::graph::{Output, Task, TaskGraph, TaskId};
@@ -126,6 +127,7 @@ impl Lowering {
             NodeKind::Rechunk => Ok(layout::rechunk(self, node, &inputs[0])),
             NodeKind::ExpandDims { axes } => Ok(join::expand_dims(self, node, &inputs[0], axes)),
             NodeKind::Concatenate { axis } => Ok(join::concatenate(node, inputs, *axis)),
+            NodeKind::Store { sink } => Ok(store::lower(self, node, &inputs[0], sink)),
         }
     }
 

@@ -3,7 +3,7 @@
 
 use super::Lowering;
 use crate::graph::TaskId;
-use crate::node::{Node, NodeKind, SourceKind};
+use crate::node::{Node, NodeKind, Residence, SourceKind};
 use std::collections::HashMap;
 use tegula_core::grid::{for_each_block, offsets};
 use tegula_core::{internal_err, OpKind, Result};
@@ -53,7 +53,10 @@ impl<'n> SourceBlocks<'n> {
         match self.kind {
             SourceKind::Stored(stored) => {
                 let region = shape.iter().enumerate().map(|(a, &n)| (start(a), start(a) + n)).collect();
-                OpKind::Load { source: stored.id, region }
+                match stored.residence {
+                    Residence::Memory => OpKind::Load { source: stored.id, region },
+                    Residence::Disk => OpKind::Read { source: stored.id, region },
+                }
             }
             SourceKind::Full(value) => OpKind::Full { value: *value, dtype, shape: shape.to_vec() },
             SourceKind::Arange { first, second } => {

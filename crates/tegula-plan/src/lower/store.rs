@@ -1,0 +1,21 @@
+//! Storing: one `Write` task per block, reading the block's task and writing its region.
+
+use super::Lowering;
+use crate::graph::TaskId;
+use crate::node::{Node, StoredArray};
+use std::sync::Arc;
+use tegula_core::grid::{for_each_block, offsets};
+use tegula_core::OpKind;
+
+pub(super) fn lower(l: &mut Lowering, node: &Node, blocks: &[TaskId], sink: &Arc<StoredArray>) -> Vec<TaskId> {
+    l.register_stored(sink);
+    let starts: Vec<Vec<usize>> = node.chunks.sizes().iter().map(|s| offsets(s)).collect();
+    let mut out = Vec::with_capacity(blocks.len());
+    for_each_block(&node.chunks.numblocks(), |idx| {
+        let shape = node.chunks.block_shape(idx);
+        let region = shape.iter().enumerate().map(|(a, &n)| (starts[a][idx[a]], starts[a][idx[a]] + n)).collect();
+        let input = blocks[out.len()];
+        out.push(l.push(node, OpKind::Write { sink: sink.id, region }, vec![input], 0, node.dtype));
+    });
+    out
+}

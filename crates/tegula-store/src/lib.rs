@@ -1,0 +1,67 @@
+//! tegula-store: arrays on disk, read and written region by region. A region's elements travel
+//! as raw bytes (row-major, native byte order), the form the kernels' `raw` module converts to
+//! and from chunks, so storage never needs the kernels (nor the plans) and the executor joins
+//! them. Formats: Zarr v2 and v3 through `zarrs` (`zarr.rs`, writes made atomic by
+//! `atomic.rs`), and NumPy's `.npy` (`npy.rs`).
+
+mod atomic;
+mod codecs;
+mod npy;
+mod zarr;
+
+pub use codecs::{Codec, ZarrOptions};
+pub use npy::{NpySink, NpySource};
+pub use zarr::{ZarrSink, ZarrSource};
+
+use tegula_core::{DType, Result};
+
+/// What a stored array is: enough to plan reads of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredInfo {
+    /// Where it lives, for messages.
+    pub path: String,
+    pub shape: Vec<usize>,
+    pub dtype: DType,
+    /// The store's own chunk shape (one chunk for a format without chunks, such as `.npy`).
+    pub chunk_shape: Vec<usize>,
+    /// User attributes, as a JSON object (`{}` when there are none).
+    pub attributes: String,
+}
+
+/// An array whose regions can be read. `region` is a half-open `(start, stop)` per axis.
+pub trait ChunkSource: Send + Sync {
+    fn info(&self) -> &StoredInfo;
+    /// Fills `out` (exactly the region's elements times the item size) with the region's
+    /// elements, row-major, in native byte order.
+    fn read_into(&self, region: &[(usize, usize)], out: &mut [u8]) -> Result<()>;
+}
+
+/// An array being written region by region. Concurrent writes to different regions must be
+/// safe; a writer must never give two tasks regions that share a stored chunk.
+pub trait ChunkSink: Send + Sync {
+    fn info(&self) -> &StoredInfo;
+    /// Where region boundaries may fall along each axis without sharing a stored chunk:
+    /// multiples of this length (and the array's end).
+    fn write_grid(&self) -> &[usize] {
+        &self.info().chunk_shape
+    }
+    /// Writes the region's elements (row-major, native byte order).
+    fn write(&self, region: &[(usize, usize)], bytes: &[u8]) -> Result<()>;
+    /// Makes the written array visible, once every region is written.
+    fn finish(&self) -> Result<()>;
+}
+
+/// The number of bytes of a region of `dtype`.
+pub fn region_bytes(region: &[(usize, usize)], dtype: DType) -> usize {
+    region.iter().map(|(a, b)| b - a).product::<usize>() * dtype.itemsize()
+}
+
+/// Checks that `region` lies inside `shape` and `out` has its size.
+fn check_region(info: &StoredInfo, region: &[(usize, usize)], len: usize) -> Result<()> {
+    let inside = region.len() == info.shape.len()
+        && region.iter().zip(&info.shape).all(|(&(a, b), &n)| a <= b && b <= n);
+    if !inside || len != region_bytes(region, info.dtype) {
+        return Err(tegula_core::internal_err!("region {region:?} of {} (shape {:?}) with {len} bytes", info.path, info.shape));
+    }
+    Ok(())
+}

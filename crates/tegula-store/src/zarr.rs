@@ -1,0 +1,183 @@
+//! Zarr arrays (format 2 and 3) through `zarrs`: a source reads any region (only the chunks
+//! it touches), a sink writes regions made of whole stored chunks (or shards), through the
+//! atomic store.
+
+use crate::atomic::{AtomicStore, PARTIAL_SUFFIX};
+use crate::codecs::{parse_dtype, ZarrOptions};
+use crate::{check_region, ChunkSink, ChunkSource, StoredInfo};
+use serde_json::Value;
+use std::path::Path;
+use std::sync::Arc;
+use tegula_core::{DType, Result, TegulaError};
+use unsafe_cell_slice::UnsafeCellSlice;
+use zarrs::array::{
+    Array, ArrayBytes, ArrayBytesFixedDisjointView, ArrayCreateError, ArrayMetadata, ArrayMetadataOptions, ArraySubset,
+};
+
+type ZarrArray = Array<AtomicStore>;
+
+fn io(path: &str, what: impl std::fmt::Display) -> TegulaError {
+    TegulaError::Io(format!("{path}: {what}"))
+}
+
+fn ranges(region: &[(usize, usize)]) -> Vec<std::ops::Range<u64>> {
+    region.iter().map(|&(a, b)| a as u64..b as u64).collect()
+}
+
+/// Opens the array at `path` (its root, `/`).
+fn open_array(path: &str) -> Result<ZarrArray> {
+    if !Path::new(path).exists() {
+        return Err(TegulaError::NotFound(format!("no such file or directory: {path}")));
+    }
+    let store = Arc::new(AtomicStore::new(Path::new(path)).map_err(|e| io(path, e))?);
+    match Array::open(store, "/") {
+        Ok(array) => Ok(array),
+        Err(ArrayCreateError::MissingMetadata) => {
+            Err(TegulaError::NotFound(format!("no Zarr array at {path} (neither zarr.json nor .zarray)")))
+        }
+        Err(ArrayCreateError::DataTypeCreateError(e)) => Err(tegula_core::dtype_err!("{path}: {e}")),
+        Err(e) => Err(io(path, format!("invalid Zarr metadata: {e}"))),
+    }
+}
+
+/// What tegula needs from an array's metadata.
+fn describe(path: &str, array: &ZarrArray) -> Result<StoredInfo> {
+    let meta = serde_json::to_value(array.metadata()).map_err(|e| io(path, e))?;
+    let (dtype, chunks) = match array.metadata() {
+        ArrayMetadata::V3(_) => (&meta["data_type"], &meta["chunk_grid"]["configuration"]["chunk_shape"]),
+        ArrayMetadata::V2(_) => (&meta["dtype"], &meta["chunks"]),
+    };
+    let dtype = match dtype {
+        Value::String(name) => parse_dtype(name).map_err(|e| tegula_core::dtype_err!("{path}: {e}"))?,
+        other => return Err(tegula_core::dtype_err!("{path}: data type {other} is not supported by tegula")),
+    };
+    let shape: Vec<usize> = array.shape().iter().map(|&n| n as usize).collect();
+    let chunk_shape: Vec<usize> = serde_json::from_value(chunks.clone())
+        .map_err(|_| io(path, format!("tegula reads regular chunk grids only, not {chunks}")))?;
+    if chunk_shape.len() != shape.len() || chunk_shape.contains(&0) {
+        return Err(io(path, format!("chunk shape {chunk_shape:?} does not fit shape {shape:?}")));
+    }
+    let attributes = serde_json::to_string(array.attributes()).map_err(|e| io(path, e))?;
+    Ok(StoredInfo { path: path.to_string(), shape, dtype, chunk_shape, attributes })
+}
+
+/// The stored chunks a region touches, for messages: `(0, 1)` or `(0..2, 1)`.
+fn chunk_names(info: &StoredInfo, region: &[(usize, usize)]) -> String {
+    let axes: Vec<String> = region
+        .iter()
+        .zip(&info.chunk_shape)
+        .map(|(&(a, b), &c)| {
+            let (first, last) = (a / c, b.saturating_sub(1).max(a) / c);
+            if first == last { format!("{first}") } else { format!("{first}..{}", last + 1) }
+        })
+        .collect();
+    format!("chunk ({})", axes.join(", "))
+}
+
+pub struct ZarrSource {
+    info: StoredInfo,
+    array: ZarrArray,
+}
+
+impl ZarrSource {
+    pub fn open(path: &str) -> Result<ZarrSource> {
+        let array = open_array(path)?;
+        Ok(ZarrSource { info: describe(path, &array)?, array })
+    }
+}
+
+impl ChunkSource for ZarrSource {
+    fn info(&self) -> &StoredInfo {
+        &self.info
+    }
+
+    fn read_into(&self, region: &[(usize, usize)], out: &mut [u8]) -> Result<()> {
+        check_region(&self.info, region, out.len())?;
+        if out.is_empty() {
+            return Ok(());
+        }
+        let shape: Vec<u64> = region.iter().map(|&(a, b)| (b - a) as u64).collect();
+        let whole = ArraySubset::new_with_shape(shape.clone());
+        let failed = |e: &dyn std::fmt::Display| io(&self.info.path, format!("reading {}: {e}", chunk_names(&self.info, region)));
+        // SAFETY: the view covers all of `out`, and no other view of `out` exists.
+        let mut view = unsafe { ArrayBytesFixedDisjointView::new(UnsafeCellSlice::new(out), self.info.dtype.itemsize(), &shape, whole) }
+            .map_err(|e| failed(&e))?;
+        let subset = ArraySubset::new_with_ranges(&ranges(region));
+        self.array.retrieve_array_subset_into(&subset, (&mut view).into()).map_err(|e| failed(&e))
+    }
+}
+
+pub struct ZarrSink {
+    info: StoredInfo,
+    array: ZarrArray,
+}
+
+impl ZarrSink {
+    /// Creates the array (metadata first, so the store is valid from the start: chunks not yet
+    /// written read as the fill value).
+    pub fn create(path: &str, shape: &[usize], dtype: DType, options: &ZarrOptions) -> Result<ZarrSink> {
+        let meta = options.metadata(shape, dtype)?;
+        let meta: ArrayMetadata =
+            serde_json::from_value(meta).map_err(|e| tegula_core::internal_err!("array metadata: {e}"))?;
+        prepare_directory(path, options.overwrite)?;
+        let store = Arc::new(AtomicStore::new(Path::new(path)).map_err(|e| io(path, e))?);
+        let array = Array::new_with_metadata(store, "/", meta).map_err(|e| tegula_core::value_err!("{path}: {e}"))?;
+        // The metadata says what the user asked for, without a note naming the library.
+        let written = ArrayMetadataOptions::default().with_include_zarrs_metadata(false);
+        array.store_metadata_opt(&written).map_err(|e| io(path, format!("writing metadata: {e}")))?;
+        let attributes = options.attributes.clone();
+        let info = StoredInfo { path: path.into(), shape: shape.to_vec(), dtype, chunk_shape: grid(options), attributes };
+        Ok(ZarrSink { info, array })
+    }
+}
+
+/// The stored chunk grid: the shards when sharded.
+fn grid(options: &ZarrOptions) -> Vec<usize> {
+    options.shard_shape.clone().unwrap_or_else(|| options.chunk_shape.clone())
+}
+
+/// Makes `path` an empty directory: refuses to replace anything unless `overwrite`, and even
+/// then only a Zarr array or group (or leftovers of one), never other files.
+fn prepare_directory(path: &str, overwrite: bool) -> Result<()> {
+    let dir = Path::new(path);
+    let entries: Vec<String> = match std::fs::read_dir(dir) {
+        Ok(entries) => entries.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
+            return Err(TegulaError::Exists(format!("{path} exists and is not a directory")))
+        }
+        Err(e) => return Err(io(path, e)),
+    };
+    if !entries.is_empty() {
+        let is_zarr = entries.iter().any(|e| [".zarray", ".zgroup", "zarr.json"].contains(&e.as_str()));
+        if !overwrite {
+            return Err(TegulaError::Exists(format!("{path} already exists; pass overwrite=True to replace it")));
+        }
+        if !is_zarr && !entries.iter().all(|e| e.ends_with(PARTIAL_SUFFIX)) {
+            return Err(TegulaError::Exists(format!("{path} exists and is not a Zarr array; not replacing it")));
+        }
+        std::fs::remove_dir_all(dir).map_err(|e| io(path, format!("removing the old array: {e}")))?;
+    }
+    std::fs::create_dir_all(dir).map_err(|e| io(path, e))
+}
+
+impl ChunkSink for ZarrSink {
+    fn info(&self) -> &StoredInfo {
+        &self.info
+    }
+
+    fn write(&self, region: &[(usize, usize)], bytes: &[u8]) -> Result<()> {
+        check_region(&self.info, region, bytes.len())?;
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        let subset = ArraySubset::new_with_ranges(&ranges(region));
+        self.array
+            .store_array_subset(&subset, ArrayBytes::new_flen(bytes))
+            .map_err(|e| io(&self.info.path, format!("writing {}: {e}", chunk_names(&self.info, region))))
+    }
+
+    fn finish(&self) -> Result<()> {
+        Ok(())
+    }
+}

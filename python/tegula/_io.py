@@ -1,0 +1,90 @@
+"""Arrays on disk: Zarr (format 2 and 3) and NumPy's ``.npy``, read lazily and written as they
+are computed. Reads and writes run in Rust, in parallel, without the GIL."""
+
+import json
+import os
+
+from . import _tegula, config
+from ._array import Array
+
+
+def _local_path(path_or_url, component=None):
+    path = os.fspath(path_or_url)
+    if "://" in path:
+        scheme, rest = path.split("://", 1)
+        if scheme != "file":
+            raise ValueError(f"tegula reads local paths and file:// URLs, not {scheme}://")
+        path = rest
+    if component:
+        path = os.path.join(path, str(component).strip("/"))
+    return path
+
+
+def from_zarr(path_or_url, component=None, chunks=None):
+    """A lazy array over the Zarr array at ``path_or_url`` (a directory or ``file://`` URL;
+    ``component``: the array's path inside a group). Nothing but metadata is read until the
+    array is computed, and then only the stored chunks a result needs. ``chunks=None`` keeps
+    whole stored chunks per block (several while a block is small); the array's ``attrs``
+    are the stored attributes."""
+    handle, attributes = _tegula.open_zarr(_local_path(path_or_url, component), chunks)
+    return Array(handle, json.loads(attributes))
+
+
+def from_npy(path, chunks="auto"):
+    """A lazy array over the ``.npy`` file at ``path``: blocks are read from the file when a
+    computation needs them, never the whole file at once."""
+    return Array(_tegula.open_npy(os.fspath(path), chunks))
+
+
+def _compute_settings():
+    settings = config.explicit()
+    return {"memory": settings.get("memory"), "spill_dir": settings.get("spill_dir")}
+
+
+def to_zarr(x, path, chunks=None, compressor=None, overwrite=False, *, zarr_format=3, shards=None,
+            fill_value=None, attrs=None, compression_level=None, component=None, fuse=True):
+    """Computes ``x`` into a new Zarr array at ``path``, writing each block as soon as it is
+    computed (the result never needs to fit in memory). ``chunks``: the stored chunk shape
+    (default: ``x``'s largest block); ``compressor``: ``None``, ``"zstd"``, ``"gzip"`` or
+    ``"blosc"`` (level ``compression_level``); ``shards``: the shard shape (format 3), a
+    multiple of ``chunks``; ``attrs``: attributes to store (default ``x.attrs``). An existing
+    array is replaced only with ``overwrite=True``. Returns the execution report (a dict)."""
+    from ._creation import asarray
+
+    x = x if isinstance(x, Array) else asarray(x)
+    attrs = x.attrs if attrs is None else attrs
+    return _tegula.to_zarr(
+        x._h, _local_path(path, component), chunks=chunks, compressor=compressor, level=compression_level,
+        shards=shards, fill_value=fill_value, attributes=json.dumps(attrs), overwrite=overwrite,
+        zarr_format=zarr_format, fuse=fuse, **_compute_settings())
+
+
+def to_npy(x, path, overwrite=False):
+    """Computes ``x`` into a ``.npy`` file at ``path``; the file appears (replacing an old
+    one only with ``overwrite=True``) once every block is written."""
+    from ._creation import asarray
+
+    x = x if isinstance(x, Array) else asarray(x)
+    return _tegula.to_npy(x._h, os.fspath(path), overwrite=overwrite, **_compute_settings())
+
+
+def is_sliceable(obj):
+    """Whether ``obj`` is an array-like to read lazily: it has a shape and dtype and supports
+    NumPy-style slicing, but is not a NumPy array (h5py datasets, zarr-python arrays)."""
+    import numpy as np
+
+    if isinstance(obj, (np.ndarray, np.generic, list, tuple)):
+        return False
+    return all(hasattr(obj, a) for a in ("shape", "dtype", "__getitem__"))
+
+
+def from_object(obj, dtype=None, chunks="auto"):
+    """A lazy array reading ``obj[slices]`` block by block (one call per block, when needed)."""
+    import numpy as np
+
+    from ._dtypes import SUPPORTED
+
+    dt = np.dtype(obj.dtype if dtype is None else dtype)
+    if dt not in SUPPORTED:
+        raise TypeError(f"tegula does not support dtype {dt}")
+    return Array(_tegula.from_object(obj, tuple(int(n) for n in obj.shape), dt.name, chunks))
