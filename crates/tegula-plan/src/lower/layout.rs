@@ -74,9 +74,41 @@ pub(super) fn index(l: &mut Lowering, node: &Node, input: &[TaskId], axes: &[Ind
                 }
             }
             let shape = node.chunks.block_shape(&idx);
-            l.push(node, OpKind::Select { axes: select }, vec![input[ravel(&in_idx, &in_nb)]], shape.iter().product(), node.dtype)
+            let (task, select) = narrowed_read(l, node, input[ravel(&in_idx, &in_nb)], select);
+            l.push(node, OpKind::Select { axes: select }, vec![task], shape.iter().product(), node.dtype)
         })
         .collect()
+}
+
+/// When `task` reads a block from disk, a read of just the part `select` takes (its bounding
+/// box) and `select` made relative to that part: indexing a stored array reads only what it
+/// needs, not whole blocks.
+fn narrowed_read(l: &mut Lowering, node: &Node, task: TaskId, select: Vec<Select>) -> (TaskId, Vec<Select>) {
+    let OpKind::Read { source, region } = &l.task(task).op else { return (task, select) };
+    let (source, mut narrow, mut relative) = (*source, Vec::with_capacity(region.len()), Vec::with_capacity(select.len()));
+    let mut axis = 0;
+    for &s in &select {
+        let Some(&(origin, _)) = region.get(axis) else { return (task, select) };
+        let (lo, hi, rel) = match s {
+            Select::Range { start, stop, step } => {
+                (start, stop.max(start), Select::Range { start: 0, stop: stop.max(start) - start, step })
+            }
+            Select::Index(i) => (i, i + 1, Select::Index(0)),
+            Select::NewAxis => {
+                relative.push(s);
+                continue;
+            }
+        };
+        narrow.push((origin + lo, origin + hi));
+        relative.push(rel);
+        axis += 1;
+    }
+    if narrow == *region {
+        return (task, relative);
+    }
+    let size = narrow.iter().map(|(a, b)| b - a).product();
+    let dtype = l.task(task).dtype;
+    (l.push(node, OpKind::Read { source, region: narrow }, vec![], size, dtype), relative)
 }
 
 pub(super) fn rechunk(l: &mut Lowering, node: &Node, input: &[TaskId]) -> Vec<TaskId> {
