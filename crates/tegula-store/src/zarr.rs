@@ -149,16 +149,37 @@ fn prepare_directory(path: &str, overwrite: bool) -> Result<()> {
         Err(e) => return Err(io(path, e)),
     };
     if !entries.is_empty() {
-        let is_zarr = entries.iter().any(|e| [".zarray", ".zgroup", "zarr.json"].contains(&e.as_str()));
+        let is_zarr = entries.iter().any(|e| METADATA_FILES[..].contains(&e.as_str()));
         if !overwrite {
             return Err(TegulaError::Exists(format!("{path} already exists; pass overwrite=True to replace it")));
         }
         if !is_zarr && !entries.iter().all(|e| e.ends_with(PARTIAL_SUFFIX)) {
             return Err(TegulaError::Exists(format!("{path} exists and is not a Zarr array; not replacing it")));
         }
-        std::fs::remove_dir_all(dir).map_err(|e| io(path, format!("removing the old array: {e}")))?;
+        remove_old_array(dir).map_err(|e| io(path, format!("removing the old array: {e}")))?;
     }
     std::fs::create_dir_all(dir).map_err(|e| io(path, e))
+}
+
+const METADATA_FILES: [&str; 4] = ["zarr.json", ".zarray", ".zattrs", ".zgroup"];
+
+/// Removes an old array chunks first and metadata last, so a process killed part-way leaves
+/// valid metadata whose chunks are each present or absent (absent chunks read as the fill value).
+fn remove_old_array(dir: &Path) -> std::io::Result<()> {
+    fn remove_chunks(dir: &Path) -> std::io::Result<()> {
+        for entry in std::fs::read_dir(dir)? {
+            let entry = entry?;
+            let name = entry.file_name();
+            if entry.file_type()?.is_dir() {
+                remove_chunks(&entry.path())?;
+            } else if !METADATA_FILES.iter().any(|m| name == *m) {
+                std::fs::remove_file(entry.path())?;
+            }
+        }
+        Ok(())
+    }
+    remove_chunks(dir)?;
+    std::fs::remove_dir_all(dir)
 }
 
 impl ChunkSink for ZarrSink {
