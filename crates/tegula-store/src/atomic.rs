@@ -34,7 +34,12 @@ impl AtomicStore {
         path.with_file_name(format!(".{name}.{}.{n}{PARTIAL_SUFFIX}", std::process::id()))
     }
 
-    fn write_atomically(&self, path: &Path, value: &[u8]) -> std::io::Result<()> {
+    /// The file of `key`.
+    pub(crate) fn path_of(&self, key: &StoreKey) -> PathBuf {
+        self.inner.key_to_fspath(key)
+    }
+
+    pub(crate) fn write_atomically(&self, path: &Path, value: &[u8]) -> std::io::Result<()> {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)?;
         }

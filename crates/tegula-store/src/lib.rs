@@ -7,6 +7,7 @@
 mod atomic;
 mod codecs;
 mod npy;
+mod raw_chunks;
 mod zarr;
 
 pub use codecs::{Codec, ZarrOptions};

@@ -4,6 +4,7 @@
 
 use crate::atomic::{AtomicStore, PARTIAL_SUFFIX};
 use crate::codecs::{parse_dtype, ZarrOptions};
+use crate::raw_chunks::RawChunks;
 use crate::{check_region, ChunkSink, ChunkSource, StoredInfo};
 use serde_json::Value;
 use std::path::Path;
@@ -25,13 +26,13 @@ fn ranges(region: &[(usize, usize)]) -> Vec<std::ops::Range<u64>> {
 }
 
 /// Opens the array at `path` (its root, `/`).
-fn open_array(path: &str) -> Result<ZarrArray> {
+fn open_array(path: &str) -> Result<(ZarrArray, Arc<AtomicStore>)> {
     if !Path::new(path).exists() {
         return Err(TegulaError::NotFound(format!("no such file or directory: {path}")));
     }
     let store = Arc::new(AtomicStore::new(Path::new(path)).map_err(|e| io(path, e))?);
-    match Array::open(store, "/") {
-        Ok(array) => Ok(array),
+    match Array::open(store.clone(), "/") {
+        Ok(array) => Ok((array, store)),
         Err(ArrayCreateError::MissingMetadata) => {
             Err(TegulaError::NotFound(format!("no Zarr array at {path} (neither zarr.json nor .zarray)")))
         }
@@ -74,15 +75,22 @@ fn chunk_names(info: &StoredInfo, region: &[(usize, usize)]) -> String {
     format!("chunk ({})", axes.join(", "))
 }
 
+/// The raw-bytes fast path for `array`'s chunks, if they are stored uncompressed.
+fn raw_chunks(array: &ZarrArray, store: &Arc<AtomicStore>) -> Option<RawChunks> {
+    RawChunks::new(&serde_json::to_value(array.metadata()).ok()?, store)
+}
+
 pub struct ZarrSource {
     info: StoredInfo,
     array: ZarrArray,
+    raw: Option<RawChunks>,
 }
 
 impl ZarrSource {
     pub fn open(path: &str) -> Result<ZarrSource> {
-        let array = open_array(path)?;
-        Ok(ZarrSource { info: describe(path, &array)?, array })
+        let (array, store) = open_array(path)?;
+        let raw = raw_chunks(&array, &store);
+        Ok(ZarrSource { info: describe(path, &array)?, array, raw })
     }
 }
 
@@ -95,6 +103,9 @@ impl ChunkSource for ZarrSource {
         check_region(&self.info, region, out.len())?;
         if out.is_empty() {
             return Ok(());
+        }
+        if let Some(done) = self.raw.as_ref().and_then(|raw| raw.read(&self.array, &self.info, region, out)) {
+            return done;
         }
         let shape: Vec<u64> = region.iter().map(|&(a, b)| (b - a) as u64).collect();
         let whole = ArraySubset::new_with_shape(shape.clone());
@@ -110,6 +121,7 @@ impl ChunkSource for ZarrSource {
 pub struct ZarrSink {
     info: StoredInfo,
     array: ZarrArray,
+    raw: Option<RawChunks>,
 }
 
 impl ZarrSink {
@@ -121,13 +133,14 @@ impl ZarrSink {
             serde_json::from_value(meta).map_err(|e| tegula_core::internal_err!("array metadata: {e}"))?;
         prepare_directory(path, options.overwrite)?;
         let store = Arc::new(AtomicStore::new(Path::new(path)).map_err(|e| io(path, e))?);
-        let array = Array::new_with_metadata(store, "/", meta).map_err(|e| tegula_core::value_err!("{path}: {e}"))?;
+        let array = Array::new_with_metadata(store.clone(), "/", meta).map_err(|e| tegula_core::value_err!("{path}: {e}"))?;
         // The metadata says what the user asked for, without a note naming the library.
         let written = ArrayMetadataOptions::default().with_include_zarrs_metadata(false);
         array.store_metadata_opt(&written).map_err(|e| io(path, format!("writing metadata: {e}")))?;
         let attributes = options.attributes.clone();
         let info = StoredInfo { path: path.into(), shape: shape.to_vec(), dtype, chunk_shape: grid(options), attributes };
-        Ok(ZarrSink { info, array })
+        let raw = raw_chunks(&array, &store);
+        Ok(ZarrSink { info, array, raw })
     }
 }
 
@@ -191,6 +204,9 @@ impl ChunkSink for ZarrSink {
         check_region(&self.info, region, bytes.len())?;
         if bytes.is_empty() {
             return Ok(());
+        }
+        if let Some(done) = self.raw.as_ref().and_then(|raw| raw.write(&self.array, &self.info, region, bytes)) {
+            return done;
         }
         let subset = ArraySubset::new_with_ranges(&ranges(region));
         self.array
