@@ -7,6 +7,7 @@
 mod atomic;
 mod codecs;
 mod npy;
+mod prefetch;
 mod raw_chunks;
 mod zarr;
 

@@ -83,15 +83,46 @@ fn raw_chunks(array: &ZarrArray, store: &Arc<AtomicStore>) -> Option<RawChunks> 
 pub struct ZarrSource {
     info: StoredInfo,
     array: ZarrArray,
+    store: Arc<AtomicStore>,
     raw: Option<RawChunks>,
 }
+
+/// How many stored chunks past a read are requested from the disk ahead of need.
+const READ_AHEAD: usize = 2;
 
 impl ZarrSource {
     pub fn open(path: &str) -> Result<ZarrSource> {
         let (array, store) = open_array(path)?;
         let raw = raw_chunks(&array, &store);
-        Ok(ZarrSource { info: describe(path, &array)?, array, raw })
+        Ok(ZarrSource { info: describe(path, &array)?, array, store, raw })
     }
+
+    /// Asks the kernel (from the prefetch thread) to start reading the `READ_AHEAD` stored
+    /// chunks that follow `region` in row-major order (plans read blocks in that order), so
+    /// the disk works while this block is computed on. Only a hint: a chunk never read costs a
+    /// wasted read, no error.
+    fn read_ahead(&self, region: &[(usize, usize)]) {
+        let grid: Vec<u64> = self.info.shape.iter().zip(&self.info.chunk_shape).map(|(&n, &c)| n.div_ceil(c) as u64).collect();
+        let mut next: Vec<u64> = region.iter().zip(&self.info.chunk_shape).map(|(&(_, b), &c)| ((b - 1) / c) as u64).collect();
+        for _ in 0..READ_AHEAD {
+            if !advance(&mut next, &grid) {
+                return;
+            }
+            crate::prefetch::prefetch(self.store.path_of(&self.array.chunk_key(&next)));
+        }
+    }
+}
+
+/// The next chunk index in row-major order; `false` past the last.
+fn advance(index: &mut [u64], grid: &[u64]) -> bool {
+    for a in (0..index.len()).rev() {
+        index[a] += 1;
+        if index[a] < grid[a] {
+            return true;
+        }
+        index[a] = 0;
+    }
+    false
 }
 
 impl ChunkSource for ZarrSource {
@@ -104,6 +135,7 @@ impl ChunkSource for ZarrSource {
         if out.is_empty() {
             return Ok(());
         }
+        self.read_ahead(region);
         if let Some(done) = self.raw.as_ref().and_then(|raw| raw.read(&self.array, &self.info, region, out)) {
             return done;
         }
