@@ -39,38 +39,59 @@ impl RawChunks {
         raw.then(|| RawChunks { store: store.clone() })
     }
 
-    /// The file of the stored chunk that `region` is exactly (a whole chunk inside the array).
-    fn chunk_file(&self, array: &Array<AtomicStore>, info: &StoredInfo, region: &[(usize, usize)]) -> Option<PathBuf> {
-        let mut indices = Vec::with_capacity(region.len());
-        for ((&(a, b), &c), &n) in region.iter().zip(&info.chunk_shape).zip(&info.shape) {
-            if a % c != 0 || b - a != c || b > n {
+    /// The files of the stored chunks that make up `region`, in order, when they lie one
+    /// after another in the region's bytes: whole chunks inside the array, one chunk across
+    /// every axis but the first.
+    fn chunk_files(&self, array: &Array<AtomicStore>, info: &StoredInfo, region: &[(usize, usize)]) -> Option<Vec<PathBuf>> {
+        let mut first = Vec::with_capacity(region.len());
+        for (axis, ((&(a, b), &c), &n)) in region.iter().zip(&info.chunk_shape).zip(&info.shape).enumerate() {
+            let whole = a % c == 0 && b > a && (b - a) % c == 0 && b <= n;
+            if !whole || (axis > 0 && b - a != c) {
                 return None;
             }
-            indices.push((a / c) as u64);
+            first.push((a / c) as u64);
         }
-        Some(self.store.path_of(&array.chunk_key(&indices)))
+        let count = region.first().map_or(1, |&(a, b)| (b - a) / info.chunk_shape[0]);
+        let files = (0..count as u64).map(|k| {
+            let mut index = first.clone();
+            if let Some(i) = index.first_mut() {
+                *i += k;
+            }
+            self.store.path_of(&array.chunk_key(&index))
+        });
+        Some(files.collect())
     }
 
-    /// Reads `region` when it is one whole stored chunk on disk; `None` when the slow path
-    /// must (another region, or a chunk never written, which reads as the fill value).
+    /// Reads `region` when it is made of whole stored chunks on disk laid out one after
+    /// another; `None` when the slow path must (another region, or a chunk never written,
+    /// which reads as the fill value).
     pub(crate) fn read(&self, array: &Array<AtomicStore>, info: &StoredInfo, region: &[(usize, usize)], out: &mut [u8]) -> Option<Result<()>> {
-        let path = self.chunk_file(array, info, region)?;
-        let file = std::fs::File::open(&path).ok()?;
-        let fail = |what: String| Some(Err(TegulaError::Io(format!("{}: reading {}: {what}", info.path, path.display()))));
-        match file.metadata() {
-            Ok(m) if m.len() == out.len() as u64 => {}
-            Ok(m) => return fail(format!("the chunk holds {} bytes, expected {}", m.len(), out.len())),
-            Err(e) => return fail(e.to_string()),
+        let paths = self.chunk_files(array, info, region)?;
+        let files: Vec<std::fs::File> = paths.iter().map(std::fs::File::open).collect::<std::io::Result<_>>().ok()?;
+        let each = out.len() / files.len();
+        for ((file, path), part) in files.iter().zip(&paths).zip(out.chunks_mut(each)) {
+            let fail = |what: String| Some(Err(TegulaError::Io(format!("{}: reading {}: {what}", info.path, path.display()))));
+            match file.metadata() {
+                Ok(m) if m.len() == part.len() as u64 => {}
+                Ok(m) => return fail(format!("the chunk holds {} bytes, expected {}", m.len(), part.len())),
+                Err(e) => return fail(e.to_string()),
+            }
+            if let Err(e) = file.read_exact_at(part, 0) {
+                return fail(e.to_string());
+            }
         }
-        match file.read_exact_at(out, 0) {
-            Ok(()) => Some(Ok(())),
-            Err(e) => fail(e.to_string()),
-        }
+        Some(Ok(()))
     }
 
-    /// Writes `region` when it is one whole stored chunk; `None` otherwise.
+    /// Writes `region` when it is made of whole stored chunks laid out one after another.
     pub(crate) fn write(&self, array: &Array<AtomicStore>, info: &StoredInfo, region: &[(usize, usize)], bytes: &[u8]) -> Option<Result<()>> {
-        let path = self.chunk_file(array, info, region)?;
-        Some(self.store.write_atomically(&path, bytes).map_err(|e| TegulaError::Io(format!("{}: writing {}: {e}", info.path, path.display()))))
+        let paths = self.chunk_files(array, info, region)?;
+        let each = bytes.len() / paths.len();
+        for (path, part) in paths.iter().zip(bytes.chunks(each)) {
+            if let Err(e) = self.store.write_atomically(path, part) {
+                return Some(Err(TegulaError::Io(format!("{}: writing {}: {e}", info.path, path.display()))));
+            }
+        }
+        Some(Ok(()))
     }
 }
