@@ -7,6 +7,7 @@ and many more of them: ``TEGULA_HYPOTHESIS_PROFILE=explore pytest tests``.
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 _common = dict(
@@ -16,3 +17,9 @@ _common = dict(
 settings.register_profile("ci", max_examples=100, derandomize=True, print_blob=True, **_common)
 settings.register_profile("explore", max_examples=1000, **_common)
 settings.load_profile(os.environ.get("TEGULA_HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture
+def tmp(tmp_path):
+    """A fresh directory for one test, as a string path."""
+    return str(tmp_path)

@@ -4,6 +4,8 @@ Every strategy here draws *inputs*; expected values always come from NumPy, neve
 """
 
 import contextlib
+import shutil
+import tempfile
 import warnings
 
 import numpy as np
@@ -233,3 +235,19 @@ def _assert_close(actual, expected, rtol, atol):
         lines = [f"  at {w}: {actual[w]!r} (tegula) vs {expected[w]!r} (numpy), atol {atol[w]:.3g}" for w in where]
         raise AssertionError(f"{(~ok).sum()} of {ok.size} elements differ beyond rtol={rtol:.3g}:\n"
                              + "\n".join(lines))
+
+
+def same_bytes(a, b):
+    """Equal shape, dtype and bits (NaN payloads and signed zeros included)."""
+    a, b = np.asarray(a), np.asarray(b)
+    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+@contextlib.contextmanager
+def scratch_dir():
+    """A fresh directory for one property example (pytest's ``tmp_path`` lasts a whole test)."""
+    path = tempfile.mkdtemp(prefix="tegula-test-")
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)

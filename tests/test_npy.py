@@ -2,27 +2,13 @@
 byte order and memory order; writes that NumPy reads back, which appear only when complete."""
 
 import os
-import shutil
-import tempfile
 
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
 import tegula as tg
-from strategies import ALL_DTYPES, chunkings, dtypes, np_arrays, shapes
-
-
-@pytest.fixture
-def tmp():
-    path = tempfile.mkdtemp(prefix="tegula-npy-test-")
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
-
-
-def same_bytes(a, b):
-    a, b = np.asarray(a), np.asarray(b)
-    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+from strategies import ALL_DTYPES, chunkings, dtypes, np_arrays, same_bytes, scratch_dir, shapes
 
 
 @given(st.data())
@@ -34,8 +20,7 @@ def test_reads_what_numpy_saved(data):
     stored = {"C": values, "F": np.array(values, order="F"),
               "big-endian": values.astype(values.dtype.newbyteorder(">"))}[layout]
     spec, _ = data.draw(chunkings(shape))
-    path = tempfile.mkdtemp(prefix="tegula-npy-test-")
-    try:
+    with scratch_dir() as path:
         file = os.path.join(path, "a.npy")
         np.save(file, stored)
         x = tg.from_npy(file, chunks=spec)
@@ -43,8 +28,6 @@ def test_reads_what_numpy_saved(data):
         assert same_bytes(x.compute(), values)
         if values.ndim and values.shape[0] > 1:
             assert same_bytes(x[1::2].compute(), values[1::2])
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
 
 
 @given(st.data())
@@ -53,14 +36,11 @@ def test_numpy_reads_what_tegula_wrote(data):
     shape = data.draw(shapes(max_dims=3, max_side=6))
     values = data.draw(np_arrays(dtype, shape))
     spec, _ = data.draw(chunkings(shape))
-    path = tempfile.mkdtemp(prefix="tegula-npy-test-")
-    try:
+    with scratch_dir() as path:
         file = os.path.join(path, "a.npy")
         tg.to_npy(tg.asarray(values, chunks=spec), file)
         assert same_bytes(np.load(file), values)
         assert os.listdir(path) == ["a.npy"]  # no temporary file left behind
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
 
 
 def test_a_long_header_round_trips(tmp):
@@ -114,8 +94,7 @@ def test_bad_files_give_clear_errors(tmp):
 
 @given(st.binary(max_size=300))
 def test_fuzzed_headers_are_errors_not_crashes(blob):
-    path = tempfile.mkdtemp(prefix="tegula-npy-test-")
-    try:
+    with scratch_dir() as path:
         file = os.path.join(path, "f.npy")
         with open(file, "wb") as f:
             f.write(b"\x93NUMPY\x01\x00" + blob)
@@ -124,8 +103,6 @@ def test_fuzzed_headers_are_errors_not_crashes(blob):
             x.compute()
         except (OSError, TypeError, ValueError) as e:
             assert "f.npy" in str(e)
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
 
 
 def test_large_files_are_read_without_loading_them_whole(tmp):

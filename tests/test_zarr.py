@@ -4,8 +4,6 @@ region reads that touch only the chunks they need; streaming writes; bad input."
 
 import json
 import os
-import shutil
-import tempfile
 
 import numpy as np
 import pytest
@@ -13,22 +11,9 @@ import zarr
 from hypothesis import given, strategies as st
 
 import tegula as tg
-from strategies import ALL_DTYPES, chunkings, dtypes, np_arrays, regular_chunks, shapes
+from strategies import ALL_DTYPES, chunkings, dtypes, np_arrays, regular_chunks, same_bytes, scratch_dir, shapes
 
 CODECS = [None, "zstd", "gzip", "blosc"]
-
-
-@pytest.fixture
-def tmp():
-    path = tempfile.mkdtemp(prefix="tegula-zarr-test-")
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
-
-
-def same_bytes(a, b):
-    """Equal shape, dtype and bits (NaN payloads and signed zeros included)."""
-    a, b = np.asarray(a), np.asarray(b)
-    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
 
 
 def chunk_files(store):
@@ -52,8 +37,7 @@ def stored_case(draw):
 @given(stored_case(), st.sampled_from([2, 3]), st.sampled_from(CODECS))
 def test_round_trip_matches_data_and_zarr_python(case, zarr_format, codec):
     data, spec, store_chunks = case
-    path = tempfile.mkdtemp(prefix="tegula-zarr-test-")
-    try:
+    with scratch_dir() as path:
         store = os.path.join(path, "a.zarr")
         tg.to_zarr(tg.asarray(data, chunks=spec), store, chunks=store_chunks, compressor=codec,
                    zarr_format=zarr_format)
@@ -65,8 +49,6 @@ def test_round_trip_matches_data_and_zarr_python(case, zarr_format, codec):
         ours = tg.from_zarr(store)
         assert ours.shape == data.shape and ours.dtype == data.dtype
         assert same_bytes(ours.compute(), data)
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
 
 
 @given(st.data(), st.sampled_from([2, 3]))
@@ -76,8 +58,7 @@ def test_reads_what_zarr_python_wrote(data, zarr_format):
     stored_chunks = data.draw(regular_chunks(shape))
     values = data.draw(np_arrays(dtype, shape))
     fill = data.draw(np_arrays(dtype, ()))[()]
-    path = tempfile.mkdtemp(prefix="tegula-zarr-test-")
-    try:
+    with scratch_dir() as path:
         store = os.path.join(path, "z.zarr")
         z = zarr.create_array(store, shape=shape, chunks=stored_chunks, dtype=dtype, zarr_format=zarr_format,
                               fill_value=fill, attributes={"units": "m", "n": [1, 2]})
@@ -91,8 +72,6 @@ def test_reads_what_zarr_python_wrote(data, zarr_format):
         for ours in (tg.from_zarr(store), tg.from_zarr(store, chunks=spec)):
             assert same_bytes(ours.compute(), expected)
             assert ours.attrs == {"units": "m", "n": [1, 2]}
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
 
 
 def test_default_chunks_are_whole_stored_chunks(tmp):
@@ -266,8 +245,7 @@ def test_from_zarr_reads_a_component_of_a_group(tmp):
 
 @given(st.data())
 def test_corrupt_metadata_is_an_error_not_a_crash(data):
-    path = tempfile.mkdtemp(prefix="tegula-zarr-test-")
-    try:
+    with scratch_dir() as path:
         store = os.path.join(path, "a.zarr")
         fmt = data.draw(st.sampled_from([2, 3]))
         tg.to_zarr(tg.arange(10, chunks=5), store, zarr_format=fmt)
@@ -289,14 +267,11 @@ def test_corrupt_metadata_is_an_error_not_a_crash(data):
         else:
             # A change that leaves valid metadata (a digit, a space) reads what it describes.
             assert out.shape == x.shape
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
 
 
 @given(st.data())
 def test_corrupt_chunks_are_reported_when_read(data):
-    path = tempfile.mkdtemp(prefix="tegula-zarr-test-")
-    try:
+    with scratch_dir() as path:
         store = os.path.join(path, "a.zarr")
         codec = data.draw(st.sampled_from(CODECS))
         values = np.arange(40, dtype=np.float64)
@@ -324,5 +299,3 @@ def test_corrupt_chunks_are_reported_when_read(data):
             # Same-length garbage in an uncompressed chunk is indistinguishable from data.
             assert codec is None and len(broken) == len(raw)
             assert result.shape == values.shape
-    finally:
-        shutil.rmtree(path, ignore_errors=True)

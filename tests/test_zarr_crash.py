@@ -4,11 +4,9 @@ stored chunk must then be absent, old or new — never torn — and metadata, wh
 
 import os
 import random
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 import numpy as np
@@ -16,6 +14,7 @@ import pytest
 import zarr
 
 import tegula as tg
+from strategies import scratch_dir
 
 SHAPE, CHUNKS = (2048, 1024), (64, 64)
 OLD, NEW = 1.0, 2.0
@@ -67,8 +66,7 @@ def check_every_chunk(path):
 
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs POSIX signals")
 def test_killed_writers_leave_every_chunk_absent_old_or_new():
-    root = tempfile.mkdtemp(prefix="tegula-crash-test-")
-    try:
+    with scratch_dir() as root:
         path = os.path.join(root, "a.zarr")
         duration, code = write(path, OLD)
         assert code == 0 and check_every_chunk(path) == {OLD: 512}
@@ -84,5 +82,3 @@ def test_killed_writers_leave_every_chunk_absent_old_or_new():
         assert partial, "no kill landed while chunks were being written; the test did not test"
         _, code = write(path, NEW)
         assert code == 0 and check_every_chunk(path) == {NEW: 512}
-    finally:
-        shutil.rmtree(root, ignore_errors=True)

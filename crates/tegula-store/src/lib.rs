@@ -15,7 +15,7 @@ pub use codecs::{Codec, ZarrOptions};
 pub use npy::{NpySink, NpySource};
 pub use zarr::{ZarrSink, ZarrSource};
 
-use tegula_core::{DType, Result};
+use tegula_core::{DType, Result, TegulaError};
 
 /// What a stored array is: enough to plan reads of it.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,6 +51,16 @@ pub trait ChunkSink: Send + Sync {
     fn write(&self, region: &[(usize, usize)], bytes: &[u8]) -> Result<()>;
     /// Makes the written array visible, once every region is written.
     fn finish(&self) -> Result<()>;
+}
+
+/// An I/O error naming the stored array at `path`.
+fn io_err(path: &str, what: impl std::fmt::Display) -> TegulaError {
+    TegulaError::Io(format!("{path}: {what}"))
+}
+
+/// The number of bytes of a whole array of `shape` and `dtype`.
+fn array_bytes(shape: &[usize], dtype: DType) -> usize {
+    shape.iter().product::<usize>() * dtype.itemsize()
 }
 
 /// The number of bytes of a region of `dtype`.

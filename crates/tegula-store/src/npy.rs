@@ -4,7 +4,7 @@
 //! renamed over the target when every region is in: readers see the old file or the new one.
 
 use crate::codecs::parse_dtype;
-use crate::{check_region, region_bytes, ChunkSink, ChunkSource, StoredInfo};
+use crate::{array_bytes, check_region, io_err as io, ChunkSink, ChunkSource, StoredInfo};
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
@@ -12,10 +12,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tegula_core::{DType, Kind, Result, TegulaError};
 
 const MAGIC: &[u8] = b"\x93NUMPY";
-
-fn io(path: &str, what: impl std::fmt::Display) -> TegulaError {
-    TegulaError::Io(format!("{path}: {what}"))
-}
 
 /// A parsed header: where the data starts and how it is laid out.
 struct Header {
@@ -150,7 +146,7 @@ impl NpySource {
         })?;
         let header = read_header(path, &file)?;
         let size = file.metadata().map_err(|e| io(path, e))?.len();
-        let need = header.data_offset + region_bytes(&header.shape.iter().map(|&n| (0, n)).collect::<Vec<_>>(), header.dtype) as u64;
+        let need = header.data_offset + array_bytes(&header.shape, header.dtype) as u64;
         if size < need {
             return Err(io(path, format!("truncated: {size} bytes, the header describes {need}")));
         }
@@ -245,7 +241,7 @@ impl NpySink {
         let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let temp = target.with_file_name(format!(".{name}.{}{}", std::process::id(), crate::atomic::PARTIAL_SUFFIX));
         let header = header_bytes(dtype, shape);
-        let data = region_bytes(&shape.iter().map(|&n| (0, n)).collect::<Vec<_>>(), dtype) as u64;
+        let data = array_bytes(shape, dtype) as u64;
         let file = File::create(&temp).map_err(|e| io(path, e))?;
         let written = file.write_all_at(&header, 0).and_then(|_| file.set_len(header.len() as u64 + data));
         if let Err(e) = written {

@@ -4,12 +4,12 @@
 //! pages cost more than the copy, and which disk-speed reads cannot afford.
 
 use crate::atomic::AtomicStore;
-use crate::StoredInfo;
+use crate::{io_err, StoredInfo};
 use serde_json::Value;
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 use std::sync::Arc;
-use tegula_core::{Result, TegulaError};
+use tegula_core::Result;
 use zarrs::array::Array;
 
 pub(crate) struct RawChunks {
@@ -70,7 +70,7 @@ impl RawChunks {
         let files: Vec<std::fs::File> = paths.iter().map(std::fs::File::open).collect::<std::io::Result<_>>().ok()?;
         let each = out.len() / files.len();
         for ((file, path), part) in files.iter().zip(&paths).zip(out.chunks_mut(each)) {
-            let fail = |what: String| Some(Err(TegulaError::Io(format!("{}: reading {}: {what}", info.path, path.display()))));
+            let fail = |what: String| Some(Err(io_err(&info.path, format!("reading {}: {what}", path.display()))));
             match file.metadata() {
                 Ok(m) if m.len() == part.len() as u64 => {}
                 Ok(m) => return fail(format!("the chunk holds {} bytes, expected {}", m.len(), part.len())),
@@ -89,7 +89,7 @@ impl RawChunks {
         let each = bytes.len() / paths.len();
         for (path, part) in paths.iter().zip(bytes.chunks(each)) {
             if let Err(e) = self.store.write_atomically(path, part) {
-                return Some(Err(TegulaError::Io(format!("{}: writing {}: {e}", info.path, path.display()))));
+                return Some(Err(io_err(&info.path, format!("writing {}: {e}", path.display()))));
             }
         }
         Some(Ok(()))

@@ -5,7 +5,7 @@
 use crate::atomic::{AtomicStore, PARTIAL_SUFFIX};
 use crate::codecs::{parse_dtype, ZarrOptions};
 use crate::raw_chunks::RawChunks;
-use crate::{check_region, ChunkSink, ChunkSource, StoredInfo};
+use crate::{check_region, io_err as io, ChunkSink, ChunkSource, StoredInfo};
 use serde_json::Value;
 use std::path::Path;
 use std::sync::Arc;
@@ -16,10 +16,6 @@ use zarrs::array::{
 };
 
 type ZarrArray = Array<AtomicStore>;
-
-fn io(path: &str, what: impl std::fmt::Display) -> TegulaError {
-    TegulaError::Io(format!("{path}: {what}"))
-}
 
 fn ranges(region: &[(usize, usize)]) -> Vec<std::ops::Range<u64>> {
     region.iter().map(|&(a, b)| a as u64..b as u64).collect()
@@ -41,9 +37,13 @@ fn open_array(path: &str) -> Result<(ZarrArray, Arc<AtomicStore>)> {
     }
 }
 
-/// What tegula needs from an array's metadata.
-fn describe(path: &str, array: &ZarrArray) -> Result<StoredInfo> {
-    let meta = serde_json::to_value(array.metadata()).map_err(|e| io(path, e))?;
+/// The array's metadata document.
+fn metadata(path: &str, array: &ZarrArray) -> Result<Value> {
+    serde_json::to_value(array.metadata()).map_err(|e| io(path, e))
+}
+
+/// What tegula needs from an array's metadata (`meta`, its document).
+fn describe(path: &str, array: &ZarrArray, meta: &Value) -> Result<StoredInfo> {
     let (dtype, chunks) = match array.metadata() {
         ArrayMetadata::V3(_) => (&meta["data_type"], &meta["chunk_grid"]["configuration"]["chunk_shape"]),
         ArrayMetadata::V2(_) => (&meta["dtype"], &meta["chunks"]),
@@ -75,11 +75,6 @@ fn chunk_names(info: &StoredInfo, region: &[(usize, usize)]) -> String {
     format!("chunk ({})", axes.join(", "))
 }
 
-/// The raw-bytes fast path for `array`'s chunks, if they are stored uncompressed.
-fn raw_chunks(array: &ZarrArray, store: &Arc<AtomicStore>) -> Option<RawChunks> {
-    RawChunks::new(&serde_json::to_value(array.metadata()).ok()?, store)
-}
-
 pub struct ZarrSource {
     info: StoredInfo,
     array: ZarrArray,
@@ -93,8 +88,9 @@ const READ_AHEAD: usize = 2;
 impl ZarrSource {
     pub fn open(path: &str) -> Result<ZarrSource> {
         let (array, store) = open_array(path)?;
-        let raw = raw_chunks(&array, &store);
-        Ok(ZarrSource { info: describe(path, &array)?, array, store, raw })
+        let meta = metadata(path, &array)?;
+        let raw = RawChunks::new(&meta, &store);
+        Ok(ZarrSource { info: describe(path, &array, &meta)?, array, store, raw })
     }
 
     /// Asks the kernel (from the prefetch thread) to start reading the `READ_AHEAD` stored
@@ -171,7 +167,7 @@ impl ZarrSink {
         array.store_metadata_opt(&written).map_err(|e| io(path, format!("writing metadata: {e}")))?;
         let attributes = options.attributes.clone();
         let info = StoredInfo { path: path.into(), shape: shape.to_vec(), dtype, chunk_shape: grid(options), attributes };
-        let raw = raw_chunks(&array, &store);
+        let raw = RawChunks::new(&metadata(path, &array)?, &store);
         Ok(ZarrSink { info, array, raw })
     }
 }

@@ -78,6 +78,16 @@ pub struct ComputeOptions {
     pub spec: Option<Spec>,
 }
 
+impl ComputeOptions {
+    /// The spec to run under: the one given, or `Spec::from_env()`.
+    pub fn spec(&self) -> Result<Spec> {
+        match &self.spec {
+            Some(spec) => Ok(spec.clone()),
+            None => Spec::from_env(),
+        }
+    }
+}
+
 impl Default for ComputeOptions {
     fn default() -> Self {
         ComputeOptions { executor: Executor::default(), fuse: true, spec: None }
@@ -93,10 +103,7 @@ impl From<Executor> for ComputeOptions {
 /// Computes several arrays in one pass: work they share is done once.
 pub fn compute(arrays: &[&Array], options: impl Into<ComputeOptions>) -> Result<(Vec<Chunk>, Report)> {
     let options = options.into();
-    let spec = match options.spec {
-        Some(spec) => spec,
-        None => Spec::from_env()?,
-    };
+    let spec = options.spec()?;
     let roots: Vec<NodeRef> = arrays.iter().map(|a| a.node.clone()).collect();
     tegula_exec::compute(&plan_within(&roots, options.fuse, spec.memory)?, options.executor, &spec)
 }

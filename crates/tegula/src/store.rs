@@ -4,7 +4,7 @@
 use crate::array::{plan_within, Array, ComputeOptions};
 use std::any::Any;
 use std::sync::Arc;
-use tegula_core::{normalize_chunks, ChunkSpec, Chunks, Result, Spec};
+use tegula_core::{normalize_chunks, ChunkSpec, Chunks, Result};
 use tegula_exec::Report;
 use tegula_plan::build::{creation, store};
 use tegula_plan::{next_id, Residence, StoredArray};
@@ -42,10 +42,7 @@ impl Array {
     /// boundaries, which may merge blocks), so no two tasks write one stored chunk.
     pub fn store(&self, sink: Arc<dyn ChunkSink>, options: impl Into<ComputeOptions>) -> Result<Report> {
         let options = options.into();
-        let spec = match options.spec {
-            Some(spec) => spec,
-            None => Spec::from_env()?,
-        };
+        let spec = options.spec()?;
         let grid: Vec<usize> = sink.write_grid().to_vec();
         let data: Arc<dyn Any + Send + Sync> = Arc::new(sink.clone());
         let stored = Arc::new(StoredArray { id: next_id(), data, residence: Residence::Disk });
