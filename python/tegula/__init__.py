@@ -16,7 +16,12 @@ from ._dtypes import (bool, complex64, complex128, float16, float32, float64, in
 from ._functions import (REDUCTIONS, UFUNCS, astype, can_cast, compute, concat, concatenate,
                          expand_dims, matmul, permute_dims, rechunk, result_type, stack, transpose,
                          where)
+from ._info import __array_namespace_info__, finfo, iinfo, isdtype
 from ._io import from_npy, from_zarr, to_npy, to_zarr
+from ._manipulation import (broadcast_arrays, broadcast_shapes, broadcast_to, clip, diff, flip,
+                            moveaxis, roll, round, squeeze, unstack)
+from ._matrices import eye, matrix_transpose, meshgrid, outer, tensordot, tril, triu, vecdot
+from ._searching import argmax, argmin, count_nonzero
 import numpy as _np
 
 globals().update(UFUNCS)
@@ -26,11 +31,16 @@ newaxis = None
 pi, e, inf, nan = _np.pi, _np.e, _np.inf, _np.nan
 
 __version__ = "0.1.0"
+__array_api_version__ = "2025.12"
 __all__ = sorted(
-    ["Array", "config", "random", "arange", "array", "asarray", "empty", "empty_like", "from_array", "full",
-     "full_like", "from_npy", "from_zarr", "to_npy", "to_zarr", "linspace", "ones", "ones_like", "zeros", "zeros_like", "astype", "can_cast",
-     "compute", "concat", "concatenate", "expand_dims", "matmul", "permute_dims", "rechunk",
-     "result_type", "stack", "transpose", "where",
+    ["Array", "config", "random", "arange", "array", "asarray", "empty", "empty_like", "from_array",
+     "full", "full_like", "from_npy", "from_zarr", "to_npy", "to_zarr", "linspace", "ones", "ones_like",
+     "zeros", "zeros_like", "astype", "can_cast", "compute", "concat", "concatenate", "expand_dims",
+     "matmul", "permute_dims", "rechunk", "result_type", "stack", "transpose", "where",
+     "__array_namespace_info__", "finfo", "iinfo", "isdtype",
+     "broadcast_arrays", "broadcast_shapes", "broadcast_to", "clip", "diff", "flip", "moveaxis", "roll",
+     "round", "squeeze", "unstack", "eye", "matrix_transpose", "meshgrid", "outer", "tensordot", "tril",
+     "triu", "vecdot", "argmax", "argmin", "count_nonzero",
      "newaxis", "pi", "e", "inf", "nan", "bool", "int8", "int16", "int32", "int64", "uint8",
      "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128"]
     + list(UFUNCS) + list(REDUCTIONS)

@@ -53,6 +53,24 @@ class Array:
         return self.size * self.itemsize
 
     @property
+    def device(self):
+        """tegula computes on the CPU: its one device, ``"cpu"``."""
+        return "cpu"
+
+    def to_device(self, device, /, *, stream=None):
+        from ._info import _check_device
+
+        _check_device(device)
+        return self
+
+    def __array_namespace__(self, /, *, api_version=None):
+        import tegula
+
+        if api_version not in (None, "2021.12", "2022.12", "2023.12", "2024.12", "2025.12"):
+            raise ValueError(f"tegula does not implement array API version {api_version!r}")
+        return tegula
+
+    @property
     def chunks(self):
         """Block lengths along each axis, as a tuple of tuples (Dask's convention)."""
         return self._h.chunks
@@ -112,8 +130,22 @@ class Array:
         return to_npy(self, path, overwrite=overwrite)
 
     def __array__(self, dtype=None, copy=None):
+        if copy is False:
+            raise ValueError("a tegula array is computed to make a NumPy array: it cannot be had without a copy")
         out = self.compute()
         return out if dtype is None else out.astype(dtype, copy=False)
+
+    def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """The computed array, shared through DLPack (CPU memory)."""
+        if dl_device not in (None, (1, 0)):
+            raise BufferError(f"tegula arrays live on the CPU (DLPack device (1, 0)), not {dl_device}")
+        if copy is False:
+            raise BufferError("a tegula array is computed to be exported: it cannot be had without a copy")
+        kwargs = {} if max_version is None else {"max_version": max_version}
+        return self.compute().__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return (1, 0)
 
     def _scalar(self, kind):
         if self.size != 1:
@@ -153,6 +185,15 @@ class Array:
     @property
     def T(self):
         return self.transpose()
+
+    @property
+    def mT(self):
+        """The matrix transpose: the last two axes swapped (a stack of matrices stays one)."""
+        if self.ndim < 2:
+            raise ValueError("mT needs an array of at least two dimensions")
+        axes = list(range(self.ndim))
+        axes[-2:] = axes[-1], axes[-2]
+        return self.transpose(axes)
 
     def rechunk(self, chunks="auto"):
         return Array(self._h.rechunk(chunks))
@@ -204,6 +245,13 @@ class Array:
             return NotImplemented
         return Array(_as_array(other)._h.matmul(self._h))
 
+    def __imatmul__(self, other):
+        out = self @ other
+        if out is NotImplemented or out.shape != self.shape or out.dtype != self.dtype:
+            raise ValueError("in-place matmul must keep the array's shape and dtype")
+        self._h = out._h
+        return self
+
     def __neg__(self):
         return Array(self._h.unary("negative"))
 
@@ -253,7 +301,7 @@ def _add_operators():
     ops = {
         "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
         "floordiv": "floor_divide", "mod": "remainder", "pow": "power", "and": "bitwise_and",
-        "or": "bitwise_or", "xor": "bitwise_xor",
+        "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "left_shift", "rshift": "right_shift",
     }
     comparisons = {
         "eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal", "gt": "greater",
@@ -274,9 +322,22 @@ def _add_operators():
             return binary(op, other, self)
         return method
 
+    def in_place(op):
+        def method(self, other):
+            if not _is_operand(other):
+                return NotImplemented
+            out = binary(op, self, other)
+            if out.dtype != self.dtype or out.shape != self.shape:
+                raise TypeError(f"in-place {op} would change {self.dtype}{list(self.shape)} into "
+                                f"{out.dtype}{list(out.shape)}")
+            self._h = out._h
+            return self
+        return method
+
     for dunder, op in ops.items():
         setattr(Array, f"__{dunder}__", forward(op))
         setattr(Array, f"__r{dunder}__", reflected(op))
+        setattr(Array, f"__i{dunder}__", in_place(op))
     for dunder, op in comparisons.items():
         setattr(Array, f"__{dunder}__", forward(op))
 

@@ -5,16 +5,24 @@ import numpy as np
 from . import _tegula
 from ._array import Array
 from ._dtypes import SUPPORTED, dtype_name, float64, is_python_scalar
+from ._info import _check_device
 
 
 def _shape(shape):
     return (shape,) if np.ndim(shape) == 0 else tuple(shape)
 
 
-def asarray(a, dtype=None, chunks="auto"):
+def asarray(a, /, dtype=None, *, device=None, copy=None, chunks="auto"):
     """A tegula array from a tegula array, a NumPy array, a scalar or nested sequences, or,
     lazily (one read per block, when computed), from any object with ``shape``, ``dtype`` and
-    NumPy-style slicing, such as an h5py dataset or a zarr-python array."""
+    NumPy-style slicing, such as an h5py dataset or a zarr-python array.
+
+    tegula arrays are immutable values (in-place operators rebind the array they are applied
+    to), so ``copy`` never changes the result, except that ``copy=False`` raises ``ValueError``
+    when a NumPy input must be copied (its dtype changes)."""
+    _check_device(device)
+    if copy is False and isinstance(a, np.ndarray) and dtype is not None and np.dtype(dtype) != a.dtype:
+        raise ValueError("asarray(copy=False) would have to copy to change the dtype")
     if isinstance(a, Array):
         out = a if dtype is None else a.astype(dtype)
         return out if chunks in ("auto", None) else out.rechunk(chunks)
@@ -22,7 +30,10 @@ def asarray(a, dtype=None, chunks="auto"):
 
     if is_sliceable(a):
         return from_object(a, dtype, chunks)
-    arr = np.asarray(a, dtype=None if dtype is None else np.dtype(dtype))
+    if dtype is None and _is_nested_scalars(a):
+        arr = _default_array(a)
+    else:
+        arr = np.asarray(a, dtype=None if dtype is None else np.dtype(dtype))
     if arr.dtype not in SUPPORTED:
         raise TypeError(f"tegula does not support dtype {arr.dtype}")
     if not arr.dtype.isnative:
@@ -33,11 +44,25 @@ def asarray(a, dtype=None, chunks="auto"):
 array = asarray
 
 
+def _is_nested_scalars(a):
+    return is_python_scalar(a) or (isinstance(a, (list, tuple)) and all(map(_is_nested_scalars, a)))
+
+
+def _default_array(a):
+    """Python scalars (nested in lists) as NumPy makes them, except that Python ints too big for
+    int64 are an ``OverflowError``, as the standard asks (NumPy would make objects or uint64)."""
+    arr = np.asarray(a)
+    if arr.dtype == object or arr.dtype == np.uint64:
+        raise OverflowError("Python int too large to convert to int64")
+    return arr
+
+
 def from_array(a, chunks="auto"):
     return asarray(a, chunks=chunks)
 
 
-def full(shape, fill_value, dtype=None, chunks="auto"):
+def full(shape, fill_value, dtype=None, *, device=None, chunks="auto"):
+    _check_device(device)
     if isinstance(fill_value, Array):
         fill_value = fill_value.compute()
     if not is_python_scalar(fill_value):
@@ -51,17 +76,17 @@ def full(shape, fill_value, dtype=None, chunks="auto"):
     return Array(_tegula.full(_shape(shape), fill_value, dtype_name(dtype), chunks))
 
 
-def zeros(shape, dtype=float64, chunks="auto"):
-    return full(shape, False, dtype if dtype is not None else float64, chunks)
+def zeros(shape, dtype=None, *, device=None, chunks="auto"):
+    return full(shape, False, dtype if dtype is not None else float64, device=device, chunks=chunks)
 
 
-def ones(shape, dtype=float64, chunks="auto"):
-    return full(shape, True, dtype if dtype is not None else float64, chunks)
+def ones(shape, dtype=None, *, device=None, chunks="auto"):
+    return full(shape, True, dtype if dtype is not None else float64, device=device, chunks=chunks)
 
 
-def empty(shape, dtype=float64, chunks="auto"):
+def empty(shape, dtype=None, *, device=None, chunks="auto"):
     """Like ``zeros``: a lazy array has nothing to leave uninitialised."""
-    return zeros(shape, dtype, chunks)
+    return zeros(shape, dtype, device=device, chunks=chunks)
 
 
 def _like(x, dtype, chunks):
@@ -69,21 +94,24 @@ def _like(x, dtype, chunks):
     return x.shape, (x.dtype if dtype is None else dtype), (x.chunks if chunks is None else chunks)
 
 
-def zeros_like(x, dtype=None, chunks=None):
-    return zeros(*_like(x, dtype, chunks))
-
-
-def ones_like(x, dtype=None, chunks=None):
-    return ones(*_like(x, dtype, chunks))
-
-
-def empty_like(x, dtype=None, chunks=None):
-    return empty(*_like(x, dtype, chunks))
-
-
-def full_like(x, fill_value, dtype=None, chunks=None):
+def zeros_like(x, /, *, dtype=None, device=None, chunks=None):
     shape, dtype, chunks = _like(x, dtype, chunks)
-    return full(shape, fill_value, dtype, chunks)
+    return zeros(shape, dtype, device=device, chunks=chunks)
+
+
+def ones_like(x, /, *, dtype=None, device=None, chunks=None):
+    shape, dtype, chunks = _like(x, dtype, chunks)
+    return ones(shape, dtype, device=device, chunks=chunks)
+
+
+def empty_like(x, /, *, dtype=None, device=None, chunks=None):
+    shape, dtype, chunks = _like(x, dtype, chunks)
+    return empty(shape, dtype, device=device, chunks=chunks)
+
+
+def full_like(x, /, fill_value, *, dtype=None, device=None, chunks=None):
+    shape, dtype, chunks = _like(x, dtype, chunks)
+    return full(shape, fill_value, dtype, device=device, chunks=chunks)
 
 
 def _py_number(v, name):
@@ -94,8 +122,9 @@ def _py_number(v, name):
     return v
 
 
-def arange(start, stop=None, step=1, dtype=None, chunks="auto"):
+def arange(start, /, stop=None, step=1, *, dtype=None, device=None, chunks="auto"):
     """Evenly spaced values in ``[start, stop)`` (NumPy's ``arange``)."""
+    _check_device(device)
     if stop is None:
         start, stop = 0, start
     start, stop, step = (_py_number(v, n) for v, n in ((start, "start"), (stop, "stop"), (step, "step")))
@@ -104,7 +133,8 @@ def arange(start, stop=None, step=1, dtype=None, chunks="auto"):
     return Array(_tegula.arange(start, stop, step, dtype_name(dtype), chunks))
 
 
-def linspace(start, stop, num=50, endpoint=True, dtype=None, chunks="auto"):
+def linspace(start, stop, /, num=50, *, dtype=None, device=None, endpoint=True, chunks="auto"):
     """``num`` evenly spaced values from ``start`` to ``stop`` (NumPy's ``linspace``)."""
+    _check_device(device)
     start, stop = float(_py_number(start, "start")), float(_py_number(stop, "stop"))
     return Array(_tegula.linspace(start, stop, int(num), bool(endpoint), dtype_name(dtype) or "float64", chunks))

@@ -21,6 +21,7 @@ UNARY = {
     "isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite", "conj": "conj",
     "conjugate": "conj", "real": "real", "imag": "imag", "logical_not": "logical_not",
     "invert": "invert", "bitwise_not": "invert", "bitwise_invert": "invert",
+    "signbit": "signbit", "reciprocal": "reciprocal",
 }
 
 BINARY = {
@@ -31,7 +32,10 @@ BINARY = {
     "greater": "greater", "greater_equal": "greater_equal", "bitwise_and": "bitwise_and",
     "bitwise_or": "bitwise_or", "bitwise_xor": "bitwise_xor", "logical_and": "logical_and",
     "logical_or": "logical_or", "logical_xor": "logical_xor", "maximum": "maximum",
-    "minimum": "minimum",
+    "minimum": "minimum", "arctan2": "arctan2", "atan2": "arctan2", "copysign": "copysign",
+    "hypot": "hypot", "logaddexp": "logaddexp", "nextafter": "nextafter",
+    "left_shift": "left_shift", "bitwise_left_shift": "left_shift", "right_shift": "right_shift",
+    "bitwise_right_shift": "right_shift",
 }
 
 
@@ -55,7 +59,7 @@ UFUNCS = {name: _make_unary(name, op) for name, op in UNARY.items()}
 UFUNCS.update({name: _make_binary(name, op) for name, op in BINARY.items()})
 
 
-def where(condition, x, y):
+def where(condition, x, y, /):
     """``x`` where ``condition`` is true, else ``y``, broadcast together."""
     x, y = _with_weak_scalars([x, y])
     return Array(asarray(condition)._h.where_(x._h, y._h))
@@ -96,11 +100,14 @@ def expand_dims(x, axis=0):
     return Array(asarray(x)._h.expand_dims([operator.index(a) for a in axes]))
 
 
-def astype(x, dtype, copy=True):
+def astype(x, dtype, /, *, copy=True, device=None):
+    from ._info import _check_device
+
+    _check_device(device)
     return asarray(x).astype(dtype)
 
 
-def matmul(x1, x2):
+def matmul(x1, x2, /):
     return asarray(x1) @ asarray(x2)
 
 
@@ -108,23 +115,56 @@ def transpose(x, axes=None):
     return asarray(x).transpose(axes)
 
 
-permute_dims = transpose
+def permute_dims(x, /, axes):
+    return asarray(x).transpose(axes)
 
 
 def rechunk(x, chunks="auto"):
     return asarray(x).rechunk(chunks)
 
 
-def _reduction(name):
-    def f(x, *args, **kwargs):
-        return getattr(asarray(x), name)(*args, **kwargs)
-    f.__name__ = name
-    f.__doc__ = f"``{name}`` over ``axis`` (int, tuple or None) as a tree reduction; see ``Array.{name}``."
-    return f
+def sum(x, /, *, axis=None, dtype=None, keepdims=False, split_every=None):
+    """Sum over ``axis`` (int, tuple or None) as a tree reduction; see ``Array.sum``."""
+    return asarray(x).sum(axis=axis, dtype=dtype, keepdims=keepdims, split_every=split_every)
 
 
-REDUCTIONS = {name: _reduction(name) for name in ("sum", "prod", "mean", "var", "std", "min", "max", "any", "all")}
-REDUCTIONS.update(amin=REDUCTIONS["min"], amax=REDUCTIONS["max"])
+def prod(x, /, *, axis=None, dtype=None, keepdims=False, split_every=None):
+    return asarray(x).prod(axis=axis, dtype=dtype, keepdims=keepdims, split_every=split_every)
+
+
+def mean(x, /, *, axis=None, keepdims=False, dtype=None, split_every=None):
+    return asarray(x).mean(axis=axis, dtype=dtype, keepdims=keepdims, split_every=split_every)
+
+
+def var(x, /, *, axis=None, correction=0.0, keepdims=False, dtype=None, ddof=None, split_every=None):
+    """Variance, in one pass; ``correction`` is the standard's name for NumPy's ``ddof``."""
+    ddof = correction if ddof is None else ddof
+    return asarray(x).var(axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, split_every=split_every)
+
+
+def std(x, /, *, axis=None, correction=0.0, keepdims=False, dtype=None, ddof=None, split_every=None):
+    ddof = correction if ddof is None else ddof
+    return asarray(x).std(axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, split_every=split_every)
+
+
+def min(x, /, *, axis=None, keepdims=False, split_every=None):
+    return asarray(x).min(axis=axis, keepdims=keepdims, split_every=split_every)
+
+
+def max(x, /, *, axis=None, keepdims=False, split_every=None):
+    return asarray(x).max(axis=axis, keepdims=keepdims, split_every=split_every)
+
+
+def any(x, /, *, axis=None, keepdims=False, split_every=None):
+    return asarray(x).any(axis=axis, keepdims=keepdims, split_every=split_every)
+
+
+def all(x, /, *, axis=None, keepdims=False, split_every=None):
+    return asarray(x).all(axis=axis, keepdims=keepdims, split_every=split_every)
+
+
+REDUCTIONS = {f.__name__: f for f in (sum, prod, mean, var, std, min, max, any, all)}
+REDUCTIONS.update(amin=min, amax=max)
 
 
 def compute(*arrays, scheduler="threads", num_workers=None, fuse=True, report=False):

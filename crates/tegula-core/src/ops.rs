@@ -39,6 +39,7 @@ named_ops!(
         Ceil => "ceil", Trunc => "trunc", Rint => "rint", Sign => "sign", Square => "square",
         Isnan => "isnan", Isinf => "isinf", Isfinite => "isfinite", Conj => "conj",
         Real => "real", Imag => "imag", LogicalNot => "logical_not", Invert => "invert",
+        Signbit => "signbit", Reciprocal => "reciprocal",
     }
 );
 
@@ -51,7 +52,9 @@ named_ops!(
         Greater => "greater", GreaterEqual => "greater_equal", BitwiseAnd => "bitwise_and",
         BitwiseOr => "bitwise_or", BitwiseXor => "bitwise_xor", LogicalAnd => "logical_and",
         LogicalOr => "logical_or", LogicalXor => "logical_xor", Maximum => "maximum",
-        Minimum => "minimum",
+        Minimum => "minimum", Arctan2 => "arctan2", Copysign => "copysign", Hypot => "hypot",
+        Logaddexp => "logaddexp", Nextafter => "nextafter", LeftShift => "left_shift",
+        RightShift => "right_shift",
     }
 );
 
@@ -89,9 +92,11 @@ impl UnaryOp {
             Floor | Ceil | Trunc if d.is_complex() => return Err(unsupported()),
             Floor | Ceil | Trunc => Signature::same(d),
             Rint => Signature::same(d.to_inexact()),
-            Square if d == DType::Bool => Signature::same(DType::Int8),
-            Square => Signature::same(d),
+            Square | Reciprocal if d == DType::Bool => Signature::same(DType::Int8),
+            Square | Reciprocal => Signature::same(d),
             Isnan | Isinf | Isfinite => Signature { compute: d, output: DType::Bool },
+            Signbit if d.is_complex() => return Err(unsupported()),
+            Signbit => Signature { compute: d, output: DType::Bool },
             Real | Imag => Signature { compute: d, output: d.real_part() },
             LogicalNot => Signature { compute: DType::Bool, output: DType::Bool },
             Invert if d.is_bool_or_integer() => Signature::same(d),
@@ -151,6 +156,12 @@ impl BinaryOp {
             BitwiseAnd | BitwiseOr | BitwiseXor if p.is_bool_or_integer() => Signature::same(p),
             BitwiseAnd | BitwiseOr | BitwiseXor => return Err(unsupported()),
             LogicalAnd | LogicalOr | LogicalXor => Signature { compute: DType::Bool, output: DType::Bool },
+            LeftShift | RightShift if p == DType::Bool => Signature::same(DType::Int8),
+            LeftShift | RightShift if p.is_integer() => Signature::same(p),
+            LeftShift | RightShift => return Err(unsupported()),
+            Arctan2 | Copysign | Hypot | Logaddexp | Nextafter if p.is_complex() => return Err(unsupported()),
+            // Their loops are float only: NumPy picks the first float loop each input casts to.
+            Arctan2 | Copysign | Hypot | Logaddexp | Nextafter => Signature::same(promote(a.to_inexact(), b.to_inexact())),
             Equal | NotEqual | Less | LessEqual | Greater | GreaterEqual => {
                 Signature { compute: p, output: DType::Bool }
             }

@@ -92,6 +92,13 @@ macro_rules! int_binary {
                     BitwiseAnd => map2(a, b, |x: $t, y| x & y),
                     BitwiseOr => map2(a, b, |x: $t, y| x | y),
                     BitwiseXor => map2(a, b, |x: $t, y| x ^ y),
+                    // NumPy: shifting by the bit width or more gives 0 (-1 for a negative value
+                    // shifted right); a negative count, as an unsigned count, is such a shift.
+                    LeftShift => map2(a, b, |x: $t, y| if (y as u64) < <$t>::BITS as u64 { x << y } else { 0 }),
+                    #[allow(unused_comparisons)]
+                    RightShift => map2(a, b, |x: $t, y| {
+                        if (y as u64) < <$t>::BITS as u64 { x >> y } else if x < 0 { x >> (<$t>::BITS - 1) } else { 0 }
+                    }),
                     _ => Err(unsupported(op, <$t>::DTYPE)),
                 }
             }

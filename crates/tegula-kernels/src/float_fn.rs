@@ -42,6 +42,7 @@ macro_rules! float_unary_fn {
             Rint => { let $f = |x: $t| <$t>::from_f64(x.cast::<f64>().round_ties_even()); $body }
             Sign => { let $f = move |x: $t| if x > zero { one } else if x < zero { -one } else { x }; $body }
             Square => { let $f = |x: $t| x * x; $body }
+            Reciprocal => { let $f = move |x: $t| one / x; $body }
             Imag => { let $f = move |_: $t| zero; $body }
             _ => $other,
         }
@@ -54,7 +55,7 @@ pub(crate) use float_unary_fn;
 macro_rules! float_binary_fn {
     ($op:expr, $t:ty, |$f:ident| $body:expr, $other:expr) => {{
         #[allow(unused_imports)]
-        use {$crate::element::{Elem, Num, Ordered}, $crate::float_fn::{float_floor_div, float_rem}, num_traits::Float, tegula_core::BinaryOp::*};
+        use {$crate::element::{Elem, Num, Ordered}, $crate::float_fn::{float_floor_div, float_rem, logaddexp, NextAfter}, num_traits::Float, tegula_core::BinaryOp::*};
         match $op {
             Add => { let $f = |x: $t, y: $t| Num::add(x, y); $body }
             Subtract => { let $f = |x: $t, y: $t| x - y; $body }
@@ -65,6 +66,11 @@ macro_rules! float_binary_fn {
             Power => { let $f = |x: $t, y: $t| Float::powf(x, y); $body }
             Maximum => { let $f = |x: $t, y: $t| Ordered::max_nan(x, y); $body }
             Minimum => { let $f = |x: $t, y: $t| Ordered::min_nan(x, y); $body }
+            Arctan2 => { let $f = |x: $t, y: $t| Float::atan2(x, y); $body }
+            Copysign => { let $f = |x: $t, y: $t| Float::copysign(x, y); $body }
+            Hypot => { let $f = |x: $t, y: $t| Float::hypot(x, y); $body }
+            Logaddexp => { let $f = |x: $t, y: $t| <$t>::from_f64(logaddexp(x.cast::<f64>(), y.cast::<f64>())); $body }
+            Nextafter => { let $f = |x: $t, y: $t| NextAfter::next_after(x, y); $body }
             _ => $other,
         }
     }};
@@ -131,6 +137,49 @@ pub(crate) fn float_floor_div(a: f64, b: f64) -> f64 {
         floor
     }
 }
+
+/// `log(exp(a) + exp(b))` without overflow, as NumPy computes it.
+pub(crate) fn logaddexp(a: f64, b: f64) -> f64 {
+    if a == b {
+        return a + std::f64::consts::LN_2; // also infinities of one sign
+    }
+    let d = a - b;
+    if d > 0.0 {
+        a + (-d).exp().ln_1p()
+    } else if d <= 0.0 {
+        b + d.exp().ln_1p()
+    } else {
+        d // NaN
+    }
+}
+
+/// The next representable value after `self` towards `towards` (C's `nextafter`).
+pub(crate) trait NextAfter: Sized {
+    fn next_after(self, towards: Self) -> Self;
+}
+macro_rules! next_after {
+    ($($t:ty => $bits:ty),*) => {$(
+        impl NextAfter for $t {
+            fn next_after(self, towards: $t) -> $t {
+                if self.is_nan() || towards.is_nan() {
+                    return <$t>::NAN;
+                }
+                if self == towards {
+                    return towards;
+                }
+                if self == <$t>::from_bits(0) || self == -<$t>::from_bits(0) {
+                    let tiny = <$t>::from_bits(1);
+                    return if towards > self { tiny } else { -tiny };
+                }
+                // Moving away from zero adds one to the magnitude's bits; towards zero subtracts one.
+                let away = (towards > self) == (self > <$t>::from_bits(0));
+                let bits = self.to_bits();
+                <$t>::from_bits(if away { bits + 1 } else { bits - 1 })
+            }
+        }
+    )*};
+}
+next_after!(f64 => u64, f32 => u32, f16 => u16);
 
 /// Python's float remainder: the result has the divisor's sign.
 pub(crate) fn float_rem(a: f64, b: f64) -> f64 {

@@ -28,7 +28,7 @@ impl UnaryKernel for bool {
         use UnaryOp::*;
         Ok(match op {
             Abs | Floor | Ceil | Trunc | Conj | Real => map1(a, |x| x),
-            Imag | Isnan | Isinf => map1(a, |_| false),
+            Imag | Isnan | Isinf | Signbit => map1(a, |_| false),
             Isfinite => map1(a, |_| true),
             LogicalNot | Invert => map1(a, |x: bool| !x),
             _ => return Err(unsupported(op, DType::Bool)),
@@ -48,9 +48,11 @@ macro_rules! int_unary {
                     Abs => map1(a, |x: $t| if x < 0 { x.wrapping_neg() } else { x }),
                     Sign => map1(a, |x: $t| if x > 0 { 1 } else if x < 0 { (0 as $t).wrapping_sub(1) } else { 0 }),
                     Square => map1(a, |x: $t| x.wrapping_mul(x)),
+                    Reciprocal => map1(a, |x: $t| if x == 0 { 0 } else { (1 as $t).wrapping_div(x) }), // NumPy: 0 for 0
                     Imag => map1(a, |_| 0 as $t),
                     Isnan | Isinf => map1(a, |_| false),
                     Isfinite => map1(a, |_| true),
+                    Signbit => map1(a, |x: $t| x < 0),
                     Invert => map1(a, |x: $t| !x),
                     _ => return Err(unsupported(op, <$t>::DTYPE)),
                 })
@@ -68,6 +70,7 @@ macro_rules! float_unary {
                     UnaryOp::Isnan => Ok(map1(a, |x: $t| num_traits::Float::is_nan(x))),
                     UnaryOp::Isinf => Ok(map1(a, |x: $t| num_traits::Float::is_infinite(x))),
                     UnaryOp::Isfinite => Ok(map1(a, |x: $t| num_traits::Float::is_finite(x))),
+                    UnaryOp::Signbit => Ok(map1(a, |x: $t| num_traits::Float::is_sign_negative(x))),
                     _ => Err(unsupported(op, <$t>::DTYPE)),
                 })
             }
@@ -110,10 +113,11 @@ macro_rules! complex_unary {
                     Rint => map1(a, |x: $t| <$t>::new(x.re.round_ties_even(), x.im.round_ties_even())),
                     Sign => map1(a, |x: $t| { let n = x.norm(); if n == 0.0 { x } else { x / n } }),
                     Square => map1(a, |x: $t| x * x),
+                    Reciprocal => map1(a, |x: $t| complex::div(<$t>::new(1.0, 0.0), x)),
                     Isnan => map1(a, |x: $t| x.re.is_nan() || x.im.is_nan()),
                     Isinf => map1(a, |x: $t| x.re.is_infinite() || x.im.is_infinite()),
                     Isfinite => map1(a, |x: $t| x.re.is_finite() && x.im.is_finite()),
-                    Floor | Ceil | Trunc | LogicalNot | Invert => return Err(unsupported(op, <$t>::DTYPE)),
+                    Floor | Ceil | Trunc | LogicalNot | Invert | Signbit => return Err(unsupported(op, <$t>::DTYPE)),
                 })
             }
         }

@@ -212,7 +212,10 @@ fn remove_old_array(dir: &Path) -> std::io::Result<()> {
             let entry = entry?;
             let name = entry.file_name();
             if entry.file_type()?.is_dir() {
+                // Emptied directories go at once: a kill must not leave chunk directories
+                // without the metadata, which would no longer look like a Zarr array.
                 remove_chunks(&entry.path())?;
+                std::fs::remove_dir_all(entry.path())?;
             } else if !METADATA_FILES.iter().any(|m| name == *m) {
                 std::fs::remove_file(entry.path())?;
             }

@@ -1,0 +1,117 @@
+"""What the array API standard asks a namespace to tell about itself: dtype limits (``finfo``,
+``iinfo``), dtype kinds (``isdtype``) and the inspection namespace (``__array_namespace_info__``).
+tegula computes on the CPU, so it has one device, ``"cpu"``."""
+
+import numpy as np
+
+from . import _dtypes
+from ._dtypes import SUPPORTED
+
+CPU = "cpu"
+
+
+class finfo_object:
+    """Limits of a floating dtype as Python floats (the limits of a complex dtype's parts)."""
+
+    def __init__(self, dtype):
+        info = np.finfo(dtype)
+        self.bits, self.dtype = info.bits, info.dtype
+        self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)
+        self.smallest_normal = float(info.smallest_normal)
+        self.resolution, self.tiny = float(info.resolution), float(info.tiny)
+
+    def __repr__(self):
+        return f"finfo(dtype={self.dtype}, bits={self.bits}, eps={self.eps}, max={self.max})"
+
+
+class iinfo_object:
+    """Limits of an integer dtype as Python ints."""
+
+    def __init__(self, dtype):
+        info = np.iinfo(dtype)
+        self.bits, self.dtype, self.max, self.min = info.bits, info.dtype, int(info.max), int(info.min)
+
+    def __repr__(self):
+        return f"iinfo(dtype={self.dtype}, bits={self.bits}, min={self.min}, max={self.max})"
+
+
+def _dtype_of(type_):
+    d = np.dtype(getattr(type_, "dtype", type_))
+    if d not in SUPPORTED:
+        raise TypeError(f"tegula does not support dtype {d}")
+    return d
+
+
+def finfo(type, /):
+    """Machine limits of a floating (or complex) dtype, or of an array's dtype."""
+    d = _dtype_of(type)
+    if d.kind not in "fc":
+        raise TypeError(f"finfo needs a floating or complex dtype, not {d}")
+    return finfo_object(d)
+
+
+def iinfo(type, /):
+    """Machine limits of an integer dtype, or of an array's dtype."""
+    d = _dtype_of(type)
+    if d.kind not in "iu":
+        raise TypeError(f"iinfo needs an integer dtype, not {d}")
+    return iinfo_object(d)
+
+
+_KINDS = {
+    "bool": "b", "signed integer": "i", "unsigned integer": "u", "integral": "iu",
+    "real floating": "f", "complex floating": "c", "numeric": "iufc",
+}
+
+
+def isdtype(dtype, kind):
+    """Whether ``dtype`` is of ``kind``: a dtype, one of the standard's kind names, or a tuple
+    of these (any of them)."""
+    if not isinstance(dtype, np.dtype) or dtype not in SUPPORTED:
+        raise TypeError(f"isdtype needs a tegula dtype, not {dtype!r}")
+    if isinstance(kind, tuple):
+        return any(isdtype(dtype, k) for k in kind)
+    if isinstance(kind, str):
+        if kind not in _KINDS:
+            raise ValueError(f"unknown dtype kind {kind!r}; expected one of {sorted(_KINDS)}")
+        return dtype.kind in _KINDS[kind]
+    if isinstance(kind, np.dtype):
+        return dtype == kind
+    raise TypeError(f"kind must be a dtype, a kind name or a tuple of these, not {kind!r}")
+
+
+def _check_device(device):
+    if device not in (None, CPU):
+        raise ValueError(f"tegula has one device, {CPU!r}, not {device!r}")
+
+
+class Info:
+    """The inspection namespace of the array API standard."""
+
+    def capabilities(self):
+        # Boolean masks and unique give shapes known only once computed.
+        return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": 64}
+
+    def default_device(self):
+        return CPU
+
+    def devices(self):
+        return (CPU,)
+
+    def default_dtypes(self, *, device=None):
+        _check_device(device)
+        return {"real floating": _dtypes.float64, "complex floating": _dtypes.complex128,
+                "integral": _dtypes.int64, "indexing": _dtypes.int64}
+
+    def dtypes(self, *, device=None, kind=None):
+        _check_device(device)
+        names = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                 "float32", "float64", "complex64", "complex128")
+        chosen = [np.dtype(n) for n in names]
+        if kind is not None:
+            chosen = [d for d in chosen if isdtype(d, kind)]
+        return {d.name: d for d in chosen}
+
+
+def __array_namespace_info__():
+    return Info()

@@ -1,0 +1,178 @@
+"""Manipulation functions built from tegula's lazy operations (indexing, concatenation,
+transposition, element-wise ``where``): each adds a few nodes to the plan, none a task per chunk
+of its own making, so they stay lazy and chunked."""
+
+import operator
+
+import numpy as np
+
+from ._array import Array
+from ._creation import asarray, full
+from ._functions import UFUNCS, concat, where
+
+maximum, minimum = UFUNCS["maximum"], UFUNCS["minimum"]
+
+
+def _axis_list(axis, ndim):
+    """``axis`` (None, an int or a sequence) as sorted non-negative axes; NumPy's errors."""
+    axes = range(ndim) if axis is None else axis if isinstance(axis, (tuple, list)) else (axis,)
+    out = [_normalize(a, ndim) for a in axes]
+    if len(set(out)) != len(out):
+        raise ValueError("repeated axis")
+    return sorted(out)
+
+
+def _normalize(axis, ndim):
+    axis = operator.index(axis)
+    if not -ndim <= axis < max(ndim, 1) or (ndim == 0 and axis not in (0, -1)):
+        raise np.exceptions.AxisError(axis, ndim)
+    return axis % max(ndim, 1)
+
+
+def flip(x, /, *, axis=None):
+    """``x`` with the order of elements reversed along ``axis`` (all axes by default); a view of
+    each block."""
+    x = asarray(x)
+    key = [slice(None)] * x.ndim
+    for a in _axis_list(axis, x.ndim):
+        key[a] = slice(None, None, -1)
+    return x[tuple(key)]
+
+
+def roll(x, /, shift, *, axis=None):
+    """Elements shifted by ``shift`` along ``axis`` (wrapping around); ``axis=None`` rolls the
+    flattened array. Two slices joined, so no block is copied."""
+    x = asarray(x)
+    if axis is None:
+        from ._reshape import reshape
+
+        return reshape(roll(reshape(x, (-1,)), shift, axis=0), x.shape)
+    shifts = shift if isinstance(shift, (tuple, list)) else (shift,) * (len(axis) if isinstance(axis, (tuple, list)) else 1)
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    if len(shifts) != len(axes):
+        raise ValueError("shift and axis must have the same length")
+    for s, a in zip(shifts, axes):
+        a = _normalize(a, x.ndim)
+        n = x.shape[a]
+        if n == 0:
+            continue
+        s = operator.index(s) % n
+        if s:
+            head = [slice(None)] * x.ndim
+            tail = list(head)
+            head[a], tail[a] = slice(n - s, None), slice(None, n - s)
+            x = concat([x[tuple(head)], x[tuple(tail)]], axis=a)
+    return x
+
+
+def squeeze(x, /, axis=None):
+    """``x`` without the length-one axes ``axis`` (all of them when None); a ``ValueError`` for
+    an axis whose length is not one."""
+    x = asarray(x)
+    axes = [a for a, n in enumerate(x.shape) if n == 1] if axis is None else _axis_list(axis, x.ndim)
+    if any(x.shape[a] != 1 for a in axes):
+        raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
+    return x[tuple(0 if a in axes else slice(None) for a in range(x.ndim))] if axes else x
+
+
+def moveaxis(x, source, destination, /):
+    """``x`` with axes ``source`` moved to positions ``destination`` (a transpose)."""
+    x = asarray(x)
+    src = [_normalize(a, x.ndim) for a in (source if isinstance(source, (tuple, list)) else (source,))]
+    dst = [_normalize(a, x.ndim) for a in (destination if isinstance(destination, (tuple, list)) else (destination,))]
+    if len(src) != len(dst):
+        raise ValueError("source and destination must have the same number of elements")
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise ValueError("repeated axis in moveaxis")
+    order = [a for a in range(x.ndim) if a not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return x.transpose(order)
+
+
+def broadcast_shapes(*shapes):
+    return np.broadcast_shapes(*shapes)
+
+
+def broadcast_to(x, /, shape):
+    """``x`` broadcast to ``shape`` (NumPy's rules and errors): a fused selection of ``x``
+    against a constant, so nothing is stored per broadcast element."""
+    x = asarray(x)
+    shape = (operator.index(shape),) if np.ndim(shape) == 0 else tuple(operator.index(n) for n in shape)
+    if np.broadcast_shapes(x.shape, shape) != shape:
+        raise ValueError(f"operands could not be broadcast together with remapped shapes "
+                         f"[original->remapped]: {x.shape} and requested shape {shape}")
+    if x.shape == shape:
+        return x
+    lead = len(shape) - x.ndim
+    chunks = tuple("auto" if i < lead or x.shape[i - lead] != n else x.chunks[i - lead] for i, n in enumerate(shape))
+    return where(full(shape, True, chunks=chunks), x, x)
+
+
+def broadcast_arrays(*arrays):
+    """The arrays broadcast to their common shape."""
+    arrays = [asarray(a) for a in arrays]
+    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    return [broadcast_to(a, shape) for a in arrays]
+
+
+def unstack(x, /, *, axis=0):
+    """The slices of ``x`` along ``axis``, as a tuple of arrays (views of its blocks)."""
+    x = asarray(x)
+    if x.ndim == 0:
+        raise ValueError("unstack needs an array of at least one dimension")
+    a = _normalize(axis, x.ndim)
+    return tuple(x[(slice(None),) * a + (i,)] for i in range(x.shape[a]))
+
+
+def clip(x, /, min=None, max=None):
+    """``x`` limited to ``[min, max]`` (NaN stays NaN); the result keeps ``x``'s dtype."""
+    x = asarray(x)
+    out = x
+    if min is not None:
+        out = maximum(out, min)
+    if max is not None:
+        out = minimum(out, max)
+    return out if out.dtype == x.dtype else out.astype(x.dtype)
+
+
+def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
+    """The ``n``-th difference along ``axis``; booleans give ``x[1:] != x[:-1]``, as NumPy."""
+    x = asarray(x)
+    if x.ndim == 0:
+        raise ValueError("diff requires input that is at least one dimensional")
+    a = _normalize(axis, x.ndim)
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError(f"order must be non-negative but got {n}")
+    parts = [p for p in (prepend, x, append) if p is not None]
+    if len(parts) > 1:
+        shape = list(x.shape)
+        shape[a] = 1
+        parts = [asarray(p) if asarray(p).ndim else broadcast_to(p, tuple(shape)) for p in parts]
+        x = concat(parts, axis=a)
+    lo, hi = [slice(None)] * x.ndim, [slice(None)] * x.ndim
+    lo[a], hi[a] = slice(None, -1), slice(1, None)
+    for _ in range(n):
+        x = x[tuple(hi)] != x[tuple(lo)] if x.dtype == bool else x[tuple(hi)] - x[tuple(lo)]
+    return x
+
+
+def round(x, /, decimals=0):
+    """Rounded half to even to ``decimals`` places (NumPy's algorithm: scale, round, unscale);
+    integers are returned unchanged for ``decimals >= 0``."""
+    from ._functions import UFUNCS
+
+    x = asarray(x)
+    decimals = operator.index(decimals)
+    if x.dtype.kind in "biu":
+        if decimals >= 0:
+            return x
+        scale = 10 ** -decimals
+        return UFUNCS["rint"](x / scale).astype(x.dtype) * scale
+    if decimals == 0:
+        return UFUNCS["rint"](x)
+    scale = 10.0 ** abs(decimals)
+    if decimals > 0:
+        return UFUNCS["rint"](x * scale) / scale
+    return UFUNCS["rint"](x / scale) * scale

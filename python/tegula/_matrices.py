@@ -1,0 +1,132 @@
+"""Functions over the last axes of arrays, built from lazy element-wise operations on index
+grids (``eye``, ``tril``, ``triu``, ``meshgrid``) and from ``matmul`` and reductions (``vecdot``,
+``outer``, ``tensordot``, ``matrix_transpose``)."""
+
+import operator
+
+import numpy as np
+
+from ._array import Array
+from ._creation import arange, asarray
+from ._dtypes import float64
+from ._functions import UFUNCS, matmul, where
+from ._info import _check_device
+from ._manipulation import broadcast_to
+
+
+def _band(n_rows, n_cols, k, row_chunks="auto", col_chunks="auto"):
+    """The (rows, cols) boolean grid ``col - row >= k``: where ``triu`` keeps elements."""
+    rows = arange(n_rows, dtype="int64", chunks=(row_chunks,))[:, None]
+    cols = arange(n_cols, dtype="int64", chunks=(col_chunks,))[None, :]
+    return cols - rows >= k
+
+
+def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, chunks="auto"):
+    """Ones on the ``k``-th diagonal, zeros elsewhere; generated block by block."""
+    _check_device(device)
+    n_rows = operator.index(n_rows)
+    n_cols = n_rows if n_cols is None else operator.index(n_cols)
+    k = operator.index(k)
+    rows = arange(n_rows, dtype="int64", chunks=chunks)[:, None]
+    cols = arange(n_cols, dtype="int64", chunks=chunks)[None, :]
+    return (cols - rows == k).astype(float64 if dtype is None else dtype)
+
+
+def _triangle(x, k, upper):
+    x = asarray(x)
+    if x.ndim < 2:
+        raise ValueError("tril and triu need an array of at least two dimensions")
+    keep = _band(x.shape[-2], x.shape[-1], operator.index(k) if upper else operator.index(k) + 1,
+                 x.chunks[-2], x.chunks[-1])
+    return where(keep if upper else ~keep, x, 0)
+
+
+def triu(x, /, *, k=0):
+    """``x`` with the elements below the ``k``-th diagonal of its last two axes set to zero."""
+    return _triangle(x, k, True)
+
+
+def tril(x, /, *, k=0):
+    """``x`` with the elements above the ``k``-th diagonal of its last two axes set to zero."""
+    return _triangle(x, k, False)
+
+
+def meshgrid(*arrays, indexing="xy"):
+    """Coordinate arrays from 1-d coordinate vectors (NumPy's ``meshgrid``, ``'xy'`` or ``'ij'``)."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError("indexing must be 'xy' or 'ij'")
+    arrays = [asarray(a) for a in arrays]
+    if any(a.ndim != 1 for a in arrays):
+        raise ValueError("meshgrid takes 1-d arrays")
+    if len({a.dtype for a in arrays}) > 1:
+        raise TypeError("meshgrid takes arrays of one dtype")
+    shape = [a.shape[0] for a in arrays]
+    if indexing == "xy" and len(arrays) > 1:
+        shape[0], shape[1] = shape[1], shape[0]
+    out = []
+    for i, a in enumerate(arrays):
+        axis = (1 if i == 0 else 0 if i == 1 else i) if indexing == "xy" and len(arrays) > 1 else i
+        key = tuple(slice(None) if d == axis else None for d in range(len(arrays)))
+        out.append(broadcast_to(a[key], tuple(shape)))
+    return out
+
+
+def matrix_transpose(x, /):
+    return asarray(x).mT
+
+
+def vecdot(x1, x2, /, *, axis=-1):
+    """The dot product of vectors along ``axis`` (the first argument conjugated), broadcast
+    over the other axes."""
+    x1, x2 = asarray(x1), asarray(x2)
+    n = max(x1.ndim, x2.ndim)
+    axis = operator.index(axis)
+    if not -min(x1.ndim, x2.ndim) <= axis < 0 and not (0 <= axis < n and x1.ndim == x2.ndim):
+        raise ValueError(f"axis {axis} is out of bounds for vecdot of {x1.ndim}-d and {x2.ndim}-d arrays")
+    a = axis if axis < 0 else axis - n
+    if x1.shape[a] != x2.shape[a]:
+        raise ValueError(f"vecdot: the lengths along axis {axis} differ ({x1.shape[a]} and {x2.shape[a]})")
+    left = UFUNCS["conj"](x1) if x1.dtype.kind == "c" else x1
+    return (left * x2).sum(axis=a)
+
+
+def outer(x1, x2, /):
+    """The outer product of two 1-d arrays."""
+    x1, x2 = asarray(x1), asarray(x2)
+    if x1.ndim != 1 or x2.ndim != 1:
+        raise ValueError("outer takes 1-d arrays")
+    return x1[:, None] * x2[None, :]
+
+
+def tensordot(x1, x2, /, *, axes=2):
+    """Sums of products over ``axes`` (an int: the last ``axes`` of ``x1`` with the first of
+    ``x2``; or two sequences of axes), as a matrix product of the rearranged operands."""
+    from ._reshape import reshape
+
+    x1, x2 = asarray(x1), asarray(x2)
+    if isinstance(axes, int) or np.ndim(axes) == 0:
+        k = operator.index(axes)
+        if k < 0 or k > min(x1.ndim, x2.ndim):
+            raise ValueError("tensordot axes must be between 0 and the operands' dimensions")
+        a1, a2 = list(range(x1.ndim - k, x1.ndim)), list(range(k))
+    else:
+        a1, a2 = ([operator.index(a) for a in (ax if isinstance(ax, (tuple, list)) else (ax,))] for ax in axes)
+        if len(a1) != len(a2):
+            raise ValueError("tensordot needs as many axes of each operand")
+        a1 = [a % x1.ndim if -x1.ndim <= a < x1.ndim else _bad_axis(a, x1.ndim) for a in a1]
+        a2 = [a % x2.ndim if -x2.ndim <= a < x2.ndim else _bad_axis(a, x2.ndim) for a in a2]
+    if any(x1.shape[i] != x2.shape[j] for i, j in zip(a1, a2)):
+        raise ValueError("shape-mismatch for sum in tensordot")
+    free1 = [a for a in range(x1.ndim) if a not in a1]
+    free2 = [a for a in range(x2.ndim) if a not in a2]
+    m = int(np.prod([x1.shape[a] for a in free1], dtype=np.int64))
+    k = int(np.prod([x1.shape[a] for a in a1], dtype=np.int64))
+    n = int(np.prod([x2.shape[a] for a in free2], dtype=np.int64))
+    left = reshape(x1.transpose(free1 + a1), (m, k))
+    right = reshape(x2.transpose(a2 + free2), (k, n))
+    out_shape = tuple(x1.shape[a] for a in free1) + tuple(x2.shape[a] for a in free2)
+    return reshape(matmul(left, right), out_shape)
+
+
+def _bad_axis(a, ndim):
+    raise np.exceptions.AxisError(a, ndim)

@@ -1,0 +1,60 @@
+"""Searching functions built from reductions: ``argmax``/``argmin`` find the extreme value, then
+the first position holding it (two passes over the input, both chunked and fused)."""
+
+import operator
+
+import numpy as np
+
+from ._array import Array
+from ._creation import arange, asarray
+from ._functions import UFUNCS, where
+
+
+def _arg_extreme(x, axis, keepdims, reduce_name):
+    x = asarray(x)
+    if x.size == 0:
+        raise ValueError(f"attempt to get arg{reduce_name} of an empty sequence")
+    if axis is not None:
+        axis = operator.index(axis)
+        if not -x.ndim <= axis < max(x.ndim, 1):
+            raise np.exceptions.AxisError(axis, x.ndim)
+    if x.ndim == 0:
+        return asarray(np.int64(0))
+    axes = range(x.ndim) if axis is None else [axis % x.ndim]
+    extreme = getattr(x, reduce_name)(axis=axis, keepdims=True)
+    hit = x == extreme
+    if x.dtype.kind in "fc":  # NumPy returns the first NaN, which the extreme then is
+        isnan = UFUNCS["isnan"]
+        hit = hit | (isnan(extreme) & isnan(x))
+    position = _flat_positions(x, axes)
+    n = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
+    return where(hit, position, n).min(axis=axis, keepdims=keepdims)
+
+
+def _flat_positions(x, axes):
+    """Each element's row-major position within the sub-array spanned by ``axes`` (int64),
+    as a sum of broadcast ranges, one per axis: generated, never stored."""
+    total, stride = None, 1
+    for a in reversed(list(axes)):
+        key = (None,) * a + (slice(None),) + (None,) * (x.ndim - 1 - a)
+        term = arange(x.shape[a], dtype="int64", chunks=(x.chunks[a],))[key] * stride
+        total = term if total is None else total + term
+        stride *= x.shape[a]
+    return total
+
+
+def argmax(x, /, *, axis=None, keepdims=False):
+    """Index of the first maximum along ``axis`` (of the flattened array when None); NaN counts
+    as the maximum, as in NumPy."""
+    return _arg_extreme(x, axis, keepdims, "max")
+
+
+def argmin(x, /, *, axis=None, keepdims=False):
+    """Index of the first minimum along ``axis``; NaN counts as the minimum, as in NumPy."""
+    return _arg_extreme(x, axis, keepdims, "min")
+
+
+def count_nonzero(x, /, *, axis=None, keepdims=False):
+    """Number of non-zero elements along ``axis`` (int64)."""
+    x = asarray(x)
+    return (x != 0).sum(axis=axis, keepdims=keepdims, dtype="int64")
