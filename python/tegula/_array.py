@@ -177,6 +177,13 @@ class Array:
     def __getitem__(self, key):
         return Array(self._h.getitem(normalize_key(key)))
 
+    def __setitem__(self, key, value):
+        """Assignment rebinds this array to a new lazy value (copy on write): arrays made from
+        it earlier keep the old values."""
+        from ._indexing import assign
+
+        self._h = assign(self, key, value)._h
+
     def transpose(self, *axes):
         if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
             axes = axes[0]

@@ -38,3 +38,41 @@ def normalize_key(key):
                 "indices; integer and boolean array indices are not supported yet"
             )
     return items
+
+
+def is_boolean_mask(key):
+    """Whether ``key`` is a boolean array (a mask) rather than a basic index."""
+    dtype = getattr(key, "dtype", None)
+    return dtype is not None and np.dtype(dtype) == np.bool_ and getattr(key, "ndim", 0) > 0
+
+
+def assign(x, key, value):
+    """``x`` with ``x[key]`` replaced by ``value`` (broadcast to the selection and converted to
+    ``x``'s dtype, as NumPy's assignment), as a new lazy array."""
+    from ._array import Array
+    from ._creation import asarray
+    from ._dtypes import is_python_scalar
+    from ._functions import where
+
+    if is_python_scalar(value):
+        value = asarray(value, dtype=x.dtype)
+    value = asarray(value)
+    if is_boolean_mask(key):
+        mask = asarray(key)
+        if mask.shape != x.shape[:mask.ndim]:
+            raise IndexError(f"boolean index of shape {mask.shape} does not match the array's shape {x.shape}")
+        if value.ndim != 0:
+            raise IndexError("only a scalar can be assigned through a boolean mask for now; use where() for arrays")
+        mask = mask[(...,) + (None,) * (x.ndim - mask.ndim)]
+        return where(mask, value.astype(x.dtype), x)
+    from ._manipulation import broadcast_to
+
+    items = normalize_key(key)
+    shape = x[key].shape
+    while value.ndim > len(shape) and value.shape[0] == 1:
+        value = value[0]  # NumPy drops leading length-one axes of the values
+    try:
+        value = broadcast_to(value, shape)
+    except ValueError:
+        raise ValueError(f"could not broadcast input array from shape {value.shape} into shape {shape}") from None
+    return Array(x._h.setitem(items, value._h))

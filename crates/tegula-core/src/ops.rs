@@ -291,6 +291,8 @@ pub enum OpKind {
     /// the blocks of an operation).
     ExpandDims { axes: Arc<[usize]> },
     Select { axes: Vec<Select> },
+    /// A copy of input 0 whose selection `axes` (no new axes) is replaced by input 1.
+    SetSelect { axes: Vec<Select> },
     /// A new block of `shape` (dtype of the inputs) assembled from pieces of the inputs.
     Assemble { shape: Vec<usize>, pieces: Vec<Piece> },
     /// A fused element-wise program producing its block.
@@ -322,6 +324,7 @@ impl OpKind {
             OpKind::Transpose { .. } => "transpose".into(),
             OpKind::ExpandDims { .. } => "expand_dims".into(),
             OpKind::Select { .. } => "select".into(),
+            OpKind::SetSelect { .. } => "setitem".into(),
             OpKind::Assemble { .. } => "assemble".into(),
             OpKind::Fused(block) => format!("fused[{}]", block.label()),
             OpKind::FusedReduce { block, op, .. } => format!("fused[{},{}]", block.label(), partial_name(op)),

@@ -1,8 +1,9 @@
 //! Complex arithmetic with NumPy's algorithms, so that results match NumPy's to the bit where
 //! NumPy's own code (not the C library) computes them: Smith's division, power by repeated
 //! multiplication for small integer exponents, `expm1` without cancellation and `log1p` that
-//! keeps a zero's sign; and `exp` as the C library computes it.
+//! keeps a zero's sign. (The other complex functions are the C library's, in `cmath.rs`.)
 
+use crate::cmath;
 use crate::element::{C128, C64};
 use num_complex::Complex;
 use num_traits::{Float, FloatConst};
@@ -59,7 +60,7 @@ pub fn div<F: Float>(a: Complex<F>, b: Complex<F>) -> Complex<F> {
 
 /// NumPy's complex power: `x ** 0` is 1, `0 ** y` is 0 (or NaN when `y.re <= 0`), integer
 /// exponents below 100 in magnitude multiply (in the operands' precision, as NumPy), others
-/// use `exp(y * ln(x))` as C's `cpow` (through complex128).
+/// use `exp(y * ln(x))` as glibc's `cpow` (through complex128).
 pub fn pow<F: Float + FloatConst>(a: Complex<F>, b: Complex<F>) -> Complex<F>
 where
     Complex<F>: Wide,
@@ -79,33 +80,7 @@ where
     if b.im == F::zero() && b.re == b.re.trunc() && b.re.abs() < hundred {
         return int_pow(a, b.re);
     }
-    a.via2(b, |x, y| exp(y * x.ln()))
-}
-
-/// `exp(x)` as the C library that NumPy calls computes it: exactly real for `a + 0i` (where
-/// `inf * 0` would make a NaN imaginary part), and without overflowing early when `exp(a)`
-/// alone is too large but `exp(a) * cos(b)` is not (the factor `e^t` is applied to the sine and
-/// cosine, as glibc does).
-pub fn exp<F: Float + FloatConst>(x: Complex<F>) -> Complex<F> {
-    if x.im == F::zero() {
-        return Complex::new(x.re.exp(), x.im);
-    }
-    if !x.re.is_finite() || !x.im.is_finite() {
-        return x.exp();
-    }
-    let t = F::max_value().log2().floor() * F::LN_2();
-    let exp_t = t.exp();
-    let (mut sin, mut cos) = x.im.sin_cos();
-    let mut re = x.re;
-    for _ in 0..2 {
-        if re > t {
-            re = re - t;
-            sin = sin * exp_t;
-            cos = cos * exp_t;
-        }
-    }
-    let e = re.exp();
-    Complex::new(e * cos, e * sin)
+    a.via2(b, |x, y| cmath::cexp(y * cmath::clog(x)))
 }
 
 /// `a ** n` for a whole `n` with `|n| < 100`, multiplying as NumPy does.

@@ -40,7 +40,7 @@ macro_rules! float_unary_fn {
             Ceil => { let $f = |x: $t| Float::ceil(x); $body }
             Trunc => { let $f = |x: $t| Float::trunc(x); $body }
             Rint => { let $f = |x: $t| <$t>::from_f64(x.cast::<f64>().round_ties_even()); $body }
-            Sign => { let $f = move |x: $t| if x > zero { one } else if x < zero { -one } else { x }; $body }
+            Sign => { let $f = move |x: $t| if x > zero { one } else if x < zero { -one } else if x == zero { zero } else { x }; $body }
             Square => { let $f = |x: $t| x * x; $body }
             Reciprocal => { let $f = move |x: $t| one / x; $body }
             Imag => { let $f = move |_: $t| zero; $body }

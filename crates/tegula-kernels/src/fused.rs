@@ -6,7 +6,8 @@
 //! so fused and unfused plans agree bit for bit.
 
 use crate::binary::{binary, where_};
-use crate::chunk::Chunk;
+use crate::chunk::{Chunk, Wrap};
+use crate::with_chunk;
 use crate::random::{random, BlockPlace};
 use crate::parallel::{build_1d, build_f64};
 use crate::reduce_f64::reduce_flat_f64;
@@ -98,7 +99,12 @@ impl<'a> Bound<'a> {
             };
             values.push(v);
         }
-        values.pop().ok_or_else(|| internal_err!("empty program"))
+        let out = values.pop().ok_or_else(|| internal_err!("empty program"))?;
+        if out.len() == len {
+            return Ok(out);
+        }
+        // A program of constants only (a broadcast scalar) computes one value for the tile.
+        with_chunk!(&out, a => Ok(Wrap::wrap(a.broadcast(vec![len]).ok_or_else(|| internal_err!("tile of {}", a.len()))?.to_owned().into_shared())))
     }
 }
 

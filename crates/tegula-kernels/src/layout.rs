@@ -22,6 +22,30 @@ pub fn load(source: &Chunk, region: &[(usize, usize)]) -> Result<Chunk> {
 
 /// Basic indexing of one block: ranges (possibly reversed), single indices, new axes.
 pub fn select(source: &Chunk, axes: &[Select]) -> Result<Chunk> {
+    let info = slice_info(source, axes)?;
+    with_chunk!(source, a => Ok(Wrap::wrap(a.clone().slice_move(info.as_ref()))))
+}
+
+/// A copy of `source` with its selection `axes` replaced by `values` (of the selection's shape
+/// and `source`'s dtype).
+pub fn set_select(source: &Chunk, values: &Chunk, axes: &[Select]) -> Result<Chunk> {
+    let info = slice_info(source, axes)?;
+    let values = values.cast(source.dtype());
+    with_chunk!(source, a => {
+        let mut out = a.to_owned();
+        let mut target = out.slice_mut(info.as_ref());
+        let v = values.typed()?;
+        if v.shape() != target.shape() {
+            return Err(TegulaError::Internal(format!("values {:?} for a selection {:?}", v.shape(), target.shape())));
+        }
+        target.assign(v);
+        Ok(Wrap::wrap(out.into_shared()))
+    })
+}
+
+type BlockSlice = ndarray::SliceInfo<Vec<SliceInfoElem>, ndarray::IxDyn, ndarray::IxDyn>;
+
+fn slice_info(source: &Chunk, axes: &[Select]) -> Result<BlockSlice> {
     let consumed = axes.iter().filter(|s| !matches!(s, Select::NewAxis)).count();
     if consumed != source.ndim() {
         return Err(TegulaError::Internal(format!("selection {axes:?} of a {}-d block", source.ndim())));
@@ -38,11 +62,7 @@ pub fn select(source: &Chunk, axes: &[Select]) -> Result<Chunk> {
             Select::NewAxis => SliceInfoElem::NewAxis,
         })
         .collect();
-    with_chunk!(source, a => {
-        let info = ndarray::SliceInfo::<_, ndarray::IxDyn, ndarray::IxDyn>::try_from(info)
-            .map_err(|e| TegulaError::Internal(format!("selection: {e}")))?;
-        Ok(Wrap::wrap(a.clone().slice_move(info.as_ref())))
-    })
+    BlockSlice::try_from(info).map_err(|e| TegulaError::Internal(format!("selection: {e}")))
 }
 
 pub fn transpose(source: &Chunk, perm: &[usize]) -> Result<Chunk> {

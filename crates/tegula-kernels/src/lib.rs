@@ -4,6 +4,7 @@
 
 pub mod binary;
 pub mod chunk;
+mod cmath;
 pub mod complex;
 pub mod element;
 mod float_fn;

@@ -66,6 +66,9 @@ pub enum NodeKind {
     Matmul { split_every: usize },
     Transpose { perm: Vec<usize> },
     Index { axes: Vec<IndexAxis> },
+    /// Input 0 with the selection `axes` (no new axes) replaced by input 1, chunked so that
+    /// each of its blocks falls in one block of input 0.
+    SetItem { axes: Vec<IndexAxis> },
     Rechunk,
     /// Length-one axes inserted at `axes` (ascending positions in the result).
     ExpandDims { axes: Arc<[usize]> },
@@ -138,6 +141,7 @@ impl Node {
             NodeKind::Matmul { .. } => "matmul".into(),
             NodeKind::Transpose { perm } => format!("transpose{perm:?}"),
             NodeKind::Index { .. } => "getitem".into(),
+            NodeKind::SetItem { .. } => "setitem".into(),
             NodeKind::Rechunk => "rechunk".into(),
             NodeKind::ExpandDims { axes } => format!("expand_dims(axis={axes:?})"),
             NodeKind::Concatenate { axis } => format!("concatenate(axis={axis})"),

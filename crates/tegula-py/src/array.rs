@@ -94,6 +94,9 @@ impl PyArrayHandle {
     fn getitem(&self, key: &Bound<'_, PyList>) -> PyResult<PyArrayHandle> {
         self.inner.index(&index_items(key)?).py().map(wrap)
     }
+    fn setitem(&self, key: &Bound<'_, PyList>, values: &PyArrayHandle) -> PyResult<PyArrayHandle> {
+        self.inner.set_item(&index_items(key)?, &values.inner).py().map(wrap)
+    }
     #[pyo3(signature = (chunks=None))]
     fn rechunk(&self, chunks: Option<&Bound<'_, PyAny>>) -> PyResult<PyArrayHandle> {
         self.inner.rechunk(&chunk_spec(chunks)?).py().map(wrap)

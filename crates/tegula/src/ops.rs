@@ -4,7 +4,7 @@ use crate::array::Array;
 use tegula_core::{normalize_chunks, shape_err, BinaryOp, ChunkSpec, DType, ReduceOp, Result, Scalar, UnaryOp};
 use tegula_plan::build::layout::IndexItem;
 use tegula_plan::build::reduce::ReduceSpec;
-use tegula_plan::build::{elementwise as ew, join, layout, matmul, reduce, DEFAULT_SPLIT_EVERY};
+use tegula_plan::build::{elementwise as ew, join, layout, matmul, reduce, setitem, DEFAULT_SPLIT_EVERY};
 use tegula_plan::NodeRef;
 
 impl Array {
@@ -101,6 +101,13 @@ impl Array {
     /// Basic indexing: integers, slices, `NewAxis` and one `Ellipsis`.
     pub fn index(&self, items: &[IndexItem]) -> Result<Array> {
         layout::index(&self.node, items).map(Array::from_node)
+    }
+
+    /// `self` with the selection `items` replaced by `values` (of the selection's shape;
+    /// converted to `self`'s dtype as NumPy's assignment does), as a new array.
+    pub fn set_item(&self, items: &[IndexItem], values: &Array) -> Result<Array> {
+        let values = if values.dtype() == self.dtype() { values.clone() } else { values.astype(self.dtype()) };
+        setitem::set_item(&self.node, items, &values.node).map(Array::from_node)
     }
 
     pub fn rechunk(&self, chunks: &ChunkSpec) -> Result<Array> {

@@ -58,6 +58,12 @@ fn index_axes(x: &NodeRef, axes: &[IndexAxis], depth: usize) -> Result<NodeRef> 
             return pushed;
         }
     }
+    let chunks = index_chunks(x, axes)?;
+    Ok(Node::new(NodeKind::Index { axes: axes.to_vec() }, vec![x.clone()], x.dtype, chunks))
+}
+
+/// The chunks of `x[axes]`: one block per input block a range crosses.
+pub(crate) fn index_chunks(x: &NodeRef, axes: &[IndexAxis]) -> Result<Chunks> {
     let mut sizes = Vec::new();
     let mut axis = 0;
     for item in axes {
@@ -71,8 +77,7 @@ fn index_axes(x: &NodeRef, axes: &[IndexAxis], depth: usize) -> Result<NodeRef> 
         }
     }
     let shape: Vec<usize> = sizes.iter().map(|s| s.iter().sum()).collect();
-    let chunks = Chunks::new(sizes, &shape)?;
-    Ok(Node::new(NodeKind::Index { axes: axes.to_vec() }, vec![x.clone()], x.dtype, chunks))
+    Chunks::new(sizes, &shape)
 }
 
 /// `x[axes]` computed from `x`'s inputs, where that is the same values: an element-wise
@@ -121,7 +126,7 @@ fn pushed_down(x: &NodeRef, axes: &[IndexAxis], depth: usize) -> Option<Result<N
 }
 
 /// Expands the ellipsis, checks the number of indices and every bound.
-fn normalize_index(items: &[IndexItem], shape: &[usize]) -> Result<Vec<IndexAxis>> {
+pub(crate) fn normalize_index(items: &[IndexItem], shape: &[usize]) -> Result<Vec<IndexAxis>> {
     let ellipses = items.iter().filter(|i| matches!(i, IndexItem::Ellipsis)).count();
     if ellipses > 1 {
         return Err(index_err!("an index can only have a single ellipsis ('...')"));

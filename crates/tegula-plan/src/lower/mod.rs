@@ -11,6 +11,7 @@ mod join;
 mod layout;
 mod matmul;
 mod reduce;
+mod setitem;
 mod source;
 mod store;
 
@@ -124,6 +125,7 @@ impl Lowering {
             NodeKind::Matmul { split_every } => matmul::lower(self, node, inputs, *split_every),
             NodeKind::Transpose { perm } => Ok(layout::transpose(self, node, &inputs[0], perm)),
             NodeKind::Index { axes } => Ok(layout::index(self, node, &inputs[0], axes)),
+            NodeKind::SetItem { axes } => Ok(setitem::set_item(self, node, inputs, axes)),
             NodeKind::Rechunk => Ok(layout::rechunk(self, node, &inputs[0])),
             NodeKind::ExpandDims { axes } => Ok(join::expand_dims(self, node, &inputs[0], axes)),
             NodeKind::Concatenate { axis } => Ok(join::concatenate(node, inputs, *axis)),
