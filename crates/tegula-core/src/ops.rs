@@ -280,6 +280,8 @@ pub enum OpKind {
     /// the blocks of an operation).
     ExpandDims { axes: Arc<[usize]> },
     Select { axes: Vec<Select> },
+    /// The block's elements in row-major order as a block of `shape` (same element count).
+    Reshape { shape: Vec<usize> },
     /// A new block of `shape` (dtype of the inputs) assembled from pieces of the inputs.
     Assemble { shape: Vec<usize>, pieces: Vec<Piece> },
     /// A fused element-wise program producing its block.
@@ -311,6 +313,7 @@ impl OpKind {
             OpKind::Transpose { .. } => "transpose".into(),
             OpKind::ExpandDims { .. } => "expand_dims".into(),
             OpKind::Select { .. } => "select".into(),
+            OpKind::Reshape { .. } => "reshape".into(),
             OpKind::Assemble { .. } => "assemble".into(),
             OpKind::Fused(block) => format!("fused[{}]", block.label()),
             OpKind::FusedReduce { block, op, .. } => format!("fused[{},{}]", block.label(), partial_name(op)),
