@@ -8,6 +8,7 @@ pub mod join;
 pub mod layout;
 pub mod matmul;
 pub mod reduce;
+pub mod reshape;
 pub mod store;
 
 /// The default fan-in of tree reductions.
