@@ -293,6 +293,8 @@ pub enum OpKind {
     Select { axes: Vec<Select> },
     /// A copy of input 0 whose selection `axes` (no new axes) is replaced by input 1.
     SetSelect { axes: Vec<Select> },
+    /// The block's elements in row-major order as a block of `shape` (same element count).
+    Reshape { shape: Vec<usize> },
     /// A new block of `shape` (dtype of the inputs) assembled from pieces of the inputs.
     Assemble { shape: Vec<usize>, pieces: Vec<Piece> },
     /// A fused element-wise program producing its block.
@@ -325,6 +327,7 @@ impl OpKind {
             OpKind::ExpandDims { .. } => "expand_dims".into(),
             OpKind::Select { .. } => "select".into(),
             OpKind::SetSelect { .. } => "setitem".into(),
+            OpKind::Reshape { .. } => "reshape".into(),
             OpKind::Assemble { .. } => "assemble".into(),
             OpKind::Fused(block) => format!("fused[{}]", block.label()),
             OpKind::FusedReduce { block, op, .. } => format!("fused[{},{}]", block.label(), partial_name(op)),

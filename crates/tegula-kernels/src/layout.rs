@@ -1,5 +1,6 @@
 //! Kernels that move elements without computing: a region of a stored array, basic-index
-//! selection, transposition and new axes (zero-copy views), and assembling a block from pieces.
+//! selection, transposition, new axes and reshapes of row-major blocks (zero-copy views), and
+//! assembling a block from pieces.
 
 use crate::chunk::{Chunk, Wrap};
 use crate::with_chunk;
@@ -83,6 +84,25 @@ pub fn expand_dims(source: &Chunk, axes: &[usize]) -> Result<Chunk> {
         axes.iter().for_each(|&axis| a.insert_axis_inplace(Axis(axis)));
         Wrap::wrap(a)
     }))
+}
+
+/// The block's elements in row-major order as a block of `shape`: a view of a row-major block
+/// (what a reshape plan's blocks usually are), a copy of any other.
+pub fn reshape(source: &Chunk, shape: &[usize]) -> Result<Chunk> {
+    if shape.iter().product::<usize>() != source.len() {
+        return Err(TegulaError::Internal(format!("reshape of a {:?} block into {shape:?}", source.shape())));
+    }
+    with_chunk!(source, a => {
+        let a = if a.is_standard_layout() {
+            a.clone()
+        } else {
+            let mut data = tegula_core::memory::big_vec(a.len());
+            data.extend(a.iter().copied());
+            ArrayD::from_shape_vec(a.shape(), data).map_err(|e| TegulaError::Internal(format!("reshape: {e}")))?.into_shared()
+        };
+        let a = a.into_shape_with_order(shape).map_err(|e| TegulaError::Internal(format!("reshape: {e}")))?;
+        Ok(Wrap::wrap(a))
+    })
 }
 
 /// A new block of `shape` made by copying each piece of the inputs into place.

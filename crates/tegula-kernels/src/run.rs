@@ -4,7 +4,7 @@
 use crate::binary::{binary, where_};
 use crate::chunk::Chunk;
 use crate::fused::{fused, fused_reduce};
-use crate::layout::{assemble, expand_dims, load, select, set_select, transpose};
+use crate::layout::{assemble, expand_dims, load, reshape, select, set_select, transpose};
 use crate::matmul::matmul;
 use crate::random::{random_block, BlockPlace};
 use crate::reduce::{reduce_combine, reduce_finish, reduce_partial};
@@ -42,6 +42,7 @@ pub fn run(op: &OpKind, inputs: &[Chunk]) -> Result<Chunk> {
         OpKind::ExpandDims { axes } => expand_dims(arg(0)?, axes),
         OpKind::Select { axes } => select(arg(0)?, axes),
         OpKind::SetSelect { axes } => set_select(arg(0)?, arg(1)?, axes),
+        OpKind::Reshape { shape } => reshape(arg(0)?, shape),
         OpKind::Assemble { shape, pieces } => assemble(inputs, shape, pieces),
         OpKind::Fused(block) => fused(block, inputs),
         OpKind::FusedReduce { block, op, axes } => fused_reduce(block, *op, axes, inputs),

@@ -70,6 +70,9 @@ pub enum NodeKind {
     /// each of its blocks falls in one block of input 0.
     SetItem { axes: Vec<IndexAxis> },
     Rechunk,
+    /// The input's elements in row-major order, in this node's shape. The chunkings match
+    /// block for block (`build/reshape.rs`): block `i` of the result is block `i` of the input.
+    Reshape,
     /// Length-one axes inserted at `axes` (ascending positions in the result).
     ExpandDims { axes: Arc<[usize]> },
     /// The inputs (same dtype, same chunks on every other axis) one after another along `axis`.
@@ -143,6 +146,7 @@ impl Node {
             NodeKind::Index { .. } => "getitem".into(),
             NodeKind::SetItem { .. } => "setitem".into(),
             NodeKind::Rechunk => "rechunk".into(),
+            NodeKind::Reshape => "reshape".into(),
             NodeKind::ExpandDims { axes } => format!("expand_dims(axis={axes:?})"),
             NodeKind::Concatenate { axis } => format!("concatenate(axis={axis})"),
             NodeKind::Store { .. } => "store".into(),

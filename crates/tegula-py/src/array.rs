@@ -91,6 +91,9 @@ impl PyArrayHandle {
     fn expand_dims(&self, axes: Vec<i64>) -> PyResult<PyArrayHandle> {
         self.inner.expand_dims(&axes).py().map(wrap)
     }
+    fn reshape(&self, shape: Vec<i64>) -> PyResult<PyArrayHandle> {
+        self.inner.reshape(&shape).py().map(wrap)
+    }
     fn getitem(&self, key: &Bound<'_, PyList>) -> PyResult<PyArrayHandle> {
         self.inner.index(&index_items(key)?).py().map(wrap)
     }

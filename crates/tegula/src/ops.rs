@@ -4,7 +4,7 @@ use crate::array::Array;
 use tegula_core::{normalize_chunks, shape_err, BinaryOp, ChunkSpec, DType, ReduceOp, Result, Scalar, UnaryOp};
 use tegula_plan::build::layout::IndexItem;
 use tegula_plan::build::reduce::ReduceSpec;
-use tegula_plan::build::{elementwise as ew, join, layout, matmul, reduce, setitem, DEFAULT_SPLIT_EVERY};
+use tegula_plan::build::{elementwise as ew, join, layout, matmul, reduce, reshape, setitem, DEFAULT_SPLIT_EVERY};
 use tegula_plan::NodeRef;
 
 impl Array {
@@ -113,6 +113,12 @@ impl Array {
     pub fn rechunk(&self, chunks: &ChunkSpec) -> Result<Array> {
         let chunks = normalize_chunks(chunks, &self.shape(), self.dtype().itemsize())?;
         layout::rechunk(&self.node, chunks).map(Array::from_node)
+    }
+
+    /// NumPy's `reshape`: the elements in row-major order, in `shape` (one length may be `-1`,
+    /// inferred). No block of the plan is larger than this array's chunk size.
+    pub fn reshape(&self, shape: &[i64]) -> Result<Array> {
+        reshape::reshape(&self.node, shape).map(Array::from_node)
     }
 
     /// A length-one axis at each of `axes` (positions in the result; a view of every block).

@@ -8,6 +8,7 @@ pub mod join;
 pub mod layout;
 pub mod matmul;
 pub mod reduce;
+pub mod reshape;
 pub mod setitem;
 pub mod store;
 

@@ -11,6 +11,7 @@ mod join;
 mod layout;
 mod matmul;
 mod reduce;
+mod reshape;
 mod setitem;
 mod source;
 mod store;
@@ -127,6 +128,7 @@ impl Lowering {
             NodeKind::Index { axes } => Ok(layout::index(self, node, &inputs[0], axes)),
             NodeKind::SetItem { axes } => Ok(setitem::set_item(self, node, inputs, axes)),
             NodeKind::Rechunk => Ok(layout::rechunk(self, node, &inputs[0])),
+            NodeKind::Reshape => Ok(reshape::reshape(self, node, &inputs[0])),
             NodeKind::ExpandDims { axes } => Ok(join::expand_dims(self, node, &inputs[0], axes)),
             NodeKind::Concatenate { axis } => Ok(join::concatenate(node, inputs, *axis)),
             NodeKind::Store { sink } => Ok(store::lower(self, node, &inputs[0], sink)),
