@@ -9,8 +9,8 @@ and computed in parallel by a Rust core.
 
 from . import config, random
 from ._array import Array
-from ._creation import (arange, array, asarray, empty, empty_like, from_array, full, full_like,
-                        linspace, ones, ones_like, zeros, zeros_like)
+from ._creation import (arange, array, asarray, empty, empty_like, from_array, from_dlpack, full,
+                        full_like, linspace, ones, ones_like, zeros, zeros_like)
 from ._dtypes import (bool, complex64, complex128, float16, float32, float64, int8, int16, int32,
                       int64, uint8, uint16, uint32, uint64)
 from ._functions import (REDUCTIONS, UFUNCS, astype, can_cast, compute, concat, concatenate,
@@ -19,9 +19,10 @@ from ._functions import (REDUCTIONS, UFUNCS, astype, can_cast, compute, concat, 
 from ._info import __array_namespace_info__, finfo, iinfo, isdtype
 from ._io import from_npy, from_zarr, to_npy, to_zarr
 from ._manipulation import (broadcast_arrays, broadcast_shapes, broadcast_to, clip, diff, flip,
-                            moveaxis, roll, round, squeeze, unstack)
+                            moveaxis, repeat, roll, round, squeeze, tile, unstack)
 from ._matrices import eye, matrix_transpose, meshgrid, outer, tensordot, tril, triu, vecdot
-from ._searching import argmax, argmin, count_nonzero
+from ._reshape import reshape
+from ._searching import argmax, argmin, count_nonzero, isin
 import numpy as _np
 
 globals().update(UFUNCS)
@@ -40,7 +41,7 @@ __all__ = sorted(
      "__array_namespace_info__", "finfo", "iinfo", "isdtype",
      "broadcast_arrays", "broadcast_shapes", "broadcast_to", "clip", "diff", "flip", "moveaxis", "roll",
      "round", "squeeze", "unstack", "eye", "matrix_transpose", "meshgrid", "outer", "tensordot", "tril",
-     "triu", "vecdot", "argmax", "argmin", "count_nonzero",
+     "triu", "vecdot", "argmax", "argmin", "count_nonzero", "from_dlpack", "isin", "repeat", "reshape", "tile",
      "newaxis", "pi", "e", "inf", "nan", "bool", "int8", "int16", "int32", "int64", "uint8",
      "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128"]
     + list(UFUNCS) + list(REDUCTIONS)

@@ -202,6 +202,17 @@ class Array:
         axes[-2:] = axes[-1], axes[-2]
         return self.transpose(axes)
 
+    def reshape(self, *shape, copy=None):
+        """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``; see ``tegula.reshape``."""
+        from ._reshape import reshape
+
+        return reshape(self, shape[0] if len(shape) == 1 else shape, copy=copy)
+
+    def flatten(self):
+        return self.reshape(-1)
+
+    ravel = flatten
+
     def rechunk(self, chunks="auto"):
         return Array(self._h.rechunk(chunks))
 

@@ -57,6 +57,14 @@ def _default_array(a):
     return arr
 
 
+def from_dlpack(x, /, *, device=None, copy=None, chunks="auto"):
+    """A tegula array of the values of any DLPack exporter on the CPU (its data is read
+    through NumPy; tegula arrays never share memory with a writer, so ``copy`` changes
+    nothing)."""
+    _check_device(device)
+    return asarray(np.from_dlpack(x), chunks=chunks)
+
+
 def from_array(a, chunks="auto"):
     return asarray(a, chunks=chunks)
 

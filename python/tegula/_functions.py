@@ -76,10 +76,10 @@ def _with_weak_scalars(items):
     return [asarray(a, dtype=_tegula.weak_scalar_dtype(a, dtype)) if c is None else c for a, c in zip(items, converted)]
 
 
-def concatenate(arrays, axis=0):
+def concatenate(arrays, /, axis=0):
     """``arrays`` promoted to their result type and joined along ``axis`` (NumPy's rules and
-    errors); ``axis=None`` joins them flattened (0-d and 1-d arrays only: tegula has no reshape
-    yet). Every block of the result is a block of an input, so no data is copied."""
+    errors); ``axis=None`` joins them flattened. Every block of the result is a block of an
+    input, so no data is copied."""
     handles = [a._h for a in _with_weak_scalars(list(arrays))]
     return Array(_tegula.concatenate(handles, None if axis is None else operator.index(axis)))
 
@@ -87,13 +87,13 @@ def concatenate(arrays, axis=0):
 concat = concatenate
 
 
-def stack(arrays, axis=0):
+def stack(arrays, /, axis=0):
     """Arrays of one shape joined along a new axis ``axis`` of the result (``expand_dims`` of
     each, then ``concatenate``)."""
     return Array(_tegula.stack([asarray(a)._h for a in arrays], operator.index(axis)))
 
 
-def expand_dims(x, axis=0):
+def expand_dims(x, /, axis=0):
     """``x`` with a length-one axis at ``axis`` (an int or a tuple of positions in the result,
     negative ones counted from its end); a view of every block."""
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)

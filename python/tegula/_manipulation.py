@@ -176,3 +176,54 @@ def round(x, /, decimals=0):
     if decimals > 0:
         return UFUNCS["rint"](x * scale) / scale
     return UFUNCS["rint"](x / scale) * scale
+
+
+def tile(x, repetitions, /):
+    """``x`` repeated ``repetitions`` times along each axis (NumPy's ``tile``): a broadcast
+    over new axes, then a reshape, so nothing is stored per copy."""
+    from ._reshape import reshape
+
+    x = asarray(x)
+    reps = (operator.index(repetitions),) if np.ndim(repetitions) == 0 else tuple(map(operator.index, repetitions))
+    if any(r < 0 for r in reps):
+        raise ValueError("negative dimensions are not allowed")
+    n = max(len(reps), x.ndim)
+    reps = (1,) * (n - len(reps)) + reps
+    x = reshape(x, (1,) * (n - x.ndim) + x.shape)
+    expanded = x[tuple(v for _ in range(n) for v in (None, slice(None)))]
+    shape = tuple(v for r, d in zip(reps, x.shape) for v in (r, d))
+    return reshape(broadcast_to(expanded, shape), tuple(r * d for r, d in zip(reps, x.shape)))
+
+
+def repeat(x, repeats, /, *, axis=None):
+    """Each element repeated ``repeats`` times along ``axis`` (the flattened array when None).
+    An integer count is a broadcast over a new axis, then a reshape; per-element counts
+    (a 1-d array) join the broadcast runs of each element."""
+    from ._reshape import reshape
+
+    x = asarray(x)
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    a = _normalize(axis, x.ndim)
+    if isinstance(repeats, int) or np.ndim(repeats) == 0:
+        r = operator.index(repeats.compute() if isinstance(repeats, Array) else repeats)
+        if r < 0:
+            raise ValueError("negative dimensions are not allowed")
+        expanded = x[(slice(None),) * (a + 1) + (None,)]
+        shape = x.shape[:a + 1] + (r,) + x.shape[a + 1:]
+        return reshape(broadcast_to(expanded, shape), x.shape[:a] + (x.shape[a] * r,) + x.shape[a + 1:])
+    counts = np.asarray(repeats.compute() if isinstance(repeats, Array) else repeats)
+    if counts.dtype.kind not in "iu" or counts.ndim != 1 or len(counts) not in (1, x.shape[a]):
+        raise ValueError(f"repeats must be an integer or a 1-d integer array of length 1 or {x.shape[a]}")
+    if (counts < 0).any():
+        raise ValueError("repeats may not contain negative values")
+    if len(counts) == 1:
+        return repeat(x, int(counts[0]), axis=a)
+    runs = []
+    for i, r in enumerate(counts.tolist()):
+        if r:
+            shape = x.shape[:a] + (r,) + x.shape[a + 1:]
+            runs.append(broadcast_to(x[(slice(None),) * a + (slice(i, i + 1),)], shape))
+    if not runs:
+        return x[(slice(None),) * a + (slice(0, 0),)]
+    return concat(runs, axis=a)

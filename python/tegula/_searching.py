@@ -58,3 +58,21 @@ def count_nonzero(x, /, *, axis=None, keepdims=False):
     """Number of non-zero elements along ``axis`` (int64)."""
     x = asarray(x)
     return (x != 0).sum(axis=axis, keepdims=keepdims, dtype="int64")
+
+
+def isin(x1, x2, /, *, invert=False):
+    """Whether each element of ``x1`` is among the elements of ``x2``: a comparison of ``x1``
+    against every element of ``x2`` along a new axis, reduced by ``any``; each task holds one
+    block of each (NaN is in nothing, as in NumPy)."""
+    from ._dtypes import is_python_scalar
+
+    x1 = asarray(x1)
+    x2 = asarray(x2) if not is_python_scalar(x2) else asarray([x2])
+    flat = x2.reshape(-1)
+    if flat.shape[0] == 0:
+        from ._creation import full
+
+        found = full(x1.shape, False, chunks=x1.chunks)
+    else:
+        found = (x1[..., None] == flat[(None,) * x1.ndim]).any(axis=-1)
+    return ~found if invert else found

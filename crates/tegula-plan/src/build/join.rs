@@ -3,8 +3,9 @@
 
 use super::elementwise::{cast, refine_all};
 use super::layout::rechunk;
+use super::reshape::reshape;
 use crate::node::{Node, NodeKind, NodeRef};
-use tegula_core::shape::{fmt_shape, normalize_axes, normalize_axis};
+use tegula_core::shape::{normalize_axes, normalize_axis};
 use tegula_core::{result_type, shape_err, value_err, Chunks, Result};
 
 /// A length-one axis at each of `axes`, positions in the result (negative ones count from its end).
@@ -109,17 +110,7 @@ fn check_shapes(xs: &[NodeRef], axis: usize) -> Result<()> {
     Ok(())
 }
 
-/// The inputs of `concatenate(axis=None)` as 1-d arrays. tegula has no reshape yet, so only
-/// 0-d arrays (given an axis) and 1-d arrays flatten.
+/// The inputs of `concatenate(axis=None)` as 1-d arrays.
 fn flattened(xs: &[NodeRef]) -> Result<Vec<NodeRef>> {
-    xs.iter()
-        .map(|x| match x.ndim() {
-            0 => expand_dims(x, &[0]),
-            1 => Ok(x.clone()),
-            _ => Err(value_err!(
-                "concatenate with axis=None flattens its inputs, which tegula cannot do yet for arrays of more than one dimension (got shape {}); concatenate along an axis instead",
-                fmt_shape(&x.shape())
-            )),
-        })
-        .collect()
+    xs.iter().map(|x| if x.ndim() == 1 { Ok(x.clone()) } else { reshape(x, &[-1]) }).collect()
 }
