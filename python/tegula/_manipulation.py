@@ -24,9 +24,9 @@ def _axis_list(axis, ndim):
 
 def _normalize(axis, ndim):
     axis = operator.index(axis)
-    if not -ndim <= axis < max(ndim, 1) or (ndim == 0 and axis not in (0, -1)):
+    if not -ndim <= axis < ndim:
         raise np.exceptions.AxisError(axis, ndim)
-    return axis % max(ndim, 1)
+    return axis % ndim
 
 
 def flip(x, /, *, axis=None):
@@ -69,10 +69,12 @@ def squeeze(x, /, axis=None):
     """``x`` without the length-one axes ``axis`` (all of them when None); a ``ValueError`` for
     an axis whose length is not one."""
     x = asarray(x)
+    # NumPy's own rules (and errors) on a stand-in of x's shape that holds no data
+    out_shape = np.squeeze(np.broadcast_to(np.empty((), np.int8), x.shape), axis=axis).shape
+    if out_shape == x.shape:
+        return x
     axes = [a for a, n in enumerate(x.shape) if n == 1] if axis is None else _axis_list(axis, x.ndim)
-    if any(x.shape[a] != 1 for a in axes):
-        raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
-    return x[tuple(0 if a in axes else slice(None) for a in range(x.ndim))] if axes else x
+    return x[tuple(0 if a in axes else slice(None) for a in range(x.ndim))]
 
 
 def moveaxis(x, source, destination, /):
@@ -145,6 +147,8 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
     n = operator.index(n)
     if n < 0:
         raise ValueError(f"order must be non-negative but got {n}")
+    if n == 0:
+        return x  # NumPy ignores prepend and append then
     parts = [p for p in (prepend, x, append) if p is not None]
     if len(parts) > 1:
         shape = list(x.shape)
@@ -160,7 +164,8 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
 
 def round(x, /, decimals=0):
     """Rounded half to even to ``decimals`` places (NumPy's algorithm: scale, round, unscale);
-    integers are returned unchanged for ``decimals >= 0``."""
+    integers are returned unchanged for ``decimals >= 0``. (Complex numbers with an infinite
+    part are returned as they are when ``decimals != 0``.)"""
     from ._functions import UFUNCS
 
     x = asarray(x)
@@ -173,9 +178,9 @@ def round(x, /, decimals=0):
     if decimals == 0:
         return UFUNCS["rint"](x)
     scale = 10.0 ** abs(decimals)
-    if decimals > 0:
-        return UFUNCS["rint"](x * scale) / scale
-    return UFUNCS["rint"](x / scale) * scale
+    out = UFUNCS["rint"](x * scale) / scale if decimals > 0 else UFUNCS["rint"](x / scale) * scale
+    # complex products make NaN of an infinite part (inf * 0); NumPy rounds the parts apart
+    return where(UFUNCS["isfinite"](x), out, x) if x.dtype.kind == "c" else out
 
 
 def tile(x, repetitions, /):

@@ -38,7 +38,7 @@ def _triangle(x, k, upper):
         raise ValueError("tril and triu need an array of at least two dimensions")
     keep = _band(x.shape[-2], x.shape[-1], operator.index(k) if upper else operator.index(k) + 1,
                  x.chunks[-2], x.chunks[-1])
-    return where(keep if upper else ~keep, x, 0)
+    return where(keep if upper else ~keep, x, asarray(0, dtype=x.dtype))
 
 
 def triu(x, /, *, k=0):
@@ -87,7 +87,8 @@ def vecdot(x1, x2, /, *, axis=-1):
     if x1.shape[a] != x2.shape[a]:
         raise ValueError(f"vecdot: the lengths along axis {axis} differ ({x1.shape[a]} and {x2.shape[a]})")
     left = UFUNCS["conj"](x1) if x1.dtype.kind == "c" else x1
-    return (left * x2).sum(axis=a)
+    products = left * x2
+    return products.sum(axis=a, dtype=products.dtype)  # no widening, as NumPy's vecdot
 
 
 def outer(x1, x2, /):

@@ -12,12 +12,12 @@ from ._functions import UFUNCS, where
 
 def _arg_extreme(x, axis, keepdims, reduce_name):
     x = asarray(x)
-    if x.size == 0:
-        raise ValueError(f"attempt to get arg{reduce_name} of an empty sequence")
     if axis is not None:
         axis = operator.index(axis)
         if not -x.ndim <= axis < max(x.ndim, 1):
             raise np.exceptions.AxisError(axis, x.ndim)
+    if x.size == 0 and (axis is None or x.ndim == 0 or x.shape[axis] == 0):
+        raise ValueError(f"attempt to get arg{reduce_name} of an empty sequence")
     if x.ndim == 0:
         return asarray(np.int64(0))
     axes = range(x.ndim) if axis is None else [axis % x.ndim]
