@@ -139,8 +139,6 @@ class Array:
         """The computed array, shared through DLPack (CPU memory)."""
         if dl_device not in (None, (1, 0)):
             raise BufferError(f"tegula arrays live on the CPU (DLPack device (1, 0)), not {dl_device}")
-        if copy is False:
-            raise BufferError("a tegula array is computed to be exported: it cannot be had without a copy")
         kwargs = {} if max_version is None else {"max_version": max_version}
         return self.compute().__dlpack__(**kwargs)
 
@@ -256,12 +254,12 @@ class Array:
     def __matmul__(self, other):
         if not _is_operand(other):
             return NotImplemented
-        return Array(self._h.matmul(_as_array(other)._h))
+        return _matmul(self, _as_array(other))
 
     def __rmatmul__(self, other):
         if not _is_operand(other):
             return NotImplemented
-        return Array(_as_array(other)._h.matmul(self._h))
+        return _matmul(_as_array(other), self)
 
     def __imatmul__(self, other):
         out = self @ other
@@ -284,6 +282,30 @@ class Array:
 
 
 _UFUNC_REDUCTIONS = frozenset(["sum", "prod", "min", "max", "any", "all"])
+
+
+def _matmul(a, b):
+    """NumPy's matmul. Two matrices are blocked contractions in the Rust core; vectors and
+    stacks of matrices are a broadcast product summed over the contracted axis."""
+    if a.ndim == 2 and b.ndim == 2:
+        return Array(a._h.matmul(b._h))
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError("matmul: Input operand does not have enough dimensions")
+    left, right = a if a.ndim > 1 else a[None, :], b if b.ndim > 1 else b[:, None]
+    if left.shape[-1] != right.shape[-2]:
+        raise ValueError(f"matmul: Input operand 1 has a mismatch in its core dimension 0 "
+                         f"(size {right.shape[-2]} is different from {left.shape[-1]})")
+    np.broadcast_shapes(left.shape[:-2], right.shape[:-2])  # NumPy's error for batch shapes
+    product = left[..., :, :, None] * right[..., None, :, :]
+    if product.dtype == np.bool_:
+        out = product.any(axis=-2)
+    else:
+        out = product.sum(axis=-2, dtype=product.dtype)
+    if a.ndim == 1:
+        out = out[..., 0, :]
+    if b.ndim == 1:
+        out = out[..., 0]
+    return out
 
 
 def _axes(axis):

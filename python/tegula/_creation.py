@@ -24,7 +24,8 @@ def asarray(a, /, dtype=None, *, device=None, copy=None, chunks="auto"):
     if copy is False and isinstance(a, np.ndarray) and dtype is not None and np.dtype(dtype) != a.dtype:
         raise ValueError("asarray(copy=False) would have to copy to change the dtype")
     if isinstance(a, Array):
-        out = a if dtype is None else a.astype(dtype)
+        # a new array object when asked to copy: in-place operators rebind an object's value
+        out = (Array(a._h, a._attrs) if copy else a) if dtype is None else a.astype(dtype)
         return out if chunks in ("auto", None) else out.rechunk(chunks)
     from ._io import from_object, is_sliceable
 

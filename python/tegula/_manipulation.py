@@ -115,7 +115,7 @@ def broadcast_arrays(*arrays):
     """The arrays broadcast to their common shape."""
     arrays = [asarray(a) for a in arrays]
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
-    return [broadcast_to(a, shape) for a in arrays]
+    return tuple(broadcast_to(a, shape) for a in arrays)
 
 
 def unstack(x, /, *, axis=0):

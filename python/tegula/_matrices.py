@@ -68,7 +68,7 @@ def meshgrid(*arrays, indexing="xy"):
         axis = (1 if i == 0 else 0 if i == 1 else i) if indexing == "xy" and len(arrays) > 1 else i
         key = tuple(slice(None) if d == axis else None for d in range(len(arrays)))
         out.append(broadcast_to(a[key], tuple(shape)))
-    return out
+    return tuple(out)
 
 
 def matrix_transpose(x, /):
