@@ -293,6 +293,9 @@ pub enum OpKind {
     Select { axes: Vec<Select> },
     /// A copy of input 0 whose selection `axes` (no new axes) is replaced by input 1.
     SetSelect { axes: Vec<Select> },
+    /// The unnormalised discrete Fourier transform (`inverse`: with a positive exponent) of
+    /// every lane along `axis` of a complex block that holds the whole axis.
+    Fft { axis: usize, inverse: bool },
     /// The block's elements in row-major order as a block of `shape` (same element count).
     Reshape { shape: Vec<usize> },
     /// A new block of `shape` (dtype of the inputs) assembled from pieces of the inputs.
@@ -327,6 +330,7 @@ impl OpKind {
             OpKind::ExpandDims { .. } => "expand_dims".into(),
             OpKind::Select { .. } => "select".into(),
             OpKind::SetSelect { .. } => "setitem".into(),
+            OpKind::Fft { inverse, .. } => if *inverse { "ifft".into() } else { "fft".into() },
             OpKind::Reshape { .. } => "reshape".into(),
             OpKind::Assemble { .. } => "assemble".into(),
             OpKind::Fused(block) => format!("fused[{}]", block.label()),

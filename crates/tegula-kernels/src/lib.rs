@@ -7,6 +7,7 @@ pub mod chunk;
 mod cmath;
 pub mod complex;
 pub mod element;
+pub mod fft;
 mod float_fn;
 pub mod fused;
 mod lanes;

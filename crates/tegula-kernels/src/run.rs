@@ -42,6 +42,7 @@ pub fn run(op: &OpKind, inputs: &[Chunk]) -> Result<Chunk> {
         OpKind::ExpandDims { axes } => expand_dims(arg(0)?, axes),
         OpKind::Select { axes } => select(arg(0)?, axes),
         OpKind::SetSelect { axes } => set_select(arg(0)?, arg(1)?, axes),
+        OpKind::Fft { axis, inverse } => crate::fft::fft(arg(0)?, *axis, *inverse),
         OpKind::Reshape { shape } => reshape(arg(0)?, shape),
         OpKind::Assemble { shape, pieces } => assemble(inputs, shape, pieces),
         OpKind::Fused(block) => fused(block, inputs),

@@ -69,6 +69,8 @@ pub enum NodeKind {
     /// Input 0 with the selection `axes` (no new axes) replaced by input 1, chunked so that
     /// each of its blocks falls in one block of input 0.
     SetItem { axes: Vec<IndexAxis> },
+    /// The discrete Fourier transform along `axis`, which is one block (see `build/fft.rs`).
+    Fft { axis: usize, inverse: bool },
     Rechunk,
     /// The input's elements in row-major order, in this node's shape. The chunkings match
     /// block for block (`build/reshape.rs`): block `i` of the result is block `i` of the input.
@@ -145,6 +147,7 @@ impl Node {
             NodeKind::Transpose { perm } => format!("transpose{perm:?}"),
             NodeKind::Index { .. } => "getitem".into(),
             NodeKind::SetItem { .. } => "setitem".into(),
+            NodeKind::Fft { axis, inverse } => format!("{}(axis={axis})", if *inverse { "ifft" } else { "fft" }),
             NodeKind::Rechunk => "rechunk".into(),
             NodeKind::Reshape => "reshape".into(),
             NodeKind::ExpandDims { axes } => format!("expand_dims(axis={axes:?})"),

@@ -97,6 +97,9 @@ impl PyArrayHandle {
     fn getitem(&self, key: &Bound<'_, PyList>) -> PyResult<PyArrayHandle> {
         self.inner.index(&index_items(key)?).py().map(wrap)
     }
+    fn fft(&self, axis: i64, inverse: bool) -> PyResult<PyArrayHandle> {
+        self.inner.fft(axis, inverse).py().map(wrap)
+    }
     fn setitem(&self, key: &Bound<'_, PyList>, values: &PyArrayHandle) -> PyResult<PyArrayHandle> {
         self.inner.set_item(&index_items(key)?, &values.inner).py().map(wrap)
     }

@@ -110,6 +110,12 @@ impl Array {
         setitem::set_item(&self.node, items, &values.node).map(Array::from_node)
     }
 
+    /// The unnormalised discrete Fourier transform of a complex array along `axis`
+    /// (`inverse`: positive exponent), its axis in one block.
+    pub fn fft(&self, axis: i64, inverse: bool) -> Result<Array> {
+        tegula_plan::build::fft::fft(&self.node, axis, inverse).map(Array::from_node)
+    }
+
     pub fn rechunk(&self, chunks: &ChunkSpec) -> Result<Array> {
         let chunks = normalize_chunks(chunks, &self.shape(), self.dtype().itemsize())?;
         layout::rechunk(&self.node, chunks).map(Array::from_node)

@@ -4,6 +4,7 @@
 
 pub mod creation;
 pub mod elementwise;
+pub mod fft;
 pub mod join;
 pub mod layout;
 pub mod matmul;

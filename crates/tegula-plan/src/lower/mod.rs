@@ -127,6 +127,9 @@ impl Lowering {
             NodeKind::Transpose { perm } => Ok(layout::transpose(self, node, &inputs[0], perm)),
             NodeKind::Index { axes } => Ok(layout::index(self, node, &inputs[0], axes)),
             NodeKind::SetItem { axes } => Ok(setitem::set_item(self, node, inputs, axes)),
+            NodeKind::Fft { axis, inverse } => {
+                elementwise::lower(self, node, inputs, OpKind::Fft { axis: *axis, inverse: *inverse })
+            }
             NodeKind::Rechunk => Ok(layout::rechunk(self, node, &inputs[0])),
             NodeKind::Reshape => Ok(reshape::reshape(self, node, &inputs[0])),
             NodeKind::ExpandDims { axes } => Ok(join::expand_dims(self, node, &inputs[0], axes)),
