@@ -8,6 +8,8 @@ pub mod join;
 pub mod layout;
 pub mod matmul;
 pub mod reduce;
+pub mod scan;
+pub mod sort;
 pub mod store;
 
 /// The default fan-in of tree reductions.

@@ -11,6 +11,8 @@ mod join;
 mod layout;
 mod matmul;
 mod reduce;
+mod scan;
+mod sort;
 mod source;
 mod store;
 
@@ -57,6 +59,8 @@ pub fn lower(roots: &[NodeRef], fusion: Fusion) -> Result<TaskGraph> {
 fn task_estimate(node: &Node) -> usize {
     match node.kind {
         NodeKind::Reduce { .. } | NodeKind::Matmul { .. } => 2 * node.inputs[0].chunks.nblocks(),
+        NodeKind::Scan { .. } => 4 * node.chunks.nblocks(),
+        NodeKind::SearchSorted { .. } => 2 * node.inputs[0].chunks.nblocks() * node.chunks.nblocks(),
         NodeKind::Concatenate { .. } => 0,
         _ => node.chunks.nblocks(),
     }
@@ -127,6 +131,9 @@ impl Lowering {
             NodeKind::Rechunk => Ok(layout::rechunk(self, node, &inputs[0])),
             NodeKind::ExpandDims { axes } => Ok(join::expand_dims(self, node, &inputs[0], axes)),
             NodeKind::Concatenate { axis } => Ok(join::concatenate(node, inputs, *axis)),
+            NodeKind::Scan { op, axis } => Ok(scan::lower(self, node, &inputs[0], *op, *axis)),
+            NodeKind::Sort { axis, descending, arg } => Ok(sort::sort(self, node, &inputs[0], *axis, *descending, *arg)),
+            NodeKind::SearchSorted { right, presorted } => Ok(sort::searchsorted(self, node, inputs, *right, *presorted)),
             NodeKind::Store { sink } => Ok(store::lower(self, node, &inputs[0], sink)),
         }
     }
