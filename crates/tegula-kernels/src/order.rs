@@ -12,7 +12,6 @@ pub trait SortOrder: Copy {
 
 /// Ascending with NaN after every number (`partial_cmp` decides numbers).
 fn nan_last<F: PartialOrd + Copy>(a: F, b: F) -> Ordering {
-    #[allow(clippy::eq_op)]
     match (a != a, b != b) {
         (false, false) => a.partial_cmp(&b).unwrap_or(Ordering::Equal),
         (a_nan, b_nan) => a_nan.cmp(&b_nan),
