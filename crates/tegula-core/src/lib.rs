@@ -16,7 +16,7 @@ pub mod spec;
 pub use chunks::{normalize_chunks, AxisChunks, ChunkSpec, Chunks};
 pub use dtype::{promote, result_type, DType, Kind};
 pub use error::{Result, TegulaError};
-pub use ops::{BinaryOp, Distribution, Finish, OpKind, PartialReduce, Piece, ReduceOp, Select, UnaryOp};
+pub use ops::{BinaryOp, Distribution, Finish, OpKind, PartialReduce, Piece, ReduceOp, ScanOp, Select, UnaryOp};
 pub use scalar::Scalar;
 pub use shape::Shape;
 pub use spec::Spec;

@@ -66,6 +66,35 @@ named_ops!(
     }
 );
 
+named_ops!(
+    /// Running reductions along one axis (the array API's cumulative functions).
+    ScanOp { Sum => "cumulative_sum", Prod => "cumulative_prod" }
+);
+
+impl ScanOp {
+    /// The element-wise operation that adds a prefix to a block's running values.
+    pub fn combine(self) -> BinaryOp {
+        match self {
+            ScanOp::Sum => BinaryOp::Add,
+            ScanOp::Prod => BinaryOp::Multiply,
+        }
+    }
+    /// The value before the first element (`include_initial`).
+    pub fn identity(self) -> Scalar {
+        match self {
+            ScanOp::Sum => Scalar::Int(0),
+            ScanOp::Prod => Scalar::Int(1),
+        }
+    }
+    /// The partial that combines block totals in dtype `acc`.
+    pub fn partial(self, acc: DType) -> PartialReduce {
+        match self {
+            ScanOp::Sum => PartialReduce::Sum { acc },
+            ScanOp::Prod => PartialReduce::Prod { acc },
+        }
+    }
+}
+
 /// The dtype an operation computes in and the dtype it returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Signature {
@@ -300,6 +329,16 @@ pub enum OpKind {
     Reshape { shape: Vec<usize> },
     /// A new block of `shape` (dtype of the inputs) assembled from pieces of the inputs.
     Assemble { shape: Vec<usize>, pieces: Vec<Piece> },
+    /// The running `op` of one block along `axis` (same shape and dtype).
+    Scan { op: ScanOp, axis: usize },
+    /// The block sorted along `axis` in NumPy's order (NaN last), stably; `descending`
+    /// reverses the order but keeps equal elements in their original order.
+    Sort { axis: usize, descending: bool },
+    /// The int64 positions along `axis` that sort the block as `Sort` does.
+    ArgSort { axis: usize, descending: bool },
+    /// For every element `v` of input 1, how many elements of input 0 (a 1-D block sorted in
+    /// NumPy's order, same dtype) come before `v` in that order (`right`: or equal it); int64.
+    SearchCount { right: bool },
     /// A fused element-wise program producing its block.
     Fused(FusedBlock),
     /// The partial reduction `op` over `axes` of a fused program's block, computed without
@@ -333,6 +372,10 @@ impl OpKind {
             OpKind::Fft { inverse, .. } => if *inverse { "ifft".into() } else { "fft".into() },
             OpKind::Reshape { .. } => "reshape".into(),
             OpKind::Assemble { .. } => "assemble".into(),
+            OpKind::Scan { op, .. } => format!("{}-block", op.name()),
+            OpKind::Sort { .. } => "sort-block".into(),
+            OpKind::ArgSort { .. } => "argsort-block".into(),
+            OpKind::SearchCount { .. } => "searchsorted-count".into(),
             OpKind::Fused(block) => format!("fused[{}]", block.label()),
             OpKind::FusedReduce { block, op, .. } => format!("fused[{},{}]", block.label(), partial_name(op)),
         }

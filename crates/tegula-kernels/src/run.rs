@@ -8,6 +8,8 @@ use crate::layout::{assemble, expand_dims, load, reshape, select, set_select, tr
 use crate::matmul::matmul;
 use crate::random::{random_block, BlockPlace};
 use crate::reduce::{reduce_combine, reduce_finish, reduce_partial};
+use crate::scan::scan;
+use crate::sort::{argsort, search_count, sort};
 use crate::source::{arange, linspace, LinspaceSpec};
 use crate::unary::unary;
 use tegula_core::{OpKind, Result, TegulaError};
@@ -45,6 +47,10 @@ pub fn run(op: &OpKind, inputs: &[Chunk]) -> Result<Chunk> {
         OpKind::Fft { axis, inverse } => crate::fft::fft(arg(0)?, *axis, *inverse),
         OpKind::Reshape { shape } => reshape(arg(0)?, shape),
         OpKind::Assemble { shape, pieces } => assemble(inputs, shape, pieces),
+        OpKind::Scan { op, axis } => scan(*op, *axis, arg(0)?),
+        OpKind::Sort { axis, descending } => sort(arg(0)?, *axis, *descending),
+        OpKind::ArgSort { axis, descending } => argsort(arg(0)?, *axis, *descending),
+        OpKind::SearchCount { right } => search_count(arg(0)?, arg(1)?, *right),
         OpKind::Fused(block) => fused(block, inputs),
         OpKind::FusedReduce { block, op, axes } => fused_reduce(block, *op, axes, inputs),
         // Storage is the executor's business (kernels never see a store).

@@ -6,7 +6,7 @@ use serde::Serialize;
 use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use tegula_core::{BinaryOp, Chunks, DType, Distribution, ReduceOp, Scalar, Select, UnaryOp};
+use tegula_core::{BinaryOp, Chunks, DType, Distribution, ReduceOp, Scalar, ScanOp, Select, UnaryOp};
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -79,6 +79,14 @@ pub enum NodeKind {
     ExpandDims { axes: Arc<[usize]> },
     /// The inputs (same dtype, same chunks on every other axis) one after another along `axis`.
     Concatenate { axis: usize },
+    /// The running sum or product along `axis` (the input is in the result dtype).
+    Scan { op: ScanOp, axis: usize },
+    /// The input sorted along `axis` (one block long), or the int64 positions sorting it (`arg`).
+    Sort { axis: usize, descending: bool, arg: bool },
+    /// For each element of input 1, where it would go in the 1-D input 0 (same dtype) to keep
+    /// it sorted; `presorted`: input 0 is sorted (else only the order it would sort into
+    /// matters, and each of its blocks is sorted first).
+    SearchSorted { right: bool, presorted: bool },
     /// Writes its input, block by block, to `sink` (whose stored chunks the blocks align with).
     /// Its blocks are empty: what it makes is the stored array.
     Store { sink: Arc<StoredArray> },
@@ -152,6 +160,9 @@ impl Node {
             NodeKind::Reshape => "reshape".into(),
             NodeKind::ExpandDims { axes } => format!("expand_dims(axis={axes:?})"),
             NodeKind::Concatenate { axis } => format!("concatenate(axis={axis})"),
+            NodeKind::Scan { op, axis } => format!("{}(axis={axis})", op.name()),
+            NodeKind::Sort { axis, arg, .. } => format!("{}(axis={axis})", if *arg { "argsort" } else { "sort" }),
+            NodeKind::SearchSorted { right, .. } => format!("searchsorted(side={})", if *right { "right" } else { "left" }),
             NodeKind::Store { .. } => "store".into(),
         }
     }

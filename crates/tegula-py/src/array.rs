@@ -5,7 +5,7 @@ use crate::convert::{chunk_spec, dtype, index_items, opt_dtype, scalar};
 use crate::errors::IntoPy;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
-use tegula::{Array, BinaryOp, ReduceOp, ReduceSpec, UnaryOp};
+use tegula::{Array, BinaryOp, ReduceOp, ReduceSpec, ScanOp, ScanSpec, UnaryOp};
 
 #[pyclass(name = "_Array", module = "tegula._tegula", frozen)]
 pub struct PyArrayHandle {
@@ -109,6 +109,21 @@ impl PyArrayHandle {
     }
     fn where_(&self, a: &PyArrayHandle, b: &PyArrayHandle) -> PyResult<PyArrayHandle> {
         Array::where_(&self.inner, &a.inner, &b.inner).py().map(wrap)
+    }
+    #[pyo3(signature = (op, axis, dtype, include_initial))]
+    fn cumulative(&self, op: &str, axis: Option<i64>, dtype: Option<&str>, include_initial: bool) -> PyResult<PyArrayHandle> {
+        let op = ScanOp::from_name(op).ok_or_else(|| op_error("cumulative", op))?;
+        self.inner.cumulative(&ScanSpec { op, axis, dtype: opt_dtype(dtype)?, include_initial }).py().map(wrap)
+    }
+    fn sort(&self, axis: i64, descending: bool) -> PyResult<PyArrayHandle> {
+        self.inner.sort(axis, descending).py().map(wrap)
+    }
+    fn argsort(&self, axis: i64, descending: bool) -> PyResult<PyArrayHandle> {
+        self.inner.argsort(axis, descending).py().map(wrap)
+    }
+    #[pyo3(signature = (v, right, sorter=None))]
+    fn searchsorted(&self, v: &PyArrayHandle, right: bool, sorter: Option<&PyArrayHandle>) -> PyResult<PyArrayHandle> {
+        self.inner.searchsorted(&v.inner, right, sorter.map(|s| &s.inner)).py().map(wrap)
     }
     fn __repr__(&self) -> String {
         self.inner.to_string()

@@ -14,6 +14,7 @@
 mod array;
 mod creation;
 mod ops;
+mod ordering;
 pub mod random;
 mod store;
 
@@ -23,10 +24,11 @@ pub use tegula_store::{ChunkSink, ChunkSource, Codec, StoredInfo, ZarrOptions};
 pub use tegula_core::chunks::{parse_bytes, AUTO_CHUNK_BYTES};
 pub use tegula_core::spec::memory_budget;
 pub use tegula_core::{
-    AxisChunks, Spec, BinaryOp, ChunkSpec, Chunks, DType, Distribution, ReduceOp, Result, Scalar, TegulaError, UnaryOp,
+    AxisChunks, Spec, BinaryOp, ChunkSpec, Chunks, DType, Distribution, ReduceOp, Result, Scalar, ScanOp, TegulaError, UnaryOp,
 };
 pub use tegula_exec::{default_threads, Executor, Report};
 pub use tegula_core::memory::big_vec;
 pub use tegula_kernels::{Chunk, Elem, Wrap};
 pub use tegula_plan::build::layout::IndexItem;
 pub use tegula_plan::build::reduce::ReduceSpec;
+pub use tegula_plan::build::scan::ScanSpec;

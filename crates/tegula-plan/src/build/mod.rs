@@ -11,6 +11,8 @@ pub mod matmul;
 pub mod reduce;
 pub mod reshape;
 pub mod setitem;
+pub mod scan;
+pub mod sort;
 pub mod store;
 
 /// The default fan-in of tree reductions.

@@ -13,6 +13,8 @@ mod matmul;
 mod reduce;
 mod reshape;
 mod setitem;
+mod scan;
+mod sort;
 mod source;
 mod store;
 
@@ -59,6 +61,8 @@ pub fn lower(roots: &[NodeRef], fusion: Fusion) -> Result<TaskGraph> {
 fn task_estimate(node: &Node) -> usize {
     match node.kind {
         NodeKind::Reduce { .. } | NodeKind::Matmul { .. } => 2 * node.inputs[0].chunks.nblocks(),
+        NodeKind::Scan { .. } => 4 * node.chunks.nblocks(),
+        NodeKind::SearchSorted { .. } => 2 * node.inputs[0].chunks.nblocks() * node.chunks.nblocks(),
         NodeKind::Concatenate { .. } => 0,
         _ => node.chunks.nblocks(),
     }
@@ -134,6 +138,9 @@ impl Lowering {
             NodeKind::Reshape => Ok(reshape::reshape(self, node, &inputs[0])),
             NodeKind::ExpandDims { axes } => Ok(join::expand_dims(self, node, &inputs[0], axes)),
             NodeKind::Concatenate { axis } => Ok(join::concatenate(node, inputs, *axis)),
+            NodeKind::Scan { op, axis } => Ok(scan::lower(self, node, &inputs[0], *op, *axis)),
+            NodeKind::Sort { axis, descending, arg } => Ok(sort::sort(self, node, &inputs[0], *axis, *descending, *arg)),
+            NodeKind::SearchSorted { right, presorted } => Ok(sort::searchsorted(self, node, inputs, *right, *presorted)),
             NodeKind::Store { sink } => Ok(store::lower(self, node, &inputs[0], sink)),
         }
     }

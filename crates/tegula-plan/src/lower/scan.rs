@@ -1,0 +1,44 @@
+//! Cumulative sums and products, block by block: every block's running values along the axis
+//! (a `Scan` task each, all independent); its total, the last of them (a view); the running
+//! combination of the totals of the blocks before it along the axis (a chain of small
+//! `ReduceCombine`s, one row of blocks long); and that prefix added to (multiplied into) the
+//! block's running values. No task holds more than one block along the axis.
+
+use super::Lowering;
+use crate::graph::TaskId;
+use crate::node::Node;
+use tegula_core::grid::{block_indices, ravel};
+use tegula_core::{OpKind, ScanOp, Select};
+
+pub(super) fn lower(l: &mut Lowering, node: &Node, input: &[TaskId], op: ScanOp, axis: usize) -> Vec<TaskId> {
+    let (chunks, dtype) = (&node.chunks, node.dtype);
+    let nb = chunks.numblocks();
+    let mut rows = nb.clone();
+    rows[axis] = 1;
+    let mut out = vec![0; input.len()];
+    for mut idx in block_indices(&rows) {
+        let mut prefix: Option<TaskId> = None;
+        for k in 0..nb[axis] {
+            idx[axis] = k;
+            let (flat, shape) = (ravel(&idx, &nb), chunks.block_shape(&idx));
+            let size = shape.iter().product();
+            let scan = l.push(node, OpKind::Scan { op, axis }, vec![input[flat]], size, dtype);
+            out[flat] = match prefix {
+                None => scan,
+                Some(p) => l.push(node, OpKind::Binary { op: op.combine(), compute: dtype }, vec![scan, p], size, dtype),
+            };
+            if shape[axis] == 0 || k + 1 == nb[axis] {
+                continue;
+            }
+            let last = (0..shape.len())
+                .map(|a| if a == axis { Select::Range { start: shape[a] - 1, stop: shape[a], step: 1 } } else { Select::Range { start: 0, stop: shape[a], step: 1 } })
+                .collect();
+            let total = l.push(node, OpKind::Select { axes: last }, vec![scan], size / shape[axis], dtype);
+            prefix = Some(match prefix {
+                None => total,
+                Some(p) => l.push(node, OpKind::ReduceCombine { op: op.partial(dtype) }, vec![p, total], size / shape[axis], dtype),
+            });
+        }
+    }
+    out
+}

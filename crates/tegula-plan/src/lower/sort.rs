@@ -1,0 +1,50 @@
+//! Sorting and searching. `sort`/`argsort`: one task per block (the sorted axis is one block).
+//! `searchsorted`: a contraction over the sorted array's blocks: for each pair (block `i` of the
+//! sorted array, block `j` of the values) the count of block `i`'s elements before each value,
+//! summed over `i` by a tree, so no task holds more than one block of either input.
+
+use super::reduce::tree;
+use super::Lowering;
+use crate::build::DEFAULT_SPLIT_EVERY;
+use crate::graph::TaskId;
+use crate::node::Node;
+use tegula_core::grid::block_indices;
+use tegula_core::{DType, OpKind, PartialReduce};
+
+pub(super) fn sort(l: &mut Lowering, node: &Node, input: &[TaskId], axis: usize, descending: bool, arg: bool) -> Vec<TaskId> {
+    let op = if arg { OpKind::ArgSort { axis, descending } } else { OpKind::Sort { axis, descending } };
+    block_indices(&node.chunks.numblocks())
+        .zip(input)
+        .map(|(idx, &t)| l.push(node, op.clone(), vec![t], node.chunks.block_size(&idx), node.dtype))
+        .collect()
+}
+
+pub(super) fn searchsorted(l: &mut Lowering, node: &Node, inputs: &[Vec<TaskId>], right: bool, presorted: bool) -> Vec<TaskId> {
+    let (sorted, values) = (&node.inputs[0], &node.inputs[1]);
+    let lens = sorted.chunks.axis(0);
+    // Empty blocks count nothing; an empty array still needs one block to give zeros.
+    let mut blocks: Vec<usize> = (0..lens.len()).filter(|&i| lens[i] > 0).collect();
+    if blocks.is_empty() {
+        blocks.push(0);
+    }
+    // Without `presorted`, the count does not depend on the order, so each block is sorted on
+    // its own.
+    let sorted_blocks: Vec<TaskId> = blocks
+        .iter()
+        .map(|&i| match presorted {
+            true => inputs[0][i],
+            false => l.push(node, OpKind::Sort { axis: 0, descending: false }, vec![inputs[0][i]], lens[i], sorted.dtype),
+        })
+        .collect();
+    block_indices(&values.chunks.numblocks())
+        .zip(&inputs[1])
+        .map(|(idx, &v)| {
+            let size = values.chunks.block_size(&idx);
+            let counts = sorted_blocks
+                .iter()
+                .map(|&s| l.push(node, OpKind::SearchCount { right }, vec![s, v], size, DType::Int64))
+                .collect();
+            tree(l, node, counts, PartialReduce::Sum { acc: DType::Int64 }, DEFAULT_SPLIT_EVERY)
+        })
+        .collect()
+}
