@@ -23,6 +23,7 @@ from ._manipulation import (broadcast_arrays, broadcast_shapes, broadcast_to, cl
 from ._matrices import eye, matrix_transpose, meshgrid, outer, tensordot, tril, triu, vecdot
 from ._reshape import reshape
 from ._searching import argmax, argmin, count_nonzero, isin
+from ._sorting import argsort, cumprod, cumsum, cumulative_prod, cumulative_sum, searchsorted, sort
 import numpy as _np
 
 globals().update(UFUNCS)
@@ -42,6 +43,7 @@ __all__ = sorted(
      "broadcast_arrays", "broadcast_shapes", "broadcast_to", "clip", "diff", "flip", "moveaxis", "roll",
      "round", "squeeze", "unstack", "eye", "matrix_transpose", "meshgrid", "outer", "tensordot", "tril",
      "triu", "vecdot", "argmax", "argmin", "count_nonzero", "from_dlpack", "isin", "repeat", "reshape", "tile",
+     "argsort", "cumprod", "cumsum", "cumulative_prod", "cumulative_sum", "searchsorted", "sort",
      "newaxis", "pi", "e", "inf", "nan", "bool", "int8", "int16", "int32", "int64", "uint8",
      "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128"]
     + list(UFUNCS) + list(REDUCTIONS)

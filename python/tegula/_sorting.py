@@ -27,25 +27,16 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
     return Array(x._h.cumulative("cumulative_prod", _axis(axis), dtype_name(dtype), bool(include_initial)))
 
 
-def _flat_only(name, x, axis):
-    """NumPy's ``axis=None`` flattens; tegula has no reshape, so that needs at most one axis."""
-    if axis is None and x.ndim > 1:
-        raise NotImplementedError(f"{name}(axis=None) of a {x.ndim}-d array would flatten it, which tegula cannot "
-                                  f"do yet; pass an axis")
-
-
 def cumsum(a, axis=None, dtype=None):
-    """NumPy's ``cumsum`` (``axis=None`` only for 0-d and 1-d input)."""
+    """NumPy's ``cumsum`` (``axis=None`` runs over the flattened array)."""
     a = asarray(a)
-    _flat_only("cumsum", a, axis)
-    return cumulative_sum(a, axis=axis, dtype=dtype)
+    return cumulative_sum(a.reshape(-1) if axis is None and a.ndim > 1 else a, axis=axis, dtype=dtype)
 
 
 def cumprod(a, axis=None, dtype=None):
-    """NumPy's ``cumprod`` (``axis=None`` only for 0-d and 1-d input)."""
+    """NumPy's ``cumprod`` (``axis=None`` runs over the flattened array)."""
     a = asarray(a)
-    _flat_only("cumprod", a, axis)
-    return cumulative_prod(a, axis=axis, dtype=dtype)
+    return cumulative_prod(a.reshape(-1) if axis is None and a.ndim > 1 else a, axis=axis, dtype=dtype)
 
 
 def sort(x, /, *, axis=-1, descending=False, stable=True):
