@@ -9,6 +9,7 @@ pub mod complex;
 pub mod element;
 mod float_fn;
 pub mod fused;
+pub mod gather;
 mod lanes;
 pub mod layout;
 pub mod matmul;
