@@ -4,8 +4,10 @@
 
 pub mod creation;
 pub mod elementwise;
+pub mod gather;
 pub mod join;
 pub mod layout;
+pub mod mask;
 pub mod matmul;
 pub mod reduce;
 pub mod reshape;

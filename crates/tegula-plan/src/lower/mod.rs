@@ -7,8 +7,10 @@
 mod cull;
 mod elementwise;
 mod fused;
+mod gather;
 mod join;
 mod layout;
+mod mask;
 mod matmul;
 mod reduce;
 mod reshape;
@@ -59,6 +61,7 @@ pub fn lower(roots: &[NodeRef], fusion: Fusion) -> Result<TaskGraph> {
 fn task_estimate(node: &Node) -> usize {
     match node.kind {
         NodeKind::Reduce { .. } | NodeKind::Matmul { .. } => 2 * node.inputs[0].chunks.nblocks(),
+        NodeKind::Gather { axis } => node.chunks.nblocks() * node.inputs[0].chunks.axis(axis).len(),
         NodeKind::Concatenate { .. } => 0,
         _ => node.chunks.nblocks(),
     }
@@ -129,6 +132,10 @@ impl Lowering {
             NodeKind::SetItem { axes } => Ok(setitem::set_item(self, node, inputs, axes)),
             NodeKind::Rechunk => Ok(layout::rechunk(self, node, &inputs[0])),
             NodeKind::Reshape => Ok(reshape::reshape(self, node, &inputs[0])),
+            NodeKind::WrapIndex { n, axis } => Ok(gather::wrap_index(self, node, &inputs[0], *n, *axis)),
+            NodeKind::Gather { axis } => Ok(gather::gather(self, node, inputs, *axis)),
+            NodeKind::Compress { blocks } => Ok(mask::compress(self, node, inputs, blocks)),
+            NodeKind::BlockCounts => Ok(mask::block_counts(self, node, &inputs[0])),
             NodeKind::ExpandDims { axes } => Ok(join::expand_dims(self, node, &inputs[0], axes)),
             NodeKind::Concatenate { axis } => Ok(join::concatenate(node, inputs, *axis)),
             NodeKind::Store { sink } => Ok(store::lower(self, node, &inputs[0], sink)),
