@@ -327,6 +327,16 @@ pub enum OpKind {
     Fft { axis: usize, inverse: bool },
     /// The block's elements in row-major order as a block of `shape` (same element count).
     Reshape { shape: Vec<usize> },
+    /// Integer indices (input 0) into an axis of length `n`, checked and wrapped to int64 in
+    /// `[0, n)`; an index outside is an `IndexError` naming it and `axis`.
+    WrapIndex { n: usize, axis: usize },
+    /// One step of a gather along `axis` (of length `n`): input 0 holds indices (x's ndim,
+    /// length one or x's along the other axes), input 1 the x block starting at `start`,
+    /// optional input 2 the result so far; positions whose index falls in the x block take
+    /// its element, the others keep the result so far (zero at the first step).
+    Gather { axis: usize, start: usize, n: usize },
+    /// The rows (entries along axis 0) of input 0 where the 1-D boolean input 1 is true.
+    Compress,
     /// A new block of `shape` (dtype of the inputs) assembled from pieces of the inputs.
     Assemble { shape: Vec<usize>, pieces: Vec<Piece> },
     /// The running `op` of one block along `axis` (same shape and dtype).
@@ -371,6 +381,9 @@ impl OpKind {
             OpKind::SetSelect { .. } => "setitem".into(),
             OpKind::Fft { inverse, .. } => if *inverse { "ifft".into() } else { "fft".into() },
             OpKind::Reshape { .. } => "reshape".into(),
+            OpKind::WrapIndex { .. } => "wrap-index".into(),
+            OpKind::Gather { .. } => "gather".into(),
+            OpKind::Compress => "compress".into(),
             OpKind::Assemble { .. } => "assemble".into(),
             OpKind::Scan { op, .. } => format!("{}-block", op.name()),
             OpKind::Sort { .. } => "sort-block".into(),

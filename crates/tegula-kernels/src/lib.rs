@@ -10,6 +10,7 @@ pub mod element;
 pub mod fft;
 mod float_fn;
 pub mod fused;
+pub mod gather;
 mod lanes;
 pub mod layout;
 pub mod matmul;

@@ -4,6 +4,7 @@
 use crate::binary::{binary, where_};
 use crate::chunk::Chunk;
 use crate::fused::{fused, fused_reduce};
+use crate::gather::{compress, gather, wrap_index, GatherPlace};
 use crate::layout::{assemble, expand_dims, load, reshape, select, set_select, transpose};
 use crate::matmul::matmul;
 use crate::random::{random_block, BlockPlace};
@@ -46,6 +47,9 @@ pub fn run(op: &OpKind, inputs: &[Chunk]) -> Result<Chunk> {
         OpKind::SetSelect { axes } => set_select(arg(0)?, arg(1)?, axes),
         OpKind::Fft { axis, inverse } => crate::fft::fft(arg(0)?, *axis, *inverse),
         OpKind::Reshape { shape } => reshape(arg(0)?, shape),
+        OpKind::WrapIndex { n, axis } => wrap_index(arg(0)?, *n, *axis),
+        OpKind::Gather { axis, start, n } => gather(GatherPlace { axis: *axis, start: *start, n: *n }, inputs),
+        OpKind::Compress => compress(arg(0)?, arg(1)?),
         OpKind::Assemble { shape, pieces } => assemble(inputs, shape, pieces),
         OpKind::Scan { op, axis } => scan(*op, *axis, arg(0)?),
         OpKind::Sort { axis, descending } => sort(arg(0)?, *axis, *descending),

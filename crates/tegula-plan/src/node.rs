@@ -75,6 +75,16 @@ pub enum NodeKind {
     /// The input's elements in row-major order, in this node's shape. The chunkings match
     /// block for block (`build/reshape.rs`): block `i` of the result is block `i` of the input.
     Reshape,
+    /// Integer indices into an axis of length `n` (`axis` of the indexed array, for errors),
+    /// checked and wrapped to int64 in `[0, n)`.
+    WrapIndex { n: usize, axis: usize },
+    /// The elements of input 0 at the integer indices input 1 along `axis` (`build/gather.rs`).
+    Gather { axis: usize },
+    /// The rows (axis 0) of input 0 where the 1-D boolean input 1 (same chunks along axis 0)
+    /// is true; output block `b` along axis 0 comes from input block `blocks[b]`.
+    Compress { blocks: Arc<[usize]> },
+    /// The number of true elements of each block of a 1-D boolean input, as int64.
+    BlockCounts,
     /// Length-one axes inserted at `axes` (ascending positions in the result).
     ExpandDims { axes: Arc<[usize]> },
     /// The inputs (same dtype, same chunks on every other axis) one after another along `axis`.
@@ -158,6 +168,10 @@ impl Node {
             NodeKind::Fft { axis, inverse } => format!("{}(axis={axis})", if *inverse { "ifft" } else { "fft" }),
             NodeKind::Rechunk => "rechunk".into(),
             NodeKind::Reshape => "reshape".into(),
+            NodeKind::WrapIndex { .. } => "wrap-index".into(),
+            NodeKind::Gather { axis } => format!("gather(axis={axis})"),
+            NodeKind::Compress { .. } => "compress".into(),
+            NodeKind::BlockCounts => "block-counts".into(),
             NodeKind::ExpandDims { axes } => format!("expand_dims(axis={axes:?})"),
             NodeKind::Concatenate { axis } => format!("concatenate(axis={axis})"),
             NodeKind::Scan { op, axis } => format!("{}(axis={axis})", op.name()),

@@ -103,6 +103,23 @@ impl PyArrayHandle {
     fn setitem(&self, key: &Bound<'_, PyList>, values: &PyArrayHandle) -> PyResult<PyArrayHandle> {
         self.inner.set_item(&index_items(key)?, &values.inner).py().map(wrap)
     }
+    #[pyo3(signature = (indices, axis=None))]
+    fn take(&self, indices: &PyArrayHandle, axis: Option<i64>) -> PyResult<PyArrayHandle> {
+        self.inner.take(&indices.inner, axis).py().map(wrap)
+    }
+    fn take_along_axis(&self, indices: &PyArrayHandle, axis: i64) -> PyResult<PyArrayHandle> {
+        self.inner.take_along_axis(&indices.inner, axis).py().map(wrap)
+    }
+    fn wrap_index(&self, n: usize, axis: usize) -> PyResult<PyArrayHandle> {
+        self.inner.wrap_index(n, axis).py().map(wrap)
+    }
+    /// Computes the mask's per-block counts (with the GIL released).
+    fn masked(&self, py: Python<'_>, mask: &PyArrayHandle) -> PyResult<PyArrayHandle> {
+        py.detach(|| self.inner.masked(&mask.inner)).py().map(wrap)
+    }
+    fn nonzero(&self, py: Python<'_>) -> PyResult<Vec<PyArrayHandle>> {
+        py.detach(|| self.inner.nonzero()).py().map(|v| v.into_iter().map(wrap).collect())
+    }
     #[pyo3(signature = (chunks=None))]
     fn rechunk(&self, chunks: Option<&Bound<'_, PyAny>>) -> PyResult<PyArrayHandle> {
         self.inner.rechunk(&chunk_spec(chunks)?).py().map(wrap)

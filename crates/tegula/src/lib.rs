@@ -13,6 +13,7 @@
 
 mod array;
 mod creation;
+mod gather;
 mod ops;
 mod ordering;
 pub mod random;

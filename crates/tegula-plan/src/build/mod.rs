@@ -5,13 +5,15 @@
 pub mod creation;
 pub mod elementwise;
 pub mod fft;
+pub mod gather;
 pub mod join;
 pub mod layout;
+pub mod mask;
 pub mod matmul;
 pub mod reduce;
 pub mod reshape;
-pub mod setitem;
 pub mod scan;
+pub mod setitem;
 pub mod sort;
 pub mod store;
 

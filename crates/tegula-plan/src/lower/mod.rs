@@ -7,13 +7,15 @@
 mod cull;
 mod elementwise;
 mod fused;
+mod gather;
 mod join;
 mod layout;
+mod mask;
 mod matmul;
 mod reduce;
 mod reshape;
-mod setitem;
 mod scan;
+mod setitem;
 mod sort;
 mod source;
 mod store;
@@ -63,6 +65,7 @@ fn task_estimate(node: &Node) -> usize {
         NodeKind::Reduce { .. } | NodeKind::Matmul { .. } => 2 * node.inputs[0].chunks.nblocks(),
         NodeKind::Scan { .. } => 4 * node.chunks.nblocks(),
         NodeKind::SearchSorted { .. } => 2 * node.inputs[0].chunks.nblocks() * node.chunks.nblocks(),
+        NodeKind::Gather { axis } => node.chunks.nblocks() * node.inputs[0].chunks.axis(axis).len(),
         NodeKind::Concatenate { .. } => 0,
         _ => node.chunks.nblocks(),
     }
@@ -136,6 +139,10 @@ impl Lowering {
             }
             NodeKind::Rechunk => Ok(layout::rechunk(self, node, &inputs[0])),
             NodeKind::Reshape => Ok(reshape::reshape(self, node, &inputs[0])),
+            NodeKind::WrapIndex { n, axis } => Ok(gather::wrap_index(self, node, &inputs[0], *n, *axis)),
+            NodeKind::Gather { axis } => Ok(gather::gather(self, node, inputs, *axis)),
+            NodeKind::Compress { blocks } => Ok(mask::compress(self, node, inputs, blocks)),
+            NodeKind::BlockCounts => Ok(mask::block_counts(self, node, &inputs[0])),
             NodeKind::ExpandDims { axes } => Ok(join::expand_dims(self, node, &inputs[0], axes)),
             NodeKind::Concatenate { axis } => Ok(join::concatenate(node, inputs, *axis)),
             NodeKind::Scan { op, axis } => Ok(scan::lower(self, node, &inputs[0], *op, *axis)),

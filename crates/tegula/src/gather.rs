@@ -1,0 +1,123 @@
+//! Integer-array and boolean-mask indexing: NumPy's `take`, `take_along_axis`, `x[mask]` and
+//! `nonzero`, built on the gather and compress plan nodes. A mask's per-block counts are
+//! computed here, when the expression is built, so every result has known chunks.
+
+use crate::array::Array;
+use tegula_core::shape::normalize_axis;
+use tegula_core::{index_err, value_err, AxisChunks, BinaryOp, ChunkSpec, DType, Result, Scalar, TegulaError};
+use tegula_plan::build::creation;
+use tegula_plan::build::{elementwise as ew, gather, mask};
+
+impl Array {
+    /// NumPy's `take`: the elements at `indices` (any shape, negative ones counting from the
+    /// end) along `axis`, whose place the indices' axes take; `None` takes from the flattened
+    /// array. An index outside is an `IndexError` when computed.
+    pub fn take(&self, indices: &Array, axis: Option<i64>) -> Result<Array> {
+        gather::check_integer(&indices.node)?;
+        let (x, axis) = match axis {
+            None => (self.reshape(&[-1])?, 0),
+            Some(a) => (self.clone(), normalize_axis(a, self.ndim())?),
+        };
+        let mut along = vec![1i64; x.ndim()];
+        along[axis] = -1;
+        let idx = indices.reshape(&along)?;
+        let taken = Array::from_node(gather::gather(&x.node, &idx.node, axis)?);
+        let shape = x.shape();
+        let out: Vec<i64> = shape[..axis].iter().chain(&indices.shape()).chain(&shape[axis + 1..]).map(|&n| n as i64).collect();
+        taken.reshape(&out)
+    }
+
+    /// NumPy's `take_along_axis`: `indices` has this array's ndim and is broadcast against it
+    /// along the other axes; element `[.., j, ..]` of the result is this array's element at
+    /// `indices[.., j, ..]` along `axis`.
+    pub fn take_along_axis(&self, indices: &Array, axis: i64) -> Result<Array> {
+        gather::check_integer(&indices.node)?;
+        if indices.ndim() != self.ndim() {
+            return Err(value_err!("`indices` and `arr` must have the same number of dimensions"));
+        }
+        let axis = normalize_axis(axis, self.ndim())?;
+        let (xs, is) = (self.shape(), indices.shape());
+        let mut target = xs.clone();
+        for a in (0..xs.len()).filter(|&a| a != axis) {
+            target[a] = match (xs[a], is[a]) {
+                (x, i) if x == i || i == 1 => x,
+                (1, i) => i,
+                _ => return Err(TegulaError::Shape(format!("shape mismatch: indices {is:?} cannot be broadcast with {xs:?}"))),
+            };
+        }
+        gather::gather(&self.broadcast_to(&target)?.node, &indices.node, axis).map(Array::from_node)
+    }
+
+    /// This array broadcast to `shape` (same ndim; its length-one axes repeated): a fused
+    /// selection against a constant, so nothing is stored per repeated element.
+    fn broadcast_to(&self, shape: &[usize]) -> Result<Array> {
+        if shape == self.shape() {
+            return Ok(self.clone());
+        }
+        let sizes = shape.iter().zip(self.chunks().sizes()).map(|(&n, c)| if c.iter().sum::<usize>() == n { c.clone() } else { vec![n] });
+        let chunks = tegula_core::Chunks::new(sizes.collect(), shape)?;
+        let all = creation::full(Scalar::Bool(true), DType::Bool, chunks)?;
+        ew::where_(&all, &self.node, &self.node).map(Array::from_node)
+    }
+
+    /// `indices` checked against an axis of length `n` and wrapped to int64 in `[0, n)`; an
+    /// index outside is an `IndexError` naming it and `axis`, when computed.
+    pub fn wrap_index(&self, n: usize, axis: usize) -> Result<Array> {
+        gather::wrap_index(&self.node, n, axis).map(Array::from_node)
+    }
+
+    /// `self[mask]` for a boolean `mask` of this array's leading axes: the selected elements
+    /// (or sub-arrays) in row-major order, along one new first axis. The mask's per-block
+    /// counts are computed now (the mask expression runs twice: here and with the result).
+    pub fn masked(&self, mask: &Array) -> Result<Array> {
+        if mask.dtype() != DType::Bool {
+            return Err(index_err!("a mask must be a boolean array, not {}", mask.dtype()));
+        }
+        let (xs, ms) = (self.shape(), mask.shape());
+        if ms.len() > xs.len() {
+            return Err(index_err!("too many indices for array: array is {}-dimensional, but {} were indexed", xs.len(), ms.len()));
+        }
+        if let Some(a) = (0..ms.len()).find(|&a| ms[a] != xs[a]) {
+            return Err(index_err!(
+                "boolean index did not match indexed array along axis {a}; size of axis is {} but size of corresponding boolean axis is {}",
+                xs[a],
+                ms[a]
+            ));
+        }
+        let lead: usize = ms.iter().product();
+        let rows: Vec<i64> = std::iter::once(lead).chain(xs[ms.len()..].iter().copied()).map(|n| n as i64).collect();
+        self.reshape(&rows)?.compress(&mask.reshape(&[-1])?)
+    }
+
+    /// The rows (entries along axis 0) where the 1-D boolean `mask` is true.
+    fn compress(&self, mask: &Array) -> Result<Array> {
+        let spec = ChunkSpec::PerAxis(vec![AxisChunks::Explicit(self.chunks().axis(0).to_vec())]);
+        let mask = mask.rechunk(&spec)?;
+        let counts = Array::from_node(mask::block_counts(&mask.node)?).compute()?;
+        let counts: Vec<usize> = counts.typed::<i64>()?.iter().map(|&c| c as usize).collect();
+        mask::compress(&self.node, &mask.node, &counts).map(Array::from_node)
+    }
+
+    /// NumPy's `nonzero`: one int64 array per axis with the coordinates of the non-zero
+    /// elements, in row-major order (their count computed now, their values with the result).
+    pub fn nonzero(&self) -> Result<Vec<Array>> {
+        if self.ndim() == 0 {
+            return Err(value_err!("Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() instead."));
+        }
+        let flat = self.reshape(&[-1])?;
+        let hit = flat.binary_scalar(BinaryOp::NotEqual, Scalar::Int(0), false)?;
+        let spec = ChunkSpec::PerAxis(vec![AxisChunks::Explicit(flat.chunks().axis(0).to_vec())]);
+        let n = flat.size() as i128;
+        let positions = Array::arange(Scalar::Int(0), Scalar::Int(n), Scalar::Int(1), Some(DType::Int64), &spec)?.compress(&hit)?;
+        let shape = self.shape();
+        let mut stride = 1i128;
+        let mut out = Vec::with_capacity(shape.len());
+        for &len in shape.iter().rev() {
+            let c = positions.binary_scalar(BinaryOp::FloorDivide, Scalar::Int(stride), false)?;
+            out.push(c.binary_scalar(BinaryOp::Remainder, Scalar::Int(len as i128), false)?);
+            stride *= len as i128;
+        }
+        out.reverse();
+        Ok(out)
+    }
+}
