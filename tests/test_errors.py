@@ -98,12 +98,14 @@ def test_slice_step_zero_is_value_error():
         tg.zeros(3)[::0]
 
 
-@pytest.mark.parametrize("key", [np.array([0, 1]), [0, 1], np.array([True, False, True]), True, (0, [1])])
-def test_advanced_indexing_is_refused_clearly(key):
-    """Integer-array and boolean indexing are not supported: IndexError saying so."""
+@pytest.mark.parametrize("key", [np.array([0, 5]), [0, -4], np.array([True, False]), (0, [9])])
+def test_bad_advanced_indices_are_index_errors(key):
+    """Out-of-bounds integer arrays and masks of the wrong shape: IndexError, as NumPy."""
     x = tg.zeros((3, 4), chunks=2)
-    with pytest.raises(IndexError, match="not supported"):
-        x[key]
+    with pytest.raises(IndexError):
+        np.zeros((3, 4))[key]
+    with pytest.raises(IndexError):
+        x[key].compute()
 
 
 @st.composite
@@ -172,9 +174,10 @@ def test_matmul_of_scalars_and_stacks():
         tg.zeros(()) @ tg.zeros(3)
     with pytest.raises(ValueError):
         tg.zeros(3) @ 2.0
-    # N-d stacks of matrices are out of scope: a clear refusal, not a wrong answer
-    with pytest.raises(ValueError, match="not supported"):
-        tg.zeros((2, 3, 4)) @ tg.zeros((4, 5))
+    with pytest.raises(ValueError):
+        tg.zeros((2, 3, 4)) @ tg.zeros((5, 5))  # core dimensions differ
+    with pytest.raises(ValueError):
+        tg.zeros((2, 3, 4)) @ tg.zeros((3, 4, 5))  # stack shapes do not broadcast
 
 
 INVALID = [

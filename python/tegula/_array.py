@@ -173,6 +173,10 @@ class Array:
 
     # --- layout ---------------------------------------------------------------------------
     def __getitem__(self, key):
+        from ._gather import getitem, is_advanced
+
+        if is_advanced(key):
+            return getitem(self, key)  # integer arrays and boolean masks
         return Array(self._h.getitem(normalize_key(key)))
 
     def __setitem__(self, key, value):
