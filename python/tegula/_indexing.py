@@ -42,8 +42,10 @@ def normalize_key(key):
 
 def is_boolean_mask(key):
     """Whether ``key`` is a boolean array (a mask) rather than a basic index."""
+    if isinstance(key, (bool, np.bool_)):
+        return True
     dtype = getattr(key, "dtype", None)
-    return dtype is not None and np.dtype(dtype) == np.bool_ and getattr(key, "ndim", 0) > 0
+    return dtype is not None and np.dtype(dtype) == np.bool_
 
 
 def assign(x, key, value):
@@ -58,7 +60,7 @@ def assign(x, key, value):
         value = asarray(value, dtype=x.dtype)
     value = asarray(value)
     if is_boolean_mask(key):
-        mask = asarray(key)
+        mask = asarray(key)  # a 0-d mask (or Python bool) selects the whole array or nothing
         if mask.shape != x.shape[:mask.ndim]:
             raise IndexError(f"boolean index of shape {mask.shape} does not match the array's shape {x.shape}")
         if value.ndim != 0:
