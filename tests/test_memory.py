@@ -116,8 +116,11 @@ def test_spilled_chunks_round_trip_bit_exactly(dtype, data, tmp_path_factory):
 
 def test_spilling_happens_and_the_process_stays_usable_after_a_failure(tmp_path):
     rng = tg.random.default_rng(1)
-    u = rng.random(2_000_000, chunks=100_000)
-    v = rng.random(2_000_000, chunks=100_000)
+    # sin(...) makes u and v stored blocks (random numbers alone are generated again in each
+    # consumer); u[::-1] * v pairs the first blocks of v with the last of u, so most of u must
+    # be held at once: more than the budget, whatever the timing of the threads.
+    u = tg.sin(rng.random(2_000_000, chunks=100_000))
+    v = tg.sin(rng.random(2_000_000, chunks=100_000))
     exprs = [(u * v).mean(), u.mean(), v.mean(), (u ** 2).mean(), (u[::-1] * v).sum()]
     expected = tg.compute(*exprs)
     with tg.config.set(memory="4MB", spill_dir=tmp_path):
