@@ -31,7 +31,7 @@ def check(tg_fn, np_fn, *, exact=True, **tol):
 
 def arrays(shape=None, dtype=None):
     """``(numpy_array, tegula_array)`` pairs whose shapes come from the strategy ``shape``."""
-    return (shape or shapes()).flatmap(lambda sh: chunked_arrays(dtype=dtype, shape=sh))
+    return (shapes() if shape is None else shape).flatmap(lambda sh: chunked_arrays(dtype=dtype, shape=sh))
 
 
 def axis_of(draw, ndim, none=True):

@@ -14,11 +14,11 @@ from ._info import _check_device
 from ._manipulation import broadcast_to
 
 
-def _band(n_rows, n_cols, k, row_chunks="auto", col_chunks="auto"):
-    """The (rows, cols) boolean grid ``col - row >= k``: where ``triu`` keeps elements."""
+def _diagonal_offsets(n_rows, n_cols, row_chunks="auto", col_chunks="auto"):
+    """The (rows, cols) int64 grid ``col - row``: which diagonal each element is on."""
     rows = arange(n_rows, dtype="int64", chunks=(row_chunks,))[:, None]
     cols = arange(n_cols, dtype="int64", chunks=(col_chunks,))[None, :]
-    return cols - rows >= k
+    return cols - rows
 
 
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, chunks="auto"):
@@ -26,18 +26,17 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, chunks="auto"):
     _check_device(device)
     n_rows = operator.index(n_rows)
     n_cols = n_rows if n_cols is None else operator.index(n_cols)
-    k = operator.index(k)
-    rows = arange(n_rows, dtype="int64", chunks=chunks)[:, None]
-    cols = arange(n_cols, dtype="int64", chunks=chunks)[None, :]
-    return (cols - rows == k).astype(float64 if dtype is None else dtype)
+    on_diagonal = _diagonal_offsets(n_rows, n_cols, chunks, chunks) == operator.index(k)
+    return on_diagonal.astype(float64 if dtype is None else dtype)
 
 
 def _triangle(x, k, upper):
     x = asarray(x)
     if x.ndim < 2:
         raise ValueError("tril and triu need an array of at least two dimensions")
-    keep = _band(x.shape[-2], x.shape[-1], operator.index(k) if upper else operator.index(k) + 1,
-                 x.chunks[-2], x.chunks[-1])
+    # triu keeps the elements on or above diagonal k; tril is the complement of triu(k + 1)
+    keep = _diagonal_offsets(x.shape[-2], x.shape[-1], x.chunks[-2], x.chunks[-1]) >= (
+        operator.index(k) if upper else operator.index(k) + 1)
     return where(keep if upper else ~keep, x, asarray(0, dtype=x.dtype))
 
 

@@ -50,14 +50,18 @@ def _scale(x, n, norm, inverse):
     return x * (1 / n) if divide and n else x
 
 
-def _transform(x, n, axis, norm, inverse):
-    x = _complex(x)
+def _axis(x, axis):
     if x.ndim == 0:
         raise ValueError("fft needs an array of at least one dimension")
     axis = operator.index(axis)
     if not -x.ndim <= axis < x.ndim:
         raise np.exceptions.AxisError(axis, x.ndim)
-    axis %= x.ndim
+    return axis % x.ndim
+
+
+def _transform(x, n, axis, norm, inverse):
+    x = _complex(x)
+    axis = _axis(x, axis)
     n = x.shape[axis] if n is None else operator.index(n)
     x = _fit(x, n, axis)
     out = Array(x._h.fft(axis, inverse))
@@ -84,21 +88,22 @@ def _axes_and_sizes(x, s, axes):
     return axes, sizes
 
 
-def fftn(x, /, *, s=None, axes=None, norm="backward"):
-    """The n-dimensional transform: one-dimensional transforms along each of ``axes``."""
+def _transform_n(x, s, axes, norm, inverse):
+    """One-dimensional transforms along each of ``axes``, the last first (NumPy's order)."""
     x = asarray(x)
     axes, sizes = _axes_and_sizes(x, s, axes)
     for axis, n in zip(reversed(axes), reversed(sizes)):
-        x = fft(x, n=n, axis=axis, norm=norm)
+        x = _transform(x, n, axis, norm, inverse)
     return _complex(x)
+
+
+def fftn(x, /, *, s=None, axes=None, norm="backward"):
+    """The n-dimensional transform: one-dimensional transforms along each of ``axes``."""
+    return _transform_n(x, s, axes, norm, False)
 
 
 def ifftn(x, /, *, s=None, axes=None, norm="backward"):
-    x = asarray(x)
-    axes, sizes = _axes_and_sizes(x, s, axes)
-    for axis, n in zip(reversed(axes), reversed(sizes)):
-        x = ifft(x, n=n, axis=axis, norm=norm)
-    return _complex(x)
+    return _transform_n(x, s, axes, norm, True)
 
 
 def _real_input(x):
@@ -130,10 +135,7 @@ def _hermitian_full(x, n, axis):
 def irfft(x, /, *, n=None, axis=-1, norm="backward"):
     """The inverse of ``rfft``: a real array of length ``n`` (``2 * (m - 1)`` by default)."""
     x = _complex(x)
-    axis = operator.index(axis)
-    if not -x.ndim <= axis < x.ndim:
-        raise np.exceptions.AxisError(axis, x.ndim)
-    axis %= x.ndim
+    axis = _axis(x, axis)
     n = 2 * (x.shape[axis] - 1) if n is None else operator.index(n)
     if n < 1:
         raise ValueError(f"Invalid number of FFT data points ({n}) specified.")
