@@ -11,6 +11,7 @@ mod float_fn;
 pub mod fused;
 mod lanes;
 pub mod layout;
+pub mod linalg;
 pub mod matmul;
 pub mod parallel;
 pub mod random;

@@ -6,6 +6,7 @@ pub mod creation;
 pub mod elementwise;
 pub mod join;
 pub mod layout;
+pub mod linalg;
 pub mod matmul;
 pub mod reduce;
 pub mod reshape;
