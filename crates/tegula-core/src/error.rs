@@ -23,6 +23,10 @@ pub enum TegulaError {
     /// A Python scalar that does not fit the array's dtype. Python: `OverflowError`.
     #[error("{0}")]
     Overflow(String),
+    /// A matrix a linear algebra function cannot take: singular, not positive definite, not
+    /// square, or a factorisation that did not converge. Python: `numpy.linalg.LinAlgError`.
+    #[error("{0}")]
+    LinAlg(String),
     /// A plan or task that cannot fit in memory. Python: `MemoryError`.
     #[error("{0}")]
     Memory(String),
@@ -58,6 +62,10 @@ macro_rules! dtype_err {
 #[macro_export]
 macro_rules! index_err {
     ($($arg:tt)*) => { $crate::TegulaError::Index(format!($($arg)*)) };
+}
+#[macro_export]
+macro_rules! linalg_err {
+    ($($arg:tt)*) => { $crate::TegulaError::LinAlg(format!($($arg)*)) };
 }
 #[macro_export]
 macro_rules! internal_err {

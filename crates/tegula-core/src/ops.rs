@@ -4,6 +4,7 @@
 
 use crate::dtype::{promote, DType, Kind};
 use crate::error::Result;
+use crate::linalg::LinalgOp;
 use crate::program::FusedBlock;
 use crate::scalar::Scalar;
 use crate::dtype_err;
@@ -315,6 +316,8 @@ pub enum OpKind {
     ReduceFinish { finish: Finish, squeeze: Vec<usize>, dtype: DType },
     /// The matrix product of two 2-D blocks, computed in `dtype`.
     Matmul { dtype: DType },
+    /// `op` applied to each matrix (last two axes, whole) of the input blocks.
+    Linalg { op: LinalgOp },
     Transpose { perm: Vec<usize> },
     /// Inserts length-one axes at `axes` (ascending positions in the result; shared by all
     /// the blocks of an operation).
@@ -375,6 +378,7 @@ impl OpKind {
             OpKind::ReduceCombine { op } => format!("combine-{}", partial_name(op)),
             OpKind::ReduceFinish { .. } => "finish".into(),
             OpKind::Matmul { .. } => "matmul-block".into(),
+            OpKind::Linalg { op } => op.name().into(),
             OpKind::Transpose { .. } => "transpose".into(),
             OpKind::ExpandDims { .. } => "expand_dims".into(),
             OpKind::Select { .. } => "select".into(),

@@ -13,6 +13,7 @@ pub mod fused;
 pub mod gather;
 mod lanes;
 pub mod layout;
+pub mod linalg;
 pub mod matmul;
 pub mod order;
 pub mod parallel;

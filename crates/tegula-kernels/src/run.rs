@@ -6,6 +6,7 @@ use crate::chunk::Chunk;
 use crate::fused::{fused, fused_reduce};
 use crate::gather::{compress, gather, wrap_index, GatherPlace};
 use crate::layout::{assemble, expand_dims, load, reshape, select, set_select, transpose};
+use crate::linalg::linalg;
 use crate::matmul::matmul;
 use crate::random::{random_block, BlockPlace};
 use crate::reduce::{reduce_combine, reduce_finish, reduce_partial};
@@ -41,6 +42,7 @@ pub fn run(op: &OpKind, inputs: &[Chunk]) -> Result<Chunk> {
         OpKind::ReduceCombine { op } => reduce_combine(*op, inputs),
         OpKind::ReduceFinish { finish, squeeze, dtype } => reduce_finish(*finish, squeeze, *dtype, arg(0)?),
         OpKind::Matmul { dtype } => matmul(*dtype, arg(0)?, arg(1)?),
+        OpKind::Linalg { op } => linalg(*op, inputs),
         OpKind::Transpose { perm } => transpose(arg(0)?, perm),
         OpKind::ExpandDims { axes } => expand_dims(arg(0)?, axes),
         OpKind::Select { axes } => select(arg(0)?, axes),

@@ -6,7 +6,7 @@ use serde::Serialize;
 use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use tegula_core::{BinaryOp, Chunks, DType, Distribution, ReduceOp, Scalar, ScanOp, Select, UnaryOp};
+use tegula_core::{BinaryOp, Chunks, DType, Distribution, LinalgOp, ReduceOp, Scalar, ScanOp, Select, UnaryOp};
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -64,6 +64,9 @@ pub enum NodeKind {
     Cast,
     Reduce { op: ReduceOp, axes: Vec<usize>, keepdims: bool, ddof: f64, split_every: usize },
     Matmul { split_every: usize },
+    /// `op` of each matrix of the inputs, whose last two axes are one block each and whose
+    /// other (stack) axes are chunked alike; the result keeps the stack chunks (`build/linalg.rs`).
+    Linalg { op: LinalgOp },
     Transpose { perm: Vec<usize> },
     Index { axes: Vec<IndexAxis> },
     /// Input 0 with the selection `axes` (no new axes) replaced by input 1, chunked so that
@@ -162,6 +165,7 @@ impl Node {
             NodeKind::Cast => format!("astype({})", self.dtype),
             NodeKind::Reduce { op, axes, .. } => format!("{}(axis={axes:?})", op.name()),
             NodeKind::Matmul { .. } => "matmul".into(),
+            NodeKind::Linalg { op } => op.name().into(),
             NodeKind::Transpose { perm } => format!("transpose{perm:?}"),
             NodeKind::Index { .. } => "getitem".into(),
             NodeKind::SetItem { .. } => "setitem".into(),

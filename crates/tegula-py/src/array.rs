@@ -5,7 +5,7 @@ use crate::convert::{chunk_spec, dtype, index_items, opt_dtype, scalar};
 use crate::errors::IntoPy;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
-use tegula::{Array, BinaryOp, ReduceOp, ReduceSpec, ScanOp, ScanSpec, UnaryOp};
+use tegula::{Array, BinaryOp, LinalgOp, ReduceOp, ReduceSpec, ScanOp, ScanSpec, UnaryOp};
 
 #[pyclass(name = "_Array", module = "tegula._tegula", frozen)]
 pub struct PyArrayHandle {
@@ -83,6 +83,25 @@ impl PyArrayHandle {
     }
     fn matmul(&self, other: &PyArrayHandle) -> PyResult<PyArrayHandle> {
         self.inner.matmul(&other.inner).py().map(wrap)
+    }
+    /// `name` of each matrix: `flag` is cholesky's `upper`, qr's `complete`, svd's `full`;
+    /// `output` picks one result of slogdet, qr, svd, eigh; `others` are solve's right sides.
+    #[pyo3(signature = (name, others, flag=false, output=0, rtol=None))]
+    fn linalg(&self, name: &str, others: Vec<PyRef<PyArrayHandle>>, flag: bool, output: u8, rtol: Option<f64>) -> PyResult<PyArrayHandle> {
+        let op = match name {
+            "cholesky" => LinalgOp::Cholesky { upper: flag },
+            "inv" => LinalgOp::Inv,
+            "solve" => LinalgOp::Solve,
+            "det" => LinalgOp::Det,
+            "slogdet" => LinalgOp::Slogdet { output },
+            "qr" => LinalgOp::Qr { complete: flag, output },
+            "svd" => LinalgOp::Svd { full: flag, output },
+            "eigh" => LinalgOp::Eigh { output },
+            "pinv" => LinalgOp::Pinv { rtol },
+            _ => return Err(op_error("linalg", name)),
+        };
+        let others: Vec<&Array> = others.iter().map(|h| &h.inner).collect();
+        self.inner.linalg(op, &others).py().map(wrap)
     }
     #[pyo3(signature = (axes=None))]
     fn transpose(&self, axes: Option<Vec<i64>>) -> PyResult<PyArrayHandle> {

@@ -11,6 +11,7 @@ pub fn to_py(err: TegulaError) -> PyErr {
         TegulaError::Axis { axis, ndim } => axis_error(axis, ndim).unwrap_or_else(|e| e),
         TegulaError::Index(_) => PyIndexError::new_err(msg),
         TegulaError::DType(_) => PyTypeError::new_err(msg),
+        TegulaError::LinAlg(_) => linalg_error(&msg).unwrap_or_else(|e| e),
         TegulaError::Overflow(_) => PyOverflowError::new_err(msg),
         TegulaError::Memory(_) => PyMemoryError::new_err(msg),
         TegulaError::NotFound(_) => PyFileNotFoundError::new_err(msg),
@@ -25,6 +26,14 @@ fn axis_error(axis: i64, ndim: usize) -> Result<PyErr, PyErr> {
     Python::attach(|py| {
         let cls = py.import("numpy.exceptions")?.getattr("AxisError")?;
         Ok(PyErr::from_value(cls.call1((axis, ndim))?))
+    })
+}
+
+/// `numpy.linalg.LinAlgError(msg)` (a subclass of ValueError), so code written for NumPy catches it.
+fn linalg_error(msg: &str) -> Result<PyErr, PyErr> {
+    Python::attach(|py| {
+        let cls = py.import("numpy.linalg")?.getattr("LinAlgError")?;
+        Ok(PyErr::from_value(cls.call1((msg,))?))
     })
 }
 

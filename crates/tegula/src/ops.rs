@@ -1,10 +1,10 @@
 //! Operations on arrays. Each validates its arguments and returns a new lazy array.
 
 use crate::array::Array;
-use tegula_core::{normalize_chunks, shape_err, BinaryOp, ChunkSpec, DType, ReduceOp, Result, Scalar, UnaryOp};
+use tegula_core::{normalize_chunks, shape_err, BinaryOp, ChunkSpec, DType, LinalgOp, ReduceOp, Result, Scalar, UnaryOp};
 use tegula_plan::build::layout::IndexItem;
 use tegula_plan::build::reduce::ReduceSpec;
-use tegula_plan::build::{elementwise as ew, join, layout, matmul, reduce, reshape, setitem, DEFAULT_SPLIT_EVERY};
+use tegula_plan::build::{elementwise as ew, join, layout, linalg, matmul, reduce, reshape, setitem, DEFAULT_SPLIT_EVERY};
 use tegula_plan::NodeRef;
 
 impl Array {
@@ -88,6 +88,13 @@ impl Array {
             r = r.index(&[IndexItem::Ellipsis, IndexItem::Int(0)])?;
         }
         Ok(r)
+    }
+
+    /// `op` of each matrix (the last two axes) of this array, and of `others` alike (the
+    /// right-hand sides of `solve`, with the same stack shape). Each matrix is one block.
+    pub fn linalg(&self, op: LinalgOp, others: &[&Array]) -> Result<Array> {
+        let inputs: Vec<NodeRef> = std::iter::once(self).chain(others.iter().copied()).map(|a| a.node.clone()).collect();
+        linalg::linalg(op, &inputs).map(Array::from_node)
     }
 
     /// Reverses the axes (`.T`), or permutes them as `axes` says.

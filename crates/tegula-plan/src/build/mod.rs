@@ -8,6 +8,7 @@ pub mod fft;
 pub mod gather;
 pub mod join;
 pub mod layout;
+pub mod linalg;
 pub mod mask;
 pub mod matmul;
 pub mod reduce;

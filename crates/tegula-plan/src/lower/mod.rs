@@ -10,6 +10,7 @@ mod fused;
 mod gather;
 mod join;
 mod layout;
+mod linalg;
 mod mask;
 mod matmul;
 mod reduce;
@@ -131,6 +132,7 @@ impl Lowering {
             NodeKind::Cast => elementwise::lower(self, node, inputs, OpKind::Cast { dtype: node.dtype }),
             NodeKind::Reduce { .. } => reduce::lower(self, node, reduce::Reduced::Tasks(&inputs[0])),
             NodeKind::Matmul { split_every } => matmul::lower(self, node, inputs, *split_every),
+            NodeKind::Linalg { op } => Ok(linalg::lower(self, node, inputs, *op)),
             NodeKind::Transpose { perm } => Ok(layout::transpose(self, node, &inputs[0], perm)),
             NodeKind::Index { axes } => Ok(layout::index(self, node, &inputs[0], axes)),
             NodeKind::SetItem { axes } => Ok(setitem::set_item(self, node, inputs, axes)),

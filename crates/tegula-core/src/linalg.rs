@@ -1,0 +1,122 @@
+//! The dense linear algebra of the array API's `linalg` extension: which factorisation a task
+//! computes for each matrix (the last two axes) of its block, and the shape and dtype rules of
+//! each. A function with several results (`qr`, `svd`, `eigh`, `slogdet`) is one op per result.
+
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::{dtype_err, linalg_err};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum LinalgOp {
+    /// The lower Cholesky factor `L`, or `L^H` when `upper`.
+    Cholesky { upper: bool },
+    Inv,
+    /// `x1^-1 x2` for a square `x1` and a matrix `x2` with as many rows (two inputs).
+    Solve,
+    Det,
+    /// `output` 0: the sign (a unit complex number for complex input), 1: `log|det|`.
+    Slogdet { output: u8 },
+    /// `output` 0: `Q`, 1: `R`.
+    Qr { complete: bool, output: u8 },
+    /// `output` 0: `U`, 1: the singular values (computed without vectors), 2: `Vh`.
+    Svd { full: bool, output: u8 },
+    /// `output` 0: the eigenvalues (computed without vectors), 1: the eigenvectors.
+    Eigh { output: u8 },
+    /// Singular values above `rtol` times the largest are inverted (default `max(M, N) * eps`).
+    Pinv { rtol: Option<f64> },
+}
+
+impl LinalgOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            LinalgOp::Cholesky { .. } => "cholesky",
+            LinalgOp::Inv => "inv",
+            LinalgOp::Solve => "solve",
+            LinalgOp::Det => "det",
+            LinalgOp::Slogdet { .. } => "slogdet",
+            LinalgOp::Qr { .. } => "qr",
+            LinalgOp::Svd { output: 1, .. } => "svdvals",
+            LinalgOp::Svd { .. } => "svd",
+            LinalgOp::Eigh { output: 0 } => "eigvalsh",
+            LinalgOp::Eigh { .. } => "eigh",
+            LinalgOp::Pinv { .. } => "pinv",
+        }
+    }
+
+    pub fn arity(self) -> usize {
+        if self == LinalgOp::Solve {
+            2
+        } else {
+            1
+        }
+    }
+
+    fn needs_square(self) -> bool {
+        use LinalgOp::*;
+        matches!(self, Cholesky { .. } | Inv | Solve | Det | Slogdet { .. } | Eigh { .. })
+    }
+
+    /// The dtype the factorisation runs in, NumPy's: integers and bools as float64; float16
+    /// has no LAPACK routines.
+    pub fn compute_dtype(self, d: DType) -> Result<DType> {
+        match d {
+            DType::Float32 | DType::Float64 | DType::Complex64 | DType::Complex128 => Ok(d),
+            DType::Float16 => Err(dtype_err!("array type float16 is unsupported in linalg")),
+            _ => Ok(DType::Float64),
+        }
+    }
+
+    /// Whether the result holds real values of a complex input (singular values, eigenvalues,
+    /// `log|det|`).
+    pub fn real_output(self) -> bool {
+        matches!(self, LinalgOp::Slogdet { output: 1 } | LinalgOp::Svd { output: 1, .. } | LinalgOp::Eigh { output: 0 })
+    }
+
+    pub fn output_dtype(self, compute: DType) -> DType {
+        if self.real_output() {
+            compute.real_part()
+        } else {
+            compute
+        }
+    }
+
+    /// Checks the matrix shapes, `(m, n)` of each input: `LinAlgError`s as NumPy's.
+    pub fn check(self, matrices: &[(usize, usize)]) -> Result<()> {
+        if self.needs_square() && matrices[0].0 != matrices[0].1 {
+            return Err(linalg_err!("Last 2 dimensions of the array must be square"));
+        }
+        if self == LinalgOp::Solve && matrices[1].0 != matrices[0].0 {
+            return Err(crate::shape_err!(
+                "solve: Input operand 1 has a mismatch in its core dimension 0 (size {} is different from {})",
+                matrices[1].0,
+                matrices[0].0
+            ));
+        }
+        Ok(())
+    }
+
+    /// The trailing shape of each matrix's result, from the input matrices' shapes.
+    pub fn result_shape(self, matrices: &[(usize, usize)]) -> Vec<usize> {
+        use LinalgOp::*;
+        let (m, n) = matrices[0];
+        let k = m.min(n);
+        match self {
+            Cholesky { .. } | Inv => vec![n, n],
+            Solve => vec![n, matrices[1].1],
+            Det | Slogdet { .. } => vec![],
+            Qr { complete: false, output: 0 } => vec![m, k],
+            Qr { complete: false, .. } => vec![k, n],
+            Qr { complete: true, output: 0 } => vec![m, m],
+            Qr { complete: true, .. } => vec![m, n],
+            Svd { output: 1, .. } => vec![k],
+            Svd { full: true, output: 0 } => vec![m, m],
+            Svd { full: false, output: 0 } => vec![m, k],
+            Svd { full: true, .. } => vec![n, n],
+            Svd { full: false, .. } => vec![k, n],
+            Eigh { output: 0 } => vec![n],
+            Eigh { .. } => vec![n, n],
+            Pinv { .. } => vec![n, m],
+        }
+    }
+}

@@ -1,0 +1,42 @@
+//! Linear algebra of stacks of matrices, the simple way: each input's last two axes are
+//! rechunked into one block (a whole matrix per block, however big), its stack axes keep
+//! input 0's chunks, and each stack block is one task that factorises its matrices.
+
+use super::elementwise::cast;
+use super::layout::rechunk;
+use crate::node::{Node, NodeKind, NodeRef};
+use tegula_core::{linalg_err, promote, shape_err, Chunks, LinalgOp, Result};
+
+pub fn linalg(op: LinalgOp, inputs: &[NodeRef]) -> Result<NodeRef> {
+    if inputs.len() != op.arity() {
+        return Err(tegula_core::internal_err!("{} takes {} inputs, got {}", op.name(), op.arity(), inputs.len()));
+    }
+    if let Some(x) = inputs.iter().find(|x| x.ndim() < 2) {
+        return Err(linalg_err!("{}-dimensional array given. Array must be at least two-dimensional", x.ndim()));
+    }
+    let stack = &inputs[0].shape()[..inputs[0].ndim() - 2];
+    if let Some(x) = inputs.iter().find(|x| &x.shape()[..x.ndim() - 2] != stack) {
+        return Err(shape_err!("{}: stack shapes {:?} and {:?} differ", op.name(), stack, &x.shape()[..x.ndim() - 2]));
+    }
+    let matrices: Vec<(usize, usize)> = inputs.iter().map(|x| matrix_shape(x)).collect();
+    op.check(&matrices)?;
+    let compute = op.compute_dtype(inputs.iter().map(|x| x.dtype).reduce(promote).unwrap_or(inputs[0].dtype))?;
+    let stack_chunks = &inputs[0].chunks.sizes()[..stack.len()];
+    let inputs = inputs
+        .iter()
+        .zip(&matrices)
+        .map(|(x, &(m, n))| rechunk(&cast(x, compute), Chunks::from_axes(with_tail(stack_chunks, &[m, n]))))
+        .collect::<Result<Vec<_>>>()?;
+    let chunks = Chunks::from_axes(with_tail(stack_chunks, &op.result_shape(&matrices)));
+    Ok(Node::new(NodeKind::Linalg { op }, inputs, op.output_dtype(compute), chunks))
+}
+
+fn matrix_shape(x: &NodeRef) -> (usize, usize) {
+    let s = x.shape();
+    (s[s.len() - 2], s[s.len() - 1])
+}
+
+/// The stack axes' chunks followed by one block for each trailing length.
+fn with_tail(stack: &[Vec<usize>], tail: &[usize]) -> Vec<Vec<usize>> {
+    stack.iter().cloned().chain(tail.iter().map(|&n| vec![n])).collect()
+}

@@ -1,0 +1,256 @@
+"""The array API's ``linalg`` extension (2025.12). Factorisations and solves run in the Rust
+core, one task per block of the stack axes, each matrix whole in its block; the other functions
+are compositions of element-wise operations, reductions and ``matmul``. Singular and
+non-positive-definite matrices are found when the result is computed and raise
+``numpy.linalg.LinAlgError`` (a ``ValueError``), as NumPy's functions do."""
+
+import operator
+from typing import NamedTuple
+
+import numpy as np
+
+from ._array import Array
+from ._creation import asarray
+from ._functions import UFUNCS, matmul, stack, where
+from ._manipulation import broadcast_shapes, broadcast_to
+from ._matrices import eye, matrix_transpose, outer, tensordot, vecdot
+from ._reshape import reshape
+
+__all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul", "matrix_norm",
+           "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv", "qr", "slogdet", "solve",
+           "svd", "svdvals", "tensordot", "trace", "vecdot", "vector_norm",
+           "EighResult", "QRResult", "SlogdetResult", "SVDResult"]
+
+LinAlgError = np.linalg.LinAlgError
+
+
+class EighResult(NamedTuple):
+    eigenvalues: Array
+    eigenvectors: Array
+
+
+class QRResult(NamedTuple):
+    Q: Array
+    R: Array
+
+
+class SlogdetResult(NamedTuple):
+    sign: Array
+    logabsdet: Array
+
+
+class SVDResult(NamedTuple):
+    U: Array
+    S: Array
+    Vh: Array
+
+
+def _core(name, x, *others, **params):
+    """The Rust core's ``name`` of each matrix of ``x`` (``others``: solve's right sides)."""
+    return Array(asarray(x)._h.linalg(name, [asarray(o)._h for o in others], **params))
+
+
+def cholesky(x, /, *, upper=False):
+    """The lower Cholesky factor ``L`` of each Hermitian positive-definite matrix (``x = L L^H``;
+    only the lower triangle is read), or ``U = L^H`` when ``upper``."""
+    return _core("cholesky", x, flag=bool(upper))
+
+
+def inv(x, /):
+    return _core("inv", x)
+
+
+def solve(x1, x2, /):
+    """The solution ``X`` of ``x1 @ X == x2``. ``x2`` is a vector when it is 1-d, else a stack
+    of matrices; the stack axes broadcast."""
+    x1, x2 = asarray(x1), asarray(x2)
+    if x1.ndim < 2:
+        raise LinAlgError(f"{x1.ndim}-dimensional array given. Array must be at least two-dimensional")
+    vector = x2.ndim == 1
+    if vector:
+        x2 = x2[:, None]
+    stack_shape = broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
+    x1 = broadcast_to(x1, stack_shape + x1.shape[-2:])
+    x2 = broadcast_to(x2, stack_shape + x2.shape[-2:])
+    out = _core("solve", x1, x2)
+    return out[..., 0] if vector else out
+
+
+def det(x, /):
+    return _core("det", x)
+
+
+def slogdet(x, /):
+    """The sign (a unit complex number for complex input; 0 for a singular matrix) and the
+    natural log of the absolute value of each determinant."""
+    return SlogdetResult(_core("slogdet", x, output=0), _core("slogdet", x, output=1))
+
+
+def qr(x, /, *, mode="reduced"):
+    if mode not in ("reduced", "complete"):
+        raise ValueError(f"qr mode must be 'reduced' or 'complete', not {mode!r}")
+    complete = mode == "complete"
+    return QRResult(_core("qr", x, flag=complete, output=0), _core("qr", x, flag=complete, output=1))
+
+
+def svd(x, /, *, full_matrices=True):
+    full = bool(full_matrices)
+    return SVDResult(*(_core("svd", x, flag=full, output=i) for i in range(3)))
+
+
+def svdvals(x, /):
+    """The singular values of each matrix, in descending order."""
+    return _core("svd", x, output=1)
+
+
+def eigh(x, /):
+    """Eigenvalues (ascending) and eigenvectors (columns) of each Hermitian matrix; only the
+    lower triangle is read."""
+    return EighResult(_core("eigh", x, output=0), _core("eigh", x, output=1))
+
+
+def eigvalsh(x, /):
+    return _core("eigh", x, output=0)
+
+
+def _default_rtol(x):
+    """``max(M, N) * eps`` of the dtype the factorisation runs in."""
+    real = np.finfo(np.result_type(x.dtype, np.float32) if x.dtype.kind in "fc" else np.float64).eps
+    return max(x.shape[-2:]) * real
+
+
+def pinv(x, /, *, rtol=None):
+    """The Moore-Penrose pseudo-inverse, from the singular values above ``rtol`` times the
+    largest (default ``max(M, N) * eps``); ``rtol`` may be an array broadcast over the stack."""
+    x = asarray(x)
+    if rtol is None or np.ndim(rtol) == 0 and not isinstance(rtol, Array):
+        return _core("pinv", x, rtol=None if rtol is None else float(rtol))
+    u, s, vh = svd(x, full_matrices=False)
+    cutoff = asarray(rtol)[..., None] * s.max(axis=-1, keepdims=True)
+    inverse = where(s > cutoff, 1 / where(s > cutoff, s, 1), 0).astype(s.dtype)
+    return (_adjoint(vh) * inverse[..., None, :]) @ _adjoint(u)
+
+
+def matrix_rank(x, /, *, rtol=None):
+    """How many singular values of each matrix exceed ``rtol`` times the largest (default
+    ``max(M, N) * eps``)."""
+    x = asarray(x)
+    s = svdvals(x)
+    rtol = _default_rtol(x) if rtol is None else rtol
+    tol = asarray(rtol)[..., None] * s.max(axis=-1, keepdims=True) if s.shape[-1] else 0
+    return (s > tol).sum(axis=-1, dtype="int64")
+
+
+def _adjoint(x):
+    return UFUNCS["conj"](x).mT if x.dtype.kind == "c" else x.mT
+
+
+def _square(x):
+    if x.ndim < 2:
+        raise LinAlgError(f"{x.ndim}-dimensional array given. Array must be at least two-dimensional")
+    if x.shape[-1] != x.shape[-2]:
+        raise LinAlgError("Last 2 dimensions of the array must be square")
+
+
+def matrix_power(x, n, /):
+    """``x`` multiplied by itself ``n`` times (by repeated squaring); ``n == 0`` gives identities
+    and a negative ``n`` powers of the inverse."""
+    x = asarray(x)
+    n = operator.index(n)
+    _square(x)
+    if n == 0:
+        return broadcast_to(eye(x.shape[-1], dtype=x.dtype), x.shape)
+    if n < 0:
+        x, n = inv(x), -n
+    result = None
+    while n:
+        if n & 1:
+            result = x if result is None else result @ x
+        n >>= 1
+        if n:
+            x = x @ x
+    return result
+
+
+def cross(x1, x2, /, *, axis=-1):
+    """The cross product of 3-element vectors along ``axis`` (other axes broadcast)."""
+    x1, x2 = asarray(x1), asarray(x2)
+    axis = operator.index(axis)
+    if not -min(x1.ndim, x2.ndim) <= axis < 0:
+        raise np.exceptions.AxisError(axis, min(x1.ndim, x2.ndim))
+    if x1.shape[axis] != 3 or x2.shape[axis] != 3:
+        raise ValueError("cross takes vectors of 3 elements along axis "
+                         f"{axis} (got {x1.shape[axis]} and {x2.shape[axis]})")
+    rest = (slice(None),) * (-axis - 1)
+    a, b = ([x[(..., i) + rest] for i in range(3)] for x in (x1, x2))
+    parts = [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+    return stack(parts, axis=axis)
+
+
+def diagonal(x, /, *, offset=0):
+    """The ``offset``-th diagonal of each matrix: every ``N + 1``-th element of the matrix's
+    row-major elements (a reshape and a strided slice, so values are copied exactly)."""
+    x = asarray(x)
+    if x.ndim < 2:
+        raise ValueError("diagonal needs an array of at least two dimensions")
+    offset = operator.index(offset)
+    m, n = x.shape[-2:]
+    k = max(0, min(m, n - offset) - max(0, -offset))
+    start = offset if offset >= 0 else -offset * n
+    flat = reshape(x, x.shape[:-2] + (m * n,))
+    return flat[..., start:start + k * (n + 1):n + 1] if k else flat[..., :0]
+
+
+def trace(x, /, *, offset=0, dtype=None):
+    """The sum of the ``offset``-th diagonal of each matrix (``sum``'s dtype rules)."""
+    return diagonal(x, offset=offset).sum(axis=-1, dtype=dtype)
+
+
+def _real_float(x):
+    """``|x|`` in the real floating dtype a norm returns (float64 for integers and bools)."""
+    x = asarray(x)
+    if x.dtype.kind not in "fc":
+        x = x.astype("float64")
+    return abs(x)
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    """The ``ord``-norm of the vectors along ``axis`` (an int, a tuple, or every axis)."""
+    a = _real_float(x)
+    axes = tuple(range(a.ndim)) if axis is None else axis
+    if ord == np.inf:
+        return a.max(axis=axes, keepdims=keepdims)
+    if ord == -np.inf:
+        return a.min(axis=axes, keepdims=keepdims)
+    if ord == 0:
+        return (a != 0).sum(axis=axes, keepdims=keepdims, dtype=a.dtype)
+    if ord == 1:
+        return a.sum(axis=axes, keepdims=keepdims)
+    if ord == 2:
+        return UFUNCS["sqrt"]((a * a).sum(axis=axes, keepdims=keepdims))
+    if isinstance(ord, str):
+        raise ValueError(f"Invalid norm order {ord!r} for vectors")
+    p = float(ord)
+    return ((a ** p).sum(axis=axes, keepdims=keepdims)) ** (1 / p)
+
+
+def matrix_norm(x, /, *, keepdims=False, ord="fro"):
+    """The ``ord``-norm of each matrix: ``'fro'``, ``'nuc'``, 1/-1 (column sums), 2/-2 (singular
+    values), inf/-inf (row sums)."""
+    x = asarray(x)
+    if x.ndim < 2:
+        raise ValueError("matrix_norm needs an array of at least two dimensions")
+    if ord in ("fro", "nuc", 2, -2):
+        if ord == "fro":
+            a = _real_float(x)
+            out = UFUNCS["sqrt"]((a * a).sum(axis=(-2, -1)))
+        else:
+            s = svdvals(x)
+            out = s.sum(axis=-1) if ord == "nuc" else s.max(axis=-1) if ord == 2 else s.min(axis=-1)
+        return out[..., None, None] if keepdims else out
+    if ord in (1, -1, np.inf, -np.inf):
+        sums = _real_float(x).sum(axis=-2 if ord in (1, -1) else -1, keepdims=True)
+        axis = -1 if ord in (1, -1) else -2
+        out = sums.max(axis=axis, keepdims=True) if ord > 0 else sums.min(axis=axis, keepdims=True)
+        return out if keepdims else out[..., 0, 0]
+    raise ValueError(f"Invalid norm order {ord!r} for matrices")
