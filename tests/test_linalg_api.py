@@ -161,6 +161,41 @@ def test_eigh(data, stack, n, dtype, seed):
     close(a @ v, v * w.compute()[..., None, :].astype(dtype), scale=10 * n)
 
 
+def same_values(actual, expected, tol):
+    """Each value of the last axis of ``expected`` is within ``tol`` of one of ``actual``'s, and
+    the other way round (eigenvalues in no specified order)."""
+    distance = np.abs(actual[..., :, None] - expected[..., None, :])
+    assert (distance.min(axis=-1, initial=0) <= tol).all() and (distance.min(axis=-2, initial=0) <= tol).all()
+
+
+@given(data=st.data(), stack=stacks, n=sides, dtype=st.sampled_from(INEXACT), seed=seeds)
+def test_eig_and_eigvals(data, stack, n, dtype, seed):
+    a = random(np.random.default_rng(seed), stack + (n, n), dtype)
+    x = chunked(data, a)
+    w, v = la.eig(x)
+    complex_dtype = np.result_type(dtype, np.complex64)
+    assert w.dtype == v.dtype == complex_dtype and w.shape == a.shape[:-1] and v.shape == a.shape
+    w, v = w.compute(), v.compute()
+    tol = 10 * n * tolerance(dtype)
+    same_values(w, np.linalg.eigvals(a), tol)
+    same_values(la.eigvals(x).compute(), np.linalg.eigvals(a), tol)
+    close(a @ v, v * w[..., None, :], dtype=dtype, scale=10 * n)
+    close(np.linalg.norm(v, axis=-2), np.ones(a.shape[:-1], dtype=np.dtype(dtype).type(0).real.dtype),
+          dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_matrices_near_overflow_are_scaled(dtype):
+    big = np.finfo(dtype).max / 4
+    a = (np.array([[1.0, 0.5], [0.25, 1.0]]) * big).astype(dtype)
+    with np.errstate(over="ignore"):
+        close(la.svdvals(tg.asarray(a)), np.linalg.svd(a.astype(np.float64), compute_uv=False).astype(dtype))
+    close(la.eigvalsh(tg.asarray(a + a.T / 2)), np.linalg.eigvalsh((a + a.T / 2).astype(np.float64)).astype(dtype))
+    same_values(la.eigvals(tg.asarray(a)).compute() / big, np.linalg.eigvals(a.astype(np.float64)) / big, 1e-3)
+    u, s, vh = (f.compute() for f in la.svd(tg.asarray(a)))
+    close(u @ np.diag(s.astype(np.float64) / big) @ vh, a.astype(np.float64) / big, dtype=dtype)
+
+
 @given(data=st.data(), stack=stacks, m=sides, n=sides, rank=st.integers(0, 4), dtype=st.sampled_from(DOUBLE),
        seed=seeds)
 def test_rank_deficient_pinv_and_matrix_rank(data, stack, m, n, rank, dtype, seed):
@@ -194,7 +229,7 @@ def test_empty_matrices():
 
 def test_result_tuples_have_the_standard_field_names():
     x = tg.asarray(np.eye(3) * 2)
-    assert la.eigh(x)._fields == ("eigenvalues", "eigenvectors")
+    assert la.eigh(x)._fields == la.eig(x)._fields == ("eigenvalues", "eigenvectors")
     assert la.qr(x)._fields == ("Q", "R")
     assert la.slogdet(x)._fields == ("sign", "logabsdet")
     assert la.svd(x)._fields == ("U", "S", "Vh")
@@ -202,7 +237,7 @@ def test_result_tuples_have_the_standard_field_names():
 
 # --- errors ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("fn", [la.inv, la.det, la.cholesky, la.eigh, la.eigvalsh, la.slogdet,
+@pytest.mark.parametrize("fn", [la.inv, la.det, la.cholesky, la.eigh, la.eigvalsh, la.eig, la.eigvals, la.slogdet,
                                 lambda x: la.solve(x, x), lambda x: la.matrix_power(x, 2)])
 def test_non_square_is_a_linalg_error(fn):
     with pytest.raises(np.linalg.LinAlgError):

@@ -16,12 +16,17 @@ from ._manipulation import broadcast_shapes, broadcast_to
 from ._matrices import eye, matrix_transpose, outer, tensordot, vecdot
 from ._reshape import reshape
 
-__all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul", "matrix_norm",
+__all__ = ["cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv", "matmul", "matrix_norm",
            "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv", "qr", "slogdet", "solve",
            "svd", "svdvals", "tensordot", "trace", "vecdot", "vector_norm",
-           "EighResult", "QRResult", "SlogdetResult", "SVDResult"]
+           "EigResult", "EighResult", "QRResult", "SlogdetResult", "SVDResult"]
 
 LinAlgError = np.linalg.LinAlgError
+
+
+class EigResult(NamedTuple):
+    eigenvalues: Array
+    eigenvectors: Array
 
 
 class EighResult(NamedTuple):
@@ -111,6 +116,17 @@ def eigh(x, /):
 
 def eigvalsh(x, /):
     return _core("eigh", x, output=0)
+
+
+def eig(x, /):
+    """Eigenvalues and eigenvectors (unit columns) of each general square matrix, always
+    complex (the array API's rule; NumPy returns real ones when all are real)."""
+    return EigResult(_core("eig", x, output=0), _core("eig", x, output=1))
+
+
+def eigvals(x, /):
+    """The eigenvalues of each general square matrix, complex, in no specified order."""
+    return _core("eig", x, output=2)
 
 
 def _default_rtol(x):

@@ -2,7 +2,7 @@
 //! computes for each matrix (the last two axes) of its block, and the shape and dtype rules of
 //! each. A function with several results (`qr`, `svd`, `eigh`, `slogdet`) is one op per result.
 
-use crate::dtype::DType;
+use crate::dtype::{complex_for, DType};
 use crate::error::Result;
 use crate::{dtype_err, linalg_err};
 use serde::{Deserialize, Serialize};
@@ -23,6 +23,10 @@ pub enum LinalgOp {
     Svd { full: bool, output: u8 },
     /// `output` 0: the eigenvalues (computed without vectors), 1: the eigenvectors.
     Eigh { output: u8 },
+    /// A general square matrix's complex eigenpairs. `output` 0: the eigenvalues in the order
+    /// of the eigenvectors, 1: the eigenvectors (unit columns), 2: the eigenvalues computed
+    /// without vectors.
+    Eig { output: u8 },
     /// Singular values above `rtol` times the largest are inverted (default `max(M, N) * eps`).
     Pinv { rtol: Option<f64> },
 }
@@ -40,6 +44,8 @@ impl LinalgOp {
             LinalgOp::Svd { .. } => "svd",
             LinalgOp::Eigh { output: 0 } => "eigvalsh",
             LinalgOp::Eigh { .. } => "eigh",
+            LinalgOp::Eig { output: 2 } => "eigvals",
+            LinalgOp::Eig { .. } => "eig",
             LinalgOp::Pinv { .. } => "pinv",
         }
     }
@@ -54,7 +60,7 @@ impl LinalgOp {
 
     fn needs_square(self) -> bool {
         use LinalgOp::*;
-        matches!(self, Cholesky { .. } | Inv | Solve | Det | Slogdet { .. } | Eigh { .. })
+        matches!(self, Cholesky { .. } | Inv | Solve | Det | Slogdet { .. } | Eigh { .. } | Eig { .. })
     }
 
     /// The dtype the factorisation runs in, NumPy's: integers and bools as float64; float16
@@ -74,7 +80,9 @@ impl LinalgOp {
     }
 
     pub fn output_dtype(self, compute: DType) -> DType {
-        if self.real_output() {
+        if let LinalgOp::Eig { .. } = self {
+            complex_for(compute.real_part())
+        } else if self.real_output() {
             compute.real_part()
         } else {
             compute
@@ -116,6 +124,8 @@ impl LinalgOp {
             Svd { full: false, .. } => vec![k, n],
             Eigh { output: 0 } => vec![n],
             Eigh { .. } => vec![n, n],
+            Eig { output: 1 } => vec![n, n],
+            Eig { .. } => vec![n],
             Pinv { .. } => vec![n, m],
         }
     }

@@ -8,6 +8,7 @@ use crate::chunk::{Block, Chunk, Wrap};
 use crate::element::{Elem, C128, C64};
 use faer::linalg::solvers::{DenseSolveCore, Solve};
 use faer::traits::{ComplexField, RealField};
+use faer::complex::Complex;
 use faer::{Mat, MatRef, Side};
 use ndarray::ArrayD;
 use std::ops::{Add, Mul};
@@ -16,18 +17,24 @@ use tegula_core::{internal_err, linalg_err, DType, LinalgOp, Result};
 /// An element type faer factorises, with its real counterpart.
 pub trait Field: ComplexField<Real = Self::R> + Wrap + Copy + Add<Output = Self> + Mul<Output = Self> {
     type R: RealField + Wrap + Copy;
+    /// The complex type of the same precision (general eigenpairs).
+    type Z: Wrap + Copy + From<Complex<Self::R>>;
 }
 impl Field for f32 {
     type R = f32;
+    type Z = C64;
 }
 impl Field for f64 {
     type R = f64;
+    type Z = C128;
 }
 impl Field for C64 {
     type R = f32;
+    type Z = C64;
 }
 impl Field for C128 {
     type R = f64;
+    type Z = C128;
 }
 
 pub fn linalg(op: LinalgOp, inputs: &[Chunk]) -> Result<Chunk> {
@@ -89,13 +96,12 @@ fn typed<T: Field>(op: LinalgOp, inputs: &[Chunk]) -> Result<Chunk> {
         LinalgOp::Svd { full, output } => {
             each(&a, &shape(&op.result_shape(&[(m, n)])), |i| svd(x(i).as_ref(), full, output == 0))
         }
-        LinalgOp::Eigh { output: 0 } => each(&a, &shape(&[n]), |i| {
-            x(i).as_ref().self_adjoint_eigenvalues(Side::Lower).map_err(|_| linalg_err!("Eigenvalues did not converge"))
-        }),
+        LinalgOp::Eigh { output: 0 } => each(&a, &shape(&[n]), |i| eigvalsh(x(i).as_ref())),
         LinalgOp::Eigh { .. } => each(&a, &shape(&[n, n]), |i| {
-            let e = x(i).as_ref().self_adjoint_eigen(Side::Lower).map_err(|_| linalg_err!("Eigenvalues did not converge"))?;
+            let e = scaled(x(i).as_ref()).0.self_adjoint_eigen(Side::Lower).map_err(|_| not_converged())?;
             Ok(rows(e.U()))
         }),
+        LinalgOp::Eig { output } => each(&a, &shape(&op.result_shape(&[(m, n)])), |i| eig(x(i).as_ref(), output)),
         LinalgOp::Pinv { rtol } => each(&a, &shape(&[n, m]), |i| pinv(x(i).as_ref(), rtol)),
     }
 }
@@ -112,7 +118,7 @@ fn each<T, U: Wrap>(a: &Stack<T>, shape: &[usize], f: impl FnMut(usize) -> Resul
 }
 
 /// A matrix's elements in row-major order.
-fn rows<T: Field>(x: MatRef<T>) -> Vec<T> {
+fn rows<T: Copy>(x: MatRef<T>) -> Vec<T> {
     (0..x.nrows()).flat_map(|r| (0..x.ncols()).map(move |c| x[(r, c)])).collect()
 }
 
@@ -194,11 +200,77 @@ fn qr<T: Field>(x: MatRef<T>, complete: bool, output: u8) -> Vec<T> {
     (0..height).flat_map(|i| (0..n).map(move |j| at(i, j))).collect()
 }
 
+/// `x` divided by the power of two nearest below its largest modulus, and that power: faer's
+/// SVD and eigensolvers do not converge on matrices near the overflow threshold (LAPACK scales
+/// them the same way). Singular values and eigenvalues scale back; vectors are unchanged.
+fn scaled<T: Field>(x: MatRef<T>) -> (Mat<T>, f64) {
+    let largest: f64 = x.norm_max().cast();
+    if !(largest.is_finite() && largest > 0.0) {
+        return (x.to_owned(), 1.0);
+    }
+    let scale = 2f64.powi(largest.log2().floor() as i32);
+    // A power of two's reciprocal is exact, in float32 too (as a subnormal at worst).
+    let factor = T::from_f64(1.0 / scale);
+    (Mat::from_fn(x.nrows(), x.ncols(), |r, c| x[(r, c)] * factor), scale)
+}
+
+fn not_converged() -> tegula_core::TegulaError {
+    linalg_err!("Eigenvalues did not converge")
+}
+
+fn eigvalsh<T: Field>(x: MatRef<T>) -> Result<Vec<T::R>> {
+    let (x, scale) = scaled(x);
+    let values = x.self_adjoint_eigenvalues(Side::Lower).map_err(|_| not_converged())?;
+    Ok(values.into_iter().map(|v| T::R::from_f64(v.cast::<f64>() * scale)).collect())
+}
+
+/// `output` 0: the eigenvalues of the eigendecomposition, 1: its eigenvectors, 2: the
+/// eigenvalues alone.
+fn eig<T: Field>(x: MatRef<T>, output: u8) -> Result<Vec<T::Z>> {
+    let (x, scale) = scaled(x);
+    let unscale = |v: Complex<T::R>| -> T::Z {
+        let (re, im): (f64, f64) = (v.re.cast(), v.im.cast());
+        Complex::new(T::R::from_f64(re * scale), T::R::from_f64(im * scale)).into()
+    };
+    if output == 2 {
+        let values = x.eigenvalues().map_err(|_| not_converged())?;
+        return Ok(values.into_iter().map(unscale).collect());
+    }
+    let e = x.eigen().map_err(|_| not_converged())?;
+    Ok(if output == 0 {
+        e.S().column_vector().iter().map(|&v| unscale(v)).collect()
+    } else {
+        rows(unit_columns(e.U()).as_ref()).into_iter().map(T::Z::from).collect()
+    })
+}
+
+/// Each column divided by its norm and by the phase of its largest element, so the vectors
+/// are unit vectors with a real, positive largest element (LAPACK's convention, NumPy's).
+fn unit_columns<R: RealField + Wrap + Copy>(u: MatRef<Complex<R>>) -> Mat<Complex<R>> {
+    let mut out = u.to_owned();
+    for j in 0..u.ncols() {
+        let column: Vec<C128> = (0..u.nrows()).map(|i| C128::new(u[(i, j)].re.cast(), u[(i, j)].im.cast())).collect();
+        let norm = column.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
+        let largest = column.iter().copied().fold(C128::new(0.0, 0.0), |a, z| if z.norm() > a.norm() { z } else { a });
+        if norm == 0.0 || largest.norm() == 0.0 {
+            continue;
+        }
+        let divisor = largest / largest.norm() * norm;
+        for (i, z) in column.into_iter().enumerate() {
+            let q = z / divisor;
+            out[(i, j)] = Complex::new(R::from_f64(q.re), R::from_f64(q.im));
+        }
+    }
+    out
+}
+
 fn singular_values<T: Field>(x: MatRef<T>) -> Result<Vec<T::R>> {
     if x.nrows() == 0 || x.ncols() == 0 {
         return Ok(Vec::new());
     }
-    x.singular_values().map_err(|_| linalg_err!("SVD did not converge"))
+    let (x, scale) = scaled(x);
+    let values = x.singular_values().map_err(|_| linalg_err!("SVD did not converge"))?;
+    Ok(values.into_iter().map(|v| T::R::from_f64(v.cast::<f64>() * scale)).collect())
 }
 
 /// `U` (when `left`) or `Vh` of `x`'s SVD, square when `full`.
@@ -214,6 +286,7 @@ fn svd<T: Field>(x: MatRef<T>, full: bool, left: bool) -> Result<Vec<T>> {
         };
         return Ok(rows(Mat::<T>::identity(size.0, size.1).as_ref()));
     }
+    let x = scaled(x).0;
     let svd = if full { x.svd() } else { x.thin_svd() }.map_err(|_| linalg_err!("SVD did not converge"))?;
     Ok(if left { rows(svd.U()) } else { adjoint_rows(svd.V()) })
 }
@@ -224,9 +297,10 @@ fn pinv<T: Field>(x: MatRef<T>, rtol: Option<f64>) -> Result<Vec<T>> {
     if m == 0 || n == 0 {
         return Ok(vec![T::zero_impl(); m * n]);
     }
+    let (x, scale) = scaled(x);
     let svd = x.thin_svd().map_err(|_| linalg_err!("SVD did not converge"))?;
     let (u, v) = (svd.U(), svd.V());
-    let s: Vec<f64> = (0..m.min(n)).map(|i| svd.S().column_vector()[i].cast::<f64>()).collect();
+    let s: Vec<f64> = (0..m.min(n)).map(|i| svd.S().column_vector()[i].cast::<f64>() * scale).collect();
     let rtol = rtol.unwrap_or(m.max(n) as f64 * T::R::epsilon_impl().cast::<f64>());
     let cutoff = rtol * s.iter().copied().fold(0.0, f64::max);
     let inverse: Vec<T> = s.iter().map(|&s| T::from_f64(if s > cutoff { 1.0 / s } else { 0.0 })).collect();

@@ -97,6 +97,7 @@ impl PyArrayHandle {
             "qr" => LinalgOp::Qr { complete: flag, output },
             "svd" => LinalgOp::Svd { full: flag, output },
             "eigh" => LinalgOp::Eigh { output },
+            "eig" => LinalgOp::Eig { output },
             "pinv" => LinalgOp::Pinv { rtol },
             _ => return Err(op_error("linalg", name)),
         };
