@@ -179,6 +179,18 @@ def test_boolean_masks_match_numpy(data):
 
 
 @given(st.data())
+def test_mask_axes_of_length_zero_select_nothing(data):
+    # The array API lets a mask axis of length zero stand for any length (NumPy raises there):
+    # the result is empty, with the unmasked axes kept.
+    a, x = data.draw(arrays(min_dims=1))
+    lead = data.draw(st.integers(1, a.ndim))
+    zeroed = data.draw(st.lists(st.booleans(), min_size=lead, max_size=lead).filter(any))
+    mask = np.zeros(tuple(0 if z else n for z, n in zip(zeroed, a.shape)), bool)
+    out = getitem(x, mask)
+    assert_same(out.compute(), np.empty((0,) + a.shape[lead:], a.dtype), exact=True)
+
+
+@given(st.data())
 def test_masks_from_comparisons_of_the_same_array(data):
     a = data.draw(np_arrays(np.dtype("float64"), data.draw(shapes(min_dims=1)), allow_nan=False))
     x = chunked(data.draw, a)

@@ -69,6 +69,8 @@ impl Array {
     /// `self[mask]` for a boolean `mask` of this array's leading axes: the selected elements
     /// (or sub-arrays) in row-major order, along one new first axis. The mask's per-block
     /// counts are computed now (the mask expression runs twice: here and with the result).
+    /// A mask axis of length zero matches any length and selects nothing (the array API's
+    /// rule; NumPy raises there).
     pub fn masked(&self, mask: &Array) -> Result<Array> {
         if mask.dtype() != DType::Bool {
             return Err(index_err!("a mask must be a boolean array, not {}", mask.dtype()));
@@ -77,7 +79,7 @@ impl Array {
         if ms.len() > xs.len() {
             return Err(index_err!("too many indices for array: array is {}-dimensional, but {} were indexed", xs.len(), ms.len()));
         }
-        if let Some(a) = (0..ms.len()).find(|&a| ms[a] != xs[a]) {
+        if let Some(a) = (0..ms.len()).find(|&a| ms[a] != xs[a] && ms[a] != 0) {
             return Err(index_err!(
                 "boolean index did not match indexed array along axis {a}; size of axis is {} but size of corresponding boolean axis is {}",
                 xs[a],
@@ -85,6 +87,12 @@ impl Array {
             ));
         }
         let lead: usize = ms.iter().product();
+        if lead == 0 {
+            let shape: Vec<usize> = std::iter::once(0).chain(xs[ms.len()..].iter().copied()).collect();
+            let trailing = self.chunks().sizes()[ms.len()..].iter().map(|s| AxisChunks::Explicit(s.clone()));
+            let spec = ChunkSpec::PerAxis(std::iter::once(AxisChunks::Auto).chain(trailing).collect());
+            return Array::zeros(&shape, self.dtype(), &spec);
+        }
         let rows: Vec<i64> = std::iter::once(lead).chain(xs[ms.len()..].iter().copied()).map(|n| n as i64).collect();
         self.reshape(&rows)?.compress(&mask.reshape(&[-1])?)
     }
