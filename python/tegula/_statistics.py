@@ -1,0 +1,183 @@
+"""NumPy's order statistics: ``median``, ``quantile`` and ``percentile``, from a sort along the
+reduced axes and gathers of the few positions each quantile needs. Which positions, and the
+interpolation weights between them, depend only on the lane length and ``q``, so they are
+computed here with NumPy on ``q``; the data stays lazy and chunked."""
+
+import operator
+
+import numpy as np
+
+from ._creation import asarray
+from ._functions import REDUCTIONS, UFUNCS, where
+from ._gather import take
+from ._manipulation import moveaxis
+from ._reshape import reshape
+from ._sorting import sort
+
+isnan = UFUNCS["isnan"]
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """The median along ``axis`` (all axes by default; a tuple of axes too): the mean of the
+    middle one or two elements of each sorted lane, NaN where a lane holds NaN."""
+    _no_out(out)
+    x = asarray(a)
+    lanes, kept, kept_dims = _lanes(x, axis)
+    n = lanes.shape[-1]
+    # One middle element when n is odd (its mean is itself, even near overflow), two when even.
+    middle = [n // 2] if n % 2 else [n // 2 - 1, n // 2] if n else []
+    ordered = sort(lanes, axis=-1)
+    result = REDUCTIONS["mean"](take(ordered, asarray(np.array(middle, np.int64)), axis=-1), axis=-1)
+    result = _nan_where_lane_has_nan(result, ordered)
+    return reshape(result, kept_dims if keepdims else kept)
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
+    """The ``q``-th quantiles (``0 <= q <= 1``) along ``axis``, with NumPy's nine
+    Hyndman–Fan methods and ``lower``, ``higher``, ``nearest``, ``midpoint``. The result has
+    ``q``'s axes first, as NumPy's."""
+    _no_out(out)
+    if weights is not None:
+        raise NotImplementedError("quantile weights are not supported")
+    x = asarray(a)
+    if x.dtype.kind == "c":
+        raise TypeError("a must be an array of real numbers")
+    weak = type(q) in (int, float)
+    q = np.asanyarray(q)
+    if not ((q >= 0) & (q <= 1)).all():
+        raise ValueError("Quantiles must be in the range [0, 1]")
+    return _quantile(x, q, weak, axis, method, keepdims)
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
+    """``quantile`` with ``q`` in percent (``0 <= q <= 100``)."""
+    _no_out(out)
+    if weights is not None:
+        raise NotImplementedError("percentile weights are not supported")
+    x = asarray(a)
+    if x.dtype.kind == "c":
+        raise TypeError("a must be an array of real numbers")
+    weak = type(q) in (int, float)
+    q = np.true_divide(q, 100)
+    if not ((q >= 0) & (q <= 1)).all():
+        raise ValueError("Percentiles must be in the range [0, 100]")
+    return _quantile(x, q, weak, axis, method, keepdims)
+
+
+def _no_out(out):
+    if out is not None:
+        raise TypeError("tegula arrays are immutable values: out= is not supported")
+
+
+def _lanes(x, axis):
+    """``x`` with the reduced axes merged into one last axis, the shape without them and the
+    shape with them kept as length one."""
+    axes = range(x.ndim) if axis is None else axis if isinstance(axis, (tuple, list)) else (axis,)
+    axes = sorted({_normalize(a, x.ndim) for a in axes})
+    if axis is not None and isinstance(axis, (tuple, list)) and len(axes) != len(axis):
+        raise ValueError("duplicate value in 'axis'")
+    kept = tuple(n for i, n in enumerate(x.shape) if i not in axes)
+    kept_dims = tuple(1 if i in axes else n for i, n in enumerate(x.shape))
+    moved = moveaxis(x, axes, list(range(x.ndim - len(axes), x.ndim)))
+    length = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
+    return reshape(moved, kept + (length,)), kept, kept_dims
+
+
+def _normalize(axis, ndim):
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise np.exceptions.AxisError(axis, ndim)
+    return axis % ndim
+
+
+def _nan_where_lane_has_nan(result, ordered):
+    """NaN sorts last: a lane whose last sorted element is NaN has NaN statistics."""
+    if ordered.dtype.kind not in "fc" or ordered.shape[-1] == 0:
+        return result
+    return where(isnan(ordered[..., -1]), np.nan, result)
+
+
+def _quantile(x, q, weak, axis, method, keepdims):
+    """``weak``: ``q`` was a Python number, whose weights take the array's float dtype (NumPy's
+    weak promotion); an array ``q`` promotes with the array."""
+    lanes, kept, kept_dims = _lanes(x, axis)
+    n = lanes.shape[-1]
+    if n == 0:
+        raise IndexError("cannot do a non-empty take from an empty axes.")
+    index, gamma = _positions(method, n, q)
+    ordered = sort(lanes, axis=-1)
+    flat = index.reshape(-1) if gamma is None else index[0].reshape(-1)
+    below = moveaxis(take(ordered, asarray(flat), axis=-1), -1, 0)
+    if gamma is None:
+        result = below
+    else:
+        above = moveaxis(take(ordered, asarray(index[1].reshape(-1)), axis=-1), -1, 0)
+        result = _lerp(below, above, gamma.reshape((-1,) + (1,) * len(kept)), weak)
+    result = _nan_where_lane_has_nan(result, ordered)
+    return reshape(result, q.shape + (kept_dims if keepdims else kept))
+
+
+def _lerp(a, b, gamma, weak):
+    """NumPy's interpolation: from ``a`` below the midpoint, from ``b`` above it, so that
+    ``gamma = 0`` and ``gamma = 1`` give ``a`` and ``b`` exactly."""
+    dtype = (a.dtype if a.dtype.kind == "f" else np.dtype(np.float64)) if weak else gamma.dtype
+    diff = b - a
+    t, rest = asarray(gamma.astype(dtype)), asarray((1 - gamma).astype(dtype))
+    return where(asarray(gamma >= 0.5), b - diff * rest, a + diff * t)
+
+
+# The virtual index (a position between sorted elements) of each Hyndman–Fan method: for the
+# continuous ones n*q + alpha + q*(1 - alpha - beta) - 1.
+_CONTINUOUS = {"interpolated_inverted_cdf": (0, 1), "hazen": (0.5, 0.5), "weibull": (0, 0),
+               "median_unbiased": (1 / 3.0, 1 / 3.0), "normal_unbiased": (3 / 8.0, 3 / 8.0)}
+
+
+def _positions(method, n, q):
+    """The sorted positions ``method`` reads for each ``q`` and the weights between them:
+    ``(index, None)`` for methods that pick one element, ``((below, above), gamma)`` for
+    those that interpolate."""
+    if method == "lower":
+        return np.floor((n - 1) * q).astype(np.int64), None
+    if method == "higher":
+        return np.ceil((n - 1) * q).astype(np.int64), None
+    if method == "nearest":
+        return np.around((n - 1) * q).astype(np.int64), None
+    if method == "inverted_cdf":
+        return _discrete(n * q - 1, lambda gamma, virtual: gamma == 0), None
+    if method == "closest_observation":
+        # Ties between two observations go to the even one.
+        return _discrete(n * q - 1.5, lambda gamma, virtual: (gamma == 0) & (np.floor(virtual) % 2 == 1)), None
+    if method == "linear":
+        virtual = (n - 1) * q
+        if virtual.dtype.kind in "iu":
+            return virtual.astype(np.int64), None
+    elif method == "midpoint":
+        virtual = 0.5 * (np.floor((n - 1) * q) + np.ceil((n - 1) * q))
+    elif method == "averaged_inverted_cdf":
+        virtual = n * q - 1
+    elif method in _CONTINUOUS:
+        alpha, beta = _CONTINUOUS[method]
+        virtual = n * q + (alpha + q * (1 - alpha - beta)) - 1
+    else:
+        raise ValueError(f"'{method}' is not a valid method. Use one of: "
+                         f"{sorted(['linear', 'lower', 'higher', 'nearest', 'midpoint', 'inverted_cdf', 'closest_observation', 'averaged_inverted_cdf', *_CONTINUOUS])}")
+    virtual = np.asanyarray(virtual)
+    floor = np.floor(virtual)
+    # Past either end, both positions are the end element.
+    clipped = np.where(virtual >= n - 1, n - 1, np.where(virtual < 0, 0, floor))
+    below = clipped.astype(np.int64)
+    above = np.where((virtual >= n - 1) | (virtual < 0), below, below + 1)
+    gamma = np.asanyarray(virtual - below, dtype=virtual.dtype)
+    if method == "averaged_inverted_cdf":
+        gamma = np.where(gamma == 0, 0.5, 1.0).astype(virtual.dtype)
+    elif method == "midpoint":
+        gamma = np.where(virtual % 1 == 0, 0.0, 0.5).astype(virtual.dtype)
+    return (below, above), gamma
+
+
+def _discrete(virtual, take_below):
+    """The index of the discontinuous methods: the position after ``virtual``, or the one
+    before it where ``take_below(fraction, virtual)``; never below the first."""
+    below = np.floor(virtual)
+    index = np.where(take_below(virtual - below, virtual), below, below + 1).astype(np.int64)
+    return np.maximum(index, 0)
