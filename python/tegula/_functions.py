@@ -7,6 +7,7 @@ from . import _tegula, config
 from ._array import Array, binary
 from ._creation import asarray
 from ._dtypes import dtype_name, is_python_scalar
+from ._strict import check_promotion
 
 # name in tegula's namespace -> ufunc name in the Rust core
 UNARY = {
@@ -61,14 +62,15 @@ UFUNCS.update({name: _make_binary(name, op) for name, op in BINARY.items()})
 
 def where(condition, x, y, /):
     """``x`` where ``condition`` is true, else ``y``, broadcast together."""
-    x, y = _with_weak_scalars([x, y])
+    x, y = _with_weak_scalars([x, y], "where")
     return Array(asarray(condition)._h.where_(x._h, y._h))
 
 
-def _with_weak_scalars(items):
+def _with_weak_scalars(items, name):
     """``items`` as tegula arrays; Python scalars among arrays take the dtype NumPy 2 gives a
     weak scalar next to the arrays' result type (alone, they are ordinary arrays)."""
     converted = [None if is_python_scalar(a) else asarray(a) for a in items]
+    check_promotion(name, *(a if c is None else c for a, c in zip(items, converted)))
     arrays = [a for a in converted if a is not None]
     if not arrays:
         return [asarray(a) for a in items]
@@ -80,7 +82,7 @@ def concatenate(arrays, /, axis=0):
     """``arrays`` promoted to their result type and joined along ``axis`` (NumPy's rules and
     errors); ``axis=None`` joins them flattened. Every block of the result is a block of an
     input, so no data is copied."""
-    handles = [a._h for a in _with_weak_scalars(list(arrays))]
+    handles = [a._h for a in _with_weak_scalars(list(arrays), "concatenate")]
     return Array(_tegula.concatenate(handles, None if axis is None else operator.index(axis)))
 
 
@@ -90,7 +92,9 @@ concat = concatenate
 def stack(arrays, /, axis=0):
     """Arrays of one shape joined along a new axis ``axis`` of the result (``expand_dims`` of
     each, then ``concatenate``)."""
-    return Array(_tegula.stack([asarray(a)._h for a in arrays], operator.index(axis)))
+    arrays = [asarray(a) for a in arrays]
+    check_promotion("stack", *arrays)
+    return Array(_tegula.stack([a._h for a in arrays], operator.index(axis)))
 
 
 def expand_dims(x, /, axis=0):
@@ -190,6 +194,7 @@ def run_compute(handles, scheduler, num_workers, fuse):
 def result_type(*arrays_and_dtypes):
     import numpy as np
 
+    check_promotion("result_type", *arrays_and_dtypes)
     return np.result_type(*(a.dtype if isinstance(a, Array) else a for a in arrays_and_dtypes))
 
 

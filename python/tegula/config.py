@@ -1,6 +1,10 @@
 """Settings for every computation: ``memory``, the budget of bytes a computation may hold in
 chunks (``"2GB"``, ``"512MiB"`` or a number of bytes), and ``spill_dir``, the directory under
-which chunks that do not fit are written while it runs.
+which chunks that do not fit are written while it runs; and for building expressions:
+``strict_promotion`` (default False), which makes operations between arrays of different kinds
+(bool, integer, real and complex floating point, the array API's categories) a ``TypeError``
+instead of NumPy's implicit promotion, and Python scalars only combine with arrays of kinds
+the array API allows (``int`` with integer or floating arrays, ``float`` with floating ones).
 
 >>> import tegula as tg
 >>> with tg.config.set(memory="1GB"):
@@ -16,7 +20,7 @@ import os
 
 from . import _tegula
 
-_KEYS = ("memory", "spill_dir")
+_KEYS = ("memory", "spill_dir", "strict_promotion")
 _settings = {}
 
 
@@ -49,6 +53,8 @@ def get(key):
         raise KeyError(f"unknown tegula setting {key!r}; known: {list(_KEYS)}")
     if key in _settings:
         return _settings[key]
+    if key == "strict_promotion":
+        return False
     memory, spill_dir = _tegula.default_spec()
     return memory if key == "memory" else spill_dir
 
@@ -61,6 +67,10 @@ def explicit():
 def _normalise(key, value):
     if value is None:
         raise TypeError(f"{key} must not be None")
+    if key == "strict_promotion":
+        if not isinstance(value, bool):
+            raise TypeError(f"strict_promotion must be True or False, got {value!r}")
+        return value
     if key == "memory":
         if isinstance(value, str):
             return _tegula.memory_budget(value)
