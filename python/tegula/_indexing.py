@@ -56,17 +56,23 @@ def assign(x, key, value):
     from ._dtypes import is_python_scalar
     from ._functions import where
 
+    from ._gather import is_advanced
+    from ._scatter import scatter
+
     if is_python_scalar(value):
         value = asarray(value, dtype=x.dtype)
     value = asarray(value)
-    if is_boolean_mask(key):
+    if is_boolean_mask(key) and value.ndim == 0:
         mask = asarray(key)  # a 0-d mask (or Python bool) selects the whole array or nothing
         if mask.shape != x.shape[:mask.ndim]:
             raise IndexError(f"boolean index of shape {mask.shape} does not match the array's shape {x.shape}")
-        if value.ndim != 0:
-            raise IndexError("only a scalar can be assigned through a boolean mask for now; use where() for arrays")
         mask = mask[(...,) + (None,) * (x.ndim - mask.ndim)]
         return where(mask, value.astype(x.dtype), x)
+    if is_boolean_mask(key) and getattr(key, "ndim", 0) == x.ndim and value.ndim > 1:
+        raise TypeError(f"NumPy boolean array indexing assignment requires a 0 or 1-dimensional input, "
+                        f"input has {value.ndim} dimensions")
+    if is_boolean_mask(key) or is_advanced(key):
+        return scatter(x, key, value)
     from ._manipulation import broadcast_to
 
     items = normalize_key(key)
