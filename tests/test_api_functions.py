@@ -300,3 +300,19 @@ def test_namespace_and_device():
     info = tg.__array_namespace_info__()
     assert info.default_device() in info.devices()
     assert set(info.dtypes(kind="integral")) == {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
+
+
+@given(from_=dtypes(), to=dtypes(), casting=st.sampled_from(["no", "equiv", "safe", "same_kind", "unsafe"]),
+       as_array=st.booleans())
+def test_can_cast_matches_numpy(from_, to, casting, as_array):
+    source = tg.zeros(2, dtype=from_) if as_array else from_
+    assert tg.can_cast(source, to, casting=casting) == np.can_cast(from_, to, casting=casting)
+
+
+@given(pair=arrays(shapes(min_dims=1)), keepdims=st.booleans())
+def test_amax_amin_and_from_array(pair, keepdims):
+    a, x = pair
+    assert_same(tg.from_array(a, chunks=2).compute(), a, exact=True)
+    for ours, theirs in ((tg.amax, np.amax), (tg.amin, np.amin)):
+        if a.size:
+            assert_same(ours(x, axis=0, keepdims=keepdims).compute(), theirs(a, axis=0, keepdims=keepdims), exact=True)
