@@ -7,7 +7,7 @@ and computed in parallel by a Rust core.
 66.0
 """
 
-from . import config, fft, linalg, random
+from . import config, fft, glm, linalg, random
 from ._array import Array
 from ._creation import (arange, array, asarray, empty, empty_like, from_array, from_dlpack, full,
                         full_like, linspace, ones, ones_like, zeros, zeros_like)
@@ -40,7 +40,7 @@ pi, e, inf, nan = _np.pi, _np.e, _np.inf, _np.nan
 __version__ = "0.1.0"
 __array_api_version__ = "2025.12"
 __all__ = sorted(
-    ["Array", "config", "fft", "linalg", "random", "arange", "array", "asarray", "empty", "empty_like", "from_array",
+    ["Array", "config", "fft", "glm", "linalg", "random", "arange", "array", "asarray", "empty", "empty_like", "from_array",
      "full", "full_like", "from_npy", "from_zarr", "to_npy", "to_zarr", "linspace", "ones", "ones_like",
      "zeros", "zeros_like", "astype", "can_cast", "compute", "concat", "concatenate", "expand_dims",
      "matmul", "permute_dims", "rechunk", "result_type", "stack", "transpose", "where",

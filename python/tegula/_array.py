@@ -290,8 +290,8 @@ _UFUNC_REDUCTIONS = frozenset(["sum", "prod", "min", "max", "any", "all"])
 
 
 def _matmul(a, b):
-    """NumPy's matmul. Two matrices are blocked contractions in the Rust core; vectors and
-    stacks of matrices are a broadcast product summed over the contracted axis."""
+    """NumPy's matmul. Two matrices, or a matrix and a vector, are blocked contractions in the
+    Rust core; stacks of matrices are a broadcast product summed over the contracted axis."""
     if a.ndim == 2 and b.ndim == 2:
         return Array(a._h.matmul(b._h))
     if a.ndim == 0 or b.ndim == 0:
@@ -301,11 +301,14 @@ def _matmul(a, b):
         raise ValueError(f"matmul: Input operand 1 has a mismatch in its core dimension 0 "
                          f"(size {right.shape[-2]} is different from {left.shape[-1]})")
     np.broadcast_shapes(left.shape[:-2], right.shape[:-2])  # NumPy's error for batch shapes
-    product = left[..., :, :, None] * right[..., None, :, :]
-    if product.dtype == np.bool_:
-        out = product.any(axis=-2)
+    if left.ndim == 2 and right.ndim == 2:
+        out = Array(left._h.matmul(right._h))  # a vector as a one-column (one-row) matrix
     else:
-        out = product.sum(axis=-2, dtype=product.dtype)
+        product = left[..., :, :, None] * right[..., None, :, :]
+        if product.dtype == np.bool_:
+            out = product.any(axis=-2)
+        else:
+            out = product.sum(axis=-2, dtype=product.dtype)
     if a.ndim == 1:
         out = out[..., 0, :]
     if b.ndim == 1:
