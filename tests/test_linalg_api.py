@@ -355,3 +355,48 @@ def test_reexported_matrix_functions():
     close(la.outer(tg.asarray(a[0]), tg.asarray(b[0])), np.linalg.outer(a[0], b[0]))
     close(la.vecdot(tg.asarray(a), tg.asarray(a)), np.linalg.vecdot(a, a))
     close(la.tensordot(tg.asarray(a), tg.asarray(b), axes=1), np.linalg.tensordot(a, b, axes=1))
+
+
+# --- NumPy's extras: norm and lstsq ------------------------------------------------------------
+
+@given(data=st.data(), shape=st.lists(st.integers(1, 4), min_size=1, max_size=3).map(tuple),
+       dtype=st.sampled_from(INEXACT), keepdims=st.booleans(), seed=seeds)
+def test_norm_matches_numpy(data, shape, dtype, keepdims, seed):
+    a = random(np.random.default_rng(seed), shape, dtype)
+    x = chunked(data, a)
+    form = data.draw(st.sampled_from(["all", "vector", "matrix"] if a.ndim >= 2 else ["all", "vector"]))
+    if form == "all":
+        ord_, axis = None, None
+    elif form == "vector":
+        ord_, axis = data.draw(st.sampled_from([None, 1, 2, 3, np.inf, -np.inf, 0])), data.draw(st.integers(-a.ndim, a.ndim - 1))
+    else:
+        ord_ = data.draw(st.sampled_from([None, "fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf]))
+        axis = tuple(data.draw(st.permutations(range(a.ndim)))[:2])
+    close(la.norm(x, ord=ord_, axis=axis, keepdims=keepdims), np.linalg.norm(a, ord=ord_, axis=axis, keepdims=keepdims),
+          dtype=dtype, scale=10)
+
+
+@given(data=st.data(), m=st.integers(1, 6), n=sides, k=st.integers(0, 3), rank=st.integers(0, 4),
+       dtype=st.sampled_from(DOUBLE), seed=seeds)
+def test_lstsq_matches_numpy(data, m, n, k, rank, dtype, seed):
+    rng = np.random.default_rng(seed)
+    r = min(rank, m, n)
+    a = random(rng, (m, r), dtype) @ random(rng, (r, n), dtype)
+    b = random(rng, (m,) if k == 0 else (m, k), dtype)
+    got = la.lstsq(chunked(data, a), chunked(data, b))
+    want = np.linalg.lstsq(a, b, rcond=None)
+    close(got[0], want[0], scale=10)
+    close(got[1], want[1], scale=10)
+    assert got[2] == want[2]
+    close(got[3], want[3], scale=10)
+
+
+def test_norm_and_lstsq_errors():
+    with pytest.raises(ValueError, match="Improper number of dimensions"):
+        la.norm(tg.ones((2, 2, 2)), ord=2)
+    with pytest.raises(ValueError, match="Duplicate axes"):
+        la.norm(tg.ones((2, 2)), axis=(0, 0))
+    with pytest.raises(np.exceptions.AxisError):
+        la.norm(tg.ones((2, 2)), axis=2)
+    with pytest.raises(np.linalg.LinAlgError):
+        la.lstsq(tg.ones((3, 2)), tg.ones(4))

@@ -16,7 +16,7 @@ from ._manipulation import broadcast_shapes, broadcast_to
 from ._matrices import eye, matrix_transpose, outer, tensordot, vecdot
 from ._reshape import reshape
 
-__all__ = ["cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv", "matmul", "matrix_norm",
+__all__ = ["cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "lstsq", "norm", "eigvalsh", "inv", "matmul", "matrix_norm",
            "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv", "qr", "slogdet", "solve",
            "svd", "svdvals", "tensordot", "trace", "vecdot", "vector_norm",
            "EigResult", "EighResult", "QRResult", "SlogdetResult", "SVDResult"]
@@ -270,3 +270,66 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
         out = sums.max(axis=axis, keepdims=True) if ord > 0 else sums.min(axis=axis, keepdims=True)
         return out if keepdims else out[..., 0, 0]
     raise ValueError(f"Invalid norm order {ord!r} for matrices")
+
+
+# --- NumPy's extras ----------------------------------------------------------------------------
+
+def norm(x, ord=None, axis=None, keepdims=False):
+    """NumPy's ``linalg.norm``: a vector norm along one axis, a matrix norm over two, and with
+    neither ``ord`` nor ``axis`` the 2-norm of all elements."""
+    x = asarray(x)
+    if axis is None:
+        if ord is None:
+            out = vector_norm(x, axis=None, keepdims=keepdims)
+            return out
+        if x.ndim not in (1, 2):
+            raise ValueError("Improper number of dimensions to norm.")
+        axis = tuple(range(x.ndim))
+    axes = (axis,) if not isinstance(axis, (tuple, list)) else tuple(axis)
+    axes = tuple(operator.index(a) % x.ndim if -x.ndim <= operator.index(a) < x.ndim
+                 else _axis_error(a, x.ndim) for a in axes)
+    if len(axes) == 1:
+        if isinstance(ord, str):
+            raise ValueError(f"Invalid norm order '{ord}' for vectors")
+        return vector_norm(x, axis=axes, keepdims=keepdims, ord=2 if ord is None else ord)
+    if len(axes) != 2:
+        raise ValueError("Improper number of dimensions to norm.")
+    if axes[0] == axes[1]:
+        raise ValueError("Duplicate axes given.")
+    rest = [a for a in range(x.ndim) if a not in axes]
+    out = matrix_norm(x.transpose(rest + list(axes)), ord="fro" if ord is None else ord)
+    if keepdims:
+        out = reshape(out, tuple(1 if a in axes else n for a, n in enumerate(x.shape)))
+    return out
+
+
+def _axis_error(axis, ndim):
+    raise np.exceptions.AxisError(axis, ndim)
+
+
+def lstsq(a, b, rcond=None):
+    """NumPy's ``linalg.lstsq``: ``(x, residuals, rank, s)`` with ``x`` minimising
+    ``|b - a x|`` (the minimum-norm one when ``a`` is rank deficient), from the singular values
+    above ``rcond`` times the largest (default ``max(M, N) * eps``). ``rank`` is computed now
+    (the residuals' shape depends on it): squared residuals per column when the rank is ``N``
+    and ``M > N``, else empty."""
+    a, b = asarray(a), asarray(b)
+    if a.ndim != 2:
+        raise LinAlgError(f"{a.ndim}-dimensional array given. Array must be two-dimensional")
+    if b.ndim not in (1, 2):
+        raise LinAlgError(f"{b.ndim}-dimensional array given. Array must be one or two-dimensional")
+    m, n = a.shape
+    if b.shape[0] != m:
+        raise LinAlgError("Incompatible dimensions")
+    rtol = _default_rtol(a) if rcond is None else float(rcond)
+    x = matmul(pinv(a, rtol=rtol), b)
+    s = svdvals(a)
+    rank = int(matrix_rank(a, rtol=rtol).compute())
+    if rank == n and m > n:
+        residual = b - matmul(a, x)
+        squares = UFUNCS["abs"](residual) ** 2 if residual.dtype.kind == "c" else residual * residual
+        residuals = squares.sum(axis=0)
+        residuals = residuals[None] if b.ndim == 1 else residuals
+    else:
+        residuals = asarray(np.empty((0,), dtype=np.result_type(s.dtype)))
+    return x, residuals, rank, s
