@@ -35,7 +35,17 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
     """The ``q``-th quantiles (``0 <= q <= 1``) along ``axis``, with NumPy's nine
     Hyndman–Fan methods and ``lower``, ``higher``, ``nearest``, ``midpoint``. The result has
-    ``q``'s axes first, as NumPy's."""
+    ``q``'s axes first, as NumPy's. Weights are not supported."""
+    return _quantiles(a, q, 1, "Quantiles must be in the range [0, 1]", axis, out, method, keepdims, weights)
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
+    """``quantile`` with ``q`` in percent (``0 <= q <= 100``)."""
+    return _quantiles(a, q, 100, "Percentiles must be in the range [0, 100]", axis, out, method, keepdims, weights)
+
+
+def _quantiles(a, q, scale, out_of_range, axis, out, method, keepdims, weights):
+    """The checks quantile and percentile share, then ``q / scale`` quantiles."""
     _no_out(out)
     if weights is not None:
         raise NotImplementedError("quantile weights are not supported")
@@ -43,24 +53,9 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
     if x.dtype.kind == "c":
         raise TypeError("a must be an array of real numbers")
     weak = type(q) in (int, float)
-    q = np.asanyarray(q)
+    q = np.true_divide(q, scale) if scale != 1 else np.asanyarray(q)
     if not ((q >= 0) & (q <= 1)).all():
-        raise ValueError("Quantiles must be in the range [0, 1]")
-    return _quantile(x, q, weak, axis, method, keepdims)
-
-
-def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
-    """``quantile`` with ``q`` in percent (``0 <= q <= 100``)."""
-    _no_out(out)
-    if weights is not None:
-        raise NotImplementedError("percentile weights are not supported")
-    x = asarray(a)
-    if x.dtype.kind == "c":
-        raise TypeError("a must be an array of real numbers")
-    weak = type(q) in (int, float)
-    q = np.true_divide(q, 100)
-    if not ((q >= 0) & (q <= 1)).all():
-        raise ValueError("Percentiles must be in the range [0, 100]")
+        raise ValueError(out_of_range)
     return _quantile(x, q, weak, axis, method, keepdims)
 
 
