@@ -350,6 +350,10 @@ pub enum OpKind {
     /// The int64 positions along `axis` that sort the block as `Sort` does, counted from
     /// `offset` (the block's start along the axis when the axis spans several blocks).
     ArgSort { axis: usize, descending: bool, offset: usize },
+    /// The int64 positions (counted from `start`) of every `every`-th element, from rank
+    /// `every / 2`, of a 1-D block in sorted order: by value in NumPy's order (reversed when
+    /// `descending`), then by position.
+    SamplePositions { descending: bool, every: usize, start: usize },
     /// How many elements of a 1-D block (starting at element `start` of its array) fall in
     /// each bucket between splitters (input 1: their values, same dtype; input 2: their int64
     /// positions), as int64, one per bucket. Elements compare by value in NumPy's order
@@ -404,6 +408,7 @@ impl OpKind {
             OpKind::Sort { .. } => "sort-block".into(),
             OpKind::ArgSort { .. } => "argsort-block".into(),
             OpKind::BucketCounts { .. } => "bucket-counts".into(),
+            OpKind::SamplePositions { .. } => "sample-positions".into(),
             OpKind::MergeRuns { arg, .. } => if *arg { "merge-argsort".into() } else { "merge-sort".into() },
             OpKind::SearchCount { .. } => "searchsorted-count".into(),
             OpKind::Fused(block) => format!("fused[{}]", block.label()),

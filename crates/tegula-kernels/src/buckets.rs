@@ -39,6 +39,46 @@ fn pick_splitters<T: Wrap + SortOrder>(values: &Block<T>, positions: &[i64], buc
     Ok((Wrap::wrap(vector(values)?), Chunk::Int64(vector(positions)?)))
 }
 
+/// `OpKind::SamplePositions`: the positions (counted from `start`) of every `every`-th
+/// element of the 1-D `block` in sorted order (by value, then position), from rank
+/// `every / 2`. The values are sorted unstably (no scratch memory; equal values are found
+/// again below): the sample of rank `r` is the `r - first`-th occurrence, in the block's
+/// order, of the value whose equals start at rank `first`.
+pub fn sample_positions(block: &Chunk, every: usize, start: usize, descending: bool) -> Result<Chunk> {
+    with_chunk!(block, b => sample_typed(b, every.max(1), start, descending))
+}
+
+fn sample_typed<T: Wrap + SortOrder>(block: &Block<T>, every: usize, start: usize, descending: bool) -> Result<Chunk> {
+    let mut sorted = one_d(block)?;
+    let order = |p: &T, q: &T| directed(p.order(*q), descending);
+    sorted.sort_unstable_by(order);
+    // Distinct sampled values, each with the occurrences wanted (ascending) and their samples.
+    let mut wanted: Vec<(T, Vec<(usize, usize)>)> = Vec::new();
+    for (i, r) in (every / 2..sorted.len()).step_by(every).enumerate() {
+        let v = sorted[r];
+        let first = sorted.partition_point(|x| order(x, &v) == Ordering::Less);
+        match wanted.last_mut() {
+            Some((w, occurrences)) if order(w, &v) == Ordering::Equal => occurrences.push((r - first, i)),
+            _ => wanted.push((v, vec![(r - first, i)])),
+        }
+    }
+    let samples = wanted.iter().map(|w| w.1.len()).sum();
+    let mut positions = vec![0i64; samples];
+    let (mut seen, mut next) = (vec![0usize; wanted.len()], vec![0usize; wanted.len()]);
+    for (p, x) in block.iter().enumerate() {
+        if let Ok(d) = wanted.binary_search_by(|w| order(&w.0, x)) {
+            if let Some(&(occurrence, sample)) = wanted[d].1.get(next[d]) {
+                if occurrence == seen[d] {
+                    positions[sample] = (start + p) as i64;
+                    next[d] += 1;
+                }
+            }
+            seen[d] += 1;
+        }
+    }
+    Ok(Chunk::Int64(vector(positions)?))
+}
+
 /// `OpKind::BucketCounts`: how many elements of the 1-D `block` (whose first element is at
 /// position `start`) fall in each of the buckets the splitters (sorted `values` at `positions`)
 /// delimit; bucket `j` holds the keys from splitter `j - 1` (included) to splitter `j`.
@@ -111,4 +151,27 @@ fn one_d<T: Copy>(block: &Block<T>) -> Result<Vec<T>> {
 fn vector<T: Clone>(data: Vec<T>) -> Result<Block<T>> {
     let n = data.len();
     Ok(ArrayD::from_shape_vec(IxDyn(&[n]), data).map_err(|e| internal_err!("vector: {e}"))?.into_shared())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The positions of every `every`-th element of the stable (value, position) order.
+    fn by_stable_sort(values: &[f64], every: usize, descending: bool) -> Vec<i64> {
+        let mut order: Vec<usize> = (0..values.len()).collect();
+        order.sort_by(|&p, &q| directed(values[p].order(values[q]), descending));
+        (every / 2..values.len()).step_by(every).map(|r| order[r] as i64 + 100).collect()
+    }
+
+    #[test]
+    fn samples_are_those_of_the_stable_order() {
+        let values: Vec<f64> = (0..500).map(|i| [f64::NAN, -0.0, 0.0, 1.0, -2.0][(i * 7 + i / 3) % 5]).collect();
+        let block = Chunk::Float64(vector(values.clone()).unwrap());
+        for (every, descending) in [(1, false), (3, true), (7, false), (64, true)] {
+            let got = sample_positions(&block, every, 100, descending).unwrap();
+            let got: Vec<i64> = got.typed::<i64>().unwrap().iter().copied().collect();
+            assert_eq!(got, by_stable_sort(&values, every, descending));
+        }
+    }
 }

@@ -100,6 +100,9 @@ pub enum NodeKind {
     /// The elements of the 1-D input 0 at the int64 positions input 1, whose block `b` holds
     /// positions inside block `b` of input 0 (`build/sample_sort.rs`).
     TakeWithinBlocks,
+    /// The int64 positions of regularly spaced elements of each sorted block of the 1-D input
+    /// (`build/sample_sort.rs`: `sample_every` for `buckets`).
+    SamplePositions { descending: bool, buckets: usize },
     /// How many elements of each block of the 1-D input 0 fall in each bucket between the
     /// splitters (input 1: values; input 2: positions), one int64 per bucket.
     BucketCounts { descending: bool },
@@ -193,6 +196,7 @@ impl Node {
             NodeKind::Sort { axis, arg, .. } => format!("{}(axis={axis})", if *arg { "argsort" } else { "sort" }),
             NodeKind::TakeWithinBlocks => "take-within-blocks".into(),
             NodeKind::BucketCounts { .. } => "bucket-counts".into(),
+            NodeKind::SamplePositions { .. } => "sample-positions".into(),
             NodeKind::MergeBuckets { .. } => format!("merge-buckets({})", if self.inputs.len() == 2 { "argsort" } else { "sort" }),
             NodeKind::SearchSorted { right, .. } => format!("searchsorted(side={})", if *right { "right" } else { "left" }),
             NodeKind::Store { .. } => "store".into(),

@@ -3,7 +3,7 @@
 //! than blocks) is sorted as a 1-D array in blocks of at most `most` elements:
 //!
 //! 1. when built, each block is sorted on its own and regularly spaced samples of it are kept,
-//!    with their positions; `k - 1` splitters cut the sorted samples into `k` equal parts;
+//!    with their positions (`SamplePositions`); `k - 1` splitters cut the sorted samples into `k` equal parts;
 //! 2. when built, each block counts its elements in each of the `k` buckets;
 //! 3. when computed, each block is sorted on its own, cut into its buckets' runs, and each
 //!    bucket's runs are merged in one task.
@@ -15,19 +15,14 @@
 //! the input each time (as a boolean mask's counts do): the price of known chunks.
 
 use crate::array::{compute, Array};
-use ndarray::{ArrayD, IxDyn};
 use std::sync::Arc;
-use tegula_core::grid::offsets;
 use tegula_core::{internal_err, Chunks, Result};
 use tegula_kernels::buckets::splitters;
 use tegula_kernels::Chunk;
 use tegula_plan::build::layout::{index, rechunk, transpose, IndexItem};
-use tegula_plan::build::sample_sort::{bucket_counts, merge_buckets, sort_blocks, take_within_blocks};
+use tegula_plan::build::sample_sort::{bucket_counts, merge_buckets, sample_positions, sort_blocks, take_within_blocks};
 use tegula_plan::build::{creation, join};
 use tegula_plan::NodeRef;
-
-/// Samples per bucket and block: a bucket exceeds `n/k` by at most about a quarter.
-const SAMPLES_PER_BUCKET: usize = 4;
 
 /// `x` sorted (or argsorted, `arg`) along `axis`, longer than `most` elements, in blocks of
 /// at most `most` elements along it; the result has `x`'s chunks.
@@ -84,11 +79,14 @@ fn lane_indices(dims: &[usize]) -> impl Iterator<Item = Vec<usize>> + '_ {
 }
 
 /// The 1-D `lanes` sorted, each cut into `k` buckets: samples, then counts, computed once for
-/// all lanes together.
+/// all lanes together; the input is computed again by each.
 fn sort_lanes(lanes: &[NodeRef], k: usize, descending: bool, arg: bool) -> Result<Vec<NodeRef>> {
-    let order = lanes.iter().map(|y| sort_blocks(y, descending, true)).collect::<Result<Vec<_>>>()?;
-    let samples = lanes.iter().zip(&order).map(|(y, p)| sample(y, p, k)).collect::<Result<Vec<_>>>()?;
-    let sampled = compute_nodes(samples.iter().flat_map(|(v, p)| [v.clone(), p.clone()]).collect())?;
+    let mut samples = Vec::with_capacity(2 * lanes.len());
+    for y in lanes {
+        let positions = sample_positions(y, k, descending)?;
+        samples.extend([take_within_blocks(y, &positions)?, positions]);
+    }
+    let sampled = compute_nodes(samples)?;
     let mut counts = Vec::with_capacity(lanes.len());
     for (y, pair) in lanes.iter().zip(sampled.chunks(2)) {
         let (values, positions) = splitters(&pair[0], &pair[1], k, descending)?;
@@ -99,35 +97,16 @@ fn sort_lanes(lanes: &[NodeRef], k: usize, descending: bool, arg: bool) -> Resul
     let counted = compute_nodes(counts)?;
     lanes
         .iter()
-        .zip(order)
         .zip(counted)
-        .map(|((y, p), c)| {
+        .map(|(y, c)| {
             let table = count_table(&c, y.chunks.nblocks(), k)?;
-            match arg {
-                true => merge_buckets(&take_within_blocks(y, &p)?, Some(&p), &table, descending),
-                false => merge_buckets(&sort_blocks(y, descending, false)?, None, &table, descending),
+            if arg {
+                let order = sort_blocks(y, descending, true)?;
+                return merge_buckets(&take_within_blocks(y, &order)?, Some(&order), &table, descending);
             }
+            merge_buckets(&sort_blocks(y, descending, false)?, None, &table, descending)
         })
         .collect()
-}
-
-/// Regularly spaced elements of each sorted block of the 1-D `y` (`order`: the positions that
-/// sort each block) and their positions: every `g`-th, `g = ceil(m / 4k)` for a block of `m`.
-fn sample(y: &NodeRef, order: &NodeRef, k: usize) -> Result<(NodeRef, NodeRef)> {
-    let lens = y.chunks.axis(0);
-    let mut ranks: Vec<i64> = Vec::new();
-    let mut sizes = Vec::with_capacity(lens.len());
-    for (&m, start) in lens.iter().zip(offsets(lens)) {
-        let g = m.div_ceil(SAMPLES_PER_BUCKET * k).max(1);
-        let before = ranks.len();
-        ranks.extend((g / 2..m).step_by(g).map(|r| (start + r) as i64));
-        sizes.push(ranks.len() - before);
-    }
-    let n = ranks.len();
-    let data = ArrayD::from_shape_vec(IxDyn(&[n]), ranks).map_err(|e| internal_err!("sample ranks: {e}"))?;
-    let ranks = creation::stored(Arc::new(Chunk::Int64(data.into_shared())), tegula_core::DType::Int64, Chunks::new(vec![sizes], &[n])?);
-    let positions = take_within_blocks(order, &ranks)?;
-    Ok((take_within_blocks(y, &positions)?, positions))
 }
 
 /// The computed per-block bucket counts as a table: `blocks` rows of `k`.

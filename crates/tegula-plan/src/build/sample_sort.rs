@@ -6,6 +6,25 @@
 use crate::node::{Node, NodeKind, NodeRef};
 use tegula_core::{internal_err, Chunks, DType, Result};
 
+/// Samples per bucket in each block: with samples every `m / 4k` elements of a block of `m`,
+/// a bucket exceeds `n / k` by about a quarter at most.
+const SAMPLES_PER_BUCKET: usize = 4;
+
+/// The spacing of the samples of a block of `m` elements cut into `buckets`.
+pub fn sample_every(m: usize, buckets: usize) -> usize {
+    m.div_ceil(SAMPLES_PER_BUCKET * buckets.max(1)).max(1)
+}
+
+/// The int64 positions in the 1-D `x` of every `sample_every`-th element of each block, in
+/// the block's sorted order (one block of samples per block of `x`).
+pub fn sample_positions(x: &NodeRef, buckets: usize, descending: bool) -> Result<NodeRef> {
+    one_d(x, "sample positions")?;
+    let sizes: Vec<usize> = x.chunks.axis(0).iter().map(|&m| (sample_every(m, buckets) / 2..m).step_by(sample_every(m, buckets)).len()).collect();
+    let total = sizes.iter().sum();
+    let chunks = Chunks::new(vec![sizes], &[total])?;
+    Ok(Node::new(NodeKind::SamplePositions { descending, buckets }, vec![x.clone()], DType::Int64, chunks))
+}
+
 /// Each block of the 1-D `x` sorted on its own (stably), or with `arg` the int64 positions in
 /// `x` that sort each block.
 pub fn sort_blocks(x: &NodeRef, descending: bool, arg: bool) -> Result<NodeRef> {

@@ -152,6 +152,9 @@ impl Lowering {
             NodeKind::Scan { op, axis } => Ok(scan::lower(self, node, &inputs[0], *op, *axis)),
             NodeKind::Sort { axis, descending, arg } => Ok(sort::sort(self, node, &inputs[0], *axis, *descending, *arg)),
             NodeKind::TakeWithinBlocks => Ok(sample_sort::take_within_blocks(self, node, inputs)),
+            NodeKind::SamplePositions { descending, buckets } => {
+                Ok(sample_sort::sample_positions(self, node, &inputs[0], *buckets, *descending))
+            }
             NodeKind::BucketCounts { descending } => Ok(sample_sort::bucket_counts(self, node, inputs, *descending)),
             NodeKind::MergeBuckets { descending, counts } => Ok(sample_sort::merge_buckets(self, node, inputs, counts, *descending)),
             NodeKind::SearchSorted { right, presorted } => Ok(sort::searchsorted(self, node, inputs, *right, *presorted)),

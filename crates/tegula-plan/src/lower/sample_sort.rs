@@ -1,10 +1,11 @@
-//! The sample sort's tasks (its nodes: `build/sample_sort.rs`): one `Gather` per block takes
-//! values within it, one `BucketCounts` per block counts its buckets, and the merge cuts every
+//! The sample sort's tasks (its nodes: `build/sample_sort.rs`): one `SamplePositions`, one
+//! `Gather` (values within a block) and one `BucketCounts` per block, and the merge cuts every
 //! sorted block into its buckets' runs, then merges each bucket's runs, taken in block order,
 //! in one task. The runs are copies, not views: a view would keep its whole block alive while
 //! the runs wait (held, or spilled to disk) for their merges.
 
 use super::Lowering;
+use crate::build::sample_sort::sample_every;
 use crate::graph::TaskId;
 use crate::node::Node;
 use tegula_core::grid::offsets;
@@ -18,6 +19,19 @@ pub(super) fn take_within_blocks(l: &mut Lowering, node: &Node, inputs: &[Vec<Ta
         .into_iter()
         .enumerate()
         .map(|(b, start)| l.push(node, OpKind::Gather { axis: 0, start, n }, vec![inputs[1][b], inputs[0][b]], lens[b], node.dtype))
+        .collect()
+}
+
+pub(super) fn sample_positions(l: &mut Lowering, node: &Node, input: &[TaskId], buckets: usize, descending: bool) -> Vec<TaskId> {
+    let x_lens = node.inputs[0].chunks.axis(0);
+    let lens = node.chunks.axis(0);
+    offsets(x_lens)
+        .into_iter()
+        .enumerate()
+        .map(|(b, start)| {
+            let op = OpKind::SamplePositions { descending, every: sample_every(x_lens[b], buckets), start };
+            l.push(node, op, vec![input[b]], lens[b], DType::Int64)
+        })
         .collect()
 }
 
