@@ -1,15 +1,16 @@
 """sort, argsort and searchsorted against NumPy: every dtype with NaN, infinities and many
 equal values (so stability shows), any axis of any chunking, descending order (stable: ties
 keep their original order), both sides and sorters of searchsorted, sorted arrays split into
-several blocks."""
+several blocks; axes longer than the block limit (the sample sort) likewise."""
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import assume, given, strategies as st
 
 import tegula as tg
 from tegula._sorting import argsort, searchsorted, sort
-from strategies import assert_same, chunkings, dtypes, error_class, np_arrays, oracle, quiet, shapes
+from strategies import (assert_same, chunkings, dtypes, error_class, explicit_axis, np_arrays, oracle, quiet,
+                        shapes)
 
 
 def numpy_sort(x, axis, descending):
@@ -61,6 +62,61 @@ def test_argsort_matches_numpy(case):
             argsort(x, axis=axis, descending=descending, stable=stable)
         return
     assert_same(argsort(x, axis=axis, descending=descending, stable=stable).compute(), expected)
+
+
+@st.composite
+def long_axis_cases(draw):
+    """An array whose sorted axis is longer than a block of a tiny ``block_size_limit`` (and
+    than the input's largest block), so it is sample-sorted."""
+    dtype = draw(dtypes())
+    ndim = draw(st.integers(1, 3))
+    axis = draw(st.integers(-ndim, ndim - 1))
+    shape = list(draw(shapes(min_dims=ndim, max_dims=ndim, min_side=1, max_side=3)))
+    shape[axis] = n = draw(st.integers(2, 80))
+    data = draw(np_arrays(dtype, tuple(shape), integral=draw(st.booleans()), small=True))
+    ones = draw(st.booleans())
+    chunks = [draw(explicit_axis(side)) if not ones else (1,) * side for side in shape]
+    chunks[axis] = draw(explicit_axis(n))
+    arg = draw(st.booleans())
+    limit = draw(st.integers(1, 6)) * max(dtype.itemsize, 8 if arg else 1)
+    largest = np.prod([max(c) for c in chunks])
+    assume(n > max(limit // max(dtype.itemsize, 8 if arg else 1), largest))
+    return data, tuple(chunks), axis, draw(st.booleans()), arg, limit
+
+
+@given(long_axis_cases())
+def test_sample_sort_of_a_long_axis_matches_numpy(case):
+    data, chunks, axis, descending, arg, limit = case
+    x = tg.asarray(data, chunks=chunks)
+    if arg:
+        result = argsort(x, axis=axis, descending=descending, block_size_limit=limit)
+        expected = numpy_argsort(data, axis, descending)
+    else:
+        result = sort(x, axis=axis, descending=descending, block_size_limit=limit)
+        expected = numpy_sort(data, axis, descending)
+    assert result.chunks == chunks
+    assert_same(result.compute(), expected, exact=True)
+
+
+def test_sample_sort_of_many_equal_values_and_signed_zeros():
+    values = np.array([0.0, -0.0, np.nan, 1.0, -0.0, np.nan, 0.0] * 30)
+    x = tg.asarray(values, chunks=9)
+    assert_same(sort(x, block_size_limit="40B").compute(), np.sort(values, kind="stable"), exact=True)
+    assert_same(argsort(x, descending=True, block_size_limit=80).compute(), numpy_argsort(values, 0, True))
+    ones = np.ones((3, 500), dtype=np.int8)
+    assert_same(argsort(tg.asarray(ones, chunks=(1, 50)), block_size_limit=800).compute(),
+                np.argsort(ones, kind="stable", axis=-1))
+
+
+def test_block_size_limit_must_be_a_positive_size():
+    x = tg.asarray(np.arange(10.0), chunks=3)
+    for bad in (0, -8, "0B"):
+        with pytest.raises(ValueError):
+            sort(x, block_size_limit=bad)
+    with pytest.raises(ValueError):
+        argsort(x, block_size_limit="many")
+    with pytest.raises(TypeError):
+        sort(x, block_size_limit=1.5)
 
 
 def test_sort_order_of_nan_and_complex_classes():

@@ -1,10 +1,12 @@
 """Ordering functions of the array API: ``cumulative_sum``/``cumulative_prod`` (chunked along
 the axis: block scans plus the running totals of the blocks before), ``sort``/``argsort`` (the
-sorted axis becomes one block) and ``searchsorted`` (a contraction over the sorted array's
-blocks), with NumPy's ``cumsum``/``cumprod``."""
+sorted axis becomes one block when it fits ``block_size_limit``, else a sample sort in blocks of
+about that size) and ``searchsorted`` (a contraction over the sorted array's blocks), with
+NumPy's ``cumsum``/``cumprod``."""
 
 import operator
 
+from . import _tegula
 from ._array import Array
 from ._creation import asarray
 from ._dtypes import dtype_name
@@ -39,20 +41,37 @@ def cumprod(a, axis=None, dtype=None):
     return cumulative_prod(a.reshape(-1) if axis is None and a.ndim > 1 else a, axis=axis, dtype=dtype)
 
 
-def sort(x, /, *, axis=-1, descending=False, stable=True):
+def _block_bytes(limit):
+    """``block_size_limit`` in bytes: a positive number, or a size such as ``"64MiB"``."""
+    if limit is None:
+        return None
+    if isinstance(limit, str):
+        return _tegula.memory_budget(limit)
+    limit = operator.index(limit)
+    if limit <= 0:
+        raise ValueError(f"block_size_limit must be a positive number of bytes, got {limit}")
+    return limit
+
+
+def sort(x, /, *, axis=-1, descending=False, stable=True, block_size_limit=None):
     """``x`` sorted along ``axis`` in NumPy's order (NaN last; first when ``descending``).
-    Always stable: equal elements keep their order, also when descending."""
+    Always stable: equal elements keep their order, also when descending.
+    ``block_size_limit`` (bytes, or a size such as ``"64MiB"``; default 128 MiB, or the
+    input's largest block if larger): an axis longer than one such block is sample-sorted, its
+    splitters and bucket counts computed now (the input runs three times in all), and the
+    result keeps ``x``'s chunks."""
     x = asarray(x)
-    return Array(x._h.sort(operator.index(axis), bool(descending)))
+    return Array(x._h.sort(operator.index(axis), bool(descending), _block_bytes(block_size_limit)))
 
 
-def argsort(x, /, *, axis=-1, descending=False, stable=True):
+def argsort(x, /, *, axis=-1, descending=False, stable=True, block_size_limit=None):
     """The int64 indices that sort ``x`` along ``axis`` (stable: ties in their original order,
-    also when descending). As NumPy, a 0-d ``x`` is sorted as one element."""
+    also when descending), in blocks as ``sort``. As NumPy, a 0-d ``x`` is sorted as one
+    element."""
     x = asarray(x)
     if x.ndim == 0:
         x = Array(x._h.expand_dims([0]))
-    return Array(x._h.argsort(operator.index(axis), bool(descending)))
+    return Array(x._h.argsort(operator.index(axis), bool(descending), _block_bytes(block_size_limit)))
 
 
 def searchsorted(x1, x2, /, *, side="left", sorter=None):

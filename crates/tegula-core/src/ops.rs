@@ -347,8 +347,23 @@ pub enum OpKind {
     /// The block sorted along `axis` in NumPy's order (NaN last), stably; `descending`
     /// reverses the order but keeps equal elements in their original order.
     Sort { axis: usize, descending: bool },
-    /// The int64 positions along `axis` that sort the block as `Sort` does.
-    ArgSort { axis: usize, descending: bool },
+    /// The int64 positions along `axis` that sort the block as `Sort` does, counted from
+    /// `offset` (the block's start along the axis when the axis spans several blocks).
+    ArgSort { axis: usize, descending: bool, offset: usize },
+    /// The int64 positions (counted from `start`) of every `every`-th element, from rank
+    /// `every / 2`, of a 1-D block in sorted order: by value in NumPy's order (reversed when
+    /// `descending`), then by position.
+    SamplePositions { descending: bool, every: usize, start: usize },
+    /// How many elements of a 1-D block (starting at element `start` of its array) fall in
+    /// each bucket between splitters (input 1: their values, same dtype; input 2: their int64
+    /// positions), as int64, one per bucket. Elements compare by value in NumPy's order
+    /// (reversed when `descending`), then by position, so every element is distinct.
+    BucketCounts { descending: bool, start: usize },
+    /// The stable merge of sorted 1-D runs (in NumPy's order, reversed when `descending`),
+    /// taken in input order: equal elements keep that order. With `arg`, the first half of
+    /// the inputs are the runs' values and the second half their int64 positions, and the
+    /// result is the positions in merged order.
+    MergeRuns { descending: bool, arg: bool },
     /// For every element `v` of input 1, how many elements of input 0 (a 1-D block sorted in
     /// NumPy's order, same dtype) come before `v` in that order (`right`: or equal it); int64.
     SearchCount { right: bool },
@@ -392,6 +407,9 @@ impl OpKind {
             OpKind::Scan { op, .. } => format!("{}-block", op.name()),
             OpKind::Sort { .. } => "sort-block".into(),
             OpKind::ArgSort { .. } => "argsort-block".into(),
+            OpKind::BucketCounts { .. } => "bucket-counts".into(),
+            OpKind::SamplePositions { .. } => "sample-positions".into(),
+            OpKind::MergeRuns { arg, .. } => if *arg { "merge-argsort".into() } else { "merge-sort".into() },
             OpKind::SearchCount { .. } => "searchsorted-count".into(),
             OpKind::Fused(block) => format!("fused[{}]", block.label()),
             OpKind::FusedReduce { block, op, .. } => format!("fused[{},{}]", block.label(), partial_name(op)),

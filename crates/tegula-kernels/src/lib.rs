@@ -3,6 +3,7 @@
 //! on the CPU. Kernels know nothing of graphs, schedules or storage.
 
 pub mod binary;
+pub mod buckets;
 pub mod chunk;
 mod cmath;
 pub mod complex;

@@ -2,6 +2,7 @@
 //! the output chunk.
 
 use crate::binary::{binary, where_};
+use crate::buckets::{bucket_counts, merge_runs, sample_positions};
 use crate::chunk::Chunk;
 use crate::fused::{fused, fused_reduce};
 use crate::gather::{compress, gather, wrap_index, GatherPlace};
@@ -55,7 +56,10 @@ pub fn run(op: &OpKind, inputs: &[Chunk]) -> Result<Chunk> {
         OpKind::Assemble { shape, pieces } => assemble(inputs, shape, pieces),
         OpKind::Scan { op, axis } => scan(*op, *axis, arg(0)?),
         OpKind::Sort { axis, descending } => sort(arg(0)?, *axis, *descending),
-        OpKind::ArgSort { axis, descending } => argsort(arg(0)?, *axis, *descending),
+        OpKind::ArgSort { axis, descending, offset } => argsort(arg(0)?, *axis, *descending, *offset),
+        OpKind::BucketCounts { descending, start } => bucket_counts(arg(0)?, arg(1)?, arg(2)?, *start, *descending),
+        OpKind::MergeRuns { descending, arg } => merge_runs(inputs, *descending, *arg),
+        OpKind::SamplePositions { descending, every, start } => sample_positions(arg(0)?, *every, *start, *descending),
         OpKind::SearchCount { right } => search_count(arg(0)?, arg(1)?, *right),
         OpKind::Fused(block) => fused(block, inputs),
         OpKind::FusedReduce { block, op, axes } => fused_reduce(block, *op, axes, inputs),

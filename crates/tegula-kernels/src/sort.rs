@@ -22,18 +22,22 @@ pub fn sort(a: &Chunk, axis: usize, descending: bool) -> Result<Chunk> {
     }))
 }
 
-pub fn argsort(a: &Chunk, axis: usize, descending: bool) -> Result<Chunk> {
+/// The positions that sort `a` along `axis`, counted from `offset`.
+pub fn argsort(a: &Chunk, axis: usize, descending: bool, offset: usize) -> Result<Chunk> {
     check_axis(a, axis)?;
     Ok(with_chunk!(a, x => {
         let out = by_rows(x, axis, |row: &[_], out: &mut [i64]| {
             out.iter_mut().enumerate().for_each(|(i, o)| *o = i as i64);
             out.sort_by(|&p, &q| directed(row[p as usize].order(row[q as usize]), descending));
+            if offset > 0 {
+                out.iter_mut().for_each(|o| *o += offset as i64);
+            }
         });
         Chunk::Int64(out)
     }))
 }
 
-fn directed(o: Ordering, descending: bool) -> Ordering {
+pub(crate) fn directed(o: Ordering, descending: bool) -> Ordering {
     if descending { o.reverse() } else { o }
 }
 

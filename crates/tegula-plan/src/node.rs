@@ -94,8 +94,22 @@ pub enum NodeKind {
     Concatenate { axis: usize },
     /// The running sum or product along `axis` (the input is in the result dtype).
     Scan { op: ScanOp, axis: usize },
-    /// The input sorted along `axis` (one block long), or the int64 positions sorting it (`arg`).
+    /// Each block of the input sorted along `axis` on its own (the whole sort when the axis is
+    /// one block), or the int64 positions along the axis sorting it (`arg`).
     Sort { axis: usize, descending: bool, arg: bool },
+    /// The elements of the 1-D input 0 at the int64 positions input 1, whose block `b` holds
+    /// positions inside block `b` of input 0 (`build/sample_sort.rs`).
+    TakeWithinBlocks,
+    /// The int64 positions of regularly spaced elements of each sorted block of the 1-D input
+    /// (`build/sample_sort.rs`: `sample_every` for `buckets`).
+    SamplePositions { descending: bool, buckets: usize },
+    /// How many elements of each block of the 1-D input 0 fall in each bucket between the
+    /// splitters (input 1: values; input 2: positions), one int64 per bucket.
+    BucketCounts { descending: bool },
+    /// The sorted 1-D array from the blocks of input 0, each sorted on its own (and for
+    /// argsort input 1, their positions): `counts[b * buckets + j]` elements of block `b` fall
+    /// in bucket `j`; each nonempty bucket is one output block.
+    MergeBuckets { descending: bool, counts: Arc<[usize]> },
     /// For each element of input 1, where it would go in the 1-D input 0 (same dtype) to keep
     /// it sorted; `presorted`: input 0 is sorted (else only the order it would sort into
     /// matters, and each of its blocks is sorted first).
@@ -180,6 +194,10 @@ impl Node {
             NodeKind::Concatenate { axis } => format!("concatenate(axis={axis})"),
             NodeKind::Scan { op, axis } => format!("{}(axis={axis})", op.name()),
             NodeKind::Sort { axis, arg, .. } => format!("{}(axis={axis})", if *arg { "argsort" } else { "sort" }),
+            NodeKind::TakeWithinBlocks => "take-within-blocks".into(),
+            NodeKind::BucketCounts { .. } => "bucket-counts".into(),
+            NodeKind::SamplePositions { .. } => "sample-positions".into(),
+            NodeKind::MergeBuckets { .. } => format!("merge-buckets({})", if self.inputs.len() == 2 { "argsort" } else { "sort" }),
             NodeKind::SearchSorted { right, .. } => format!("searchsorted(side={})", if *right { "right" } else { "left" }),
             NodeKind::Store { .. } => "store".into(),
         }

@@ -5,7 +5,7 @@ use crate::convert::{chunk_spec, dtype, index_items, opt_dtype, scalar};
 use crate::errors::IntoPy;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
-use tegula::{Array, BinaryOp, LinalgOp, ReduceOp, ReduceSpec, ScanOp, ScanSpec, UnaryOp};
+use tegula::{Array, BinaryOp, LinalgOp, ReduceOp, ReduceSpec, ScanOp, ScanSpec, SortSpec, UnaryOp};
 
 #[pyclass(name = "_Array", module = "tegula._tegula", frozen)]
 pub struct PyArrayHandle {
@@ -152,11 +152,14 @@ impl PyArrayHandle {
         let op = ScanOp::from_name(op).ok_or_else(|| op_error("cumulative", op))?;
         self.inner.cumulative(&ScanSpec { op, axis, dtype: opt_dtype(dtype)?, include_initial }).py().map(wrap)
     }
-    fn sort(&self, axis: i64, descending: bool) -> PyResult<PyArrayHandle> {
-        self.inner.sort(axis, descending).py().map(wrap)
+    /// `block_bytes`: the largest block the sort may make (default: the `chunks="auto"` target).
+    #[pyo3(signature = (axis, descending, block_bytes=None))]
+    fn sort(&self, axis: i64, descending: bool, block_bytes: Option<usize>) -> PyResult<PyArrayHandle> {
+        self.inner.sorted(&sort_spec(axis, descending, false, block_bytes)).py().map(wrap)
     }
-    fn argsort(&self, axis: i64, descending: bool) -> PyResult<PyArrayHandle> {
-        self.inner.argsort(axis, descending).py().map(wrap)
+    #[pyo3(signature = (axis, descending, block_bytes=None))]
+    fn argsort(&self, axis: i64, descending: bool, block_bytes: Option<usize>) -> PyResult<PyArrayHandle> {
+        self.inner.sorted(&sort_spec(axis, descending, true, block_bytes)).py().map(wrap)
     }
     #[pyo3(signature = (v, right, sorter=None))]
     fn searchsorted(&self, v: &PyArrayHandle, right: bool, sorter: Option<&PyArrayHandle>) -> PyResult<PyArrayHandle> {
@@ -165,4 +168,9 @@ impl PyArrayHandle {
     fn __repr__(&self) -> String {
         self.inner.to_string()
     }
+}
+
+fn sort_spec(axis: i64, descending: bool, arg: bool, block_bytes: Option<usize>) -> SortSpec {
+    let spec = SortSpec::new(axis, descending, arg);
+    SortSpec { block_bytes: block_bytes.unwrap_or(spec.block_bytes), ..spec }
 }

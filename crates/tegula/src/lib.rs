@@ -17,9 +17,11 @@ mod gather;
 mod ops;
 mod ordering;
 pub mod random;
+mod sample_sort;
 mod store;
 
 pub use array::{compute, Array, ComputeOptions};
+pub use ordering::SortSpec;
 pub use store::{open_npy, open_zarr, STORE_BLOCK_BYTES};
 pub use tegula_store::{ChunkSink, ChunkSource, Codec, StoredInfo, ZarrOptions};
 pub use tegula_core::chunks::{parse_bytes, AUTO_CHUNK_BYTES};

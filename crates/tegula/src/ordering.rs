@@ -1,9 +1,33 @@
 //! Ordering operations: cumulative sums and products, sorting and searching a sorted array.
 
 use crate::array::Array;
-use tegula_core::Result;
+use crate::sample_sort::sort_long_axis;
+use tegula_core::chunks::AUTO_CHUNK_BYTES;
+use tegula_core::shape::normalize_axis;
+use tegula_core::{Chunks, Result};
+use tegula_plan::build::layout::rechunk;
 use tegula_plan::build::scan::{cumulative, ScanSpec};
 use tegula_plan::build::sort;
+
+/// What `Array::sorted` computes, and the largest block it may make.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SortSpec {
+    pub axis: i64,
+    /// The reversed order (NaN first); equal elements still keep their order.
+    pub descending: bool,
+    /// The int64 positions that sort, rather than the sorted values.
+    pub arg: bool,
+    /// The bytes a block of the sort may hold (or the input's largest block, if larger): an
+    /// axis that fits is sorted one block per lane, a longer one by a sample sort.
+    pub block_bytes: usize,
+}
+
+impl SortSpec {
+    /// Blocks up to the `chunks="auto"` target.
+    pub fn new(axis: i64, descending: bool, arg: bool) -> SortSpec {
+        SortSpec { axis, descending, arg, block_bytes: AUTO_CHUNK_BYTES }
+    }
+}
 
 impl Array {
     /// The array API's `cumulative_sum`/`cumulative_prod` (`spec.op`), chunked along the axis.
@@ -13,12 +37,26 @@ impl Array {
 
     /// Sorted along `axis` (NumPy's order, NaN last; stable either way).
     pub fn sort(&self, axis: i64, descending: bool) -> Result<Array> {
-        sort::sort(&self.node, axis, descending, false).map(Array::from_node)
+        self.sorted(&SortSpec::new(axis, descending, false))
     }
 
     /// The int64 positions that sort `self` along `axis`, as `sort` orders.
     pub fn argsort(&self, axis: i64, descending: bool) -> Result<Array> {
-        sort::sort(&self.node, axis, descending, true).map(Array::from_node)
+        self.sorted(&SortSpec::new(axis, descending, true))
+    }
+
+    /// Sorted (or its sorting positions) as `spec` says. An axis longer than a block is
+    /// sample-sorted: its splitters and bucket counts are computed now (the input runs three
+    /// times in all), so the result has known chunks.
+    pub fn sorted(&self, spec: &SortSpec) -> Result<Array> {
+        let axis = normalize_axis(spec.axis, self.ndim())?;
+        let n = self.shape()[axis];
+        let most = block_elements(self, spec);
+        if n <= most || self.size() == 0 {
+            let x = rechunk(&self.node, one_block_along(self.chunks(), axis, most))?;
+            return sort::sort(&x, axis as i64, spec.descending, spec.arg).map(Array::from_node);
+        }
+        sort_long_axis(self, axis, spec.descending, spec.arg, most)
     }
 
     /// For each element of `v`, the int64 index in the sorted 1-D `self` where inserting it keeps
@@ -26,4 +64,32 @@ impl Array {
     pub fn searchsorted(&self, v: &Array, right: bool, sorter: Option<&Array>) -> Result<Array> {
         sort::searchsorted(&self.node, &v.node, right, sorter.map(|s| &s.node)).map(Array::from_node)
     }
+}
+
+/// The elements a block of the sort may hold: `spec.block_bytes` of the result's elements
+/// and the input's (argsort holds both), or the input's largest block, if larger.
+fn block_elements(x: &Array, spec: &SortSpec) -> usize {
+    let itemsize = x.dtype().itemsize().max(if spec.arg { 8 } else { 1 });
+    let input: usize = x.chunks().max_block_shape().iter().product();
+    (spec.block_bytes / itemsize).max(input).max(1)
+}
+
+/// `chunks` with `axis` one block, and the other axes' blocks cut (last axes kept longest) so
+/// that a block holds at most `most` elements, or one lane where a lane alone holds more.
+fn one_block_along(chunks: &Chunks, axis: usize, most: usize) -> Chunks {
+    let mut sizes = chunks.sizes().to_vec();
+    let n: usize = sizes[axis].iter().sum();
+    sizes[axis] = vec![n];
+    let mut room = (most / n.max(1)).max(1);
+    for a in (0..sizes.len()).rev().filter(|&a| a != axis) {
+        sizes[a] = sizes[a].iter().flat_map(|&b| split(b, room)).collect();
+        room = (room / sizes[a].iter().copied().max().unwrap_or(1).max(1)).max(1);
+    }
+    Chunks::from_axes(sizes)
+}
+
+/// A block of `len` cut into even parts of at most `most`.
+fn split(len: usize, most: usize) -> Vec<usize> {
+    let parts = len.div_ceil(most).max(1);
+    (0..parts).map(|i| len / parts + usize::from(i < len % parts)).collect()
 }

@@ -13,6 +13,7 @@ pub mod mask;
 pub mod matmul;
 pub mod reduce;
 pub mod reshape;
+pub mod sample_sort;
 pub mod scan;
 pub mod setitem;
 pub mod sort;

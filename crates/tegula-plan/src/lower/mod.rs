@@ -15,6 +15,7 @@ mod mask;
 mod matmul;
 mod reduce;
 mod reshape;
+mod sample_sort;
 mod scan;
 mod setitem;
 mod sort;
@@ -68,6 +69,7 @@ fn task_estimate(node: &Node) -> usize {
         NodeKind::SearchSorted { .. } => 2 * node.inputs[0].chunks.nblocks() * node.chunks.nblocks(),
         NodeKind::Gather { axis } => node.chunks.nblocks() * node.inputs[0].chunks.axis(axis).len(),
         NodeKind::Concatenate { .. } => 0,
+        NodeKind::MergeBuckets { ref counts, .. } => 2 * counts.len() + node.chunks.nblocks(),
         _ => node.chunks.nblocks(),
     }
 }
@@ -149,6 +151,12 @@ impl Lowering {
             NodeKind::Concatenate { axis } => Ok(join::concatenate(node, inputs, *axis)),
             NodeKind::Scan { op, axis } => Ok(scan::lower(self, node, &inputs[0], *op, *axis)),
             NodeKind::Sort { axis, descending, arg } => Ok(sort::sort(self, node, &inputs[0], *axis, *descending, *arg)),
+            NodeKind::TakeWithinBlocks => Ok(sample_sort::take_within_blocks(self, node, inputs)),
+            NodeKind::SamplePositions { descending, buckets } => {
+                Ok(sample_sort::sample_positions(self, node, &inputs[0], *buckets, *descending))
+            }
+            NodeKind::BucketCounts { descending } => Ok(sample_sort::bucket_counts(self, node, inputs, *descending)),
+            NodeKind::MergeBuckets { descending, counts } => Ok(sample_sort::merge_buckets(self, node, inputs, counts, *descending)),
             NodeKind::SearchSorted { right, presorted } => Ok(sort::searchsorted(self, node, inputs, *right, *presorted)),
             NodeKind::Store { sink } => Ok(store::lower(self, node, &inputs[0], sink)),
         }

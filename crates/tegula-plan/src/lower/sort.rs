@@ -1,4 +1,5 @@
-//! Sorting and searching. `sort`/`argsort`: one task per block (the sorted axis is one block).
+//! Sorting and searching. `sort`/`argsort`: one task per block, sorting it on its own (the
+//! whole sort when the sorted axis is one block; see `sample_sort.rs` for longer axes).
 //! `searchsorted`: a contraction over the sorted array's blocks: for each pair (block `i` of the
 //! sorted array, block `j` of the values) the count of block `i`'s elements before each value,
 //! summed over `i` by a tree, so no task holds more than one block of either input.
@@ -8,14 +9,19 @@ use super::Lowering;
 use crate::build::DEFAULT_SPLIT_EVERY;
 use crate::graph::TaskId;
 use crate::node::Node;
-use tegula_core::grid::block_indices;
+use tegula_core::grid::{block_indices, offsets};
 use tegula_core::{DType, OpKind, PartialReduce};
 
 pub(super) fn sort(l: &mut Lowering, node: &Node, input: &[TaskId], axis: usize, descending: bool, arg: bool) -> Vec<TaskId> {
-    let op = if arg { OpKind::ArgSort { axis, descending } } else { OpKind::Sort { axis, descending } };
+    // Positions count from the block's start along the axis.
+    let starts = offsets(node.chunks.axis(axis));
     block_indices(&node.chunks.numblocks())
         .zip(input)
-        .map(|(idx, &t)| l.push(node, op.clone(), vec![t], node.chunks.block_size(&idx), node.dtype))
+        .map(|(idx, &t)| {
+            let offset = starts[idx[axis]];
+            let op = if arg { OpKind::ArgSort { axis, descending, offset } } else { OpKind::Sort { axis, descending } };
+            l.push(node, op, vec![t], node.chunks.block_size(&idx), node.dtype)
+        })
         .collect()
 }
 
