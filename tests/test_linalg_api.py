@@ -2,6 +2,8 @@
 matrices in random chunkings, float32/float64/complex64/complex128. Where a decomposition is not
 unique (signs and phases of QR, SVD and eigenvectors), the invariants are checked instead."""
 
+import contextlib
+
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
@@ -148,6 +150,54 @@ def test_svd(data, stack, m, n, rank, dtype, full, seed):
     close(u[..., :k] * s.compute()[..., None, :].astype(dtype) @ vh[..., :k, :], a, scale=scale)
     for factor in (adjoint(u) @ u, vh @ adjoint(vh)):
         close(factor, np.broadcast_to(np.eye(factor.shape[-1]), factor.shape).astype(dtype))
+
+
+@contextlib.contextmanager
+def tsqr_block_bytes(limit):
+    """Runs TSQR with a smaller stack of ``R``s per level, so small inputs take several levels."""
+    saved = la._TSQR_BLOCK_BYTES
+    la._TSQR_BLOCK_BYTES = limit
+    try:
+        yield
+    finally:
+        la._TSQR_BLOCK_BYTES = saved
+
+
+@given(data=st.data(), extra=st.integers(1, 75), n=st.integers(1, 6), rank=st.integers(0, 6),
+       dtype=st.sampled_from(INEXACT), level_bytes=st.sampled_from([1, 200, 2**30]), seed=seeds)
+def test_tall_skinny_qr_and_svd_in_row_blocks(data, extra, n, rank, dtype, level_bytes, seed):
+    """Tall matrices in several row blocks (some shorter than the matrix is wide) go through
+    TSQR, in one level or several; rank-deficient ones too."""
+    rng = np.random.default_rng(seed)
+    m = n + extra
+    r = min(rank, n)
+    a = random(rng, (m, r), dtype) @ random(rng, (r, n), dtype) if r < n else random(rng, (m, n), dtype)
+    rows = data.draw(st.integers(1, m - 1))
+    x = tg.asarray(a, chunks=(rows, data.draw(st.integers(1, n))))
+    scale = 10 * float(np.abs(a).max(initial=1))
+    with tsqr_block_bytes(level_bytes):
+        q, r_ = (f.compute() for f in la.qr(x))
+        u, s, vh = (f.compute() for f in la.svd(x, full_matrices=False))
+        sv = la.svdvals(x).compute()
+    assert q.shape == (m, n) and r_.shape == (n, n) and q.dtype == r_.dtype == a.dtype
+    assert (np.triu(r_) == r_).all()
+    close(q @ r_, a, scale=scale)
+    close(adjoint(q) @ q, np.eye(n, dtype=dtype))
+    expected = np.linalg.svd(a, full_matrices=False)
+    assert u.shape == expected.U.shape and vh.shape == expected.Vh.shape and s.dtype == expected.S.dtype
+    close(s, expected.S, scale=scale)
+    close(sv, expected.S, scale=scale)
+    close(u * s[None, :].astype(dtype) @ vh, a, scale=scale)
+    close(adjoint(u) @ u, np.eye(n, dtype=dtype))
+    close(vh @ adjoint(vh), np.eye(n, dtype=dtype))
+
+
+def test_tall_skinny_integer_input_factorises_in_float64():
+    a = np.arange(40, dtype=np.int32).reshape(20, 2) % 7
+    q, r = la.qr(tg.asarray(a, chunks=(3, 2)))
+    assert q.dtype == r.dtype == np.float64
+    np.testing.assert_allclose(q.compute() @ r.compute(), a, atol=1e-12)
+    np.testing.assert_allclose(la.svdvals(tg.asarray(a, chunks=(3, 2))).compute(), np.linalg.svdvals(a), rtol=1e-12)
 
 
 @given(data=st.data(), stack=stacks, n=sides, dtype=st.sampled_from(INEXACT), seed=seeds)

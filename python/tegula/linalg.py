@@ -92,20 +92,70 @@ def slogdet(x, /):
 
 
 def qr(x, /, *, mode="reduced"):
+    """``Q`` and ``R`` of each matrix. A tall matrix in several row blocks is factorised by
+    TSQR (reduced mode): each row block's ``R``, stacked, is factorised again, and each block
+    of ``Q`` is that block's own ``Q`` (recomputed) times its rows of the second ``Q``, so no
+    task holds more than a row block."""
     if mode not in ("reduced", "complete"):
         raise ValueError(f"qr mode must be 'reduced' or 'complete', not {mode!r}")
+    x = asarray(x)
     complete = mode == "complete"
+    if not complete and _tall_skinny(x):
+        factor, r = _tsqr(x)
+        return QRResult(_qr_apply(x, factor), r)
     return QRResult(_core("qr", x, flag=complete, output=0), _core("qr", x, flag=complete, output=1))
 
 
 def svd(x, /, *, full_matrices=True):
+    """``U``, the singular values (descending) and ``Vh`` of each matrix. Without
+    ``full_matrices``, a tall matrix in several row blocks goes through TSQR: the SVD of its
+    small ``R`` gives ``S`` and ``Vh``, and ``U`` is ``Q`` times ``R``'s left vectors."""
+    x = asarray(x)
     full = bool(full_matrices)
+    if not full and _tall_skinny(x):
+        factor, r = _tsqr(x)
+        u, s, vh = svd(r, full_matrices=False)
+        return SVDResult(_qr_apply(x, factor @ u), s, vh)
     return SVDResult(*(_core("svd", x, flag=full, output=i) for i in range(3)))
 
 
 def svdvals(x, /):
-    """The singular values of each matrix, in descending order."""
+    """The singular values of each matrix, in descending order (a tall matrix in several row
+    blocks: those of its TSQR ``R``)."""
+    x = asarray(x)
+    if _tall_skinny(x):
+        x = _tsqr(x)[1]
     return _core("svd", x, output=1)
+
+
+# The largest stack of row-block ``R``s factorised as one matrix; a taller one is cut into
+# row blocks of about this size and factorised by TSQR again (the ``chunks="auto"`` target).
+_TSQR_BLOCK_BYTES = 128 * 2**20
+
+
+def _tall_skinny(x):
+    """Whether ``x`` is one matrix taller than wide in several row blocks."""
+    return x.ndim == 2 and x.shape[0] > x.shape[1] > 0 and len(x.chunks[0]) > 1
+
+
+def _tsqr(x):
+    """``(factor, R)`` of a tall matrix in row blocks, its ``Q`` being ``_qr_apply(x, factor)``:
+    the row blocks' ``R``s, stacked, factorised as one matrix when small enough, else by TSQR
+    again in row blocks of at least twice ``R``'s height (each level halves the height at
+    least)."""
+    n = x.shape[1]
+    stacked = Array(x._h.linalg("qr", [], output=1, row_blocks=True))
+    rows = max(2 * n, _TSQR_BLOCK_BYTES // (n * stacked.itemsize))
+    if stacked.shape[0] <= rows:
+        return tuple(qr(stacked.rechunk(-1)))
+    stacked = stacked.rechunk((rows, -1))
+    factor, r = _tsqr(stacked)
+    return _qr_apply(stacked, factor), r
+
+
+def _qr_apply(x, factor):
+    """Each row block's reduced ``Q`` times its rows of ``factor``."""
+    return Array(x._h.linalg("qr-apply", [asarray(factor)._h], row_blocks=True))
 
 
 def eigh(x, /):

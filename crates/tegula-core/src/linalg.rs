@@ -29,6 +29,9 @@ pub enum LinalgOp {
     Eig { output: u8 },
     /// Singular values above `rtol` times the largest are inverted (default `max(M, N) * eps`).
     Pinv { rtol: Option<f64> },
+    /// The reduced `Q` of input 0 times input 1 (a matrix with `min(M, N)` rows): a block of
+    /// a tall-skinny QR's `Q`, whose local factor is recomputed rather than kept.
+    QrApply,
 }
 
 impl LinalgOp {
@@ -47,11 +50,12 @@ impl LinalgOp {
             LinalgOp::Eig { output: 2 } => "eigvals",
             LinalgOp::Eig { .. } => "eig",
             LinalgOp::Pinv { .. } => "pinv",
+            LinalgOp::QrApply => "qr-apply",
         }
     }
 
     pub fn arity(self) -> usize {
-        if self == LinalgOp::Solve {
+        if matches!(self, LinalgOp::Solve | LinalgOp::QrApply) {
             2
         } else {
             1
@@ -101,6 +105,10 @@ impl LinalgOp {
                 matrices[0].0
             ));
         }
+        let k = matrices[0].0.min(matrices[0].1);
+        if self == LinalgOp::QrApply && matrices[1].0 != k {
+            return Err(crate::shape_err!("qr-apply: the right factor has {} rows, not {k}", matrices[1].0));
+        }
         Ok(())
     }
 
@@ -127,6 +135,7 @@ impl LinalgOp {
             Eig { output: 1 } => vec![n, n],
             Eig { .. } => vec![n],
             Pinv { .. } => vec![n, m],
+            QrApply => vec![m, matrices[1].1],
         }
     }
 }

@@ -103,6 +103,10 @@ fn typed<T: Field>(op: LinalgOp, inputs: &[Chunk]) -> Result<Chunk> {
         }),
         LinalgOp::Eig { output } => each(&a, &shape(&op.result_shape(&[(m, n)])), |i| eig(x(i).as_ref(), output)),
         LinalgOp::Pinv { rtol } => each(&a, &shape(&[n, m]), |i| pinv(x(i).as_ref(), rtol)),
+        LinalgOp::QrApply => {
+            let b = b.ok_or_else(|| internal_err!("qr-apply needs two inputs"))?;
+            each(&a, &shape(&[m, b.data.dim().2]), |i| Ok(rows((x(i).qr().compute_thin_Q() * b.matrix(i)).as_ref())))
+        }
     }
 }
 

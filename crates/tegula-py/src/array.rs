@@ -85,9 +85,11 @@ impl PyArrayHandle {
         self.inner.matmul(&other.inner).py().map(wrap)
     }
     /// `name` of each matrix: `flag` is cholesky's `upper`, qr's `complete`, svd's `full`;
-    /// `output` picks one result of slogdet, qr, svd, eigh; `others` are solve's right sides.
-    #[pyo3(signature = (name, others, flag=false, output=0, rtol=None))]
-    fn linalg(&self, name: &str, others: Vec<PyRef<PyArrayHandle>>, flag: bool, output: u8, rtol: Option<f64>) -> PyResult<PyArrayHandle> {
+    /// `output` picks one result of slogdet, qr, svd, eigh; `others` are solve's right sides
+    /// (and qr-apply's factor); `row_blocks`: each row block is a matrix of its own (the
+    /// steps of a tall-skinny QR).
+    #[pyo3(signature = (name, others, flag=false, output=0, rtol=None, row_blocks=false))]
+    fn linalg(&self, name: &str, others: Vec<PyRef<PyArrayHandle>>, flag: bool, output: u8, rtol: Option<f64>, row_blocks: bool) -> PyResult<PyArrayHandle> {
         let op = match name {
             "cholesky" => LinalgOp::Cholesky { upper: flag },
             "inv" => LinalgOp::Inv,
@@ -99,10 +101,15 @@ impl PyArrayHandle {
             "eigh" => LinalgOp::Eigh { output },
             "eig" => LinalgOp::Eig { output },
             "pinv" => LinalgOp::Pinv { rtol },
+            "qr-apply" => LinalgOp::QrApply,
             _ => return Err(op_error("linalg", name)),
         };
         let others: Vec<&Array> = others.iter().map(|h| &h.inner).collect();
-        self.inner.linalg(op, &others).py().map(wrap)
+        if row_blocks {
+            self.inner.linalg_row_blocks(op, &others).py().map(wrap)
+        } else {
+            self.inner.linalg(op, &others).py().map(wrap)
+        }
     }
     #[pyo3(signature = (axes=None))]
     fn transpose(&self, axes: Option<Vec<i64>>) -> PyResult<PyArrayHandle> {

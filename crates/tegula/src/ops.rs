@@ -97,6 +97,14 @@ impl Array {
         linalg::linalg(op, &inputs).map(Array::from_node)
     }
 
+    /// `op` of each row block of this matrix as a matrix of its own (the steps of a
+    /// tall-skinny QR: `Qr` gives the blocks' `R`s stacked, `QrApply` each block's `Q` times
+    /// its rows of `others[0]`).
+    pub fn linalg_row_blocks(&self, op: LinalgOp, others: &[&Array]) -> Result<Array> {
+        let inputs: Vec<NodeRef> = std::iter::once(self).chain(others.iter().copied()).map(|a| a.node.clone()).collect();
+        linalg::linalg_row_blocks(op, &inputs).map(Array::from_node)
+    }
+
     /// Reverses the axes (`.T`), or permutes them as `axes` says.
     pub fn transpose(&self, axes: Option<&[i64]>) -> Result<Array> {
         layout::transpose(&self.node, axes).map(Array::from_node)

@@ -40,3 +40,40 @@ fn matrix_shape(x: &NodeRef) -> (usize, usize) {
 fn with_tail(stack: &[Vec<usize>], tail: &[usize]) -> Vec<Vec<usize>> {
     stack.iter().cloned().chain(tail.iter().map(|&n| vec![n])).collect()
 }
+
+/// `op` of each row block of a matrix as a matrix of its own: the pieces of a tall-skinny QR
+/// (`Qr` → each block's `R`, stacked; `QrApply` → each block's `Q` times the rows of input 1
+/// that belong to it). Input 0 keeps its row chunks (its columns become one block); input 1's
+/// rows are cut as the per-block results' rows, its columns one block. The result's row
+/// chunks are those of the per-block results, its columns one block.
+pub fn linalg_row_blocks(op: LinalgOp, inputs: &[NodeRef]) -> Result<NodeRef> {
+    if inputs.len() != op.arity() {
+        return Err(tegula_core::internal_err!("{} takes {} inputs, got {}", op.name(), op.arity(), inputs.len()));
+    }
+    if let Some(x) = inputs.iter().find(|x| x.ndim() != 2) {
+        return Err(linalg_err!("{}-dimensional array given. Row blocks need a two-dimensional array", x.ndim()));
+    }
+    let (rows, n) = (inputs[0].chunks.sizes()[0].clone(), inputs[0].shape()[1]);
+    let heights: Vec<usize> = rows.iter().map(|&b| b.min(n)).collect();
+    let compute = op.compute_dtype(inputs.iter().map(|x| x.dtype).reduce(promote).unwrap_or(inputs[0].dtype))?;
+    let mut cut = vec![Chunks::from_axes(vec![rows.clone(), vec![n]])];
+    if let Some(b) = inputs.get(1) {
+        if b.shape()[0] != heights.iter().sum::<usize>() {
+            return Err(shape_err!("{}: the right factor has {} rows, not {}", op.name(), b.shape()[0], heights.iter().sum::<usize>()));
+        }
+        cut.push(Chunks::from_axes(vec![heights.clone(), vec![b.shape()[1]]]));
+    }
+    let mut result_rows = Vec::with_capacity(rows.len());
+    let mut result_cols = 0;
+    for (&m, &h) in rows.iter().zip(&heights) {
+        let matrices: Vec<(usize, usize)> = std::iter::once((m, n)).chain(inputs.get(1).map(|b| (h, b.shape()[1]))).collect();
+        op.check(&matrices)?;
+        match op.result_shape(&matrices)[..] {
+            [r, c] => (result_rows.push(r), result_cols = c),
+            _ => return Err(tegula_core::internal_err!("{} of row blocks needs a matrix result", op.name())),
+        };
+    }
+    let inputs = inputs.iter().zip(cut).map(|(x, c)| rechunk(&cast(x, compute), c)).collect::<Result<Vec<_>>>()?;
+    let chunks = Chunks::from_axes(vec![result_rows, vec![result_cols]]);
+    Ok(Node::new(NodeKind::Linalg { op }, inputs, op.output_dtype(compute), chunks))
+}
