@@ -30,8 +30,9 @@ pub(crate) fn sort_long_axis(x: &Array, axis: usize, descending: bool, arg: bool
     let shape = x.shape();
     let lens = axis_blocks(x.chunks().axis(axis), most);
     // Lanes of one block along every other axis: each lane's blocks are whole blocks.
-    let mut sizes: Vec<Vec<usize>> = shape.iter().map(|&n| vec![1; n]).collect();
-    sizes[axis] = lens;
+    // (The sorted axis's own list is never built one per element: it may be 10⁹ long.)
+    let sizes: Vec<Vec<usize>> =
+        shape.iter().enumerate().map(|(a, &n)| if a == axis { lens.clone() } else { vec![1; n] }).collect();
     let lanes_x = rechunk(&x.node, Chunks::new(sizes, &shape)?)?;
     let others: Vec<usize> = (0..shape.len()).filter(|&a| a != axis).collect();
     let lanes = lane_indices(&others.iter().map(|&a| shape[a]).collect::<Vec<_>>())
