@@ -1,4 +1,4 @@
-"""matmul / @ for 1-D and 2-D operands, .T / transpose, basic indexing and rechunk, against
+"""matmul / @ for 1-D operands and (broadcast) stacks of matrices, .T / transpose, basic indexing and rechunk, against
 NumPy, over random shapes, dtypes and (different) chunkings of the operands."""
 
 import operator
@@ -14,10 +14,21 @@ from strategies import (COMPLEX, FLOAT, assert_same, chunkings, dtypes, error_cl
 
 
 @st.composite
+def stack_of(draw, stack):
+    """``stack`` as one operand of a broadcast may have it: leading axes dropped, some axes of
+    length one, or (sometimes) an axis that does not broadcast."""
+    out = [draw(st.sampled_from([d, 1])) for d in stack[draw(st.integers(0, len(stack))):]]
+    if out and draw(st.integers(0, 9)) == 0:
+        out[0] = draw(st.integers(2, 4))
+    return tuple(out)
+
+
+@st.composite
 def matmul_shapes(draw):
     n, k, m = (draw(st.integers(0, 5)) for _ in range(3))
-    a = draw(st.sampled_from([(n, k), (k,)]))
-    b = draw(st.sampled_from([(k, m), (k,)]))
+    stack = tuple(draw(st.lists(st.integers(0, 3), max_size=2)))
+    a = draw(st.sampled_from([draw(stack_of(stack)) + (n, k), (k,)]))
+    b = draw(st.sampled_from([draw(stack_of(stack)) + (k, m), (k,)]))
     return a, b
 
 
@@ -48,7 +59,11 @@ def test_matmul_exact_on_whole_numbers(data, shapes_, da, db, form):
 def test_matmul_floats(data, shapes_, dtype):
     a = data.draw(np_arrays(dtype, shapes_[0], allow_nan=False, allow_infinity=False, max_magnitude=100.0))
     b = data.draw(np_arrays(dtype, shapes_[1], allow_nan=False, allow_infinity=False, max_magnitude=100.0))
-    expected = np.matmul(a, b)
+    expected, error = oracle(np.matmul, a, b)
+    if error is not None:
+        with pytest.raises(error_class(error)):
+            chunked(data, a) @ chunked(data, b)
+        return
     out = chunked(data, a) @ chunked(data, b)
     k = shapes_[0][-1]
     eps = float(np.finfo(dtype).eps)

@@ -290,30 +290,15 @@ _UFUNC_REDUCTIONS = frozenset(["sum", "prod", "min", "max", "any", "all"])
 
 
 def _matmul(a, b):
-    """NumPy's matmul. Two matrices, or a matrix and a vector, are blocked contractions in the
-    Rust core; stacks of matrices are a broadcast product summed over the contracted axis."""
-    if a.ndim == 2 and b.ndim == 2:
-        return Array(a._h.matmul(b._h))
+    """NumPy's matmul, as blocked contractions in the Rust core (stack axes broadcast; a
+    vector is a one-row or one-column matrix whose axis is dropped)."""
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("matmul: Input operand does not have enough dimensions")
-    left, right = a if a.ndim > 1 else a[None, :], b if b.ndim > 1 else b[:, None]
-    if left.shape[-1] != right.shape[-2]:
+    if a.shape[-1] != b.shape[-2 if b.ndim > 1 else 0]:
         raise ValueError(f"matmul: Input operand 1 has a mismatch in its core dimension 0 "
-                         f"(size {right.shape[-2]} is different from {left.shape[-1]})")
-    np.broadcast_shapes(left.shape[:-2], right.shape[:-2])  # NumPy's error for batch shapes
-    if left.ndim == 2 and right.ndim == 2:
-        out = Array(left._h.matmul(right._h))  # a vector as a one-column (one-row) matrix
-    else:
-        product = left[..., :, :, None] * right[..., None, :, :]
-        if product.dtype == np.bool_:
-            out = product.any(axis=-2)
-        else:
-            out = product.sum(axis=-2, dtype=product.dtype)
-    if a.ndim == 1:
-        out = out[..., 0, :]
-    if b.ndim == 1:
-        out = out[..., 0]
-    return out
+                         f"(size {b.shape[-2 if b.ndim > 1 else 0]} is different from {a.shape[-1]})")
+    np.broadcast_shapes(a.shape[:-2], b.shape[:-2])  # NumPy's error for batch shapes
+    return Array(a._h.matmul(b._h))
 
 
 def _axes(axis):

@@ -1,60 +1,91 @@
-//! The product of two 2-D blocks. float32/float64 use faer's GEMM (on the current rayon pool,
-//! so a big block uses every core and concurrent tasks share them); the other dtypes a
-//! generic row-times-row loop with NumPy's arithmetic (wrapping integers, bool or/and).
+//! The products of the matrices (last two axes) of two blocks with the same stack axes.
+//! float32/float64 use faer's GEMM (on the current rayon pool, so a big block uses every core
+//! and concurrent tasks share them); the other dtypes a generic row-times-row loop with
+//! NumPy's arithmetic (wrapping integers, bool or/and).
 
 use crate::chunk::{Block, Chunk, Wrap};
 use crate::element::Num;
 use crate::with_dtype;
 use faer::{Accum, MatMut, MatRef, Par};
-use ndarray::{Array2, ArrayView2, Ix2, Zip};
+use ndarray::{ArrayD, ArrayView2, ArrayViewMut2, Axis, Ix2, Zip};
 use tegula_core::{DType, Result, TegulaError};
 
 pub fn matmul(dtype: DType, a: &Chunk, b: &Chunk) -> Result<Chunk> {
     let (a, b) = (a.cast(dtype), b.cast(dtype));
     match dtype {
-        DType::Float32 => gemm(as2(a.typed::<f32>()?)?, as2(b.typed::<f32>()?)?, 1.0),
-        DType::Float64 => gemm(as2(a.typed::<f64>()?)?, as2(b.typed::<f64>()?)?, 1.0),
-        _ => with_dtype!(dtype, T => generic::<T>(as2(a.typed::<T>()?)?, as2(b.typed::<T>()?)?)),
+        DType::Float32 => stacked(a.typed::<f32>()?, b.typed::<f32>()?, gemm::<f32>),
+        DType::Float64 => stacked(a.typed::<f64>()?, b.typed::<f64>()?, gemm::<f64>),
+        _ => with_dtype!(dtype, T => stacked(a.typed::<T>()?, b.typed::<T>()?, generic::<T>)),
     }
 }
 
-fn as2<T>(a: &Block<T>) -> Result<ArrayView2<'_, T>> {
-    a.view()
-        .into_dimensionality::<Ix2>()
-        .map_err(|_| TegulaError::Internal(format!("matmul block is not 2-D: {:?}", a.shape())))
+/// A matrix product written into a zeroed row-major `m × n` slice.
+type Product<T> = fn(ArrayView2<T>, ArrayView2<T>, &mut [T]) -> Result<()>;
+
+/// `a @ b` for each matrix of two blocks of the same stack shape, by `product`.
+fn stacked<T: Num + Wrap>(a: &Block<T>, b: &Block<T>, product: Product<T>) -> Result<Chunk> {
+    let (sa, sb) = (a.shape(), b.shape());
+    let nd = sa.len();
+    if nd < 2 || sb.len() != nd || sa[..nd - 2] != sb[..nd - 2] || sa[nd - 1] != sb[nd - 2] {
+        return Err(TegulaError::Internal(format!("matmul blocks {sa:?} and {sb:?}")));
+    }
+    let (m, n) = (sa[nd - 2], sb[nd - 1]);
+    let mut shape = sa.to_vec();
+    shape[nd - 1] = n;
+    let len: usize = shape.iter().product();
+    let mut out: Vec<T> = tegula_core::memory::big_vec(len);
+    out.resize(len, T::zero());
+    if m * n > 0 {
+        for (s, dst) in out.chunks_mut(m * n).enumerate() {
+            product(matrix(a, s)?, matrix(b, s)?, dst)?;
+        }
+    }
+    let out = ArrayD::from_shape_vec(shape, out).map_err(|e| TegulaError::Internal(format!("matmul result: {e}")))?;
+    Ok(T::wrap(out.into_shared()))
+}
+
+/// The `s`-th matrix (in row-major order of the stack axes) of a block.
+fn matrix<T>(a: &Block<T>, mut s: usize) -> Result<ArrayView2<'_, T>> {
+    let stack = &a.shape()[..a.ndim() - 2];
+    let mut at = vec![0; stack.len()];
+    for (i, &d) in stack.iter().enumerate().rev() {
+        at[i] = s % d;
+        s /= d;
+    }
+    let mut v = a.view();
+    for i in at {
+        v = v.index_axis_move(Axis(0), i);
+    }
+    v.into_dimensionality::<Ix2>().map_err(|_| TegulaError::Internal(format!("matmul block {:?}", a.shape())))
 }
 
 /// `a @ b` with faer, reading both operands in place whatever their strides.
-fn gemm<T: faer::traits::ComplexField + Num + Wrap>(a: ArrayView2<T>, b: ArrayView2<T>, one: T) -> Result<Chunk> {
+fn gemm<T: faer::traits::ComplexField + Num>(a: ArrayView2<T>, b: ArrayView2<T>, out: &mut [T]) -> Result<()> {
     let ((m, k), n) = (a.dim(), b.ncols());
-    if b.nrows() != k {
-        return Err(TegulaError::Internal(format!("matmul blocks {:?} and {:?}", a.dim(), b.dim())));
+    if k == 0 {
+        return Ok(());
     }
-    let mut out: Vec<T> = tegula_core::memory::big_vec(m * n);
-    out.resize(m * n, T::zero());
-    if m > 0 && n > 0 && k > 0 {
-        // SAFETY: the pointers, extents and element strides are those of live ndarray views,
-        // which outlive the product.
-        let (lhs, rhs) = unsafe {
-            (
-                MatRef::from_raw_parts(a.as_ptr(), m, k, a.strides()[0], a.strides()[1]),
-                MatRef::from_raw_parts(b.as_ptr(), k, n, b.strides()[0], b.strides()[1]),
-            )
-        };
-        let dst = MatMut::from_row_major_slice_mut(&mut out, m, n);
-        if is_transpose_of(&a, &b) {
-            gram(lhs, rhs, dst, one);
-            for i in 0..m {
-                for j in 0..i {
-                    out[j * n + i] = out[i * n + j];
-                }
+    // SAFETY: the pointers, extents and element strides are those of live ndarray views,
+    // which outlive the product.
+    let (lhs, rhs) = unsafe {
+        (
+            MatRef::from_raw_parts(a.as_ptr(), m, k, a.strides()[0], a.strides()[1]),
+            MatRef::from_raw_parts(b.as_ptr(), k, n, b.strides()[0], b.strides()[1]),
+        )
+    };
+    let one = T::one_impl();
+    let dst = MatMut::from_row_major_slice_mut(out, m, n);
+    if is_transpose_of(&a, &b) {
+        gram(lhs, rhs, dst, one);
+        for i in 0..m {
+            for j in 0..i {
+                out[j * n + i] = out[i * n + j];
             }
-        } else {
-            faer::linalg::matmul::matmul(dst, Accum::Replace, lhs, rhs, one, Par::rayon(0));
         }
+    } else {
+        faer::linalg::matmul::matmul(dst, Accum::Replace, lhs, rhs, one, Par::rayon(0));
     }
-    let out = Array2::from_shape_vec((m, n), out).map_err(|e| TegulaError::Internal(format!("matmul result: {e}")))?;
-    Ok(T::wrap(out.into_dyn().into_shared()))
+    Ok(())
 }
 
 /// The lower triangle (and some of the upper) of the symmetric `x.T @ x` (`lhs` = `x.T`), in
@@ -78,18 +109,14 @@ fn is_transpose_of<T>(a: &ArrayView2<T>, b: &ArrayView2<T>) -> bool {
     a.as_ptr() == b.as_ptr() && a.dim() == (b.ncols(), b.nrows()) && a.strides() == [b.strides()[1], b.strides()[0]]
 }
 
-fn generic<T: Num + Wrap>(a: ArrayView2<T>, b: ArrayView2<T>) -> Result<Chunk> {
+fn generic<T: Num>(a: ArrayView2<T>, b: ArrayView2<T>, out: &mut [T]) -> Result<()> {
     let (m, k) = a.dim();
-    let n = b.ncols();
-    if b.nrows() != k {
-        return Err(TegulaError::Internal(format!("matmul blocks {:?} and {:?}", a.dim(), b.dim())));
-    }
-    let mut out = Array2::from_elem((m, n), T::zero());
+    let mut out = ArrayViewMut2::from_shape((m, b.ncols()), out).map_err(|e| TegulaError::Internal(format!("matmul: {e}")))?;
     for (i, mut row) in out.rows_mut().into_iter().enumerate() {
         for p in 0..k {
             let aip = a[[i, p]];
             Zip::from(&mut row).and(b.row(p)).for_each(|o, &bv| *o = o.add(aip.mul(bv)));
         }
     }
-    Ok(T::wrap(out.into_dyn().into_shared()))
+    Ok(())
 }

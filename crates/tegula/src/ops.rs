@@ -67,8 +67,8 @@ impl Array {
         self.reduce_simple(ReduceOp::Max, axes, keepdims)
     }
 
-    /// NumPy's `matmul` for 1-D and 2-D operands (a 1-D operand is a row or column vector
-    /// whose axis is removed from the result).
+    /// NumPy's `matmul`: stacks of matrices (the stack axes broadcast), and 1-D operands as a
+    /// row or column vector whose axis is removed from the result.
     pub fn matmul(&self, other: &Array) -> Result<Array> {
         let (na, nb) = (self.ndim(), other.ndim());
         if na == 0 || nb == 0 {
@@ -82,7 +82,7 @@ impl Array {
         let b = if nb == 1 { other.index(&[full, IndexItem::NewAxis])? } else { other.clone() };
         let mut r = Array::from_node(matmul::matmul(&a.node, &b.node, DEFAULT_SPLIT_EVERY)?);
         if na == 1 {
-            r = r.index(&[IndexItem::Int(0), IndexItem::Ellipsis])?;
+            r = r.index(&[IndexItem::Ellipsis, IndexItem::Int(0), full])?;
         }
         if nb == 1 {
             r = r.index(&[IndexItem::Ellipsis, IndexItem::Int(0)])?;

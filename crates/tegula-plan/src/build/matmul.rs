@@ -1,26 +1,69 @@
-//! Matrix products of 2-D nodes, planned as blockwise products plus a tree sum.
+//! Matrix products of stacks of matrices (the last two axes), planned as blockwise products
+//! plus a tree sum over the contracted axis's blocks.
 
+use super::creation::full;
+use super::elementwise::where_;
 use super::layout::rechunk;
 use crate::node::{Node, NodeKind, NodeRef};
 use tegula_core::grid::common_refinement;
-use tegula_core::{promote, shape_err, Chunks, Result};
+use tegula_core::shape::broadcast_shapes;
+use tegula_core::{promote, shape_err, Chunks, Result, Scalar};
 
+/// `a @ b` for operands of at least two axes; their stack axes broadcast as NumPy's.
 pub fn matmul(a: &NodeRef, b: &NodeRef, split_every: usize) -> Result<NodeRef> {
     let (sa, sb) = (a.shape(), b.shape());
-    if sa.len() != 2 || sb.len() != 2 {
-        return Err(shape_err!("matmul of {}-d and {}-d operands is not supported yet (2-d only)", sa.len(), sb.len()));
+    if sa.len() < 2 || sb.len() < 2 {
+        return Err(shape_err!("matmul of {}-d and {}-d operands needs two axes each (vectors: add one)", sa.len(), sb.len()));
     }
-    if sa[1] != sb[0] {
+    let (ka, kb) = (sa[sa.len() - 1], sb[sb.len() - 2]);
+    if ka != kb {
         return Err(shape_err!(
-            "matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature (n?,k),(k,m?)->(n?,m?) (size {} is different from {})",
-            sb[0],
-            sa[1]
+            "matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature (n?,k),(k,m?)->(n?,m?) (size {kb} is different from {ka})"
         ));
     }
-    let k = common_refinement(a.chunks.axis(1), b.chunks.axis(0));
-    let a = rechunk(a, a.chunks.with_axis(1, k.clone()))?;
-    let b = rechunk(b, b.chunks.with_axis(0, k))?;
-    let chunks = Chunks::from_axes(vec![a.chunks.axis(0).to_vec(), b.chunks.axis(1).to_vec()]);
+    let stack = broadcast_shapes(&sa[..sa.len() - 2], &sb[..sb.len() - 2])?;
+    let (a, b) = (broadcast_stack(a, &stack, b)?, broadcast_stack(b, &stack, a)?);
+    let nd = stack.len() + 2;
+    // Each stack axis and the contracted axis take the common refinement of both operands'.
+    let mut a_sizes = a.chunks.sizes().to_vec();
+    let mut b_sizes = b.chunks.sizes().to_vec();
+    for axis in 0..stack.len() {
+        let common = common_refinement(&a_sizes[axis], &b_sizes[axis]);
+        (a_sizes[axis], b_sizes[axis]) = (common.clone(), common);
+    }
+    let k = common_refinement(&a_sizes[nd - 1], &b_sizes[nd - 2]);
+    (a_sizes[nd - 1], b_sizes[nd - 2]) = (k.clone(), k);
+    let a = rechunk(&a, Chunks::from_axes(a_sizes.clone()))?;
+    let b = rechunk(&b, Chunks::from_axes(b_sizes.clone()))?;
+    let mut sizes = a_sizes[..nd - 1].to_vec();
+    sizes.push(b_sizes[nd - 1].clone());
     let dtype = promote(a.dtype, b.dtype);
-    Ok(Node::new(NodeKind::Matmul { split_every: split_every.max(2) }, vec![a, b], dtype, chunks))
+    Ok(Node::new(NodeKind::Matmul { split_every: split_every.max(2) }, vec![a, b], dtype, Chunks::from_axes(sizes)))
+}
+
+/// `x` with its stack axes broadcast to `stack` (its matrix axes kept): a selection of `x`
+/// against a constant, nothing stored per broadcast element. Broadcast axes take `other`'s
+/// chunks where it spans them.
+fn broadcast_stack(x: &NodeRef, stack: &[usize], other: &NodeRef) -> Result<NodeRef> {
+    let shape = x.shape();
+    let lead = stack.len() + 2 - shape.len();
+    if lead == 0 && shape[..stack.len()] == *stack {
+        return Ok(x.clone());
+    }
+    let other_lead = stack.len() + 2 - other.ndim();
+    let sizes: Vec<Vec<usize>> = (0..stack.len() + 2)
+        .map(|axis| {
+            if axis >= stack.len() {
+                x.chunks.axis(axis - lead).to_vec()
+            } else if axis >= lead && shape[axis - lead] == stack[axis] {
+                x.chunks.axis(axis - lead).to_vec()
+            } else if axis >= other_lead && other.shape()[axis - other_lead] == stack[axis] {
+                other.chunks.axis(axis - other_lead).to_vec()
+            } else {
+                vec![stack[axis]]
+            }
+        })
+        .collect();
+    let everywhere = full(Scalar::Bool(true), tegula_core::DType::Bool, Chunks::from_axes(sizes))?;
+    where_(&everywhere, x, x)
 }

@@ -1,25 +1,38 @@
-//! Matrix products: for output block (i, j), one product task per block pair (i, k), (k, j),
-//! summed by a tree — the contracted axis is never gathered into one task.
+//! Matrix products: for each stack block and output block (i, j), one product task per block
+//! pair (i, k), (k, j), summed by a tree — the contracted axis is never gathered into one task.
 
 use super::reduce::tree;
 use super::Lowering;
 use crate::graph::TaskId;
 use crate::node::Node;
+use tegula_core::grid::for_each_block;
 use tegula_core::{OpKind, PartialReduce, Result};
 
 pub(super) fn lower(l: &mut Lowering, node: &Node, inputs: &[Vec<TaskId>], split_every: usize) -> Result<Vec<TaskId>> {
     let (a, b) = (&node.inputs[0], &node.inputs[1]);
-    let (rows, inner, cols) = (a.chunks.axis(0), a.chunks.axis(1), b.chunks.axis(1));
-    let mut out = Vec::with_capacity(rows.len() * cols.len());
-    for (i, &m) in rows.iter().enumerate() {
-        for (j, &n) in cols.iter().enumerate() {
-            let products = (0..inner.len())
-                .map(|k| {
-                    let args = vec![inputs[0][i * inner.len() + k], inputs[1][k * cols.len() + j]];
-                    l.push(node, OpKind::Matmul { dtype: node.dtype }, args, m * n, node.dtype)
-                })
-                .collect();
-            out.push(tree(l, node, products, PartialReduce::Sum { acc: node.dtype }, split_every));
+    let nd = a.ndim();
+    let (rows, inner, cols) = (a.chunks.axis(nd - 2), a.chunks.axis(nd - 1), b.chunks.axis(nd - 1));
+    let (rows_n, inner_n, cols_n) = (rows.len(), inner.len(), cols.len());
+    // The number of matrices in each stack block, in row-major order of the stack blocks.
+    let mut stacks = Vec::new();
+    for_each_block(&a.chunks.numblocks()[..nd - 2], |at| {
+        stacks.push(at.iter().enumerate().map(|(axis, &i)| a.chunks.axis(axis)[i]).product::<usize>())
+    });
+    let mut out = Vec::with_capacity(stacks.len() * rows_n * cols_n);
+    // Blocks are numbered row-major, so a stack block's matrix blocks are consecutive.
+    for (s, &count) in stacks.iter().enumerate() {
+        let (a0, b0) = (s * rows_n * inner_n, s * inner_n * cols_n);
+        for (i, &m) in rows.iter().enumerate() {
+            for (j, &n) in cols.iter().enumerate() {
+                let products = (0..inner_n)
+                    .map(|k| {
+                        let args = vec![inputs[0][a0 + i * inner_n + k], inputs[1][b0 + k * cols_n + j]];
+                        let size = count * m * n;
+                        l.push(node, OpKind::Matmul { dtype: node.dtype }, args, size, node.dtype)
+                    })
+                    .collect();
+                out.push(tree(l, node, products, PartialReduce::Sum { acc: node.dtype }, split_every));
+            }
         }
     }
     Ok(out)
