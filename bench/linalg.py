@@ -22,11 +22,11 @@ tsqr U's columns orthonormal and U S Vh equal to A on a row block).
 import argparse
 import json
 import os
-import subprocess
-import sys
 import time
 
 import numpy as np
+
+from child import run_child
 
 THREADS = os.cpu_count()
 
@@ -142,13 +142,9 @@ LIBRARIES = {"matmul": ["tegula", "faer", "dask", "numpy"], "ata": ["tegula", "d
              "tsqr": ["tegula", "dask"]}
 
 
-def run_child(workload, library, params):
-    cmd = [sys.executable, __file__, "--child", workload, library, json.dumps(params)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
-    out = proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    result = json.loads(out.strip().splitlines()[-1]) if status == 0 else {"failed": status}
-    result["peak_rss_mb"] = round(usage.ru_maxrss / 1024)
+def run(workload, library, params):
+    result = run_child(__file__, [workload, library, json.dumps(params)])
+    result["peak_rss_mb"] = round(result["peak_rss_mb"])
     return result
 
 
@@ -167,7 +163,7 @@ def main():
     for workload in a.workloads:
         results = {}
         for library in LIBRARIES[workload]:
-            runs = [run_child(workload, library, params[workload]) for _ in range(a.rounds)]
+            runs = [run(workload, library, params[workload]) for _ in range(a.rounds)]
             results[library] = min(runs, key=lambda r: r.get("seconds", float("inf")))
             print(f"{workload:7} {library:7} {json.dumps(results[library])}", flush=True)
         t = results["tegula"].get("seconds")

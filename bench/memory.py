@@ -10,9 +10,9 @@ its wall time. Dask runs in the same invocation where the issue compares against
 import argparse
 import json
 import os
-import subprocess
-import sys
 import time
+
+from child import run_child
 
 GB = 10**9
 
@@ -80,13 +80,7 @@ def child(workload, library, scale):
 
 
 def run(workload, library, scale):
-    cmd = [sys.executable, __file__, "--child", workload, library, "--scale", str(scale)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
-    out = proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    result = json.loads(out.strip().splitlines()[-1]) if status == 0 else {"failed": status}
-    result["peak_rss_mb"] = usage.ru_maxrss / 1024
-    return result
+    return run_child(__file__, [workload, library, "--scale", str(scale)])
 
 
 def main():

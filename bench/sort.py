@@ -12,9 +12,9 @@ import argparse
 import json
 import math
 import os
-import subprocess
-import sys
 import time
+
+from child import run_child
 
 
 def tegula_sort(n, budget):
@@ -45,13 +45,7 @@ def numpy_sort(n, kind):
 
 
 def run(args, env=None):
-    cmd = [sys.executable, __file__, "--child", *args]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env)
-    out = proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    result = json.loads(out.strip().splitlines()[-1]) if status == 0 else {"failed": status}
-    result["peak_rss_mb"] = usage.ru_maxrss / 1024
-    return result
+    return run_child(__file__, args, env)
 
 
 def main():
