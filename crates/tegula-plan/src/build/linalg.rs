@@ -8,9 +8,7 @@ use crate::node::{Node, NodeKind, NodeRef};
 use tegula_core::{linalg_err, promote, shape_err, Chunks, LinalgOp, Result};
 
 pub fn linalg(op: LinalgOp, inputs: &[NodeRef]) -> Result<NodeRef> {
-    if inputs.len() != op.arity() {
-        return Err(tegula_core::internal_err!("{} takes {} inputs, got {}", op.name(), op.arity(), inputs.len()));
-    }
+    check_arity(op, inputs)?;
     if let Some(x) = inputs.iter().find(|x| x.ndim() < 2) {
         return Err(linalg_err!("{}-dimensional array given. Array must be at least two-dimensional", x.ndim()));
     }
@@ -31,6 +29,13 @@ pub fn linalg(op: LinalgOp, inputs: &[NodeRef]) -> Result<NodeRef> {
     Ok(Node::new(NodeKind::Linalg { op }, inputs, op.output_dtype(compute), chunks))
 }
 
+fn check_arity(op: LinalgOp, inputs: &[NodeRef]) -> Result<()> {
+    if inputs.len() != op.arity() {
+        return Err(tegula_core::internal_err!("{} takes {} inputs, got {}", op.name(), op.arity(), inputs.len()));
+    }
+    Ok(())
+}
+
 fn matrix_shape(x: &NodeRef) -> (usize, usize) {
     let s = x.shape();
     (s[s.len() - 2], s[s.len() - 1])
@@ -47,9 +52,7 @@ fn with_tail(stack: &[Vec<usize>], tail: &[usize]) -> Vec<Vec<usize>> {
 /// rows are cut as the per-block results' rows, its columns one block. The result's row
 /// chunks are those of the per-block results, its columns one block.
 pub fn linalg_row_blocks(op: LinalgOp, inputs: &[NodeRef]) -> Result<NodeRef> {
-    if inputs.len() != op.arity() {
-        return Err(tegula_core::internal_err!("{} takes {} inputs, got {}", op.name(), op.arity(), inputs.len()));
-    }
+    check_arity(op, inputs)?;
     if let Some(x) = inputs.iter().find(|x| x.ndim() != 2) {
         return Err(linalg_err!("{}-dimensional array given. Row blocks need a two-dimensional array", x.ndim()));
     }
