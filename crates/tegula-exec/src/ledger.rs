@@ -16,6 +16,8 @@ pub struct Ledger {
     /// The most bytes held or promised at once when a task was admitted: projected.
     pub peak_projected: usize,
     pub spilled_bytes: usize,
+    /// Bytes of spilled chunks on disk now.
+    pub on_disk: usize,
 }
 
 impl Ledger {

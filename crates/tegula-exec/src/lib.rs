@@ -5,12 +5,14 @@
 
 mod assemble;
 mod ledger;
+mod observe;
 mod pool;
 mod spill;
 mod state;
 mod threaded;
 
 pub use assemble::assemble_output;
+pub use observe::{Both, Observer, Progress, TaskEvent, Trace};
 use state::Inputs;
 use tegula_core::{Result, Spec};
 use tegula_kernels::Chunk;
@@ -54,12 +56,22 @@ pub struct Report {
 
 /// Runs `graph` and returns the blocks of every output (row-major per output) and a report.
 pub fn execute(graph: &TaskGraph, executor: Executor, spec: &Spec) -> Result<(Vec<Vec<Chunk>>, Report)> {
+    execute_observed(graph, executor, spec, None)
+}
+
+/// `execute`, telling `observer` about each task as it ends.
+pub fn execute_observed(
+    graph: &TaskGraph,
+    executor: Executor,
+    spec: &Spec,
+    observer: Option<&dyn Observer>,
+) -> Result<(Vec<Vec<Chunk>>, Report)> {
     let inputs = Inputs::new(graph)?;
     let threads = match executor {
         Executor::Serial => 1,
         Executor::Threaded { threads } => threads.max(1),
     };
-    let (results, report) = threaded::run(graph, &inputs, threads, spec)?;
+    let (results, report) = threaded::run(graph, &inputs, threads, spec, observer)?;
     let outputs = graph
         .outputs
         .iter()
@@ -70,7 +82,17 @@ pub fn execute(graph: &TaskGraph, executor: Executor, spec: &Spec) -> Result<(Ve
 
 /// Runs `graph` and returns every output as one chunk.
 pub fn compute(graph: &TaskGraph, executor: Executor, spec: &Spec) -> Result<(Vec<Chunk>, Report)> {
-    let (blocks, report) = execute(graph, executor, spec)?;
+    compute_observed(graph, executor, spec, None)
+}
+
+/// `compute`, telling `observer` about each task as it ends.
+pub fn compute_observed(
+    graph: &TaskGraph,
+    executor: Executor,
+    spec: &Spec,
+    observer: Option<&dyn Observer>,
+) -> Result<(Vec<Chunk>, Report)> {
+    let (blocks, report) = execute_observed(graph, executor, spec, observer)?;
     let arrays = graph
         .outputs
         .iter()

@@ -9,6 +9,7 @@
 //! pool, so the process keeps one thread budget.
 
 use crate::ledger::{held_bytes, Ledger};
+use crate::observe::{Observer, TaskEvent};
 use crate::pool::pool;
 use crate::spill::{SpillDir, Spilled};
 use crate::state::Inputs;
@@ -16,6 +17,7 @@ use crate::Report;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 use tegula_core::{internal_err, Result, Spec, TegulaError};
 use tegula_kernels::Chunk;
 use tegula_plan::memory::added_bytes;
@@ -38,6 +40,7 @@ struct State {
     in_use: Vec<u32>,
     jobs: usize,
     running: usize,
+    finished: usize,
     error: Option<TegulaError>,
     ledger: Ledger,
 }
@@ -51,6 +54,8 @@ struct Run<'a> {
     consumers: Vec<Vec<TaskId>>,
     disk: SpillDir,
     state: Mutex<State>,
+    observer: Option<&'a dyn Observer>,
+    start: Instant,
 }
 
 /// A task's inputs: in memory, or to be read back from disk.
@@ -59,7 +64,13 @@ enum Arg {
     OnDisk(TaskId, Spilled),
 }
 
-pub fn run(graph: &TaskGraph, inputs: &Inputs, threads: usize, spec: &Spec) -> Result<(Vec<Option<Chunk>>, Report)> {
+pub fn run(
+    graph: &TaskGraph,
+    inputs: &Inputs,
+    threads: usize,
+    spec: &Spec,
+    observer: Option<&dyn Observer>,
+) -> Result<(Vec<Option<Chunk>>, Report)> {
     let n = graph.tasks.len();
     let consumers = graph.consumers();
     let rank = static_order(graph, &consumers);
@@ -77,11 +88,13 @@ pub fn run(graph: &TaskGraph, inputs: &Inputs, threads: usize, spec: &Spec) -> R
         in_use: vec![0; n],
         jobs: first_jobs,
         running: 0,
+        finished: 0,
         error: None,
         ledger: Ledger::new(spec.memory),
     };
     let disk = SpillDir::new(&spec.spill_dir);
-    let run = Run { graph, inputs, threads, rank, consumers, disk, state: Mutex::new(state) };
+    let start = Instant::now();
+    let run = Run { graph, inputs, threads, rank, consumers, disk, state: Mutex::new(state), observer, start };
     pool(threads)?.scope(|scope| {
         for _ in 0..first_jobs {
             scope.spawn(|scope| job(scope, &run));
@@ -125,12 +138,14 @@ fn job<'a>(scope: &rayon::Scope<'a>, run: &'a Run<'a>) {
         s.ready.pop();
         let args = run.admit(&mut s, id, need);
         drop(s);
+        let started = run.start.elapsed();
         let outcome = run.execute(id, args);
         s = match run.state.lock() {
             Ok(s) => s,
             Err(_) => return,
         };
         run.finish(&mut s, id, outcome);
+        run.observe(&mut s, id, started);
         let more = s.ready.len().min(run.threads.saturating_sub(s.jobs));
         s.jobs += more;
         for _ in 0..more {
@@ -214,6 +229,7 @@ impl Run<'_> {
             match outcome {
                 Ok(file) if s.left[v] > 0 => {
                     s.ledger.spilled_bytes += bytes;
+                    s.ledger.on_disk += file.nbytes();
                     s.spilled.insert(v, file);
                 }
                 Ok(file) => self.disk.remove(file),
@@ -318,7 +334,26 @@ impl Run<'_> {
             s.ledger.release(held_bytes(&self.graph.tasks[i], &c));
         }
         if let Some(file) = s.spilled.remove(&i) {
+            s.ledger.on_disk -= file.nbytes();
             self.disk.remove(file);
         }
+    }
+
+    /// Tells the observer, if any, that task `id` (started at `started`) has ended.
+    fn observe(&self, s: &mut State, id: TaskId, started: Duration) {
+        s.finished += 1;
+        let Some(observer) = self.observer else { return };
+        let event = TaskEvent {
+            task: id,
+            thread: rayon::current_thread_index().unwrap_or(0),
+            start: started,
+            end: self.start.elapsed(),
+            bytes: s.results[id].as_ref().map_or(0, Chunk::nbytes),
+            held: s.ledger.live,
+            on_disk: s.ledger.on_disk,
+            done: s.finished,
+            total: self.graph.tasks.len(),
+        };
+        observer.task_done(&event);
     }
 }

@@ -1,57 +1,53 @@
 //! A readable, stable description of a plan: one line per operation with its shape, dtype,
-//! chunking and number of tasks; operations computed inside another's fused tasks show
+//! chunking and number of tasks, and for those with tasks the bytes they read and write and the
+//! projected memory held while one of them runs; operations computed inside another's fused tasks show
 //! `tasks=0`, and the fusing operation names the chain (`fused[add,multiply,sum]`). A
 //! concatenation shows `tasks=0` too: its blocks are its inputs' blocks. Then the plan's size
 //! and projected peak memory.
 
+use crate::describe::describe;
 use crate::graph::TaskGraph;
-use crate::lower::topological;
-use crate::memory::projected_peak;
-use crate::order::static_order;
 use crate::node::NodeRef;
-use std::collections::HashMap;
 use std::fmt::Write;
 use tegula_core::shape::fmt_shape;
-use tegula_core::OpKind;
 
 pub fn explain(roots: &[NodeRef], graph: &TaskGraph, budget: usize) -> String {
-    let mut tasks_of: HashMap<u64, usize> = HashMap::new();
-    let mut fused_of: HashMap<u64, String> = HashMap::new();
-    for t in &graph.tasks {
-        *tasks_of.entry(t.node).or_default() += 1;
-        if matches!(t.op, OpKind::Fused { .. } | OpKind::FusedReduce { .. }) {
-            fused_of.entry(t.node).or_insert_with(|| t.op.label());
-        }
-    }
-    let nodes = topological(roots);
-    let number: HashMap<u64, usize> = nodes.iter().enumerate().map(|(i, n)| (n.id, i)).collect();
+    let plan = describe(roots, graph);
     let mut out = String::new();
-    for (i, n) in nodes.iter().enumerate() {
-        let inputs: Vec<String> = n.inputs.iter().map(|x| format!("%{}", number[&x.id])).collect();
-        let _ = writeln!(
+    for (i, op) in plan.operations.iter().enumerate() {
+        let inputs: Vec<String> = op.inputs.iter().map(|x| format!("%{x}")).collect();
+        let _ = write!(
             out,
-            "%{i} = {}({})  shape={} dtype={} chunks={} blocks={} tasks={}{}",
-            n.label(),
+            "%{i} = {}({})  shape={} dtype={} chunks={} blocks={} tasks={}",
+            op.label,
             inputs.join(", "),
-            fmt_shape(&n.shape()),
-            n.dtype,
-            fmt_shape(&n.chunks.max_block_shape()),
-            n.chunks.nblocks(),
-            tasks_of.get(&n.id).copied().unwrap_or(0),
-            fused_of.get(&n.id).map(|l| format!("  {l}")).unwrap_or_default()
+            fmt_shape(&op.shape),
+            op.dtype,
+            fmt_shape(&op.chunk_shape),
+            op.blocks,
+            op.tasks,
         );
+        if op.tasks > 0 {
+            let _ = write!(
+                out,
+                "  read={} written={} peak={}",
+                human_bytes(op.bytes_read),
+                human_bytes(op.bytes_written),
+                human_bytes(op.peak)
+            );
+        }
+        let _ = writeln!(out, "{}", op.fused.as_ref().map(|l| format!("  {l}")).unwrap_or_default());
     }
-    let largest = graph.tasks.iter().map(|t| t.nbytes()).max().unwrap_or(0);
     let _ = writeln!(
         out,
         "{} tasks in total; the largest block a task produces is {}",
         graph.tasks.len(),
-        human_bytes(largest)
+        human_bytes(plan.largest_block)
     );
     let _ = writeln!(
         out,
         "projected peak memory {} (one task at a time, in static order); memory budget {}",
-        human_bytes(projected_peak(graph, &static_order(graph, &graph.consumers()))),
+        human_bytes(plan.projected_peak),
         human_bytes(budget)
     );
     out

@@ -3,6 +3,7 @@
 //! (`order`), projected in memory (`memory`) and described (`explain`). Planning knows op kinds and sizes, never kernels, stores or threads.
 
 pub mod build;
+pub mod describe;
 pub mod explain;
 pub mod fuse;
 pub mod graph;

@@ -61,13 +61,20 @@ pub fn check_fits(graph: &TaskGraph, budget: usize) -> Result<()> {
 /// The most bytes held at once when the tasks run one at a time in the order `rank`, each
 /// result freed after its last consumer (outputs are kept to the end).
 pub fn projected_peak(graph: &TaskGraph, rank: &[usize]) -> usize {
+    held_while_running(graph, rank).into_iter().max().unwrap_or(0)
+}
+
+/// For every task, the bytes held while it runs when the tasks run one at a time in the order
+/// `rank`: the results still needed, its own result and scratch.
+pub fn held_while_running(graph: &TaskGraph, rank: &[usize]) -> Vec<usize> {
     let mut order: Vec<TaskId> = (0..graph.tasks.len()).collect();
     order.sort_unstable_by_key(|&t| rank[t]);
     let mut left = graph.uses();
-    let (mut live, mut peak) = (0usize, 0usize);
+    let mut live = 0usize;
+    let mut held = vec![0; graph.tasks.len()];
     for id in order {
         let task = &graph.tasks[id];
-        peak = peak.max(live + added_bytes(task));
+        held[id] = live + added_bytes(task);
         live += resident_bytes(task);
         for &i in &task.inputs {
             left[i] -= 1;
@@ -76,5 +83,5 @@ pub fn projected_peak(graph: &TaskGraph, rank: &[usize]) -> usize {
             }
         }
     }
-    peak
+    held
 }

@@ -44,6 +44,11 @@ impl PyArrayHandle {
     fn task_count(&self) -> PyResult<usize> {
         self.inner.task_count().py()
     }
+    /// The plan's description (`tegula::plan_of`) as a dict.
+    fn describe<'py>(&self, py: Python<'py>, fuse: bool) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+        let (plan, graph) = tegula::plan_of(&[&self.inner], fuse).py()?;
+        crate::watch::plan_dict(py, &plan, &graph)
+    }
     #[pyo3(signature = (memory=None))]
     fn explain(&self, memory: Option<usize>) -> PyResult<String> {
         self.inner.explain_with(&crate::functions::spec(memory, None)?).py()

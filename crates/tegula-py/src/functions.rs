@@ -3,6 +3,7 @@
 use crate::array::{wrap, PyArrayHandle};
 use crate::convert::{chunk_from_numpy, chunk_spec, chunk_to_numpy, dtype, opt_dtype, scalar, shape};
 use crate::errors::IntoPy;
+use crate::watch::{compute_watched, trace_dict};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -104,7 +105,8 @@ impl PyGenerator {
 /// Computes several arrays in one pass, without holding the GIL; returns the NumPy arrays and
 /// what the executor measured.
 #[pyfunction]
-#[pyo3(signature = (arrays, scheduler="threads", num_workers=None, fuse=true, memory=None, spill_dir=None))]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (arrays, scheduler="threads", num_workers=None, fuse=true, memory=None, spill_dir=None, progress=None, interval=0.1, trace=false))]
 pub fn compute<'py>(
     py: Python<'py>,
     arrays: Vec<PyRef<'py, PyArrayHandle>>,
@@ -113,12 +115,19 @@ pub fn compute<'py>(
     fuse: bool,
     memory: Option<usize>,
     spill_dir: Option<PathBuf>,
+    progress: Option<Py<PyAny>>,
+    interval: f64,
+    trace: bool,
 ) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyDict>)> {
     let options = compute_options(scheduler, num_workers, fuse, memory, spill_dir)?;
     let handles: Vec<Array> = arrays.iter().map(|a| a.inner.clone()).collect();
-    let (chunks, report) = py.detach(|| tegula::compute(&handles.iter().collect::<Vec<_>>(), options)).py()?;
+    let (chunks, report, traced) = compute_watched(py, &handles, options, progress, interval, trace)?;
     let out = PyList::new(py, chunks.into_iter().map(|c| chunk_to_numpy(py, c)))?;
-    Ok((out, report_dict(py, &report)?))
+    let info = report_dict(py, &report)?;
+    if let Some((events, plan)) = traced {
+        info.set_item("trace", trace_dict(py, &events, &plan)?)?;
+    }
+    Ok((out, info))
 }
 
 /// How to run a computation, from `compute`'s keyword arguments.

@@ -5,6 +5,7 @@ mod convert;
 mod errors;
 mod functions;
 mod store;
+mod watch;
 
 use pyo3::prelude::*;
 

@@ -2,9 +2,10 @@
 
 use tegula_core::shape::fmt_shape;
 use tegula_core::{Chunks, DType, Result, Spec};
-use tegula_exec::{Executor, Report};
+use tegula_exec::{Executor, Observer, Report};
 use tegula_kernels::Chunk;
 use tegula_plan::memory::check_fits;
+use tegula_plan::describe::{describe, PlanDescription};
 use tegula_plan::{explain::explain, lower, Fusion, NodeRef, TaskGraph};
 
 /// A lazy chunked array. Operations build new arrays; nothing runs until `compute`.
@@ -102,10 +103,33 @@ impl From<Executor> for ComputeOptions {
 
 /// Computes several arrays in one pass: work they share is done once.
 pub fn compute(arrays: &[&Array], options: impl Into<ComputeOptions>) -> Result<(Vec<Chunk>, Report)> {
+    let (chunks, report, _) = compute_observed(arrays, options, None, false)?;
+    Ok((chunks, report))
+}
+
+/// `compute`, telling `observer` about each task as it ends (see `tegula::Progress` and
+/// `tegula::Trace`); with `describe`, also the description of the plan that ran, whose
+/// `task_operation` names each event's operation.
+pub fn compute_observed(
+    arrays: &[&Array],
+    options: impl Into<ComputeOptions>,
+    observer: Option<&dyn Observer>,
+    describe_plan: bool,
+) -> Result<(Vec<Chunk>, Report, Option<PlanDescription>)> {
     let options = options.into();
     let spec = options.spec()?;
     let roots: Vec<NodeRef> = arrays.iter().map(|a| a.node.clone()).collect();
-    tegula_exec::compute(&plan_within(&roots, options.fuse, spec.memory)?, options.executor, &spec)
+    let graph = plan_within(&roots, options.fuse, spec.memory)?;
+    let description = describe_plan.then(|| describe(&roots, &graph));
+    let (chunks, report) = tegula_exec::compute_observed(&graph, options.executor, &spec, observer)?;
+    Ok((chunks, report, description))
+}
+
+/// The plan computing `arrays` (fused or not): its description and its task graph.
+pub fn plan_of(arrays: &[&Array], fuse: bool) -> Result<(PlanDescription, TaskGraph)> {
+    let roots: Vec<NodeRef> = arrays.iter().map(|a| a.node.clone()).collect();
+    let graph = plan(&roots, fuse)?;
+    Ok((describe(&roots, &graph), graph))
 }
 
 /// The task graph computing `roots`, refused (a memory error, before anything runs) when one

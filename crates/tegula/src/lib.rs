@@ -20,7 +20,7 @@ pub mod random;
 mod sample_sort;
 mod store;
 
-pub use array::{compute, Array, ComputeOptions};
+pub use array::{compute, compute_observed, plan_of, Array, ComputeOptions};
 pub use ordering::SortSpec;
 pub use store::{open_npy, open_zarr, STORE_BLOCK_BYTES};
 pub use tegula_store::{ChunkSink, ChunkSource, Codec, StoredInfo, ZarrOptions};
@@ -30,7 +30,9 @@ pub use tegula_core::{
     AxisChunks, Spec, BinaryOp, ChunkSpec, Chunks, DType, Distribution, LinalgOp, ReduceOp, Result, Scalar, ScanOp,
     TegulaError, UnaryOp,
 };
-pub use tegula_exec::{default_threads, Executor, Report};
+pub use tegula_exec::{default_threads, Both, Executor, Observer, Progress, Report, TaskEvent, Trace};
+pub use tegula_plan::describe::{Operation, PlanDescription};
+pub use tegula_plan::TaskGraph;
 pub use tegula_core::memory::big_vec;
 pub use tegula_kernels::{Chunk, Elem, Wrap};
 pub use tegula_plan::build::layout::IndexItem;

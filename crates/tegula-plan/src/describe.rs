@@ -1,0 +1,123 @@
+//! A plan described per operation and per task, as data: what `explain` prints and what
+//! pictures of the plan draw. An operation is an expression node; its tasks are those lowering
+//! emitted for it (none when another operation's fused tasks compute it).
+
+use crate::graph::{Task, TaskGraph};
+use crate::lower::topological;
+use crate::memory::held_while_running;
+use crate::node::NodeRef;
+use crate::order::static_order;
+use std::collections::HashMap;
+use tegula_core::{DType, OpKind};
+
+/// One operation of the plan.
+#[derive(Debug, Clone)]
+pub struct Operation {
+    /// The operation's name with its parameters (`sum(axis=[0])`).
+    pub label: String,
+    /// Operations it reads, by index.
+    pub inputs: Vec<usize>,
+    pub shape: Vec<usize>,
+    pub dtype: DType,
+    pub chunk_shape: Vec<usize>,
+    pub blocks: usize,
+    pub tasks: usize,
+    /// The chain its tasks compute when they are fused (`fused[add,multiply,sum]`).
+    pub fused: Option<String>,
+    /// Bytes of the blocks its tasks read (from other tasks, or from disk).
+    pub bytes_read: usize,
+    /// Bytes of the blocks its tasks produce (or write to disk).
+    pub bytes_written: usize,
+    /// The most bytes held while one of its tasks runs, one task at a time in static order.
+    pub peak: usize,
+}
+
+/// A plan: its operations in dependency order, and for every task its operation and its
+/// static rank (the order the executors prefer).
+#[derive(Debug, Clone)]
+pub struct PlanDescription {
+    pub operations: Vec<Operation>,
+    pub task_operation: Vec<usize>,
+    pub rank: Vec<usize>,
+    /// The most bytes held at once, one task at a time in static order.
+    pub projected_peak: usize,
+    /// The largest block a task produces.
+    pub largest_block: usize,
+}
+
+pub fn describe(roots: &[NodeRef], graph: &TaskGraph) -> PlanDescription {
+    let nodes = topological(roots);
+    let index: HashMap<u64, usize> = nodes.iter().enumerate().map(|(i, n)| (n.id, i)).collect();
+    let mut operations: Vec<Operation> = nodes.iter().map(|n| operation(n, &index)).collect();
+    let rank = static_order(graph, &graph.consumers());
+    let held = held_while_running(graph, &rank);
+    let mut task_operation = Vec::with_capacity(graph.tasks.len());
+    for (id, t) in graph.tasks.iter().enumerate() {
+        // A task of a node built while lowering (not reachable from the roots) is shown as an
+        // operation of its own kind.
+        let i = *index.get(&t.node).unwrap_or(&usize::MAX);
+        let i = if i == usize::MAX { extra_operation(&mut operations, t) } else { i };
+        let op = &mut operations[i];
+        op.tasks += 1;
+        if matches!(t.op, OpKind::Fused { .. } | OpKind::FusedReduce { .. }) && op.fused.is_none() {
+            op.fused = Some(t.op.label());
+        }
+        let inputs_bytes: usize = t.inputs.iter().map(|&i| graph.tasks[i].nbytes()).sum();
+        match t.op {
+            OpKind::Read { .. } => op.bytes_read += t.nbytes(),
+            OpKind::Write { .. } => op.bytes_written += inputs_bytes,
+            _ => {
+                op.bytes_read += inputs_bytes;
+                op.bytes_written += t.nbytes();
+            }
+        }
+        op.peak = op.peak.max(held[id]);
+        task_operation.push(i);
+    }
+    PlanDescription {
+        operations,
+        task_operation,
+        rank,
+        projected_peak: held.iter().copied().max().unwrap_or(0),
+        largest_block: graph.tasks.iter().map(|t| t.nbytes()).max().unwrap_or(0),
+    }
+}
+
+fn operation(n: &NodeRef, index: &HashMap<u64, usize>) -> Operation {
+    Operation {
+        label: n.label(),
+        inputs: n.inputs.iter().map(|x| index[&x.id]).collect(),
+        shape: n.shape(),
+        dtype: n.dtype,
+        chunk_shape: n.chunks.max_block_shape(),
+        blocks: n.chunks.nblocks(),
+        tasks: 0,
+        fused: None,
+        bytes_read: 0,
+        bytes_written: 0,
+        peak: 0,
+    }
+}
+
+/// The index of the extra operation of `task`'s kind (no node, so no shape or blocks), added
+/// when first seen.
+fn extra_operation(operations: &mut Vec<Operation>, task: &Task) -> usize {
+    let label = task.op.label();
+    if let Some(i) = operations.iter().position(|o| o.label == label && o.blocks == 0) {
+        return i;
+    }
+    operations.push(Operation {
+        label,
+        inputs: Vec::new(),
+        shape: Vec::new(),
+        dtype: task.dtype,
+        chunk_shape: Vec::new(),
+        blocks: 0,
+        tasks: 0,
+        fused: None,
+        bytes_read: 0,
+        bytes_written: 0,
+        peak: 0,
+    });
+    operations.len() - 1
+}

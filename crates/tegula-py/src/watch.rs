@@ -1,0 +1,125 @@
+//! Watching computations from Python: a progress callback, called every `interval` seconds by
+//! the thread waiting for the computation (never per task), the trace of every task for an
+//! execution report, and descriptions of plans for `explain` and pictures.
+
+use crate::errors::IntoPy;
+use numpy::PyArray1;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+use tegula::{Array, Chunk, ComputeOptions, Observer, Operation, PlanDescription, Progress, Report, TaskEvent, Trace};
+
+/// What a watched computation returns: its arrays, its report, and when traced its events
+/// with the description of the plan that ran.
+pub type Watched = (Vec<Chunk>, Report, Option<(Vec<TaskEvent>, PlanDescription)>);
+
+/// Computes `arrays`; `progress(done, total, bytes, seconds)` is called every `interval`
+/// seconds while it runs and once at the end (an exception it raises is raised after the
+/// computation ends).
+pub fn compute_watched(
+    py: Python<'_>,
+    arrays: &[Array],
+    options: ComputeOptions,
+    progress: Option<Py<PyAny>>,
+    interval: f64,
+    trace: bool,
+) -> PyResult<Watched> {
+    let counters = Progress::new();
+    let tracer = Trace::new();
+    let both = tegula::Both(&counters, &tracer);
+    let observer: Option<&dyn Observer> = match (progress.is_some(), trace) {
+        (true, true) => Some(&both),
+        (true, false) => Some(&counters),
+        (false, true) => Some(&tracer),
+        (false, false) => None,
+    };
+    let refs: Vec<&Array> = arrays.iter().collect();
+    let started = Instant::now();
+    let mut callback_error = None;
+    let outcome = py.detach(|| {
+        std::thread::scope(|scope| {
+            let (done_tx, done_rx) = mpsc::channel();
+            let worker = scope.spawn(move || {
+                let result = tegula::compute_observed(&refs, options, observer, trace);
+                let _ = done_tx.send(());
+                result
+            });
+            if let Some(callback) = &progress {
+                let every = Duration::from_secs_f64(interval.max(0.01));
+                let mut finished = false;
+                while !finished {
+                    finished = done_rx.recv_timeout(every).is_ok();
+                    let (done, total, bytes) = counters.snapshot();
+                    let seconds = started.elapsed().as_secs_f64();
+                    let called = Python::attach(|py| callback.call1(py, (done, total, bytes, seconds)).map(drop));
+                    if let Err(e) = called {
+                        callback_error.get_or_insert(e);
+                        break;
+                    }
+                }
+            }
+            worker.join()
+        })
+    });
+    let (chunks, report, description) = match outcome {
+        Ok(result) => result.py()?,
+        Err(_) => return Err(pyo3::exceptions::PyRuntimeError::new_err("the computation's thread panicked")),
+    };
+    if let Some(e) = callback_error {
+        return Err(e);
+    }
+    Ok((chunks, report, description.map(|d| (tracer.events(), d))))
+}
+
+/// The trace of a computation as columns of NumPy arrays (times in seconds), with the plan's
+/// operations and each task's operation index.
+pub fn trace_dict<'py>(py: Python<'py>, events: &[TaskEvent], plan: &PlanDescription) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    let column = |f: fn(&TaskEvent) -> usize| PyArray1::from_vec(py, events.iter().map(|e| f(e) as u64).collect());
+    let seconds = |f: fn(&TaskEvent) -> Duration| PyArray1::from_vec(py, events.iter().map(|e| f(e).as_secs_f64()).collect());
+    out.set_item("task", column(|e| e.task))?;
+    out.set_item("thread", column(|e| e.thread))?;
+    out.set_item("start", seconds(|e| e.start))?;
+    out.set_item("end", seconds(|e| e.end))?;
+    out.set_item("bytes", column(|e| e.bytes))?;
+    out.set_item("held", column(|e| e.held))?;
+    out.set_item("on_disk", column(|e| e.on_disk))?;
+    out.set_item("operation", PyArray1::from_vec(py, events.iter().map(|e| plan.task_operation[e.task] as u64).collect()))?;
+    out.set_item("operations", operations_list(py, &plan.operations)?)?;
+    Ok(out)
+}
+
+/// A plan described for Python: its operations, and per task its operation, static rank,
+/// kernel name, inputs and result bytes.
+pub fn plan_dict<'py>(py: Python<'py>, plan: &PlanDescription, graph: &tegula::TaskGraph) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    out.set_item("operations", operations_list(py, &plan.operations)?)?;
+    out.set_item("task_operation", PyArray1::from_vec(py, plan.task_operation.iter().map(|&i| i as u64).collect()))?;
+    out.set_item("rank", PyArray1::from_vec(py, plan.rank.iter().map(|&i| i as u64).collect()))?;
+    out.set_item("task_label", PyList::new(py, graph.tasks.iter().map(|t| t.op.label()))?)?;
+    out.set_item("task_inputs", PyList::new(py, graph.tasks.iter().map(|t| t.inputs.clone()))?)?;
+    out.set_item("task_bytes", PyArray1::from_vec(py, graph.tasks.iter().map(|t| t.nbytes() as u64).collect()))?;
+    out.set_item("projected_peak", plan.projected_peak)?;
+    Ok(out)
+}
+
+fn operations_list<'py>(py: Python<'py>, operations: &[Operation]) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for op in operations {
+        let d = PyDict::new(py);
+        d.set_item("label", &op.label)?;
+        d.set_item("inputs", op.inputs.clone())?;
+        d.set_item("shape", op.shape.clone())?;
+        d.set_item("dtype", op.dtype.to_string())?;
+        d.set_item("chunk_shape", op.chunk_shape.clone())?;
+        d.set_item("blocks", op.blocks)?;
+        d.set_item("tasks", op.tasks)?;
+        d.set_item("fused", op.fused.clone())?;
+        d.set_item("bytes_read", op.bytes_read)?;
+        d.set_item("bytes_written", op.bytes_written)?;
+        d.set_item("peak", op.peak)?;
+        list.append(d)?;
+    }
+    Ok(list)
+}
