@@ -99,6 +99,13 @@ class Array:
 
         return self._h.explain(config.explicit().get("memory"))
 
+    def visualize(self, filename=None, color="order", level="auto", fuse=True, renderer="auto"):
+        """Draws the chunk task graph (see ``tegula._visualize.visualize``): SVG text, or the
+        picture written to ``filename``."""
+        from ._visualize import visualize
+
+        return visualize(self, filename, color=color, level=level, fuse=fuse, renderer=renderer)
+
     def __repr__(self):
         return (
             f"tegula.Array<shape={self.shape}, dtype={self.dtype}, chunksize={self.chunksize}, "
@@ -111,12 +118,13 @@ class Array:
         return self.shape[0]
 
     # --- computing ------------------------------------------------------------------------
-    def compute(self, scheduler="threads", num_workers=None, fuse=True):
+    def compute(self, scheduler="threads", num_workers=None, fuse=True, progress=None):
         """Computes the array on all cores and returns a NumPy array. ``fuse=False`` runs every
-        operation as its own tasks (for debugging; the result is the same)."""
+        operation as its own tasks (for debugging; the result is the same). ``progress``: a
+        progress bar (True), none (False), or as ``tg.config`` says (unset)."""
         from ._functions import run_compute
 
-        return run_compute([self._h], scheduler, num_workers, fuse)[0][0]
+        return run_compute([self._h], scheduler, num_workers, fuse, progress)[0][0]
 
     def to_zarr(self, path, chunks=None, compressor=None, overwrite=False, **kwargs):
         """Writes the array to a new Zarr array (see ``tegula.to_zarr``)."""

@@ -171,24 +171,38 @@ REDUCTIONS = {f.__name__: f for f in (sum, prod, mean, var, std, min, max, any, 
 REDUCTIONS.update(amin=min, amax=max)
 
 
-def compute(*arrays, scheduler="threads", num_workers=None, fuse=True, report=False):
+def compute(*arrays, scheduler="threads", num_workers=None, fuse=True, report=False, progress=None):
     """Computes several arrays in one pass (shared work is done once); returns a tuple of
     NumPy arrays. Arguments that are not tegula arrays are returned unchanged. The memory
     budget and spill directory come from ``tg.config``. With ``report=True``, returns
     ``(results, report)``: a dict with the task count, the measured peak bytes of chunks held
     (``peak_bytes``), the projected peak (``projected_peak_bytes``), the bytes spilled to
-    disk and the budget (``memory``)."""
+    disk and the budget (``memory``). ``progress``: True shows a progress bar, False none;
+    unset, the ``progress`` setting of ``tg.config`` decides (by default a bar where someone
+    watches, for computations longer than half a second)."""
     lazy = [a for a in arrays if isinstance(a, Array)]
-    computed, info = run_compute([a._h for a in lazy], scheduler, num_workers, fuse)
+    computed, info = run_compute([a._h for a in lazy], scheduler, num_workers, fuse, progress)
     results = iter(computed)
     out = tuple(next(results) if isinstance(a, Array) else a for a in arrays)
     return (out, info) if report else out
 
 
-def run_compute(handles, scheduler, num_workers, fuse):
-    """The native compute with the settings of ``tg.config``."""
+def run_compute(handles, scheduler, num_workers, fuse, progress=None):
+    """The native compute with the settings of ``tg.config``, a progress bar as ``progress``
+    and the settings say, and traced when an execution report (``tg.report``) is recording."""
+    from . import _progress, _report
+
     settings = config.explicit()
-    return _tegula.compute(handles, scheduler, num_workers, fuse, settings.get("memory"), settings.get("spill_dir"))
+    bar = _progress.resolve(progress)
+    recorder = _report.active()
+    computed, info = _tegula.compute(
+        handles, scheduler, num_workers, fuse, settings.get("memory"), settings.get("spill_dir"),
+        progress=bar, interval=_progress.INTERVAL, trace=recorder is not None,
+    )
+    trace = info.pop("trace", None)
+    if recorder is not None:
+        recorder.add(trace, info, scheduler, num_workers)
+    return computed, info
 
 
 def result_type(*arrays_and_dtypes):

@@ -4,7 +4,10 @@ which chunks that do not fit are written while it runs; and for building express
 ``strict_promotion`` (default False), which makes operations between arrays of different kinds
 (bool, integer, real and complex floating point, the array API's categories) a ``TypeError``
 instead of NumPy's implicit promotion, and Python scalars only combine with arrays of kinds
-the array API allows (``int`` with integer or floating arrays, ``float`` with floating ones).
+the array API allows (``int`` with integer or floating arrays, ``float`` with floating ones);
+and ``progress``: ``"auto"`` (the default: a progress bar for computations longer than half a
+second where someone watches — a terminal or a notebook, not a script's redirected output),
+``True`` (always) or ``False`` (never).
 
 >>> import tegula as tg
 >>> with tg.config.set(memory="1GB"):
@@ -20,7 +23,7 @@ import os
 
 from . import _tegula
 
-_KEYS = ("memory", "spill_dir", "strict_promotion")
+_KEYS = ("memory", "spill_dir", "strict_promotion", "progress")
 _settings = {}
 
 
@@ -55,6 +58,8 @@ def get(key):
         return _settings[key]
     if key == "strict_promotion":
         return False
+    if key == "progress":
+        return "auto"
     memory, spill_dir = _tegula.default_spec()
     return memory if key == "memory" else spill_dir
 
@@ -70,6 +75,10 @@ def _normalise(key, value):
     if key == "strict_promotion":
         if not isinstance(value, bool):
             raise TypeError(f"strict_promotion must be True or False, got {value!r}")
+        return value
+    if key == "progress":
+        if not (value is True or value is False or value == "auto"):
+            raise ValueError(f"progress must be True, False or 'auto', got {value!r}")
         return value
     if key == "memory":
         if isinstance(value, str):
