@@ -37,8 +37,7 @@ def _slabs(source, target, region, budget):
 
 
 def _offsets(region, target_shape, source_shape):
-    if region is None:
-        region = (slice(None),) * len(target_shape)
+    region = tuple(region or ()) + (slice(None),) * (len(target_shape) - len(region or ()))
     offsets = []
     for axis, (s, n, m) in enumerate(zip(region, target_shape, source_shape)):
         start, stop, step = s.indices(n)
