@@ -237,3 +237,17 @@ def test_block_functions_raise_a_clear_error():
         warnings.simplefilter("ignore")
         with pytest.raises(NotImplementedError, match="map_blocks"):
             xr.decode_cf(lazy.assign(precip=lazy.precip.assign_attrs(scale_factor=2.0)))
+
+
+def test_deep_copy_sortby_and_groupby_first():
+    ds = example_dataset(np.random.default_rng(6), 6, 5, 4)
+    lazy = ds.chunk({"time": 4}, chunked_array_type="tegula")
+    copied = lazy.copy(deep=True)
+    assert_lazy(copied)
+    assert_matches(copied.compute(), ds)
+    sorted_ = lazy.sortby("lat", ascending=False)
+    assert_lazy(sorted_)
+    assert_matches(sorted_.compute(), ds.sortby("lat", ascending=False))
+    first = lazy.temperature.groupby("lat").first()  # the chunk manager's reduction
+    assert isinstance(first.data, tg.Array)
+    xr.testing.assert_allclose(first.compute(), ds.temperature.groupby("lat").first())

@@ -146,6 +146,10 @@ class Array:
 
         return array_function(func, types, args, kwargs)
 
+    def __deepcopy__(self, memo):
+        # an immutable lazy value: a copy shares the expression (xarray deep-copies its data)
+        return Array(self._h, None if self._attrs is None else dict(self._attrs))
+
     def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
         """The computed array, shared through DLPack (CPU memory)."""
         if dl_device not in (None, (1, 0)):
