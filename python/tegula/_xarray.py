@@ -9,6 +9,7 @@ from xarray.namedarray.parallelcompat import ChunkManagerEntrypoint
 
 import tegula
 
+from . import _xarray_chunks
 from ._xarray_store import store_regions
 
 _NEEDS_BLOCK_CALLBACK = (
@@ -33,9 +34,7 @@ class TegulaChunkManager(ChunkManagerEntrypoint):
         """Block lengths per axis, as tegula chunks an array of ``shape``: ``None`` or -1 is a
         whole axis; ``"auto"`` axes are sized by tegula (or to ``limit`` bytes per block), then
         rounded down to whole multiples of ``previous_chunks`` (the stored chunks) where given."""
-        from ._xarray_chunks import normalize_chunks
-
-        return normalize_chunks(chunks, shape, limit, dtype, previous_chunks)
+        return _xarray_chunks.normalize_chunks(chunks, shape, limit, dtype, previous_chunks)
 
     def from_array(self, data, chunks, **kwargs):
         """A lazy tegula array over ``data``: xarray's lazily indexed backend arrays are read one
@@ -69,9 +68,7 @@ class TegulaChunkManager(ChunkManagerEntrypoint):
         return tegula
 
     def get_auto_chunk_size(self):
-        from ._xarray_chunks import auto_block_bytes
-
-        return auto_block_bytes()
+        return _xarray_chunks.auto_block_bytes()
 
     def reduction(self, arr, func, combine_func=None, aggregate_func=None, axis=None, dtype=None,
                   keepdims=False):
@@ -92,9 +89,7 @@ class TegulaChunkManager(ChunkManagerEntrypoint):
     def unify_chunks(self, *args, **kwargs):
         """Arrays and their index strings (``x, "ij", y, "jk"``) rechunked so that every index
         has one chunking: the boundaries of all arrays along it together."""
-        from ._xarray_chunks import unify_chunks
-
-        return unify_chunks(args, **kwargs)
+        return _xarray_chunks.unify_chunks(args, **kwargs)
 
     def store(self, sources, targets, lock=None, compute=True, flush=True, regions=None, **kwargs):
         """Computes ``sources`` into ``targets`` (zarr-python arrays, or anything taking
