@@ -25,6 +25,7 @@ from ._manipulation import (broadcast_arrays, broadcast_shapes, broadcast_to, cl
 from ._pad import pad
 from ._report import report
 from ._visualize import visualize
+from ._nanfunctions import NANFUNCTIONS
 from ._matrices import eye, matrix_transpose, meshgrid, outer, tensordot, tril, triu, vecdot
 from ._reshape import reshape
 from ._searching import argmax, argmin, count_nonzero, isin
@@ -35,6 +36,7 @@ import numpy as _np
 
 globals().update(UFUNCS)
 globals().update(REDUCTIONS)
+globals().update(NANFUNCTIONS)
 
 newaxis = None
 pi, e, inf, nan = _np.pi, _np.e, _np.inf, _np.nan
@@ -54,5 +56,5 @@ __all__ = sorted(
      "einsum", "median", "pad", "report", "visualize", "percentile", "quantile", "argsort", "cumprod", "cumsum", "cumulative_prod", "cumulative_sum", "searchsorted", "sort",
      "newaxis", "pi", "e", "inf", "nan", "bool", "int8", "int16", "int32", "int64", "uint8",
      "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128"]
-    + list(UFUNCS) + list(REDUCTIONS)
+    + list(UFUNCS) + list(REDUCTIONS) + list(NANFUNCTIONS)
 )

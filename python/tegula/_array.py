@@ -144,6 +144,20 @@ class Array:
         out = self.compute()
         return out if dtype is None else out.astype(dtype, copy=False)
 
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        from ._numpy_protocol import array_ufunc
+
+        return array_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        from ._numpy_protocol import array_function
+
+        return array_function(func, types, args, kwargs)
+
+    def __deepcopy__(self, memo):
+        # an immutable lazy value: a copy shares the expression (xarray deep-copies its data)
+        return Array(self._h, None if self._attrs is None else dict(self._attrs))
+
     def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
         """The computed array, shared through DLPack (CPU memory)."""
         if dl_device not in (None, (1, 0)):

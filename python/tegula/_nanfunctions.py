@@ -1,0 +1,91 @@
+"""NumPy's NaN-ignoring reductions (``nansum``, ``nanmean``, ``nanvar``, ``nanmax``, ...), as
+the ordinary reductions of the input with its NaNs replaced by the operation's identity, and
+counts of the values that are not NaN. Integer and boolean inputs have no NaN: they take the
+ordinary reduction. xarray's ``skipna`` reductions call these."""
+
+from ._creation import asarray
+from ._functions import UFUNCS, where
+from ._sorting import cumprod, cumsum
+
+
+def _filled(a, value):
+    """``a`` with its NaNs replaced by ``value``, and the NaN mask (None for exact dtypes)."""
+    a = asarray(a)
+    if a.dtype.kind not in "fc":
+        return a, None
+    mask = UFUNCS["isnan"](a)
+    return where(mask, value, a), mask
+
+
+def nansum(a, axis=None, dtype=None, keepdims=False):
+    return _filled(a, 0)[0].sum(axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+def nanprod(a, axis=None, dtype=None, keepdims=False):
+    return _filled(a, 1)[0].prod(axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+def nancumsum(a, axis=None, dtype=None):
+    return cumsum(_filled(a, 0)[0], axis=axis, dtype=dtype)
+
+
+def nancumprod(a, axis=None, dtype=None):
+    return cumprod(_filled(a, 1)[0], axis=axis, dtype=dtype)
+
+
+def _nanextreme(a, axis, keepdims, name, fill):
+    filled, mask = _filled(a, fill)
+    out = getattr(filled, name)(axis=axis, keepdims=keepdims)
+    if mask is None:
+        return out
+    return where(mask.all(axis=axis, keepdims=keepdims), float("nan"), out)  # all-NaN slices
+
+
+def nanmin(a, axis=None, keepdims=False):
+    """Minimum ignoring NaNs; NaN where a slice holds only NaNs (NumPy warns there)."""
+    return _nanextreme(a, axis, keepdims, "min", float("inf"))
+
+
+def nanmax(a, axis=None, keepdims=False):
+    return _nanextreme(a, axis, keepdims, "max", float("-inf"))
+
+
+def _count(mask, axis, keepdims):
+    return (~mask).sum(axis=axis, dtype="int64", keepdims=keepdims)
+
+
+def _divide(total, count):
+    """``total / count`` in the dtype of ``total``, as NumPy's nan-functions divide."""
+    return (total / count).astype(total.dtype)
+
+
+def nanmean(a, axis=None, dtype=None, keepdims=False):
+    """Mean of the values that are not NaN; NaN for a slice of NaNs only."""
+    filled, mask = _filled(a, 0)
+    if mask is None:
+        return filled.mean(axis=axis, dtype=dtype, keepdims=keepdims)
+    total = filled.sum(axis=axis, dtype=dtype, keepdims=keepdims)
+    return _divide(total, _count(mask, axis, keepdims))
+
+
+def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False):
+    """Variance of the values that are not NaN (two passes: the mean, then squared deviations);
+    NaN where fewer than ``ddof + 1`` values are left. Complex inputs give real variances."""
+    filled, mask = _filled(a, 0)
+    if mask is None:
+        return filled.var(axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+    count = _count(mask, axis, True)
+    mean = _divide(filled.sum(axis=axis, dtype=dtype, keepdims=True), count)
+    deviation = where(mask, 0, filled - mean)
+    squares = UFUNCS["real"](deviation * UFUNCS["conj"](deviation)) if deviation.dtype.kind == "c" else deviation * deviation
+    dof = _count(mask, axis, keepdims) - ddof
+    var = _divide(squares.sum(axis=axis, dtype=dtype, keepdims=keepdims), dof)
+    return where(dof <= 0, float("nan"), var)
+
+
+def nanstd(a, axis=None, dtype=None, ddof=0, keepdims=False):
+    return UFUNCS["sqrt"](nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
+
+
+NANFUNCTIONS = {f.__name__: f for f in (nansum, nanprod, nancumsum, nancumprod, nanmin, nanmax,
+                                        nanmean, nanvar, nanstd)}
