@@ -153,6 +153,10 @@ def _adapt(name, short, args, kwargs, numpy_params, numpy_defaults, signature):
             raise _missing(name, f" with {len(args)} positional arguments")
         kwargs.update(zip(numpy_params[takes:len(args)], args[takes:]))
         args = args[:takes]
+    # Keywords NumPy names that tegula takes by position only (``moveaxis(x, source=0, ...)``).
+    positional_only = sum(p.kind == p.POSITIONAL_ONLY for p in params)
+    while len(args) < min(positional_only, len(numpy_params)) and numpy_params[len(args)] in kwargs:
+        args = (*args, kwargs.pop(numpy_params[len(args)]))
     renames = _RENAMED_ARGUMENTS.get(short, {})
     kwargs = {renames.get(k, k): v for k, v in kwargs.items()}
     accepted = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
