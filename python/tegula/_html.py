@@ -25,7 +25,7 @@ def _tables(x):
     chunk_bytes = int(np.prod(x.chunksize, dtype=np.int64)) * x.itemsize
     rows = [("Array", x.nbytes, x.shape), ("Chunk", chunk_bytes, x.chunksize)]
     body = "".join(
-        f'<tr><th>{name}</th><td title="{size} bytes">{_human(size)}</td>'
+        f'<tr><th>{name}</th><td title="{size} bytes">{human_bytes(size)}</td>'
         f"<td>{_text(shape)}</td><td>{_text(x.dtype)}</td></tr>"
         for name, size, shape in rows)
     sizes = (f'<table class="tegula-sizes"><thead><tr><th></th><th>Bytes</th><th>Shape</th>'
@@ -37,7 +37,7 @@ def _tables(x):
     return sizes + counts
 
 
-def _human(n):
+def human_bytes(n):
     """Bytes in binary units with three significant digits: ``7.63 MiB``."""
     for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
         if n < 1024 or unit == "PiB":
