@@ -112,6 +112,11 @@ class Array:
             f"numblocks={self.numblocks}, tasks={self.task_count()}>"
         )
 
+    def _repr_html_(self):
+        from ._html import repr_html
+
+        return repr_html(self)
+
     def __len__(self):
         if not self.shape:
             raise TypeError("len() of unsized object")

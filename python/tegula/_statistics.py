@@ -1,18 +1,21 @@
 """NumPy's order statistics: ``median``, ``quantile`` and ``percentile``, from a sort along the
 reduced axes and gathers of the few positions each quantile needs. Which positions, and the
 interpolation weights between them, depend only on the lane length and ``q``, so they are
-computed here with NumPy on ``q``; the data stays lazy and chunked."""
+computed here with NumPy on ``q``; the data stays lazy and chunked. Weighted quantiles
+(``inverted_cdf`` only, as NumPy) sort each lane once, carry the weights along and pick the
+first element whose cumulative weight reaches ``q``."""
 
 import operator
 
 import numpy as np
+from numpy.lib.array_utils import normalize_axis_tuple
 
 from ._creation import asarray
-from ._functions import REDUCTIONS, UFUNCS, where
-from ._gather import take
-from ._manipulation import moveaxis
+from ._functions import REDUCTIONS, UFUNCS, compute, permute_dims, where
+from ._gather import take, take_along_axis
+from ._manipulation import broadcast_to, moveaxis
 from ._reshape import reshape
-from ._sorting import sort
+from ._sorting import argsort, cumulative_sum, sort
 
 isnan = UFUNCS["isnan"]
 
@@ -35,7 +38,8 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
     """The ``q``-th quantiles (``0 <= q <= 1``) along ``axis``, with NumPy's nine
     Hyndman–Fan methods and ``lower``, ``higher``, ``nearest``, ``midpoint``. The result has
-    ``q``'s axes first, as NumPy's. Weights are not supported."""
+    ``q``'s axes first, as NumPy's. ``weights`` (``method="inverted_cdf"`` only): non-negative,
+    of ``a``'s shape or of the shape of the reduced axes; checking them computes them once."""
     return _quantiles(a, q, 1, "Quantiles must be in the range [0, 1]", axis, out, method, keepdims, weights)
 
 
@@ -47,8 +51,6 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
 def _quantiles(a, q, scale, out_of_range, axis, out, method, keepdims, weights):
     """The checks quantile and percentile share, then ``q / scale`` quantiles."""
     _no_out(out)
-    if weights is not None:
-        raise NotImplementedError("quantile weights are not supported")
     x = asarray(a)
     if x.dtype.kind == "c":
         raise TypeError("a must be an array of real numbers")
@@ -56,6 +58,8 @@ def _quantiles(a, q, scale, out_of_range, axis, out, method, keepdims, weights):
     q = np.true_divide(q, scale) if scale != 1 else np.asanyarray(q)
     if not ((q >= 0) & (q <= 1)).all():
         raise ValueError(out_of_range)
+    if weights is not None:
+        return _weighted_quantile(x, q, _weights(weights, x, axis, method), axis, keepdims)
     return _quantile(x, q, weak, axis, method, keepdims)
 
 
@@ -109,6 +113,55 @@ def _quantile(x, q, weak, axis, method, keepdims):
         above = moveaxis(take(ordered, asarray(index[1].reshape(-1)), axis=-1), -1, 0)
         result = _lerp(below, above, gamma.reshape((-1,) + (1,) * len(kept)), weak)
     result = _nan_where_lane_has_nan(result, ordered)
+    return reshape(result, q.shape + (kept_dims if keepdims else kept))
+
+
+def _weights(weights, x, axis, method):
+    """``weights`` checked as NumPy checks them and broadcast to ``x``'s shape."""
+    if method != "inverted_cdf":
+        raise ValueError(f"Only method 'inverted_cdf' supports weights. Got: {method}.")
+    axes = None if axis is None else normalize_axis_tuple(axis, x.ndim, argname="axis")
+    w = asarray(weights)
+    if w.shape == x.shape:
+        return w
+    if axes is None:
+        raise TypeError("Axis must be specified when shapes of a and weights differ.")
+    if w.shape != tuple(x.shape[i] for i in axes):
+        raise ValueError("Shape of weights must be consistent with shape of a along specified axis.")
+    # The weights' axes follow ``axis``'s order; put them in the array's.
+    w = permute_dims(w, tuple(int(i) for i in np.argsort(axes)))
+    return broadcast_to(reshape(w, tuple(n if i in axes else 1 for i, n in enumerate(x.shape))), x.shape)
+
+
+def _weighted_quantile(x, q, w, axis, keepdims):
+    """NumPy's weighted ``inverted_cdf``: in each lane sorted by value, the first element whose
+    cumulative weight (float64, divided by the lane's total) reaches ``q``, leading elements
+    of zero weight never chosen. The cumulative sums are NumPy's exactly while a lane is one
+    block (always for whole-number weights)."""
+    lanes, kept, kept_dims = _lanes(x, axis)
+    weight_lanes = _lanes(w, axis)[0].astype(np.float64)
+    n = lanes.shape[-1]
+    total = REDUCTIONS["sum"](weight_lanes, axis=-1)
+    negative, unusable = compute(REDUCTIONS["any"](w < 0),
+                                 REDUCTIONS["any"](~UFUNCS["isfinite"](total) | (total == 0)))
+    if negative:
+        raise ValueError("Weights must be non-negative.")
+    if n == 0:
+        raise IndexError("cannot do a non-empty take from an empty axes.")
+    if unusable:
+        raise ValueError("Weights included NaN, inf or were all zero.")
+    order = argsort(lanes, axis=-1)
+    ordered = take_along_axis(lanes, order, axis=-1)
+    cumulative = cumulative_sum(take_along_axis(weight_lanes, order, axis=-1), axis=-1)
+    cdf = cumulative / cumulative[..., -1:]
+    if q.dtype.kind == "f":  # compared in q's precision, as NumPy's searchsorted
+        cdf = cdf.astype(q.dtype)
+    # NumPy's searchsorted(cdf, q, side="left"): the count of cdf values below q, with the
+    # zeros of leading zero weights counted as below q = 0 too.
+    cdf = reshape(cdf, kept + (1, n))
+    below = (cdf < asarray(q.reshape(-1, 1))) | (cdf == 0)
+    index = UFUNCS["minimum"](REDUCTIONS["sum"](below, axis=-1), n - 1)
+    result = _nan_where_lane_has_nan(moveaxis(take_along_axis(ordered, index, axis=-1), -1, 0), ordered)
     return reshape(result, q.shape + (kept_dims if keepdims else kept))
 
 

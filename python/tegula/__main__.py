@@ -1,0 +1,5 @@
+"""``python -m tegula``: the command line (tegula/_cli.py)."""
+
+from ._cli import main
+
+raise SystemExit(main())
