@@ -66,7 +66,7 @@ def test_progress_callback_errors_surface():
 
 def test_progress_line_shows_eta():
     text = _progress.line(25, 100, 3 * 2**20, 10.0)
-    assert "25/100 tasks" in text and "3.0 MiB" in text and "ETA 30.0 s" in text and "25%" in text
+    assert "25/100 tasks" in text and "3 MiB" in text and "ETA 30.0 s" in text and "25%" in text
     assert "ETA ?" in _progress.line(0, 100, 0, 0.0)
 
 

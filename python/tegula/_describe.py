@@ -8,7 +8,7 @@ import os
 
 import numpy as np
 
-from ._html import human_bytes
+from ._svg import human_bytes
 
 
 class NotAnArray(ValueError):

@@ -2,9 +2,9 @@
 SVG picture of its block grid. Lines at block boundaries are tagged with the axis they cut
 (``data-axis``) and grouped by face (``data-face``), so the picture can be checked."""
 
-from html import escape
-
 import numpy as np
+
+from ._svg import escape, human_bytes
 
 SIDE = 120  # px: the longest drawn side
 SHORTEST = 12  # px: no drawn side is shorter, so ratios beyond 10:1 are compressed
@@ -37,16 +37,8 @@ def _tables(x):
     return sizes + counts
 
 
-def human_bytes(n):
-    """Bytes in binary units with three significant digits: ``7.63 MiB``."""
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if n < 1024 or unit == "PiB":
-            return f"{n} B" if unit == "B" else f"{n:.3g} {unit}"
-        n /= 1024
-
-
 def _text(value):
-    return escape(str(value))
+    return escape(value)
 
 
 # --- the picture ------------------------------------------------------------------------------

@@ -41,12 +41,15 @@ def text_colour(fill):
 
 
 def human_bytes(n):
+    """Bytes in binary units to three significant digits: ``7.63 MiB``, ``120 KiB``."""
     n = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if n < 1024 or unit == "TiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            break
         n /= 1024
-    return f"{n} B"
+    if unit == "B":
+        return f"{n:.0f} B"
+    return f"{n:.0f} {unit}" if n >= 100 else f"{n:.3g} {unit}"
 
 
 def human_seconds(s):
