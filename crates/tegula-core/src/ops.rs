@@ -291,6 +291,9 @@ pub enum OpKind {
     Read { source: u64, region: Vec<(usize, usize)> },
     /// Writes the input block to region `region` of stored array `sink`; the result is empty.
     Write { sink: u64, region: Vec<(usize, usize)> },
+    /// Block `block` (one number per axis) of a user's function over the same blocks of the
+    /// inputs (`map_blocks`): stored function `function`, whose result must have `shape`.
+    CallBlock { function: u64, block: Vec<usize>, shape: Vec<usize> },
     /// A block filled with one value.
     Full { value: Scalar, dtype: DType, shape: Vec<usize> },
     /// NumPy's arange for the global positions `offset .. offset + len`: elements 0 and 1 are
@@ -381,6 +384,7 @@ impl OpKind {
             OpKind::Load { .. } => "load".into(),
             OpKind::Read { .. } => "read".into(),
             OpKind::Write { .. } => "write".into(),
+            OpKind::CallBlock { .. } => "map-blocks".into(),
             OpKind::Full { .. } => "full".into(),
             OpKind::Arange { .. } => "arange".into(),
             OpKind::Linspace { .. } => "linspace".into(),

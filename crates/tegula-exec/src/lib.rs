@@ -4,6 +4,7 @@
 //! thread count and budget gives bit-identical results.
 
 mod assemble;
+mod function;
 mod ledger;
 mod observe;
 mod pool;
@@ -12,6 +13,7 @@ mod state;
 mod threaded;
 
 pub use assemble::assemble_output;
+pub use function::BlockFunction;
 pub use observe::{Both, Observer, Progress, TaskEvent, Trace};
 use state::Inputs;
 use tegula_core::{Result, Spec};

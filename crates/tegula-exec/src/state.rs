@@ -3,7 +3,8 @@
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
-use tegula_core::{internal_err, OpKind, Result};
+use crate::BlockFunction;
+use tegula_core::{dtype_err, internal_err, value_err, DType, OpKind, Result};
 use tegula_kernels::raw::{chunk_from_bytes, with_bytes};
 use tegula_kernels::Chunk;
 use tegula_plan::{TaskGraph, TaskId};
@@ -14,6 +15,7 @@ enum Stored<'g> {
     Memory(&'g Chunk),
     Source(&'g Arc<dyn ChunkSource>),
     Sink(&'g Arc<dyn ChunkSink>),
+    Function(&'g Arc<dyn BlockFunction>),
 }
 
 /// The stored arrays of a graph, by id.
@@ -34,6 +36,8 @@ impl<'g> Inputs<'g> {
                     Stored::Source(source)
                 } else if let Some(sink) = data.downcast_ref::<Arc<dyn ChunkSink>>() {
                     Stored::Sink(sink)
+                } else if let Some(function) = data.downcast_ref::<Arc<dyn BlockFunction>>() {
+                    Stored::Function(function)
                 } else {
                     return Err(internal_err!("stored array #{} holds neither a chunk nor a store", s.id));
                 };
@@ -50,7 +54,7 @@ impl<'g> Inputs<'g> {
             .unwrap_or_else(|_| Err(internal_err!("kernel {} panicked", task.op.label())))
     }
 
-    fn run_op(&self, dtype: tegula_core::DType, op: &OpKind, args: &[Chunk]) -> Result<Chunk> {
+    fn run_op(&self, dtype: DType, op: &OpKind, args: &[Chunk]) -> Result<Chunk> {
         match (op, self.stored_of(op)?) {
             (OpKind::Load { .. }, Some(Stored::Memory(chunk))) => tegula_kernels::run(op, &[(*chunk).clone()]),
             (OpKind::Read { region, .. }, Some(Stored::Source(source))) => {
@@ -62,6 +66,9 @@ impl<'g> Inputs<'g> {
                 with_bytes(block, |bytes| sink.write(region, bytes))?;
                 chunk_from_bytes(dtype, &[0], |_| Ok(()))
             }
+            (OpKind::CallBlock { block, shape, .. }, Some(Stored::Function(function))) => {
+                checked_block(function.call(block, args)?, dtype, shape, block)
+            }
             (_, None) => tegula_kernels::run(op, args),
             _ => Err(internal_err!("{} names a stored array of the wrong kind", op.label())),
         }
@@ -71,10 +78,25 @@ impl<'g> Inputs<'g> {
         let id = match op {
             OpKind::Load { source, .. } | OpKind::Read { source, .. } => *source,
             OpKind::Write { sink, .. } => *sink,
+            OpKind::CallBlock { function, .. } => *function,
             _ => return Ok(None),
         };
         self.stored.get(&id).map(Some).ok_or_else(|| internal_err!("stored array #{id} missing"))
     }
+}
+
+/// A user function's result for `block`, refused unless it has the plan's dtype and shape.
+fn checked_block(chunk: Chunk, dtype: DType, shape: &[usize], block: &[usize]) -> Result<Chunk> {
+    if chunk.dtype() != dtype {
+        return Err(dtype_err!("map_blocks: the function returned {} for block {block:?}, where {dtype} was declared", chunk.dtype()));
+    }
+    if chunk.shape() != shape {
+        return Err(value_err!(
+            "map_blocks: the function returned a block of shape {:?} for block {block:?}, where the chunks say {shape:?}",
+            chunk.shape()
+        ));
+    }
+    Ok(chunk)
 }
 
 pub fn take_result(results: &[Option<Chunk>], id: TaskId) -> Result<Chunk> {

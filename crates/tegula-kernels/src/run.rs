@@ -64,6 +64,6 @@ pub fn run(op: &OpKind, inputs: &[Chunk]) -> Result<Chunk> {
         OpKind::Fused(block) => fused(block, inputs),
         OpKind::FusedReduce { block, op, axes } => fused_reduce(block, *op, axes, inputs),
         // Storage is the executor's business (kernels never see a store).
-        OpKind::Read { .. } | OpKind::Write { .. } => Err(TegulaError::Internal(format!("{} is not a kernel", op.label()))),
+        OpKind::Read { .. } | OpKind::Write { .. } | OpKind::CallBlock { .. } => Err(TegulaError::Internal(format!("{} is not a kernel", op.label()))),
     }
 }

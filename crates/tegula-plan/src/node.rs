@@ -117,6 +117,9 @@ pub enum NodeKind {
     /// Writes its input, block by block, to `sink` (whose stored chunks the blocks align with).
     /// Its blocks are empty: what it makes is the stored array.
     Store { sink: Arc<StoredArray> },
+    /// A user's function (`name`, held by `function`) applied to the same block of every
+    /// input (same block grids); its results are this node's blocks (`build/map_blocks.rs`).
+    MapBlocks { function: Arc<StoredArray>, name: String },
 }
 
 #[derive(Debug)]
@@ -200,6 +203,7 @@ impl Node {
             NodeKind::MergeBuckets { .. } => format!("merge-buckets({})", if self.inputs.len() == 2 { "argsort" } else { "sort" }),
             NodeKind::SearchSorted { right, .. } => format!("searchsorted(side={})", if *right { "right" } else { "left" }),
             NodeKind::Store { .. } => "store".into(),
+            NodeKind::MapBlocks { name, .. } => format!("map_blocks({name})"),
         }
     }
 }

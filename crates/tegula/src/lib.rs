@@ -14,6 +14,7 @@
 mod array;
 mod creation;
 mod gather;
+mod map_blocks;
 mod ops;
 mod ordering;
 pub mod random;
@@ -30,7 +31,7 @@ pub use tegula_core::{
     AxisChunks, Spec, BinaryOp, ChunkSpec, Chunks, DType, Distribution, LinalgOp, ReduceOp, Result, Scalar, ScanOp,
     TegulaError, UnaryOp,
 };
-pub use tegula_exec::{default_threads, Both, Executor, Observer, Progress, Report, TaskEvent, Trace};
+pub use tegula_exec::{default_threads, BlockFunction, Both, Executor, Observer, Progress, Report, TaskEvent, Trace};
 pub use tegula_plan::describe::{Operation, PlanDescription};
 pub use tegula_plan::TaskGraph;
 pub use tegula_core::memory::big_vec;

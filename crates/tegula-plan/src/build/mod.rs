@@ -9,6 +9,7 @@ pub mod gather;
 pub mod join;
 pub mod layout;
 pub mod linalg;
+pub mod map_blocks;
 pub mod mask;
 pub mod matmul;
 pub mod reduce;

@@ -36,6 +36,7 @@ pub(crate) fn cull(mut graph: TaskGraph) -> TaskGraph {
         .filter_map(|t| match t.op {
             tegula_core::OpKind::Load { source, .. } | tegula_core::OpKind::Read { source, .. } => Some(source),
             tegula_core::OpKind::Write { sink, .. } => Some(sink),
+            tegula_core::OpKind::CallBlock { function, .. } => Some(function),
             _ => None,
         })
         .collect();

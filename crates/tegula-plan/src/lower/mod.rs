@@ -11,6 +11,7 @@ mod gather;
 mod join;
 mod layout;
 mod linalg;
+mod map_blocks;
 mod mask;
 mod matmul;
 mod reduce;
@@ -159,6 +160,7 @@ impl Lowering {
             NodeKind::MergeBuckets { descending, counts } => Ok(sample_sort::merge_buckets(self, node, inputs, counts, *descending)),
             NodeKind::SearchSorted { right, presorted } => Ok(sort::searchsorted(self, node, inputs, *right, *presorted)),
             NodeKind::Store { sink } => Ok(store::lower(self, node, &inputs[0], sink)),
+            NodeKind::MapBlocks { function, .. } => Ok(map_blocks::lower(self, node, inputs, function)),
         }
     }
 

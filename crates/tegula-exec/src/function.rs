@@ -1,0 +1,11 @@
+//! Functions users give `map_blocks`: called with a block's number along each axis and the
+//! same block of every input, from any of the executor's threads.
+
+use tegula_core::Result;
+use tegula_kernels::Chunk;
+
+pub trait BlockFunction: Send + Sync {
+    /// The result block for block `block` of the inputs `args`. Its dtype and shape are
+    /// checked by the executor against the plan's.
+    fn call(&self, block: &[usize], args: &[Chunk]) -> Result<Chunk>;
+}
