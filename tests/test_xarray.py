@@ -229,14 +229,24 @@ def test_zeros_like_and_cumsum_stay_lazy():
     np.testing.assert_allclose(cum.values, ds.precip.cumsum("time").values)
 
 
-def test_block_functions_raise_a_clear_error():
-    lazy = example_dataset(np.random.default_rng(5), 4, 3, 2).chunk(chunked_array_type="tegula")
-    with pytest.raises(NotImplementedError, match="Python function on every block"):
-        xr.apply_ufunc(np.sin, lazy.precip, dask="parallelized", output_dtypes=[float])
+def test_block_functions_run_on_tegula():
+    ds = example_dataset(np.random.default_rng(5), 6, 5, 4)
+    lazy = ds.chunk({"time": 2, "lat": 3}, chunked_array_type="tegula")
+    sines = xr.apply_ufunc(np.sin, lazy.precip, dask="parallelized", output_dtypes=[float])
+    assert isinstance(sines.data, tg.Array)
+    np.testing.assert_array_equal(sines.values, np.sin(ds.precip.values))
+    # A core dimension: the time series of every point reduced by a NumPy function.
+    spread = xr.apply_ufunc(lambda v: np.ptp(v, axis=-1), lazy.precip.chunk({"time": -1}, chunked_array_type="tegula"),
+                            input_core_dims=[["time"]], dask="parallelized", output_dtypes=[float])
+    assert isinstance(spread.data, tg.Array)
+    np.testing.assert_allclose(spread.values, np.ptp(ds.precip.values, axis=0))
+    mapped = xr.map_blocks(lambda block: block * 2 + 1, lazy.precip)
+    np.testing.assert_allclose(mapped.values, ds.precip.values * 2 + 1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        with pytest.raises(NotImplementedError, match="map_blocks"):
-            xr.decode_cf(lazy.assign(precip=lazy.precip.assign_attrs(scale_factor=2.0)))
+        decoded = xr.decode_cf(lazy.assign(precip=lazy.precip.assign_attrs(scale_factor=2.0)))
+        expected = xr.decode_cf(ds.assign(precip=ds.precip.assign_attrs(scale_factor=2.0)))
+    np.testing.assert_allclose(decoded.precip.values, expected.precip.values)
 
 
 def test_deep_copy_sortby_and_groupby_first():

@@ -23,6 +23,7 @@ from ._io import from_npy, from_zarr, to_npy, to_zarr
 from ._manipulation import (broadcast_arrays, broadcast_shapes, broadcast_to, clip, diff, flip,
                             moveaxis, repeat, roll, round, squeeze, tile, unstack)
 from ._pad import pad
+from ._map_blocks import apply_gufunc, blockwise, map_blocks
 from ._report import report
 from ._visualize import visualize
 from ._nanfunctions import NANFUNCTIONS
@@ -53,7 +54,7 @@ __all__ = sorted(
      "round", "squeeze", "unstack", "eye", "matrix_transpose", "meshgrid", "outer", "tensordot", "tril",
      "triu", "vecdot", "argmax", "argmin", "count_nonzero", "from_dlpack", "isin", "repeat", "reshape", "tile",
      "nonzero", "take", "take_along_axis", "unique_all", "unique_counts", "unique_inverse", "unique_values",
-     "einsum", "median", "pad", "report", "visualize", "percentile", "quantile", "argsort", "cumprod", "cumsum", "cumulative_prod", "cumulative_sum", "searchsorted", "sort",
+     "einsum", "median", "pad", "report", "visualize", "map_blocks", "blockwise", "apply_gufunc", "percentile", "quantile", "argsort", "cumprod", "cumsum", "cumulative_prod", "cumulative_sum", "searchsorted", "sort",
      "newaxis", "pi", "e", "inf", "nan", "bool", "int8", "int16", "int32", "int64", "uint8",
      "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128"]
     + list(UFUNCS) + list(REDUCTIONS) + list(NANFUNCTIONS)

@@ -99,6 +99,12 @@ class Array:
 
         return self._h.explain(config.explicit().get("memory"))
 
+    def map_blocks(self, func, *args, **kwargs):
+        """``tegula.map_blocks(func, self, *args, **kwargs)``: ``func`` applied to each block."""
+        from ._map_blocks import map_blocks
+
+        return map_blocks(func, self, *args, **kwargs)
+
     def visualize(self, filename=None, color="order", level="auto", fuse=True, renderer="auto"):
         """Draws the chunk task graph (see ``tegula._visualize.visualize``): SVG text, or the
         picture written to ``filename``."""

@@ -12,9 +12,12 @@ import tegula
 from . import _xarray_chunks
 from ._xarray_store import store_regions
 
-_NEEDS_BLOCK_CALLBACK = (
-    "tegula's {} would run a Python function on every block, which the tegula core cannot do "
-    "yet; compute the data first (ds.load()) or express the operation with array functions")
+# what xarray passes to the block functions for dask only: an example block and a graph token
+_DASK_BLOCK_OPTIONS = {"meta", "token"}
+
+
+def _without_dask_options(kwargs):
+    return {k: v for k, v in kwargs.items() if k not in _DASK_BLOCK_OPTIONS}
 
 # what xarray passes to every chunk manager's from_array for dask: a graph key, a read lock
 # (tegula reads a block at a time, holding the GIL) and a graph layout option
@@ -103,11 +106,14 @@ class TegulaChunkManager(ChunkManagerEntrypoint):
         store_regions(list(zip(sources, targets, regions)), lock=lock, **kwargs)
 
     def apply_gufunc(self, func, signature, *args, **kwargs):
-        raise NotImplementedError(_NEEDS_BLOCK_CALLBACK.format("apply_gufunc"))
+        """``tegula.apply_gufunc``: ``func`` per block of the loop axes, core axes whole."""
+        return tegula.apply_gufunc(func, signature, *args, **_without_dask_options(kwargs))
 
     def map_blocks(self, func, *args, **kwargs):
-        raise NotImplementedError(_NEEDS_BLOCK_CALLBACK.format("map_blocks"))
+        """``tegula.map_blocks``: ``func`` of the same block of every array."""
+        return tegula.map_blocks(func, *args, **_without_dask_options(kwargs))
 
     def blockwise(self, func, out_ind, *args, **kwargs):
-        raise NotImplementedError(_NEEDS_BLOCK_CALLBACK.format("blockwise"))
+        """``tegula.blockwise``: Dask's index notation, contracted axes given whole."""
+        return tegula.blockwise(func, out_ind, *args, **_without_dask_options(kwargs))
 

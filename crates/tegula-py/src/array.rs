@@ -166,12 +166,13 @@ impl PyArrayHandle {
     }
     /// `block_bytes`: the largest block the sort may make (default: the `chunks="auto"` target).
     #[pyo3(signature = (axis, descending, block_bytes=None))]
-    fn sort(&self, axis: i64, descending: bool, block_bytes: Option<usize>) -> PyResult<PyArrayHandle> {
-        self.inner.sorted(&sort_spec(axis, descending, false, block_bytes)).py().map(wrap)
+    /// Without the GIL: sorting a long axis computes samples of it (which may call Python).
+    fn sort(&self, py: Python<'_>, axis: i64, descending: bool, block_bytes: Option<usize>) -> PyResult<PyArrayHandle> {
+        py.detach(|| self.inner.sorted(&sort_spec(axis, descending, false, block_bytes))).py().map(wrap)
     }
     #[pyo3(signature = (axis, descending, block_bytes=None))]
-    fn argsort(&self, axis: i64, descending: bool, block_bytes: Option<usize>) -> PyResult<PyArrayHandle> {
-        self.inner.sorted(&sort_spec(axis, descending, true, block_bytes)).py().map(wrap)
+    fn argsort(&self, py: Python<'_>, axis: i64, descending: bool, block_bytes: Option<usize>) -> PyResult<PyArrayHandle> {
+        py.detach(|| self.inner.sorted(&sort_spec(axis, descending, true, block_bytes))).py().map(wrap)
     }
     #[pyo3(signature = (v, right, sorter=None))]
     fn searchsorted(&self, v: &PyArrayHandle, right: bool, sorter: Option<&PyArrayHandle>) -> PyResult<PyArrayHandle> {

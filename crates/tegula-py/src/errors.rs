@@ -2,10 +2,30 @@
 
 use pyo3::exceptions::{PyFileExistsError, PyFileNotFoundError, PyIndexError, PyMemoryError, PyOSError, PyOverflowError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use std::sync::Mutex;
 use tegula::TegulaError;
+
+/// The exception a Python function called by the executor (`map_blocks`) raised, kept until
+/// the computation's error reaches Python, so the caller gets that exception itself.
+static CALLBACK_ERROR: Mutex<Option<PyErr>> = Mutex::new(None);
+const CALLBACK_FAILED: &str = "the function given to map_blocks raised ";
+
+/// Keeps `err` for `to_py` and returns the error the executor reports (the first one wins).
+pub fn stash_callback_error(err: PyErr) -> TegulaError {
+    let msg = format!("{CALLBACK_FAILED}{err}");
+    if let Ok(mut slot) = CALLBACK_ERROR.lock() {
+        slot.get_or_insert(err);
+    }
+    TegulaError::Value(msg)
+}
 
 pub fn to_py(err: TegulaError) -> PyErr {
     let msg = err.to_string();
+    if msg.starts_with(CALLBACK_FAILED) {
+        if let Some(original) = CALLBACK_ERROR.lock().ok().and_then(|mut slot| slot.take()) {
+            return original;
+        }
+    }
     match err {
         TegulaError::Shape(_) | TegulaError::Value(_) => PyValueError::new_err(msg),
         TegulaError::Axis { axis, ndim } => axis_error(axis, ndim).unwrap_or_else(|e| e),

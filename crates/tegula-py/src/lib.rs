@@ -4,6 +4,7 @@ mod array;
 mod convert;
 mod errors;
 mod functions;
+mod map_blocks;
 mod store;
 mod watch;
 
@@ -20,6 +21,7 @@ fn _tegula(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::concatenate, m)?)?;
     m.add_function(wrap_pyfunction!(functions::stack, m)?)?;
     m.add_function(wrap_pyfunction!(functions::compute, m)?)?;
+    m.add_function(wrap_pyfunction!(map_blocks::map_blocks, m)?)?;
     m.add_function(wrap_pyfunction!(functions::weak_scalar_dtype, m)?)?;
     m.add_function(wrap_pyfunction!(functions::default_spec, m)?)?;
     m.add_function(wrap_pyfunction!(functions::memory_budget, m)?)?;

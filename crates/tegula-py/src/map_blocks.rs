@@ -1,0 +1,42 @@
+//! `map_blocks` with a Python function: called (with the GIL) from the executor's threads with
+//! a block's number along each axis and NumPy copies of the same block of every input.
+
+use crate::array::{wrap, PyArrayHandle};
+use crate::convert::{chunk_from_numpy, chunk_to_numpy, dtype};
+use crate::errors::{stash_callback_error, IntoPy};
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyTuple};
+use std::sync::Arc;
+use tegula::{Array, BlockFunction, Chunk, Chunks};
+
+struct PyBlockFunction {
+    function: Py<PyAny>,
+}
+
+impl BlockFunction for PyBlockFunction {
+    fn call(&self, block: &[usize], args: &[Chunk]) -> tegula::Result<Chunk> {
+        Python::attach(|py| {
+            let arrays = PyList::new(py, args.iter().map(|c| chunk_to_numpy(py, c.clone())))?;
+            let result = self.function.call1(py, (PyTuple::new(py, block)?, arrays))?;
+            chunk_from_numpy(result.bind(py))
+        })
+        .map_err(stash_callback_error)
+    }
+}
+
+/// `function(block, [blocks])` of the same block of every array; `chunks`: the result's block
+/// lengths per axis (the arrays' block grid).
+#[pyfunction]
+pub fn map_blocks(
+    function: Py<PyAny>,
+    arrays: Vec<PyRef<'_, PyArrayHandle>>,
+    chunks: Vec<Vec<usize>>,
+    dtype_: &str,
+    name: &str,
+) -> PyResult<PyArrayHandle> {
+    let shape: Vec<usize> = chunks.iter().map(|c| c.iter().sum()).collect();
+    let chunks = Chunks::new(chunks, &shape).py()?;
+    let inputs: Vec<&Array> = arrays.iter().map(|a| &a.inner).collect();
+    let function = Arc::new(PyBlockFunction { function });
+    Array::map_blocks(&inputs, function, name, chunks, dtype(dtype_)?).py().map(wrap)
+}

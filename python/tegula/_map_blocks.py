@@ -1,0 +1,339 @@
+"""Python functions applied block by block: ``map_blocks`` (as Dask's), ``blockwise`` (Dask's,
+with contracted indices concatenated) and ``apply_gufunc`` (a generalised ufunc over the loop
+axes). Each becomes one native ``map_blocks`` operation: one task per block, which calls the
+function holding the GIL — the only operations in tegula that run Python per block.
+
+The native operation wants every input, and the result, on one block grid with one number of
+axes. So each function here lays its arrays out on shared *internal* axes: the arrays are
+broadcast (lazily) to the internal shape and rechunked to one grid, axes a function does not
+see are length one (or sliced off again before the call), and axes the function reduces away
+or adds are single blocks. The wrapper handed to the core undoes that layout around each call.
+"""
+
+import inspect
+
+import numpy as np
+
+from . import _tegula
+from ._array import Array
+from ._xarray_chunks import unify_chunks
+
+
+def _apply(call, arrays, out_chunks, dtype, name):
+    """The native operation: ``call(block_index, blocks)`` over arrays of one shape; ``None``
+    in ``out_chunks`` keeps the inputs' block lengths along that axis."""
+    arrays = _one_grid(arrays)
+    grid = arrays[0].chunks
+    out_chunks = [tuple(g) if c is None else tuple(c) for c, g in zip(out_chunks, grid)]
+    for axis, (c, g) in enumerate(zip(out_chunks, grid)):
+        if len(c) != len(g):
+            raise ValueError(f"chunks: axis {axis} of the result needs {len(g)} blocks (the inputs'), got {len(c)}")
+    handle = _tegula.map_blocks(call, [a._h for a in arrays], [list(c) for c in out_chunks], np.dtype(dtype).name, name)
+    return Array(handle)
+
+
+def _one_grid(arrays):
+    """Arrays of one shape rechunked to one block grid: every array's boundaries together."""
+    labels = tuple(range(arrays[0].ndim))
+    return unify_chunks([x for a in arrays for x in (a, labels)], warn=False)[1]
+
+
+def _name(func, name):
+    return name or getattr(func, "__name__", type(func).__name__)
+
+
+def _takes_block_id(func):
+    try:
+        return "block_id" in inspect.signature(func).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _normalize_axes(axes, ndim, what):
+    axes = () if axes is None else (axes,) if isinstance(axes, int) else tuple(axes)
+    out = []
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise np.exceptions.AxisError(a, ndim, what)
+        out.append(a % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{what}: repeated axis in {axes}")
+    return tuple(sorted(out))
+
+
+def _result(value, dtype, name):
+    out = np.asarray(value)
+    if dtype is not None and out.dtype != dtype:
+        raise TypeError(f"{name} returned {out.dtype} where dtype={np.dtype(dtype)} was given; pass dtype={out.dtype}")
+    return out
+
+
+def _infer_dtype(func, blocks, name):
+    """The dtype ``func`` returns for empty blocks of the inputs' dtypes (as Dask's meta)."""
+    try:
+        value = func(*blocks)
+    except Exception as e:  # noqa: BLE001 - any failure means: say the dtype
+        raise ValueError(f"could not infer the dtype {name} returns (calling it on empty blocks raised "
+                         f"{type(e).__name__}: {e}); pass dtype=") from None
+    return np.asarray(value).dtype
+
+
+# --- map_blocks ---------------------------------------------------------------------------------
+
+
+def map_blocks(func, *args, dtype=None, chunks=None, drop_axis=None, new_axis=None, name=None, **kwargs):
+    """``func`` of the same block of every array argument (NumPy arrays count as arrays; other
+    arguments and ``kwargs`` are passed as they are), lazily; the arrays are broadcast against
+    each other first.
+
+    ``dtype``: the result's (inferred from a call on empty blocks when omitted). ``chunks``:
+    the result's block lengths (a tuple of tuples) or the shape of every block; by default the
+    inputs'. ``drop_axis``: axes the function removes (each made one block first);
+    ``new_axis``: result axes it adds (one block each, as long as ``chunks`` says, else 1). A
+    ``func`` taking a ``block_id`` argument gets the block's number along each result axis."""
+    import tegula
+
+    positions = [i for i, a in enumerate(args) if isinstance(a, (Array, np.ndarray))]
+    if not positions:
+        raise ValueError("map_blocks needs at least one array argument")
+    arrays = tegula.broadcast_arrays(*[tegula.asarray(args[i]) for i in positions])
+    n = arrays[0].ndim
+    drop = _normalize_axes(drop_axis, n, "drop_axis")
+    m = n - len(drop) + (0 if new_axis is None else 1 if isinstance(new_axis, int) else len(tuple(new_axis)))
+    new = _normalize_axes(new_axis, m, "new_axis")
+    kept = [k for k in range(n) if k not in drop]
+    # Internal axes: the inputs' n axes (dropped ones one block, length one in the result), then
+    # the new axes (length one in the inputs).
+    arrays = [a.rechunk(tuple(-1 if k in drop else c for k, c in enumerate(a.chunks))) for a in arrays]
+    arrays = [tegula.expand_dims(a, axis=tuple(range(n, n + len(new)))) if new else a for a in arrays]
+    arrays = _one_grid(arrays)
+    out_axes = [o for o in range(m) if o not in new]  # result axes that are input axes, in order
+    given = _chunks_per_result_axis(chunks, m)
+    internal = [None] * (n + len(new))
+    for k in drop:
+        internal[k] = (1,)
+    for o, k in zip(out_axes, kept):
+        internal[k] = _block_lengths(given[o], arrays[0].chunks[k])
+    for j, o in enumerate(new):
+        internal[n + j] = _block_lengths(given[o], (1,)) if given[o] is not None else (1,)
+    label = _name(func, name)
+    if dtype is None:
+        empties = list(args)
+        for i, a in zip(positions, arrays):
+            empties[i] = np.empty((0,) * n, a.dtype)
+        dtype = _infer_dtype(lambda *b: func(*b, **kwargs), empties, label)
+    block_id = _takes_block_id(func)
+
+    def call(index, blocks):
+        call_args = list(args)
+        for i, b in zip(positions, blocks):
+            call_args[i] = b.reshape(b.shape[:n]) if new else b
+        extra = {"block_id": _result_block_id(index, n, drop, new, m)} if block_id else {}
+        out = _result(func(*call_args, **kwargs, **extra), dtype, label)
+        out = np.moveaxis(out, new, range(m - len(new), m)) if new else out
+        return np.expand_dims(out, drop) if drop else out
+
+    out = _apply(call, arrays, internal, dtype, label)
+    if drop:
+        out = tegula.squeeze(out, axis=drop)
+    if new:
+        out = tegula.moveaxis(out, tuple(range(m - len(new), m)), new)
+    return out
+
+
+def _chunks_per_result_axis(chunks, m):
+    if chunks is None:
+        return [None] * m
+    chunks = tuple(chunks)
+    if len(chunks) != m:
+        raise ValueError(f"chunks must name {m} axes (the result's), got {len(chunks)}")
+    return list(chunks)
+
+
+def _block_lengths(given, grid):
+    """Block lengths along one axis: as given (a tuple), every block ``given`` long (an int), or
+    the grid's (None)."""
+    if given is None:
+        return tuple(grid)
+    if isinstance(given, (int, np.integer)):
+        return (int(given),) * len(grid)
+    return tuple(int(c) for c in given)
+
+
+def _result_block_id(index, n, drop, new, m):
+    inputs = iter(index[k] for k in range(n) if k not in drop)
+    return tuple(0 if o in new else next(inputs) for o in range(m))
+
+
+# --- blockwise ----------------------------------------------------------------------------------
+
+
+def blockwise(func, out_ind, *args, dtype=None, new_axes=None, name=None, concatenate=True, align_arrays=True,
+              adjust_chunks=None, **kwargs):
+    """Dask's ``blockwise``: ``args`` alternate arrays and their index strings (``x, "ij"``;
+    ``None`` for a non-array argument). ``func`` gets, per output block, each array's block in
+    its own index order; an index absent from ``out_ind`` is contracted: its axis is given
+    whole (as Dask's ``concatenate=True``) and the function must remove it. ``new_axes``:
+    ``{index: length}`` for result indices no input has."""
+    import tegula
+
+    if concatenate is False:
+        raise ValueError("tegula's blockwise always concatenates contracted axes (concatenate=True)")
+    if adjust_chunks:
+        raise ValueError("tegula's blockwise does not take adjust_chunks; use map_blocks with chunks=")
+    pairs = list(zip(args[::2], args[1::2]))
+    new_axes = dict(new_axes or {})
+    indices = [tuple(ind) for a, ind in pairs if ind is not None]
+    contracted = []
+    for ind in indices:
+        contracted += [i for i in ind if i not in out_ind and i not in contracted]
+    axes = tuple(out_ind) + tuple(contracted)  # the internal axes
+    lengths = dict(new_axes)
+    for a, ind in pairs:
+        if ind is not None:
+            for i, n in zip(ind, tegula.asarray(a).shape):
+                if lengths.setdefault(i, n) != n and n != 1 and lengths[i] != 1:
+                    raise ValueError(f"index {i!r} has lengths {lengths[i]} and {n}")
+                lengths[i] = max(lengths[i], n)
+    missing = [i for i in out_ind if i not in lengths]
+    if missing:
+        raise ValueError(f"output indices {missing} appear in no input; give their lengths in new_axes")
+    shape = tuple(lengths[i] for i in axes)
+    arrays, layouts = [], []
+    for a, ind in pairs:
+        if ind is None:
+            continue
+        x = tegula.asarray(a)
+        if len(ind) != x.ndim:
+            raise ValueError(f"index {ind!r} does not match an array of {x.ndim} axes")
+        order = sorted(range(len(ind)), key=lambda k: axes.index(ind[k]))
+        x = tegula.permute_dims(x, order) if order != list(range(len(ind))) else x
+        present = [axes.index(ind[k]) for k in order]
+        x = tegula.reshape(x, tuple(x.shape[present.index(j)] if j in present else 1 for j in range(len(axes))))
+        arrays.append(tegula.broadcast_to(x, shape))
+        layouts.append((present, order, ind))
+    whole = {axes.index(i) for i in contracted} | {axes.index(i) for i in new_axes}
+    arrays = [x.rechunk(tuple(-1 if j in whole else c for j, c in enumerate(x.chunks))) for x in arrays]
+    out_chunks = [None] * len(out_ind) + [(1,)] * len(contracted)
+    for i, n in new_axes.items():
+        out_chunks[axes.index(i)] = (n,)
+    label = _name(func, name)
+    array_positions = [k for k, (a, ind) in enumerate(pairs) if ind is not None]
+
+    def own_block(block, layout):
+        present, order, _ = layout
+        take = tuple(slice(None) if j in present else 0 for j in range(len(axes)))
+        return np.transpose(block[take], np.argsort(order)) if order != sorted(order) else block[take]
+
+    def arguments(blocks):
+        values = [a for a, _ in pairs]
+        for k, b, layout in zip(array_positions, blocks, layouts):
+            values[k] = own_block(b, layout)
+        return values
+
+    if dtype is None:
+        empties = [np.empty((0,) * len(ind), tegula.asarray(a).dtype) if ind is not None else a for a, ind in pairs]
+        dtype = _infer_dtype(lambda *b: func(*b, **kwargs), empties, label)
+
+    def call(index, blocks):
+        out = _result(func(*arguments(blocks), **kwargs), dtype, label)
+        return out.reshape(out.shape + (1,) * len(contracted))
+
+    out = _apply(call, arrays, out_chunks, dtype, label)
+    if contracted:
+        out = tegula.squeeze(out, axis=tuple(range(len(out_ind), len(axes))))
+    return out
+
+
+# --- apply_gufunc -------------------------------------------------------------------------------
+
+
+def parse_signature(signature):
+    """``"(i,j),(j)->(i)"`` as ([("i", "j"), ("j",)], [("i",)])."""
+    text = signature.replace(" ", "")
+    if "->" not in text:
+        raise ValueError(f"not a generalised ufunc signature: {signature!r}")
+    ins, outs = text.split("->")
+
+    def groups(part):
+        if not part.startswith("(") or not part.endswith(")"):
+            raise ValueError(f"not a generalised ufunc signature: {signature!r}")
+        return [tuple(d for d in g.split(",") if d) for g in part[1:-1].split("),(")]
+
+    return groups(ins), groups(outs)
+
+
+def apply_gufunc(func, signature, *args, axes=None, axis=None, keepdims=False, output_dtypes=None,
+                 output_sizes=None, vectorize=None, allow_rechunk=False, meta=None, name=None, **kwargs):
+    """A generalised ufunc over tegula arrays, lazily: ``signature`` names the core axes (the
+    last axes of each argument, ``"(i),(i)->()"``), every other (loop) axis is broadcast and
+    kept in blocks, and ``func`` gets whole core axes (one block each; with
+    ``allow_rechunk=False`` a core axis in several blocks is an error, as in Dask). Returns one
+    array, or a tuple for several outputs. ``vectorize=True`` wraps ``func`` in
+    ``np.vectorize``."""
+    import tegula
+
+    if axes is not None or axis is not None or keepdims:
+        raise ValueError("tegula's apply_gufunc takes core axes last; move them with moveaxis instead of axes=/axis=")
+    core_in, core_out = parse_signature(signature)
+    if len(core_in) != len(args):
+        raise ValueError(f"signature {signature!r} takes {len(core_in)} arguments, got {len(args)}")
+    if vectorize:
+        otypes = None if output_dtypes is None else [np.dtype(d).char for d in np.atleast_1d(output_dtypes)]
+        func = np.vectorize(func, signature=signature, otypes=otypes)
+    xs = [tegula.asarray(a) for a in args]
+    sizes = dict(output_sizes or {})
+    for x, dims in zip(xs, core_in):
+        if x.ndim < len(dims):
+            raise ValueError(f"an argument of {x.ndim} axes cannot have the core axes {dims}")
+        for d, n in zip(dims, x.shape[x.ndim - len(dims):]):
+            if sizes.setdefault(d, n) != n:
+                raise ValueError(f"core dimension {d!r} has lengths {sizes[d]} and {n}")
+        for d, c in zip(dims, x.chunks[x.ndim - len(dims):]):
+            if len(c) > 1 and not allow_rechunk:
+                raise ValueError(f"core dimension {d!r} is in {len(c)} blocks; rechunk it to one block or pass "
+                                 f"allow_rechunk=True")
+    loop_shape = np.broadcast_shapes(*[x.shape[: x.ndim - len(d)] for x, d in zip(xs, core_in)])
+    n_loop = len(loop_shape)
+    core_ndim = max([len(d) for d in core_in + core_out] + [0])
+    internal = []
+    for x, dims in zip(xs, core_in):
+        x = tegula.broadcast_to(x, loop_shape + x.shape[x.ndim - len(dims):])
+        x = x.rechunk(tuple(c if k < n_loop else -1 for k, c in enumerate(x.chunks)))
+        internal.append(tegula.reshape(x, x.shape + (1,) * (core_ndim - len(dims))) if core_ndim > len(dims) else x)
+    dtypes = _output_dtypes(output_dtypes, core_out, func, xs, core_in, kwargs, name)
+    outputs = []
+    for k, dims in enumerate(core_out):
+        missing = [d for d in dims if d not in sizes]
+        if missing:
+            raise ValueError(f"output core dimensions {missing} have no length; give output_sizes")
+        chunks = [None] * n_loop + [(sizes[d],) for d in dims] + [(1,)] * (core_ndim - len(dims))
+        call = _gufunc_caller(func, k, len(core_out) > 1, core_in, n_loop, core_ndim, len(dims), dtypes[k],
+                              _name(func, name), kwargs)
+        out = _apply(call, internal, chunks, dtypes[k], _name(func, name))
+        if core_ndim > len(dims):
+            out = tegula.reshape(out, out.shape[: n_loop + len(dims)])
+        outputs.append(out)
+    return tuple(outputs) if len(core_out) > 1 else outputs[0]
+
+
+def _output_dtypes(output_dtypes, core_out, func, xs, core_in, kwargs, name):
+    if output_dtypes is not None:
+        dtypes = [np.dtype(d) for d in (output_dtypes if isinstance(output_dtypes, (list, tuple)) else [output_dtypes])]
+        if len(dtypes) != len(core_out):
+            raise ValueError(f"{len(core_out)} outputs need {len(core_out)} output_dtypes, got {len(dtypes)}")
+        return dtypes
+    empties = [np.empty((0,) * len(d) if d else (), x.dtype) for x, d in zip(xs, core_in)]
+    if len(core_out) == 1:
+        return [_infer_dtype(lambda *b: func(*b, **kwargs), empties, _name(func, name))]
+    raise ValueError("apply_gufunc with several outputs needs output_dtypes")
+
+
+def _gufunc_caller(func, k, several, core_in, n_loop, core_ndim, out_core, dtype, label, kwargs):
+    def call(index, blocks):
+        own = [b.reshape(b.shape[: n_loop + len(d)]) for b, d in zip(blocks, core_in)]
+        value = func(*own, **kwargs)
+        out = _result(value[k] if several else value, dtype, label)
+        return out.reshape(out.shape + (1,) * (core_ndim - out_core))
+
+    return call
