@@ -222,3 +222,41 @@ def test_explain_shows_bytes_and_peak_per_operation():
     matmul = next(op for op in plan["operations"] if op["label"] == "matmul")
     assert matmul["bytes_written"] >= 16 * 250 * 250 * 8
     assert matmul["peak"] <= plan["projected_peak"]
+
+
+def test_progress_bar_in_a_notebook_updates_one_display(monkeypatch):
+    import sys
+    import types
+
+    shown = []
+
+    class ZMQInteractiveShell:  # what Jupyter's kernel reports as its shell
+        pass
+
+    class Handle:
+        def update(self, html):
+            shown.append(("update", html.data))
+
+    def display(html, display_id=False):
+        assert display_id is True
+        shown.append(("display", html.data))
+        return Handle()
+
+    class HTML:
+        def __init__(self, data):
+            self.data = data
+
+    ipython = types.ModuleType("IPython")
+    ipython.get_ipython = lambda: ZMQInteractiveShell()
+    ipython_display = types.ModuleType("IPython.display")
+    ipython_display.HTML, ipython_display.display = HTML, display
+    monkeypatch.setitem(sys.modules, "IPython", ipython)
+    monkeypatch.setitem(sys.modules, "IPython.display", ipython_display)
+    _, y = expression()
+    bar = _progress.resolve(True)
+    tg._functions._tegula.compute([y._h], progress=bar, interval=0.01)
+    assert shown[0][0] == "display" and all(kind == "update" for kind, _ in shown[1:])
+    total = y.task_count()
+    assert f"{total:,}/{total:,} tasks" in shown[-1][1] and "width:100.0%" in shown[-1][1]
+    # The automatic setting shows bars in notebooks.
+    assert isinstance(_progress.resolve("auto"), _progress.Bar)
