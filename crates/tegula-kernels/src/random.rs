@@ -8,6 +8,7 @@ use crate::chunk::{Chunk, Wrap};
 use crate::element::Elem;
 use crate::with_dtype;
 use crate::tiles::reshape;
+use crate::vecmath::{cos, ln_positive};
 use ndarray::ArcArray;
 use tegula_core::{DType, Distribution, Result};
 
@@ -56,7 +57,9 @@ pub fn random_block(key: u64, dist: Distribution, dtype: DType, place: &BlockPla
 /// The values at the block's row-major positions `start .. start + len`, as a 1-D chunk.
 pub fn random(key: u64, dist: Distribution, dtype: DType, place: &BlockPlace, start: usize, len: usize) -> Chunk {
     with_dtype!(dtype, T => {
-        let mut data = vec![T::default(); len];
+        // Huge pages: first touches of fresh small pages cost more than generating the values.
+        let mut data = tegula_core::memory::big_vec(len);
+        data.resize(len, T::default());
         random_into(key, dist, place, start, &mut data);
         T::wrap(ArcArray::from_vec(data).into_dyn())
     })
@@ -67,13 +70,7 @@ pub fn random_into<T: RandomElem>(key: u64, dist: Distribution, place: &BlockPla
     let runs = runs(place, start, out.len());
     match dist {
         Distribution::Uniform { low, high } => fill_runs(&runs, out, |first, out| T::uniform(key, first, low, high, out)),
-        Distribution::Normal { loc, scale } => fill_runs(&runs, out, |first, out| {
-            fill(first, out, |g| {
-                // Box-Muller from two uniforms at counters 2g and 2g+1.
-                let (u1, u2) = (1.0 - unit(bits(key, 2 * g)), unit(bits(key, 2 * g + 1)));
-                T::from_f64(loc + scale * (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos())
-            })
-        }),
+        Distribution::Normal { loc, scale } => fill_runs(&runs, out, |first, out| fill_normal(key, first, loc, scale, out)),
         Distribution::Integers { low, high } => {
             let range = (high - low) as u128;
             fill_runs(&runs, out, |first, out| fill(first, out, |g| T::from_i128(low + ((bits(key, g) as u128 * range) >> 64) as i128)))
@@ -138,6 +135,44 @@ fn fill<T>(first: u64, out: &mut [T], value: impl Fn(u64) -> T) {
     for (g, o) in (first..).zip(out.iter_mut()) {
         *o = value(g);
     }
+}
+
+/// Normal values by Box–Muller from the uniforms at counters `2g` and `2g + 1`, in tiles of
+/// float64 computed with the vectorising `ln` and `cos` of `vecmath` (for AVX2 where the CPU
+/// has it), then converted.
+fn fill_normal<T: RandomElem>(key: u64, first: u64, loc: f64, scale: f64, out: &mut [T]) {
+    const TILE: usize = 512;
+    let mut tile = [0.0f64; TILE];
+    for (k, part) in out.chunks_mut(TILE).enumerate() {
+        let values = &mut tile[..part.len()];
+        normal_tile(key, first + (k * TILE) as u64, loc, scale, values);
+        for (o, &v) in part.iter_mut().zip(values.iter()) {
+            *o = T::from_f64(v);
+        }
+    }
+}
+
+fn normal_tile(key: u64, first: u64, loc: f64, scale: f64, out: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2.
+        return unsafe { normal_tile_avx2(key, first, loc, scale, out) };
+    }
+    normal_tile_portable(key, first, loc, scale, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn normal_tile_avx2(key: u64, first: u64, loc: f64, scale: f64, out: &mut [f64]) {
+    normal_tile_portable(key, first, loc, scale, out)
+}
+
+#[inline(always)]
+fn normal_tile_portable(key: u64, first: u64, loc: f64, scale: f64, out: &mut [f64]) {
+    fill(first, out, |g| {
+        let (u1, u2) = (1.0 - unit(bits(key, 2 * g)), unit(bits(key, 2 * g + 1)));
+        loc + scale * (-2.0 * ln_positive(u1)).sqrt() * cos(std::f64::consts::TAU * u2)
+    })
 }
 
 /// Uniform float64 values, the hot path of random generation: compiled for AVX2 too (chosen at
