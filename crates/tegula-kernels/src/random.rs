@@ -169,10 +169,12 @@ unsafe fn normal_tile_avx2(key: u64, first: u64, loc: f64, scale: f64, out: &mut
 
 #[inline(always)]
 fn normal_tile_portable(key: u64, first: u64, loc: f64, scale: f64, out: &mut [f64]) {
-    fill(first, out, |g| {
+    // A plain loop, not `fill` with a closure: the closure was too big to be inlined, which
+    // kept the loop from vectorising.
+    for (g, o) in (first..).zip(out.iter_mut()) {
         let (u1, u2) = (1.0 - unit(bits(key, 2 * g)), unit(bits(key, 2 * g + 1)));
-        loc + scale * (-2.0 * ln_positive(u1)).sqrt() * cos(std::f64::consts::TAU * u2)
-    })
+        *o = loc + scale * (-2.0 * ln_positive(u1)).sqrt() * cos(std::f64::consts::TAU * u2);
+    }
 }
 
 /// Uniform float64 values, the hot path of random generation: compiled for AVX2 too (chosen at
