@@ -8,7 +8,8 @@ use std::sync::Mutex;
 use std::time::Duration;
 use tegula_plan::TaskId;
 
-/// One finished task. Times are from the start of the computation.
+/// One finished task. Times are from the start of the computation; `end` equals `start` for
+/// observers that do not want times (`Observer::timed`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TaskEvent {
     pub task: TaskId,
@@ -31,6 +32,10 @@ pub struct TaskEvent {
 /// must be quick (count, or push to a list); never compute in it.
 pub trait Observer: Sync {
     fn task_done(&self, event: &TaskEvent);
+    /// Whether events carry their end time (a clock read per task, under the lock).
+    fn timed(&self) -> bool {
+        true
+    }
 }
 
 /// Counters for a progress bar: tasks done and bytes produced, read from any thread.
@@ -52,10 +57,15 @@ impl Progress {
 }
 
 impl Observer for Progress {
+    /// Plain stores: the executor calls observers one at a time (under its lock), so there is
+    /// one writer and no locked read-modify-write is needed.
     fn task_done(&self, event: &TaskEvent) {
         self.done.store(event.done, Ordering::Relaxed);
         self.total.store(event.total, Ordering::Relaxed);
-        self.bytes.fetch_add(event.bytes, Ordering::Relaxed);
+        self.bytes.store(self.bytes.load(Ordering::Relaxed) + event.bytes, Ordering::Relaxed);
+    }
+    fn timed(&self) -> bool {
+        false
     }
 }
 
@@ -89,5 +99,8 @@ impl Observer for Both<'_> {
     fn task_done(&self, event: &TaskEvent) {
         self.0.task_done(event);
         self.1.task_done(event);
+    }
+    fn timed(&self) -> bool {
+        self.0.timed() || self.1.timed()
     }
 }

@@ -347,7 +347,7 @@ impl Run<'_> {
             task: id,
             thread: rayon::current_thread_index().unwrap_or(0),
             start: started,
-            end: self.start.elapsed(),
+            end: if observer.timed() { self.start.elapsed() } else { started },
             bytes: s.results[id].as_ref().map_or(0, Chunk::nbytes),
             held: s.ledger.live,
             on_disk: s.ledger.on_disk,
