@@ -154,10 +154,11 @@ def to_dot(nodes, edges):
     """The graph in Graphviz's language."""
     lines = ["digraph tegula {", "  rankdir=LR;", '  node [shape=box, style="rounded,filled", fontname="sans-serif"];']
     for n in nodes:
-        label = n["label"] + (f"\\n{n['sub']}" if "sub" in n else "")
+        # Graphviz's \n starts a new line of the label; the parts themselves are escaped.
+        label = _dot_text(n["label"]) + (f"\\n{_dot_text(n['sub'])}" if "sub" in n else "")
         style = ', style="rounded,filled,dashed"' if n["dashed"] else ""
         lines.append(
-            f'  n{n["id"]} [label="{_dot_text(label)}", tooltip="{_dot_text(n["tip"])}", '
+            f'  n{n["id"]} [label="{label}", tooltip="{_dot_text(n["tip"])}", '
             f'fillcolor="{n["fill"]}", fontcolor="{text_colour(n["fill"])}"{style}];'
         )
     lines.extend(f"  n{a} -> n{b};" for a, b in edges)
@@ -166,7 +167,7 @@ def to_dot(nodes, edges):
 
 
 def _dot_text(text):
-    return str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\\\\n", "\\n")
+    return str(text).replace("\\", "\\\\").replace('"', '\\"')
 
 
 def _write_with_dot(nodes, edges, filename, ext):

@@ -138,7 +138,8 @@ fn job<'a>(scope: &rayon::Scope<'a>, run: &'a Run<'a>) {
         s.ready.pop();
         let args = run.admit(&mut s, id, need);
         drop(s);
-        let started = run.start.elapsed();
+        // A clock read per task only when someone watches.
+        let started = run.observer.map(|_| run.start.elapsed());
         let outcome = run.execute(id, args);
         s = match run.state.lock() {
             Ok(s) => s,
@@ -340,9 +341,9 @@ impl Run<'_> {
     }
 
     /// Tells the observer, if any, that task `id` (started at `started`) has ended.
-    fn observe(&self, s: &mut State, id: TaskId, started: Duration) {
+    fn observe(&self, s: &mut State, id: TaskId, started: Option<Duration>) {
         s.finished += 1;
-        let Some(observer) = self.observer else { return };
+        let (Some(observer), Some(started)) = (self.observer, started) else { return };
         let event = TaskEvent {
             task: id,
             thread: rayon::current_thread_index().unwrap_or(0),
