@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 use tegula_plan::TaskId;
 
-/// One finished task. Times are from the start of the computation; `end` equals `start` for
+/// One finished task. Times are from the start of the computation; both are zero for
 /// observers that do not want times (`Observer::timed`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TaskEvent {

@@ -138,8 +138,8 @@ fn job<'a>(scope: &rayon::Scope<'a>, run: &'a Run<'a>) {
         s.ready.pop();
         let args = run.admit(&mut s, id, need);
         drop(s);
-        // A clock read per task only when someone watches.
-        let started = run.observer.map(|_| run.start.elapsed());
+        // A clock read per task only for an observer that wants times.
+        let started = run.observer.filter(|o| o.timed()).map(|_| run.start.elapsed());
         let outcome = run.execute(id, args);
         s = match run.state.lock() {
             Ok(s) => s,
@@ -340,15 +340,16 @@ impl Run<'_> {
         }
     }
 
-    /// Tells the observer, if any, that task `id` (started at `started`) has ended.
+    /// Tells the observer, if any, that task `id` (started at `started`, if it wants times) has
+    /// ended.
     fn observe(&self, s: &mut State, id: TaskId, started: Option<Duration>) {
         s.finished += 1;
-        let (Some(observer), Some(started)) = (self.observer, started) else { return };
+        let Some(observer) = self.observer else { return };
         let event = TaskEvent {
             task: id,
             thread: rayon::current_thread_index().unwrap_or(0),
-            start: started,
-            end: if observer.timed() { self.start.elapsed() } else { started },
+            start: started.unwrap_or_default(),
+            end: started.map_or(Duration::ZERO, |_| self.start.elapsed()),
             bytes: s.results[id].as_ref().map_or(0, Chunk::nbytes),
             held: s.ledger.live,
             on_disk: s.ledger.on_disk,
