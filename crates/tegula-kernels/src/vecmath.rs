@@ -1,4 +1,5 @@
-//! `exp`, `sin` and `cos` on `f64` written as straight-line arithmetic, so that a loop mapping
+//! `exp`, `sin` and `cos` on `f64` (and for random numbers `ln` of positive numbers and the sine
+//! and cosine of an angle in turns) written as straight-line arithmetic, so that a loop mapping
 //! one of them over a slice auto-vectorises (SSE2 and up): no calls, no table look-ups, no
 //! branches (every special case is a select), plain `*` and `+` only, never `mul_add`, so the
 //! results are the same bit for bit whether or not the target has FMA.
@@ -144,6 +145,24 @@ pub(crate) fn cos(x: f64) -> f64 {
     quadrant(q.wrapping_add(1), hi, lo)
 }
 
+/// `(sin 2πt, cos 2πt)` for `t` in `[0, 1)` (about 1 ulp; for random angles, not a libm
+/// replacement). The reduction is in turns, so it is exact: `k = round(4t)` and `d = t - k/4`
+/// (Sterbenz: `k/4` is within a factor 2 of `t` unless `k = 0`), `r = 2πd` in `[-π/4, π/4]`
+/// rounded once, then `k mod 4` rotates `(sin r, cos r)` by quarter turns.
+#[inline(always)]
+pub(crate) fn sincos_turns(t: f64) -> (f64, f64) {
+    let kd = t * 4.0 + SHIFT;
+    let k = kd - SHIFT;
+    let r = (t - 0.25 * k) * std::f64::consts::TAU;
+    let (s, c) = (sin_kernel(r, 0.0), cos_kernel(r, 0.0));
+    let q = kd.to_bits();
+    // Odd quarter turns swap sine and cosine; then sin changes sign in turns 2 and 3, cos in 1 and 2.
+    let (s, c) = if q & 1 == 0 { (s, c) } else { (c, s) };
+    let sin_sign = (q & 2) << 62;
+    let cos_sign = ((q ^ (q >> 1)) & 1) << 63;
+    (f64::from_bits(s.to_bits() ^ sin_sign), f64::from_bits(c.to_bits() ^ cos_sign))
+}
+
 /// `(q, hi, lo)` with `x = k pi/2 + hi + lo`, `|hi| <= pi/4`, `lo` below half an ulp of `hi`,
 /// and the low bits of `q` holding `k` in two's complement.
 #[inline(always)]
@@ -226,6 +245,19 @@ fn horner<const N: usize>(x: f64, c: &[f64; N]) -> f64 {
 mod tests {
     use super::*;
     use std::f64::consts::{E, FRAC_PI_2, LN_2};
+
+    #[test]
+    fn sincos_turns_matches_libm() {
+        let mut rng = Rng(11);
+        let edges = [0.0, 0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875, 1.0 - f64::EPSILON / 2.0, 1e-300, 0.1];
+        for t in edges.into_iter().chain((0..200_000).map(|_| rng.uniform(0.0, 1.0))) {
+            let (s, c) = sincos_turns(t);
+            let x = std::f64::consts::TAU * t;
+            // The reference rounds 2πt itself, so compare with a tolerance of absolute size.
+            assert!((s - x.sin()).abs() <= 4.0 * f64::EPSILON, "sin at {t}: {s} vs {}", x.sin());
+            assert!((c - x.cos()).abs() <= 4.0 * f64::EPSILON, "cos at {t}: {c} vs {}", x.cos());
+        }
+    }
 
     #[test]
     fn ln_positive_is_within_a_few_ulp() {
