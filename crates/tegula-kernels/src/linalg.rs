@@ -6,10 +6,11 @@
 
 use crate::chunk::{Block, Chunk, Wrap};
 use crate::element::{Elem, C128, C64};
+use crate::tall_qr::{tall_q_times, tall_r};
 use faer::linalg::solvers::{DenseSolveCore, Solve};
 use faer::traits::{ComplexField, RealField};
 use faer::complex::Complex;
-use faer::{Mat, MatRef, Side};
+use faer::{Mat, MatMut, MatRef, Side};
 use ndarray::ArrayD;
 use std::ops::{Add, Mul};
 use tegula_core::{internal_err, linalg_err, DType, LinalgOp, Result};
@@ -47,10 +48,11 @@ pub fn linalg(op: LinalgOp, inputs: &[Chunk]) -> Result<Chunk> {
     }
 }
 
-/// The matrices of one block: `(count, m, n)`, read row-major.
+/// The matrices of one block: `(count, m, n)`, row-major; the block itself where it already
+/// is (no copy), else a row-major copy.
 struct Stack<T> {
     stack: Vec<usize>,
-    data: ndarray::Array3<T>,
+    data: ndarray::ArcArray<T, ndarray::Ix3>,
 }
 
 impl<T: Field> Stack<T> {
@@ -62,12 +64,36 @@ impl<T: Field> Stack<T> {
         }
         let (stack, (m, n)) = (s[..s.len() - 2].to_vec(), (s[s.len() - 2], s[s.len() - 1]));
         let count = stack.iter().product();
-        let data = a.as_standard_layout().into_owned().into_shape_with_order((count, m, n));
+        let standard = if a.is_standard_layout() { a.clone() } else { a.as_standard_layout().into_owned().into_shared() };
+        let data = standard.into_shape_with_order((count, m, n));
         Ok(Stack { stack, data: data.map_err(|e| internal_err!("linalg block: {e}"))? })
     }
+    /// Matrix `i`, copied column-major (the layout faer factorises in; faer's own copy of a
+    /// row-major matrix goes element by element down each column, a new cache line each time).
     fn matrix(&self, i: usize) -> Mat<T> {
+        let x = self.view(i);
+        let mut out = Mat::zeros(x.nrows(), x.ncols());
+        banded_copy(out.as_mut(), x);
+        out
+    }
+    /// Matrix `i` in place.
+    fn view(&self, i: usize) -> MatRef<'_, T> {
         let (_, m, n) = self.data.dim();
-        Mat::from_fn(m, n, |r, c| self.data[[i, r, c]])
+        let view = self.data.index_axis(ndarray::Axis(0), i);
+        // SAFETY: the pointer, extents and element strides are those of a view of `self.data`,
+        // which the returned matrix borrows.
+        unsafe { MatRef::from_raw_parts(view.as_ptr(), m, n, view.strides()[0], view.strides()[1]) }
+    }
+}
+
+/// `dst = src` in bands of rows of about 128 KB, so that whatever the two layouts, each band's
+/// reads and writes stay in cache.
+pub(crate) fn banded_copy<T: ComplexField>(mut dst: MatMut<T>, src: MatRef<T>) {
+    let (m, n) = (src.nrows(), src.ncols());
+    let band = (16_384 / n.max(1)).max(1);
+    for r0 in (0..m).step_by(band) {
+        let h = band.min(m - r0);
+        dst.as_mut().submatrix_mut(r0, 0, h, n).copy_from(src.submatrix(r0, 0, h, n));
     }
 }
 
@@ -84,12 +110,16 @@ fn typed<T: Field>(op: LinalgOp, inputs: &[Chunk]) -> Result<Chunk> {
         LinalgOp::Solve => {
             let b = b.ok_or_else(|| internal_err!("solve needs two inputs"))?;
             let k = b.data.dim().2;
-            each(&a, &shape(&[n, k]), |i| Ok(rows(lu(x(i).as_ref())?.solve(b.matrix(i).as_ref()).as_ref())))
+            each(&a, &shape(&[n, k]), |i| Ok(rows(lu(x(i).as_ref())?.solve(b.matrix(i).as_ref().as_ref()).as_ref())))
         }
         LinalgOp::Det => each(&a, &shape(&[]), |i| Ok(vec![det(x(i).as_ref())])),
         LinalgOp::Slogdet { output: 0 } => each(&a, &shape(&[]), |i| Ok(vec![slogdet(x(i).as_ref()).0])),
         LinalgOp::Slogdet { .. } => each(&a, &shape(&[]), |i| Ok(vec![slogdet(x(i).as_ref()).1])),
         LinalgOp::Qr { complete, output } => {
+            if output == 1 && !complete {
+                // The `R` of a row block of TSQR: factorised in slabs, read in place.
+                return each(&a, &shape(&[k, n]), |i| Ok(rows(tall_r(a.view(i)).as_ref())));
+            }
             each(&a, &shape(&op.result_shape(&[(m, n)])), |i| Ok(qr(x(i).as_ref(), complete, output)))
         }
         LinalgOp::Svd { output: 1, .. } => each(&a, &shape(&[k]), |i| singular_values(x(i).as_ref())),
@@ -105,7 +135,7 @@ fn typed<T: Field>(op: LinalgOp, inputs: &[Chunk]) -> Result<Chunk> {
         LinalgOp::Pinv { rtol } => each(&a, &shape(&[n, m]), |i| pinv(x(i).as_ref(), rtol)),
         LinalgOp::QrApply => {
             let b = b.ok_or_else(|| internal_err!("qr-apply needs two inputs"))?;
-            each(&a, &shape(&[m, b.data.dim().2]), |i| Ok(rows((x(i).qr().compute_thin_Q() * b.matrix(i)).as_ref())))
+            each(&a, &shape(&[m, b.data.dim().2]), |i| tall_q_times(a.view(i), b.view(i)))
         }
     }
 }
@@ -122,8 +152,10 @@ fn each<T, U: Wrap>(a: &Stack<T>, shape: &[usize], f: impl FnMut(usize) -> Resul
 }
 
 /// A matrix's elements in row-major order.
-fn rows<T: Copy>(x: MatRef<T>) -> Vec<T> {
-    (0..x.nrows()).flat_map(|r| (0..x.ncols()).map(move |c| x[(r, c)])).collect()
+fn rows<T: ComplexField + Copy>(x: MatRef<T>) -> Vec<T> {
+    let mut out = vec![T::zero_impl(); x.nrows() * x.ncols()];
+    banded_copy(MatMut::from_row_major_slice_mut(&mut out, x.nrows(), x.ncols()), x);
+    out
 }
 
 /// The conjugate transpose's elements in row-major order.
