@@ -61,7 +61,7 @@ def case_for(draw, shape, chunks):
     data = [rng.standard_normal(shape) for _ in range(3)]
     reduction = draw(st.sampled_from(REDUCTIONS))
     axis = draw(st.one_of(st.none(), st.lists(st.integers(0, len(shape) - 1), unique=True).map(tuple)))
-    return shape, chunks, seed, data, draw(trees(len(data) + 1)), reduction, axis
+    return shape, chunks, seed, data, draw(trees(len(data) + 1 + VIEWS)), reduction, axis
 
 
 @st.composite
@@ -90,13 +90,35 @@ def test_fused_equals_unfused_and_numpy_on_big_blocks(case):
     check(case)
 
 
+# Leaves that are views of stored blocks (transposed, reversed, broadcast), which a fused
+# program reads through their strides.
+VIEWS = 3
+
+
+def views(data, chunks):
+    """``(tegula leaves, NumPy leaves)`` of equal values: data[0] transposed twice (a
+    transposed view of a block stored the other way round), data[1] reversed along every axis
+    and the last column of data[2], which broadcasts along the last axis."""
+    d0, d1, d2 = data
+    blocks = tg.asarray(d0, chunks=chunks).chunks
+    flipped = (slice(None, None, -1),) * d1.ndim
+    column = np.ascontiguousarray(d2[..., -1:]) if d2.shape[-1] else d2
+    tg_views = [
+        tg.asarray(np.ascontiguousarray(d0.T), chunks=blocks[::-1]).T,
+        tg.asarray(d1, chunks=blocks)[flipped],
+        tg.asarray(column, chunks=blocks[:-1] + ((column.shape[-1],),)),
+    ]
+    return tg_views, [d0, d1[flipped], column]
+
+
 def check(case):
     shape, chunks, seed, data, tree, reduction, axis = case
     source = tg.random.default_rng(seed).standard_normal(shape, chunks=chunks)
-    leaves = [tg.asarray(d, chunks=chunks) for d in data] + [source]
+    tg_views, np_views = views(data, chunks)
+    leaves = [tg.asarray(d, chunks=chunks) for d in data] + [source] + tg_views
     expr = evaluate(tree, tg, leaves)
     with quiet():
-        expected = evaluate(tree, np, data + [source.compute()])
+        expected = evaluate(tree, np, data + [source.compute()] + np_views)
     if reduction:
         try:
             with quiet():

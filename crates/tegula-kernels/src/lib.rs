@@ -25,6 +25,7 @@ pub mod reduce_f64;
 pub mod run;
 pub mod scan;
 pub mod sort;
+mod strided;
 mod tall_qr;
 pub mod source;
 mod tape;

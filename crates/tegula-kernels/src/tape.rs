@@ -11,6 +11,7 @@ use crate::float_fn::{beyond_vecmath, float_binary_fn, float_unary_fn};
 use crate::vecmath;
 use crate::fused::source_tile;
 use crate::random::{random_into, BlockPlace};
+use crate::strided::Strided;
 use crate::tiles::flatten;
 use tegula_core::program::{FusedBlock, Instr, Program};
 use tegula_core::{internal_err, BinaryOp, DType, OpKind, Result, UnaryOp};
@@ -18,7 +19,7 @@ use tegula_core::{internal_err, BinaryOp, DType, OpKind, Result, UnaryOp};
 /// Elements per register: 4 KB of float64, so a dozen live registers fit in L1 cache.
 const SUB: usize = 512;
 
-/// Where a step's value is: a constant, an input block (read in place) or a register.
+/// Where a step's value is: a constant, a row-major input block (read in place) or a register.
 #[derive(Debug, Clone, Copy)]
 enum Loc {
     Const(f64),
@@ -32,15 +33,24 @@ enum Code<'a> {
     Unary(UnaryOp, Loc),
     Binary(BinaryOp, Loc, Loc),
     Source(&'a OpKind),
+    /// The values of strided input `i`.
+    Gather(usize),
 }
 
 /// A program compiled for one block.
 pub struct Tape<'a> {
     shape: &'a [usize],
     inputs: Vec<Chunk>,
+    strided: Vec<Strided>,
     code: Vec<(Code<'a>, usize)>,
     result: Loc,
     registers: usize,
+}
+
+/// The memory of a tape's inputs: the row-major ones, then the strided ones.
+struct Memory<'t> {
+    flat: Vec<&'t [f64]>,
+    strided: Vec<&'t [f64]>,
 }
 
 /// The registers one thread evaluates a tape in, and the span it hands out.
@@ -60,7 +70,7 @@ impl<'a> Tape<'a> {
         if !on_tape(program, inputs) {
             return Ok(None);
         }
-        let mut tape = Tape { shape, inputs: Vec::new(), code: Vec::new(), result: Loc::Const(0.0), registers: 0 };
+        let mut tape = Tape { shape, inputs: Vec::new(), strided: Vec::new(), code: Vec::new(), result: Loc::Const(0.0), registers: 0 };
         let (roots, last_use) = last_uses(program);
         let mut locs: Vec<Loc> = Vec::with_capacity(program.steps.len());
         let mut free: Vec<usize> = Vec::new();
@@ -68,8 +78,13 @@ impl<'a> Tape<'a> {
             let code = match &step.instr {
                 Instr::Input(i) => {
                     let input = inputs.get(*i).ok_or_else(|| internal_err!("fused input {i} missing"))?;
-                    locs.push(tape.input(flatten(input, shape)?)?);
-                    continue;
+                    match tape.input(input)? {
+                        Ok(loc) => {
+                            locs.push(loc);
+                            continue;
+                        }
+                        Err(strided) => Code::Gather(strided),
+                    }
                 }
                 Instr::Scalar(v) => {
                     locs.push(Loc::Const(f64::from_scalar(*v)));
@@ -103,24 +118,34 @@ impl<'a> Tape<'a> {
         Ok(Some(tape))
     }
 
-    /// A flattened float64 input's location.
-    fn input(&mut self, flat: Chunk) -> Result<Loc> {
+    /// A float64 input's location (`Ok`), or its number among the strided inputs (`Err`) when
+    /// it is read by gathering spans: a broadcast or non-row-major block that is one piece of
+    /// memory. Other inputs are copied to row-major order.
+    fn input(&mut self, input: &Chunk) -> Result<std::result::Result<Loc, usize>> {
+        let row_major = input.shape() == self.shape && input.typed::<f64>()?.is_standard_layout();
+        if !row_major && input.len() > 1 && self.shape.iter().all(|&n| n > 0) {
+            if let Some(strided) = Strided::new(input, self.shape) {
+                self.strided.push(strided);
+                return Ok(Err(self.strided.len() - 1));
+            }
+        }
+        let flat = flatten(input, self.shape)?;
         let values = flat.typed::<f64>()?;
         if values.len() == 1 {
-            return Ok(Loc::Const(values.iter().next().copied().unwrap_or(0.0)));
+            return Ok(Ok(Loc::Const(values.iter().next().copied().unwrap_or(0.0))));
         }
         if values.as_slice().is_none() {
             return Err(internal_err!("a flattened input is not contiguous"));
         }
         self.inputs.push(flat);
-        Ok(Loc::Input(self.inputs.len() - 1))
+        Ok(Ok(Loc::Input(self.inputs.len() - 1)))
     }
 
     /// Writes the program's values at flat positions `start .. start + out.len()` to `out`.
     pub fn fill(&self, start: usize, out: &mut [f64], registers: &mut Registers) -> Result<()> {
         let inputs = self.input_slices()?;
         for (s, dst) in out.chunks_mut(SUB).enumerate() {
-            prefetch_ahead(&inputs, start + s * SUB);
+            prefetch_ahead(&inputs.flat, start + s * SUB);
             self.eval(&inputs, start + s * SUB, dst, &mut registers.regs)?;
         }
         Ok(())
@@ -134,7 +159,7 @@ impl<'a> Tape<'a> {
         span.resize(SUB, 0.0);
         for at in (start..start + len).step_by(SUB) {
             let dst = &mut span[..SUB.min(start + len - at)];
-            prefetch_ahead(&inputs, at);
+            prefetch_ahead(&inputs.flat, at);
             self.eval(&inputs, at, dst, &mut registers.regs)?;
             sink(dst);
         }
@@ -142,17 +167,20 @@ impl<'a> Tape<'a> {
         Ok(())
     }
 
-    fn input_slices(&self) -> Result<Vec<&[f64]>> {
-        self.inputs
+    fn input_slices(&self) -> Result<Memory<'_>> {
+        let flat = self
+            .inputs
             .iter()
             .map(|c| c.typed::<f64>().ok().and_then(|a| a.as_slice()).ok_or_else(|| internal_err!("tape input")))
-            .collect()
+            .collect::<Result<_>>()?;
+        let strided = self.strided.iter().map(Strided::memory).collect::<Result<_>>()?;
+        Ok(Memory { flat, strided })
     }
 
     /// Computes the values at `at .. at + dst.len()` (at most `SUB`) into `dst`, with the
     /// loops compiled for AVX2 where the CPU has it (the same IEEE operations, four lanes at a
     /// time, so the same values).
-    fn eval(&self, inputs: &[&[f64]], at: usize, dst: &mut [f64], regs: &mut Vec<Vec<f64>>) -> Result<()> {
+    fn eval(&self, inputs: &Memory, at: usize, dst: &mut [f64], regs: &mut Vec<Vec<f64>>) -> Result<()> {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU supports AVX2, checked just above.
@@ -163,29 +191,30 @@ impl<'a> Tape<'a> {
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn eval_avx2(&self, inputs: &[&[f64]], at: usize, dst: &mut [f64], regs: &mut Vec<Vec<f64>>) -> Result<()> {
+    unsafe fn eval_avx2(&self, inputs: &Memory, at: usize, dst: &mut [f64], regs: &mut Vec<Vec<f64>>) -> Result<()> {
         self.eval_portable(inputs, at, dst, regs)
     }
 
     #[inline(always)]
-    fn eval_portable(&self, inputs: &[&[f64]], at: usize, dst: &mut [f64], regs: &mut Vec<Vec<f64>>) -> Result<()> {
+    fn eval_portable(&self, inputs: &Memory, at: usize, dst: &mut [f64], regs: &mut Vec<Vec<f64>>) -> Result<()> {
         regs.resize_with(self.registers, || vec![0.0; SUB]);
         let n = dst.len();
         // The last instruction writes the result straight to `dst` when the result is its value.
         let direct = matches!((self.result, self.code.last()), (Loc::Reg(r), Some((_, last))) if r == *last);
         for (i, (code, r)) in self.code.iter().enumerate() {
             let mut reg = std::mem::take(&mut regs[*r]);
-            let src = |loc: Loc| source(loc, inputs, regs, at, n);
+            let src = |loc: Loc| source(loc, &inputs.flat, regs, at, n);
             let target = if direct && i + 1 == self.code.len() { &mut *dst } else { &mut reg[..n] };
             match code {
                 Code::Unary(op, a) => unary_into(*op, src(*a), target)?,
                 Code::Binary(op, a, b) => binary_into(*op, src(*a), src(*b), target)?,
                 Code::Source(op) => self.source_into(op, at, target)?,
+                Code::Gather(i) => self.strided[*i].gather(inputs.strided[*i], at, target),
             }
             regs[*r] = reg;
         }
         if !direct {
-            match source(self.result, inputs, regs, at, n) {
+            match source(self.result, &inputs.flat, regs, at, n) {
                 Src::Slice(v) => dst.copy_from_slice(v),
                 Src::Scalar(v) => dst.fill(v),
             }

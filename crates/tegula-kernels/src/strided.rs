@@ -1,0 +1,138 @@
+//! A float64 input of a fused program read where it lies when it is not a row-major block of
+//! the program's shape: broadcast (`w[:, None]` against a matrix, a row of means against its
+//! rows), transposed or reversed. Its row-major values are gathered one register-sized span at
+//! a time instead of copying the whole broadcast block first (a fresh block-sized allocation
+//! and a pass over memory per input).
+
+use crate::chunk::Chunk;
+use ndarray::IxDyn;
+use tegula_core::{internal_err, Result};
+
+/// How the row-major positions of a block map to offsets in an input's memory.
+#[derive(Debug)]
+pub struct Strided {
+    chunk: Chunk,
+    /// The offset of the block's first element in the input's memory.
+    first: usize,
+    /// (extent, stride) per axis, outermost first, with length-one axes dropped and axes that
+    /// continue each other merged (a broadcast axis has stride 0).
+    axes: Vec<(usize, isize)>,
+}
+
+impl Strided {
+    /// `chunk` (float64) seen as a block of `shape`, or `None` when it does not broadcast to
+    /// `shape` or its elements are not one contiguous piece of memory (a sliced view).
+    pub fn new(chunk: &Chunk, shape: &[usize]) -> Option<Strided> {
+        let array = chunk.typed::<f64>().ok()?;
+        let memory = array.as_slice_memory_order()?;
+        let view = array.broadcast(IxDyn(shape))?;
+        // Offsets of elements from the first one stay inside `memory` by ndarray's invariants.
+        let first = (view.as_ptr() as usize - memory.as_ptr() as usize) / std::mem::size_of::<f64>();
+        let mut axes: Vec<(usize, isize)> = Vec::new();
+        for (&n, &s) in shape.iter().zip(view.strides()).rev() {
+            match axes.last_mut() {
+                _ if n == 1 => {}
+                Some((inner_n, inner_s)) if s == *inner_s * *inner_n as isize => *inner_n *= n,
+                _ => axes.push((n, s)),
+            }
+        }
+        axes.reverse();
+        Some(Strided { chunk: chunk.clone(), first, axes })
+    }
+
+    /// The input's memory, to hand to `gather`.
+    pub fn memory(&self) -> Result<&[f64]> {
+        let array = self.chunk.typed::<f64>()?;
+        array.as_slice_memory_order().ok_or_else(|| internal_err!("strided input lost its memory"))
+    }
+
+    /// Writes the block's values at row-major positions `at .. at + out.len()` to `out`.
+    pub fn gather(&self, memory: &[f64], at: usize, out: &mut [f64]) {
+        let Some(&(inner_n, inner_s)) = self.axes.last() else {
+            return out.fill(memory[self.first]);
+        };
+        // The multi-index of `at` and the offset of its element.
+        let outer = &self.axes[..self.axes.len() - 1];
+        let mut index = vec![0; outer.len()];
+        let mut rest = at / inner_n;
+        let mut offset = self.first as isize;
+        for (k, &(n, s)) in outer.iter().enumerate().rev() {
+            index[k] = rest % n;
+            rest /= n;
+            offset += index[k] as isize * s;
+        }
+        let mut i = at % inner_n;
+        let mut done = 0;
+        while done < out.len() {
+            let run = (inner_n - i).min(out.len() - done);
+            let dst = &mut out[done..done + run];
+            let start = offset + i as isize * inner_s;
+            match inner_s {
+                0 => dst.fill(memory[start as usize]),
+                1 => dst.copy_from_slice(&memory[start as usize..start as usize + run]),
+                _ => dst.iter_mut().enumerate().for_each(|(j, d)| *d = memory[(start + j as isize * inner_s) as usize]),
+            }
+            done += run;
+            i = 0;
+            // The next row: carry through the outer axes.
+            for (k, &(n, s)) in outer.iter().enumerate().rev() {
+                index[k] += 1;
+                offset += s;
+                if index[k] < n {
+                    break;
+                }
+                index[k] = 0;
+                offset -= n as isize * s;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chunk::Wrap;
+    use ndarray::{ArcArray, Axis};
+
+    fn chunk(shape: &[usize]) -> ArcArray<f64, IxDyn> {
+        let n = shape.iter().product();
+        ArcArray::from_shape_vec(IxDyn(shape), (0..n).map(|v| v as f64 * 1.5 - 7.0).collect()).unwrap()
+    }
+
+    /// Every span of every block layout gathers the values of the block copied to row-major order.
+    #[test]
+    fn gathered_spans_equal_the_row_major_copy() {
+        let mut cases: Vec<(ArcArray<f64, IxDyn>, Vec<usize>)> = vec![
+            (chunk(&[7, 1]), vec![7, 5]),
+            (chunk(&[5]), vec![7, 5]),
+            (chunk(&[1, 5]), vec![3, 7, 5]),
+            (chunk(&[3, 1, 5]), vec![3, 4, 5]),
+            (chunk(&[]), vec![4, 3]),
+            (chunk(&[6, 4]).reversed_axes(), vec![4, 6]),
+            (chunk(&[2, 3, 4]).permuted_axes(vec![2, 0, 1]), vec![4, 2, 3]),
+        ];
+        let mut flipped = chunk(&[5, 6]);
+        flipped.invert_axis(Axis(1));
+        cases.push((flipped, vec![5, 6]));
+        for (array, shape) in cases {
+            let expected: Vec<f64> = array.broadcast(IxDyn(&shape)).unwrap().iter().copied().collect();
+            let strided = Strided::new(&Wrap::wrap(array.clone()), &shape).unwrap();
+            let memory = strided.memory().unwrap();
+            for at in 0..expected.len() {
+                for len in [1, 2, 3, 7, expected.len() - at] {
+                    let len = len.min(expected.len() - at);
+                    let mut out = vec![f64::NAN; len];
+                    strided.gather(memory, at, &mut out);
+                    assert_eq!(out, expected[at..at + len], "{:?} as {shape:?} at {at}+{len}", array.shape());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_sliced_view_or_a_shape_it_does_not_broadcast_to_is_refused() {
+        let sliced = chunk(&[4, 6]).slice_move(ndarray::s![.., ..3]).into_dyn();
+        assert!(Strided::new(&Wrap::wrap(sliced), &[4, 3]).is_none());
+        assert!(Strided::new(&Wrap::wrap(chunk(&[3])), &[2, 4]).is_none());
+    }
+}
