@@ -227,6 +227,18 @@ def test_unary(data, name, dtype):
         assert_same(result, expected, exact=exact, rtol=rtol, atol=atol)
 
 
+@given(data=st.data(), dtype=dtypes())
+def test_real_imag_and_conj_methods(data, dtype):
+    """The attributes and methods of NumPy's arrays, whose ``conj()`` keeps a non-complex array
+    as it is (the ``conj`` function makes booleans int8)."""
+    shape = data.draw(shapes())
+    a = data.draw(np_arrays(dtype, shape))
+    x = tg.asarray(a, chunks=data.draw(chunkings(shape))[0])
+    for actual, expected in [(x.real, a.real), (x.imag, a.imag), (x.conj(), a.conj()), (x.conjugate(), a.conjugate())]:
+        assert actual.dtype == expected.dtype
+        assert_same(actual.compute(), expected, exact=True)
+
+
 @given(data=st.data(), shape=shapes(), dc=dtypes(), dx=dtypes(), dy=dtypes(),
        form=st.sampled_from(["arrays", "x-scalar", "y-scalar", "both-scalars"]))
 def test_where(data, shape, dc, dx, dy, form):

@@ -238,6 +238,21 @@ class Array:
         axes[-2:] = axes[-1], axes[-2]
         return self.transpose(axes)
 
+    @property
+    def real(self):
+        return Array(self._h.unary("real"))
+
+    @property
+    def imag(self):
+        return Array(self._h.unary("imag"))
+
+    def conj(self):
+        """The complex conjugate; an array of another kind is returned as it is (NumPy's
+        method, unlike the ``conj`` function, keeps a boolean array boolean)."""
+        return Array(self._h.unary("conj")) if self.dtype.kind == "c" else self
+
+    conjugate = conj
+
     def reshape(self, *shape, copy=None):
         """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``; see ``tegula.reshape``."""
         from ._reshape import reshape
