@@ -450,3 +450,79 @@ def test_norm_and_lstsq_errors():
         la.norm(tg.ones((2, 2)), axis=2)
     with pytest.raises(np.linalg.LinAlgError):
         la.lstsq(tg.ones((3, 2)), tg.ones(4))
+
+
+# --- randomized SVD -------------------------------------------------------------------------
+
+def with_singular_values(rng, m, n, values, dtype):
+    """An ``m``×``n`` matrix whose non-zero singular values are ``values``."""
+    r = len(values)
+    u = np.linalg.qr(random(rng, (m, r), dtype)).Q
+    v = np.linalg.qr(random(rng, (n, r), dtype)).Q
+    return ((u * np.asarray(values)) @ adjoint(v)).astype(dtype)
+
+
+@given(data=st.data(), m=st.integers(1, 40), n=st.integers(1, 40), dtype=st.sampled_from(INEXACT),
+       iterator=st.sampled_from(["power", "QR"]), power=st.integers(0, 2), seed=seeds)
+def test_svd_compressed_of_a_matrix_of_low_rank_is_exact(data, m, n, dtype, iterator, power, seed):
+    """When the rank is at most the sample width, the basis spans the whole range: the ``k``
+    triplets reproduce the matrix, the singular values are NumPy's (zeros past the rank) and
+    the singular vectors are orthonormal."""
+    rng = np.random.default_rng(seed)
+    k = data.draw(st.integers(1, min(m, n)))
+    rank = data.draw(st.integers(0, k))
+    a = with_singular_values(rng, m, n, np.linspace(2, 1, rank), dtype)
+    x = chunked(data, a)
+    oversamples = data.draw(st.integers(0, 5))
+    u, s, vh = (f.compute() for f in la.svd_compressed(
+        x, k, n_power_iter=power, n_oversamples=oversamples, iterator=iterator, seed=seed))
+    expected = np.linalg.svd(a, compute_uv=False)[:k]
+    assert u.shape == (m, k) and s.shape == (k,) and vh.shape == (k, n)
+    assert u.dtype == vh.dtype == a.dtype and s.dtype == expected.dtype
+    close(s, expected, scale=2)
+    close(u * s.astype(dtype) @ vh, a, scale=2)
+    close(adjoint(u) @ u, np.eye(k, dtype=dtype))
+    close(vh @ adjoint(vh), np.eye(k, dtype=dtype))
+    assert (vh.sum(axis=1).real >= -tolerance(dtype)).all()  # coerce_signs
+
+
+@given(data=st.data(), m=st.integers(30, 80), n=st.integers(30, 80), k=st.integers(1, 5), seed=seeds)
+def test_svd_compressed_finds_the_leading_values_of_a_decaying_spectrum(data, m, n, k, seed):
+    """A full-rank matrix whose singular values halve one after another: ten extra samples and
+    two power iterations leave the leading ``k`` values and the best rank-``k`` approximation
+    within 1e-6 of the exact ones."""
+    rng = np.random.default_rng(seed)
+    values = 0.5 ** np.arange(min(m, n))
+    a = with_singular_values(rng, m, n, values, np.float64)
+    u, s, vh = (f.compute() for f in la.svd_compressed(chunked(data, a), k, n_power_iter=2, seed=seed))
+    np.testing.assert_allclose(s, values[:k], rtol=0, atol=1e-6)
+    eu, es, evh = np.linalg.svd(a, full_matrices=False)
+    np.testing.assert_allclose(u * s @ vh, eu[:, :k] * es[:k] @ evh[:k], rtol=0, atol=1e-6)
+
+
+def test_svd_compressed_depends_on_the_seed_only():
+    a = np.random.default_rng(5).standard_normal((50, 30))
+    first = [f.compute() for f in la.svd_compressed(tg.asarray(a, chunks=(7, 11)), 3, seed=42)]
+    again = [f.compute() for f in la.svd_compressed(tg.asarray(a, chunks=(7, 11)), 3, seed=42)]
+    for f, g in zip(first, again):
+        np.testing.assert_array_equal(f, g)
+
+
+def test_svd_compressed_integer_input_factorises_in_float64():
+    a = np.arange(60).reshape(12, 5) % 7
+    u, s, vh = la.svd_compressed(tg.asarray(a, chunks=4), 5, seed=0)
+    assert u.dtype == s.dtype == vh.dtype == np.float64
+    np.testing.assert_allclose((u * s @ vh).compute(), a, atol=1e-10)
+
+
+@pytest.mark.parametrize("args, kwargs", [
+    ((tg.ones((4, 3)), 0), {}),
+    ((tg.ones((4, 3)), 4), {}),
+    ((tg.ones(4), 1), {}),
+    ((tg.ones((4, 3)), 2), {"iterator": "lanczos"}),
+    ((tg.ones((4, 3)), 2), {"n_power_iter": -1}),
+    ((tg.ones((4, 3)), 2), {"n_oversamples": -1}),
+])
+def test_svd_compressed_refuses_bad_arguments(args, kwargs):
+    with pytest.raises(ValueError):
+        la.svd_compressed(*args, **kwargs)

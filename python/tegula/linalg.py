@@ -9,6 +9,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import random
 from ._array import Array
 from ._creation import asarray
 from ._functions import UFUNCS, matmul, stack, where
@@ -18,7 +19,7 @@ from ._reshape import reshape
 
 __all__ = ["cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "lstsq", "norm", "eigvalsh", "inv", "matmul", "matrix_norm",
            "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv", "qr", "slogdet", "solve",
-           "svd", "svdvals", "tensordot", "trace", "vecdot", "vector_norm",
+           "svd", "svd_compressed", "svdvals", "tensordot", "trace", "vecdot", "vector_norm",
            "EigResult", "EighResult", "QRResult", "SlogdetResult", "SVDResult"]
 
 LinAlgError = np.linalg.LinAlgError
@@ -126,6 +127,62 @@ def svdvals(x, /):
     if _tall_skinny(x):
         x = _tsqr(x)[1]
     return _core("svd", x, output=1)
+
+
+def svd_compressed(a, k, *, n_power_iter=0, n_oversamples=10, iterator="power", seed=None, coerce_signs=True):
+    """The ``k`` leading singular triplets ``(U, S, Vh)`` of a matrix by randomized SVD (Halko,
+    Martinsson and Tropp), as Dask's ``svd_compressed``: ``a`` times a Gaussian matrix of
+    ``k + n_oversamples`` columns (drawn from ``seed``), ``n_power_iter`` times multiplied by
+    ``a a^H`` (``iterator="power"``, cheapest) or re-orthonormalised after every product
+    (``"QR"``, stabler for many iterations), gives an orthonormal basis ``Q`` of ``a``'s leading
+    range by TSQR; the SVD of the small ``Q^H a`` then gives the triplets. Exact when ``a``'s
+    rank is at most ``k + n_oversamples``; power iterations sharpen a slowly decaying spectrum.
+    With ``coerce_signs``, each row of ``Vh`` sums to a non-negative number (and ``U`` follows),
+    so the result does not depend on the sign conventions of the factorisations inside."""
+    a = asarray(a)
+    if a.ndim != 2:
+        raise ValueError(f"svd_compressed needs a matrix, got {a.ndim} dimensions")
+    k, n_power_iter, n_oversamples = (operator.index(v) for v in (k, n_power_iter, n_oversamples))
+    if not 1 <= k <= min(a.shape):
+        raise ValueError(f"k must be between 1 and min(a.shape) = {min(a.shape)}, got {k}")
+    if n_power_iter < 0 or n_oversamples < 0:
+        raise ValueError("n_power_iter and n_oversamples must be non-negative")
+    if iterator not in ("power", "QR"):
+        raise ValueError(f"iterator must be 'power' or 'QR', not {iterator!r}")
+    if a.dtype.kind not in "fc":
+        a = a.astype("float64")
+    q = _range_basis(a, min(k + n_oversamples, min(a.shape)), n_power_iter, iterator, seed)
+    u, s, vh = _short_svd(_adjoint(q) @ a)
+    u, s, vh = q @ u[:, :k], s[:k], vh[:k]
+    if coerce_signs:
+        signs = where(vh.sum(axis=1).real < 0, -1, 1).astype(s.dtype)
+        u, vh = u * signs, vh * signs[:, None]
+    return SVDResult(u, s, vh)
+
+
+def _range_basis(a, width, n_power_iter, iterator, seed):
+    """An orthonormal basis of ``a``'s range sampled by ``width`` Gaussian combinations of its
+    columns."""
+    real = np.dtype(a.dtype.char.lower())
+    omega = random.default_rng(seed).standard_normal((a.shape[1], width), dtype=real, chunks=(a.chunks[1], -1))
+    y = a @ omega
+    if iterator == "power":
+        for _ in range(n_power_iter):
+            y = a @ (_adjoint(a) @ y)
+        return qr(y).Q
+    q = qr(y).Q
+    for _ in range(n_power_iter):
+        q = qr(a @ qr(_adjoint(a) @ q).Q).Q
+    return q
+
+
+def _short_svd(b):
+    """The reduced SVD of a short matrix; a wide one in several column blocks through the TSQR
+    of its adjoint (``b^H = U S Vh`` gives ``b = Vh^H S U^H``)."""
+    if b.shape[1] > b.shape[0] and len(b.chunks[1]) > 1:
+        u, s, vh = svd(_adjoint(b), full_matrices=False)
+        return _adjoint(vh), s, _adjoint(u)
+    return svd(b, full_matrices=False)
 
 
 # The largest stack of row-block ``R``s factorised as one matrix; a taller one is cut into
