@@ -192,6 +192,39 @@ def test_tall_skinny_qr_and_svd_in_row_blocks(data, extra, n, rank, dtype, level
     close(vh @ adjoint(vh), np.eye(n, dtype=dtype))
 
 
+@contextlib.contextmanager
+def whole_matrix_bytes(limit):
+    """Factorises matrices bigger than ``limit`` in tiles, so small inputs take that path."""
+    saved = la._WHOLE_MATRIX_BYTES
+    la._WHOLE_MATRIX_BYTES = limit
+    try:
+        yield
+    finally:
+        la._WHOLE_MATRIX_BYTES = saved
+
+
+@given(data=st.data(), m=st.integers(1, 30), n=st.integers(1, 30), rank=st.integers(0, 30),
+       dtype=st.sampled_from(INEXACT), mode=st.sampled_from(["reduced", "complete"]), seed=seeds)
+def test_tiled_qr(data, m, n, rank, dtype, mode, seed):
+    """Matrices in blocks of any shape (wide, tall, square, rank-deficient) factorised in
+    tiles: ``Q R`` is the matrix, ``Q`` has orthonormal columns, ``R`` is upper triangular
+    with NumPy's shapes, and ``|R|``'s diagonal is NumPy's where the rank is full."""
+    rng = np.random.default_rng(seed)
+    r = min(rank, m, n)
+    a = random(rng, (m, r), dtype) @ random(rng, (r, n), dtype)
+    x = tg.asarray(a, chunks=(data.draw(st.integers(max(1, m // 4), m)), data.draw(st.integers(max(1, n // 4), n))))
+    with whole_matrix_bytes(0):
+        q, r_ = (f.compute() for f in la.qr(x, mode=mode))
+    expected = np.linalg.qr(a, mode=mode)
+    assert q.shape == expected.Q.shape and r_.shape == expected.R.shape and q.dtype == r_.dtype == a.dtype
+    assert (np.triu(r_) == r_).all()
+    scale = 10 * float(np.abs(a).max(initial=1))
+    close(q @ r_, a, scale=scale)
+    close(adjoint(q) @ q, np.eye(q.shape[1], dtype=dtype))
+    if r == min(m, n):
+        close(np.abs(np.diagonal(r_)), np.abs(np.diagonal(expected.R)), scale=scale)
+
+
 def test_tall_skinny_integer_input_factorises_in_float64():
     a = np.arange(40, dtype=np.int32).reshape(20, 2) % 7
     q, r = la.qr(tg.asarray(a, chunks=(3, 2)))

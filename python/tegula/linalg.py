@@ -16,6 +16,7 @@ from ._functions import UFUNCS, matmul, stack, where
 from ._manipulation import broadcast_shapes, broadcast_to
 from ._matrices import eye, matrix_transpose, outer, tensordot, vecdot
 from ._reshape import reshape
+from ._tiled_qr import tiled_qr
 
 __all__ = ["cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "lstsq", "norm", "eigvalsh", "inv", "matmul", "matrix_norm",
            "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv", "qr", "slogdet", "solve",
@@ -96,11 +97,16 @@ def qr(x, /, *, mode="reduced"):
     """``Q`` and ``R`` of each matrix. A tall matrix in several row blocks is factorised by
     TSQR (reduced mode): each row block's ``R``, stacked, is factorised again, and each block
     of ``Q`` is that block's own ``Q`` (recomputed) times its rows of the second ``Q``, so no
-    task holds more than a row block."""
+    task holds more than a row block. A matrix bigger than ``_WHOLE_MATRIX_BYTES`` in several
+    column blocks (or, for the complete ``Q``, in several blocks) is factorised in square
+    tiles of its smaller first block length (see ``_tiled_qr``); a smaller one, or a stack,
+    one whole matrix per task."""
     if mode not in ("reduced", "complete"):
         raise ValueError(f"qr mode must be 'reduced' or 'complete', not {mode!r}")
     x = asarray(x)
     complete = mode == "complete"
+    if _tiled(x, complete):
+        return QRResult(*tiled_qr(x, complete, min(x.chunks[0][0], x.chunks[1][0])))
     if not complete and _tall_skinny(x):
         factor, r = _tsqr(x)
         return QRResult(_qr_apply(x, factor), r)
@@ -188,6 +194,19 @@ def _short_svd(b):
 # The largest stack of row-block ``R``s factorised as one matrix; a taller one is cut into
 # row blocks of about this size and factorised by TSQR again (the ``chunks="auto"`` target).
 _TSQR_BLOCK_BYTES = 128 * 2**20
+
+
+# The biggest matrix factorised whole in one task when it is in several blocks; a bigger one
+# is factorised in tiles.
+_WHOLE_MATRIX_BYTES = 256 * 2**20
+
+
+def _tiled(x, complete):
+    """Whether ``x`` is one matrix too big to factorise whole, in several column blocks (a
+    tall-skinny one in row blocks only goes through TSQR, unless the complete ``Q`` is
+    asked for)."""
+    big = x.ndim == 2 and x.size * x.itemsize > _WHOLE_MATRIX_BYTES
+    return big and (len(x.chunks[1]) > 1 or complete and len(x.chunks[0]) > 1)
 
 
 def _tall_skinny(x):
