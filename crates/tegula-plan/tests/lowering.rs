@@ -75,6 +75,30 @@ fn matmul_never_gathers_the_contracted_axis() {
     assert_eq!(count(&g, |op| matches!(op, OpKind::Matmul { .. })), 3 * 2 * 8);
 }
 
+fn stored(sizes: Vec<Vec<usize>>) -> NodeRef {
+    creation::stored(Arc::new(()), DType::Float64, Chunks::from_axes(sizes))
+}
+
+fn matmul_tasks(a: &NodeRef, b: &NodeRef) -> usize {
+    let g = lower(&[matmul::matmul(a, b, 8).unwrap()], Fusion::Off).unwrap();
+    count(&g, |op| matches!(op, OpKind::Matmul { .. }))
+}
+
+#[test]
+fn unrelated_contracted_chunkings_rechunk_the_cheaper_operand() {
+    let small = stored(vec![vec![4], vec![3, 3, 3, 3]]); // 48 elements
+    let big = stored(vec![vec![4, 4, 4], vec![40]]); // 480 elements
+    // Cutting both at every boundary would make 6 products; the small operand takes the
+    // big one's 3 blocks instead, whichever side it is on.
+    assert_eq!(matmul_tasks(&small, &big), 3);
+    let big_left = stored(vec![vec![40], vec![4, 4, 4]]);
+    let small_right = stored(vec![vec![3, 3, 3, 3], vec![4]]);
+    assert_eq!(matmul_tasks(&big_left, &small_right), 3);
+    // When one chunking refines the other, both take the finer one (cuts are views).
+    let coarse = stored(vec![vec![4], vec![6, 6]]);
+    assert_eq!(matmul_tasks(&coarse, &stored(vec![vec![3, 3, 3, 3], vec![40]])), 4);
+}
+
 #[test]
 fn indexing_touches_only_the_blocks_it_needs() {
     let x = source(&[100, 100], 10);

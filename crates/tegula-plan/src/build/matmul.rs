@@ -31,7 +31,7 @@ pub fn matmul(a: &NodeRef, b: &NodeRef, split_every: usize) -> Result<NodeRef> {
         let common = common_refinement(&a_sizes[axis], &b_sizes[axis]);
         (a_sizes[axis], b_sizes[axis]) = (common.clone(), common);
     }
-    let k = common_refinement(&a_sizes[nd - 1], &b_sizes[nd - 2]);
+    let k = contracted_chunks(&a_sizes[nd - 1], &b_sizes[nd - 2], a.nbytes() <= b.nbytes());
     (a_sizes[nd - 1], b_sizes[nd - 2]) = (k.clone(), k);
     let a = rechunk(&a, Chunks::from_axes(a_sizes.clone()))?;
     let b = rechunk(&b, Chunks::from_axes(b_sizes.clone()))?;
@@ -39,6 +39,21 @@ pub fn matmul(a: &NodeRef, b: &NodeRef, split_every: usize) -> Result<NodeRef> {
     sizes.push(b_sizes[nd - 1].clone());
     let dtype = promote(a.dtype, b.dtype);
     Ok(Node::new(NodeKind::Matmul { split_every: split_every.max(2) }, vec![a, b], dtype, Chunks::from_axes(sizes)))
+}
+
+/// The blocks of the contracted axis: the common refinement of both operands' when one's
+/// boundaries include the other's (cutting blocks is free: views), else the blocks of the
+/// operand not rechunked, the cheaper one (`a_is_cheaper`) being rechunked to them; a
+/// refinement of two unrelated chunkings would make many small products.
+fn contracted_chunks(a: &[usize], b: &[usize], a_is_cheaper: bool) -> Vec<usize> {
+    let common = common_refinement(a, b);
+    if common.len() == a.len().max(b.len()) {
+        common
+    } else if a_is_cheaper {
+        b.to_vec()
+    } else {
+        a.to_vec()
+    }
 }
 
 /// `x` with its stack axes broadcast to `stack` (its matrix axes kept): a selection of `x`
