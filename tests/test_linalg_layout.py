@@ -71,6 +71,19 @@ def test_matmul_floats(data, shapes_, dtype):
     assert_same(out.compute(), expected, rtol=4 * k * eps, atol=4 * k * eps * np.real(scale) + 1e-30)
 
 
+@given(data=st.data(), stack=st.lists(st.integers(0, 3), max_size=2).map(tuple), n=st.integers(0, 9),
+       k=st.integers(0, 9), dtype=dtypes(), left=st.booleans())
+def test_a_matrix_times_its_own_transpose(data, stack, n, k, dtype, left):
+    """``a @ a.mT`` and ``a.mT @ a``, whose blocks below the diagonal are transposed views of
+    those above it: exactly NumPy's on whole numbers (so exactly symmetric), every dtype."""
+    a = data.draw(np_arrays(dtype, stack + (n, k), integral=True, small=dtype.kind in "fc"))
+    x = chunked(data, a)
+    out = x.mT @ x if left else x @ x.mT
+    expected = np.swapaxes(a, -1, -2) @ a if left else a @ np.swapaxes(a, -1, -2)
+    assert out.dtype == expected.dtype and out.shape == expected.shape
+    assert_same(out.compute(), expected, exact=True)
+
+
 def test_matmul_with_numpy_operands():
     a = np.arange(12.0).reshape(3, 4)
     b = np.arange(8.0).reshape(4, 2)

@@ -100,6 +100,21 @@ fn unrelated_contracted_chunkings_rechunk_the_cheaper_operand() {
 }
 
 #[test]
+fn a_matrix_times_its_transpose_computes_the_blocks_above_the_diagonal_only() {
+    let a = source(&[12, 9], 4); // 3 x 3 blocks
+    let at = transpose(&a, None).unwrap();
+    for product in [matmul::matmul(&a, &at, 8).unwrap(), matmul::matmul(&at, &a, 8).unwrap()] {
+        let g = lower(&[product], Fusion::Off).unwrap();
+        // 6 of the 9 output blocks by 3 products each; the other 3 are transposed views.
+        assert_eq!(count(&g, |op| matches!(op, OpKind::Matmul { .. })), 6 * 3);
+        assert_eq!(count(&g, |op| matches!(op, OpKind::Transpose { .. })), 3 + 9);
+    }
+    let b = source(&[12, 9], 4);
+    let g = lower(&[matmul::matmul(&a, &transpose(&b, None).unwrap(), 8).unwrap()], Fusion::Off).unwrap();
+    assert_eq!(count(&g, |op| matches!(op, OpKind::Matmul { .. })), 9 * 3);
+}
+
+#[test]
 fn indexing_touches_only_the_blocks_it_needs() {
     let x = source(&[100, 100], 10);
     let row = index(&x, &[IndexItem::Int(-1)]).unwrap();
