@@ -31,6 +31,28 @@ def test_asarray_from_numpy_keeps_values_and_chunks(data, dtype, shape):
     assert_same(np.asarray(x), a, exact=True)
 
 
+@given(data=st.data(), dtype=dtypes(), other=dtypes(), copy=st.sampled_from([None, True, False]),
+       pass_dtype=st.booleans())
+def test_asarray_of_a_tegula_array_copies_as_numpy_does(data, dtype, other, copy, pass_dtype):
+    """Without a copy (``copy`` false or ``None``, the same dtype, passed or not) the result sees
+    a later assignment to its input, as a NumPy view would; with ``copy=True`` it keeps the old
+    values; a dtype change is a copy, which ``copy=False`` refuses with NumPy's ValueError."""
+    a = data.draw(np_arrays(dtype, (4,), integral=True, small=True))  # exact in every dtype
+    x = tg.asarray(a, chunks=data.draw(chunkings((4,)))[0])
+    want = dtype if pass_dtype else other
+    expected, error = oracle(np.asarray, a, dtype=want, copy=copy)
+    if error is not None:
+        with pytest.raises(error_class(error)):
+            tg.asarray(x, dtype=want, copy=copy)
+        return
+    out = tg.asarray(x, dtype=want, copy=copy)
+    assert out.dtype == expected.dtype
+    aliased = np.shares_memory(expected, a)
+    x[1] = a[0]
+    a[1] = a[0]
+    assert_same(out.compute(), expected if not aliased else a, exact=True)
+
+
 @given(value=python_scalars() | st.lists(python_scalars(("int",), (-5, 5)), max_size=4)
        | st.lists(st.lists(st.floats(allow_nan=False), min_size=2, max_size=2), max_size=3)
        | st.lists(st.booleans(), max_size=3))

@@ -17,14 +17,22 @@ def asarray(a, /, dtype=None, *, device=None, copy=None, chunks="auto"):
     lazily (one read per block, when computed), from any object with ``shape``, ``dtype`` and
     NumPy-style slicing, such as an h5py dataset or a zarr-python array.
 
-    tegula arrays are immutable values (in-place operators rebind the array they are applied
-    to), so ``copy`` never changes the result, except that ``copy=False`` raises ``ValueError``
-    when a NumPy input must be copied (its dtype changes)."""
+    tegula arrays are immutable values (in-place operators and assignment rebind the array
+    object they are applied to), so ``copy`` never changes the values: a tegula array given
+    back without a copy (``copy`` false or ``None``, its own dtype) is the same object, and
+    sees later assignments to it as a NumPy view would; ``copy=True`` gives a new object that
+    does not. ``copy=False`` raises ``ValueError`` when the input must be copied (its dtype
+    changes)."""
     _check_device(device)
     if copy is False and isinstance(a, np.ndarray) and dtype is not None and np.dtype(dtype) != a.dtype:
         raise ValueError("asarray(copy=False) would have to copy to change the dtype")
     if isinstance(a, Array):
-        # a new array object when asked to copy: in-place operators rebind an object's value
+        if dtype is not None and np.dtype(dtype) == a.dtype:
+            dtype = None
+        if copy is False and dtype is not None:
+            raise ValueError("asarray(copy=False) would have to copy to change the dtype")
+        # a new array object when asked to copy: in-place operators and assignment rebind an
+        # object's value, so an array returned without a copy sees them, as a NumPy view would
         out = (Array(a._h, a._attrs) if copy else a) if dtype is None else a.astype(dtype)
         return out if chunks in ("auto", None) else out.rechunk(chunks)
     from ._io import from_object, is_sliceable
