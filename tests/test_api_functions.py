@@ -188,6 +188,24 @@ def test_isin(data, dtype, invert):
     check(lambda: tg.isin(x, tg.asarray(b, chunks=2), invert=invert), lambda: np.isin(a, b, invert=invert))
 
 
+@given(data=st.data(), dtype=dtypes([d for d in ALL_DTYPES if d.kind in "iuf"]), invert=st.booleans(),
+       scalar_first=st.booleans())
+def test_isin_with_a_python_scalar(data, dtype, invert, scalar_first):
+    """A Python scalar on either side compares as a weak scalar, so a value outside int64 (or
+    outside the array's dtype) is looked for, not refused."""
+    info = np.iinfo(dtype) if dtype.kind in "iu" else None
+    edges = [info.min, info.max, -1, 2**64 - 1, -(2**63) - 1] if info else [0.5, -2.0, float("inf")]
+    value = data.draw(st.sampled_from(edges) | st.integers(-3, 3))
+    a = data.draw(np_arrays(dtype, data.draw(shapes(max_dims=2)), integral=True, small=True))
+    if info and a.size:
+        a.flat[0] = data.draw(st.sampled_from([info.min, info.max]))
+    x = tg.asarray(a, chunks=data.draw(chunkings(a.shape))[0])
+    if scalar_first:
+        check(lambda: tg.isin(value, x, invert=invert), lambda: np.isin(value, a, invert=invert))
+    else:
+        check(lambda: tg.isin(x, value, invert=invert), lambda: np.isin(a, value, invert=invert))
+
+
 @st.composite
 def basic_keys(draw, shape):
     key = []

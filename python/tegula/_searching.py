@@ -66,13 +66,18 @@ def isin(x1, x2, /, *, invert=False):
     block of each (NaN is in nothing, as in NumPy)."""
     from ._dtypes import is_python_scalar
 
-    x1 = asarray(x1)
-    x2 = asarray(x2) if not is_python_scalar(x2) else asarray([x2])
-    flat = x2.reshape(-1)
-    if flat.shape[0] == 0:
-        from ._creation import full
-
-        found = full(x1.shape, False, chunks=x1.chunks)
+    if is_python_scalar(x2):
+        found = asarray(x1) == x2  # compared as a weak scalar, like NumPy's
+    elif is_python_scalar(x1):
+        flat = asarray(x2).reshape(-1)
+        found = (flat == x1).any() if flat.shape[0] else asarray(False)
     else:
-        found = (x1[..., None] == flat[(None,) * x1.ndim]).any(axis=-1)
+        x1 = asarray(x1)
+        flat = asarray(x2).reshape(-1)
+        if flat.shape[0] == 0:
+            from ._creation import full
+
+            found = full(x1.shape, False, chunks=x1.chunks)
+        else:
+            found = (x1[..., None] == flat[(None,) * x1.ndim]).any(axis=-1)
     return ~found if invert else found
