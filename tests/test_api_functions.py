@@ -334,3 +334,34 @@ def test_amax_amin_and_from_array(pair, keepdims):
     for ours, theirs in ((tg.amax, np.amax), (tg.amin, np.amin)):
         if a.size:
             assert_same(ours(x, axis=0, keepdims=keepdims).compute(), theirs(a, axis=0, keepdims=keepdims), exact=True)
+
+
+@given(data=st.data(), dtype=dtypes([d for d in ALL_DTYPES if d.kind in "biuf"]))
+def test_numpy_array_methods(data, dtype):
+    """NumPy's array methods that tegula arrays have too, against NumPy's methods on the same
+    values (errors of the same type)."""
+    shape = data.draw(shapes(min_dims=1))
+    a = data.draw(np_arrays(dtype, shape, integral=True, small=True))
+    x = tg.asarray(a, chunks=data.draw(chunkings(shape))[0])
+    axis = data.draw(st.none() | st.integers(-len(shape), len(shape) - 1))
+    axis2 = data.draw(st.integers(-len(shape) - 1, len(shape)))
+    keepdims = data.draw(st.booleans())
+    calls = {
+        "argmax": ((), {"axis": axis, "keepdims": keepdims}),
+        "argmin": ((), {"axis": axis, "keepdims": keepdims}),
+        "cumsum": ((), {"axis": axis}),
+        "cumprod": ((), {"axis": axis}),
+        "clip": ((1, 3), {}),
+        "round": ((), {"decimals": data.draw(st.integers(-1, 2))}),
+        "squeeze": ((), {"axis": axis if axis is not None and shape[axis] == 1 else None}),
+        "swapaxes": ((0 if axis is None else axis, axis2), {}),
+        "repeat": ((data.draw(st.integers(0, 3)),), {"axis": axis}),
+        "copy": ((), {}),
+    }
+    name = data.draw(st.sampled_from(sorted(calls)))
+    args, kwargs = calls[name]
+    check(lambda: getattr(x, name)(*args, **kwargs), lambda: getattr(a, name)(*args, **kwargs))
+    check(lambda: x.nonzero(), lambda: a.nonzero())
+    assert x.tolist() == a.tolist()
+    if a.size:
+        assert x.item(0) == a.item(0)

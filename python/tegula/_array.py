@@ -303,6 +303,54 @@ class Array:
     def all(self, axis=None, keepdims=False, split_every=None):
         return self._reduce("all", axis, keepdims, split_every=split_every)
 
+    # --- NumPy's other array methods, each the namespace function of the same name -----------
+    def argmax(self, axis=None, keepdims=False):
+        return _namespace().argmax(self, axis=axis, keepdims=keepdims)
+
+    def argmin(self, axis=None, keepdims=False):
+        return _namespace().argmin(self, axis=axis, keepdims=keepdims)
+
+    def cumsum(self, axis=None, dtype=None):
+        return _namespace().cumsum(self, axis=axis, dtype=dtype)
+
+    def cumprod(self, axis=None, dtype=None):
+        return _namespace().cumprod(self, axis=axis, dtype=dtype)
+
+    def clip(self, min=None, max=None):
+        return _namespace().clip(self, min, max)
+
+    def round(self, decimals=0):
+        return _namespace().round(self, decimals=decimals)
+
+    def squeeze(self, axis=None):
+        return _namespace().squeeze(self, axis=axis)
+
+    def swapaxes(self, axis1, axis2):
+        axes = list(range(self.ndim))
+        for axis in (axis1, axis2):
+            if not -self.ndim <= axis < self.ndim:
+                raise np.exceptions.AxisError(axis, self.ndim)
+        a, b = axis1 % self.ndim, axis2 % self.ndim
+        axes[a], axes[b] = b, a
+        return self.transpose(axes)
+
+    def repeat(self, repeats, axis=None):
+        return _namespace().repeat(self, repeats, axis=axis)
+
+    def nonzero(self):
+        return _namespace().nonzero(self)
+
+    def copy(self):
+        """A new array object with the same (immutable) values: later in-place operations on
+        either do not reach the other."""
+        return Array(self._h, self._attrs)
+
+    def item(self, *args):
+        return self.compute().item(*args)
+
+    def tolist(self):
+        return self.compute().tolist()
+
     # --- operators ------------------------------------------------------------------------
     def __matmul__(self, other):
         if not _is_operand(other):
@@ -425,3 +473,11 @@ def _add_operators():
 
 
 _add_operators()
+
+
+def _namespace():
+    """The ``tegula`` namespace, whose functions the array methods call (imported late: it
+    imports this module)."""
+    import tegula
+
+    return tegula
