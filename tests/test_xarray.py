@@ -61,6 +61,8 @@ def workflow(ds):
     out["c_sum"] = s["count"].sum()
     out["at_label"] = ds.precip.sel(lon=ds.lon.values[-1])
     out["masked"] = s.precip.where(s.precip > 2.0)
+    out["rounded"] = s.precip.round(1)
+    out["clipped"] = s.temperature.clip(10.0, 20.0)
     return out
 
 
