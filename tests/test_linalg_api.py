@@ -153,14 +153,16 @@ def test_svd(data, stack, m, n, rank, dtype, full, seed):
 
 
 @contextlib.contextmanager
-def tsqr_block_bytes(limit):
-    """Runs TSQR with a smaller stack of ``R``s per level, so small inputs take several levels."""
-    saved = la._TSQR_BLOCK_BYTES
-    la._TSQR_BLOCK_BYTES = limit
+def linalg_limit(name, limit):
+    """Runs with ``tegula.linalg``'s size limit ``name`` lowered, so small inputs take the paths
+    of big ones: ``_TSQR_BLOCK_BYTES`` (TSQR in several levels), ``_WHOLE_MATRIX_BYTES`` (QR in
+    tiles)."""
+    saved = getattr(la, name)
+    setattr(la, name, limit)
     try:
         yield
     finally:
-        la._TSQR_BLOCK_BYTES = saved
+        setattr(la, name, saved)
 
 
 @given(data=st.data(), extra=st.integers(1, 75), n=st.integers(1, 6), rank=st.integers(0, 6),
@@ -175,7 +177,7 @@ def test_tall_skinny_qr_and_svd_in_row_blocks(data, extra, n, rank, dtype, level
     rows = data.draw(st.integers(1, m - 1))
     x = tg.asarray(a, chunks=(rows, data.draw(st.integers(1, n))))
     scale = 10 * float(np.abs(a).max(initial=1))
-    with tsqr_block_bytes(level_bytes):
+    with linalg_limit("_TSQR_BLOCK_BYTES", level_bytes):
         q, r_ = (f.compute() for f in la.qr(x))
         u, s, vh = (f.compute() for f in la.svd(x, full_matrices=False))
         sv = la.svdvals(x).compute()
@@ -192,17 +194,6 @@ def test_tall_skinny_qr_and_svd_in_row_blocks(data, extra, n, rank, dtype, level
     close(vh @ adjoint(vh), np.eye(n, dtype=dtype))
 
 
-@contextlib.contextmanager
-def whole_matrix_bytes(limit):
-    """Factorises matrices bigger than ``limit`` in tiles, so small inputs take that path."""
-    saved = la._WHOLE_MATRIX_BYTES
-    la._WHOLE_MATRIX_BYTES = limit
-    try:
-        yield
-    finally:
-        la._WHOLE_MATRIX_BYTES = saved
-
-
 @given(data=st.data(), m=st.integers(1, 30), n=st.integers(1, 30), rank=st.integers(0, 30),
        dtype=st.sampled_from(INEXACT), mode=st.sampled_from(["reduced", "complete"]), seed=seeds)
 def test_tiled_qr(data, m, n, rank, dtype, mode, seed):
@@ -213,7 +204,7 @@ def test_tiled_qr(data, m, n, rank, dtype, mode, seed):
     r = min(rank, m, n)
     a = random(rng, (m, r), dtype) @ random(rng, (r, n), dtype)
     x = tg.asarray(a, chunks=(data.draw(st.integers(max(1, m // 4), m)), data.draw(st.integers(max(1, n // 4), n))))
-    with whole_matrix_bytes(0):
+    with linalg_limit("_WHOLE_MATRIX_BYTES", 0):
         q, r_ = (f.compute() for f in la.qr(x, mode=mode))
     expected = np.linalg.qr(a, mode=mode)
     assert q.shape == expected.Q.shape and r_.shape == expected.R.shape and q.dtype == r_.dtype == a.dtype

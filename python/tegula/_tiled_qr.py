@@ -8,7 +8,7 @@ from whole-matrix QRs of tile pairs, slices, ``matmul`` and ``concatenate``."""
 
 from ._array import Array
 from ._creation import zeros
-from ._functions import UFUNCS, concatenate
+from ._functions import concatenate
 from ._matrices import eye
 
 
@@ -33,17 +33,15 @@ def _eliminate_column(a, k):
     ``None`` for the first, of row tile ``k`` alone)."""
     transforms = []
     for i in [None] + list(range(k + 1, len(a))):
-        pair = [a[k][k]] if i is None else [a[k][k], a[i][k]]
-        q, r = _complete_qr(concatenate(pair) if len(pair) > 1 else pair[0])
-        height = a[k][k].shape[0]
-        a[k][k] = r[:height]
+        q, r = _complete_qr(_stacked(a[k][k], None if i is None else a[i][k]))
+        a[k][k] = r[:a[k][k].shape[0]]
         if i is not None:
             a[i][k] = None  # zero
+        q_adjoint = q.conj().mT
         for j in range(k + 1, len(a[k])):
-            stacked = _adjoint(q) @ (concatenate([a[k][j], a[i][j]]) if i is not None else a[k][j])
-            a[k][j] = stacked[:height]
+            a[k][j], below = _apply(q_adjoint, a[k][j], None if i is None else a[i][j])
             if i is not None:
-                a[i][j] = stacked[height:]
+                a[i][j] = below
         transforms.append((k, i, q))
     return transforms
 
@@ -52,8 +50,16 @@ def _complete_qr(x):
     return tuple(Array(x._h.linalg("qr", [], flag=True, output=o)) for o in (0, 1))
 
 
-def _adjoint(x):
-    return UFUNCS["conj"](x).mT if x.dtype.kind == "c" else x.mT
+def _stacked(top, bottom):
+    """The tile ``top`` over ``bottom`` (``None``: no tile below)."""
+    return top if bottom is None else concatenate([top, bottom])
+
+
+def _apply(q, top, bottom):
+    """``q`` times ``top`` over ``bottom``, split back into those two tiles' rows."""
+    mixed = q @ _stacked(top, bottom)
+    height = top.shape[0]
+    return mixed[:height], (None if bottom is None else mixed[height:])
 
 
 def _form_q(transforms, rows, cols, dtype):
@@ -61,17 +67,14 @@ def _form_q(transforms, rows, cols, dtype):
     known to be zero stay ``None`` and cost nothing until a transform mixes them in)."""
     e = [[_identity_tile(r, c, dtype) for c in cols] for r in rows]
     for k, i, q in reversed(transforms):
-        height = rows[k][1] - rows[k][0]
-        for j, (c0, c1) in enumerate(cols):
-            pair = [e[k][j]] if i is None else [e[k][j], e[i][j]]
-            if all(t is None for t in pair):
+        for j, col in enumerate(cols):
+            top, bottom = e[k][j], None if i is None else e[i][j]
+            if top is None and bottom is None:
                 continue
-            heights = [rows[k]] + ([rows[i]] if i is not None else [])
-            filled = [t if t is not None else zeros((r1 - r0, c1 - c0), dtype=dtype) for t, (r0, r1) in zip(pair, heights)]
-            mixed = q @ (concatenate(filled) if len(filled) > 1 else filled[0])
-            e[k][j] = mixed[:height]
+            bottom = None if i is None else _filled(bottom, rows[i], col, dtype)
+            e[k][j], below = _apply(q, _filled(top, rows[k], col, dtype), bottom)
             if i is not None:
-                e[i][j] = mixed[height:]
+                e[i][j] = below
     return _assemble(e, rows, cols, dtype)
 
 
@@ -83,8 +86,13 @@ def _identity_tile(rows, cols, dtype):
     return eye(r1 - r0, c1 - c0, k=r0 - c0, dtype=dtype)
 
 
+def _filled(tile, rows, cols, dtype):
+    """``tile``, or zeros of its extent ``rows``×``cols`` where it is ``None``."""
+    (r0, r1), (c0, c1) = rows, cols
+    return tile if tile is not None else zeros((r1 - r0, c1 - c0), dtype=dtype)
+
+
 def _assemble(tiles, rows, cols, dtype):
     """One matrix from rows of tiles, ``None`` standing for zeros."""
-    filled = [[t if t is not None else zeros((r1 - r0, c1 - c0), dtype=dtype) for t, (c0, c1) in zip(line, cols)]
-              for line, (r0, r1) in zip(tiles, rows)]
-    return concatenate([concatenate(line, axis=1) for line in filled], axis=0)
+    lines = [concatenate([_filled(t, r, c, dtype) for t, c in zip(line, cols)], axis=1) for line, r in zip(tiles, rows)]
+    return concatenate(lines, axis=0)

@@ -169,7 +169,7 @@ def svd_compressed(a, k, *, n_power_iter=0, n_oversamples=10, iterator="power", 
 def _range_basis(a, width, n_power_iter, iterator, seed):
     """An orthonormal basis of ``a``'s range sampled by ``width`` Gaussian combinations of its
     columns."""
-    real = np.dtype(a.dtype.char.lower())
+    real = np.finfo(a.dtype).dtype
     omega = random.default_rng(seed).standard_normal((a.shape[1], width), dtype=real, chunks=(a.chunks[1], -1))
     y = a @ omega
     if iterator == "power":
@@ -284,7 +284,7 @@ def matrix_rank(x, /, *, rtol=None):
 
 
 def _adjoint(x):
-    return UFUNCS["conj"](x).mT if x.dtype.kind == "c" else x.mT
+    return x.conj().mT
 
 
 def _square(x):
