@@ -10,7 +10,7 @@ use crate::chunk::{Chunk, Wrap};
 use crate::with_chunk;
 use crate::random::{random, BlockPlace};
 use crate::parallel::{build_1d, build_f64};
-use crate::reduce_f64::reduce_flat_f64;
+use crate::reduce_f64::{reduce_flat_f64, reduce_rows_f64};
 use crate::tape::{Registers, Tape};
 use ndarray::ArcArray;
 use crate::reduce::{reduce_bands, reduce_flat};
@@ -36,6 +36,12 @@ pub fn fused_reduce(block: &FusedBlock, op: PartialReduce, axes: &[usize], input
     let shape = &block.shape[..];
     let size = shape.iter().product();
     if let Some(tape) = Tape::compile(block, inputs)? {
+        let fill = |start, out: &mut [f64], regs: &mut Registers| tape.fill(start, out, regs);
+        if axes == [0] {
+            if let Some(partial) = reduce_rows_f64(op, shape, fill) {
+                return partial;
+            }
+        }
         if axes.len() < shape.len() {
             return reduce_bands(op, axes, shape, |start, len| {
                 let mut values = vec![0.0; len];

@@ -72,7 +72,7 @@ pub fn reduce_bands(
     values: impl Fn(usize, usize) -> Result<Chunk> + Sync + Send,
 ) -> Result<Chunk> {
     let row: usize = shape[1..].iter().product();
-    let band = (BAND / row.max(1)).max(1);
+    let band = band_rows(row);
     let bands = shape[0].div_ceil(band).max(1);
     let across = axes.contains(&0);
     let partials = map_groups(groups(bands, band * row), |group| {
@@ -102,6 +102,11 @@ pub fn reduce_bands(
 /// stays under the allocator's mmap threshold, so bands reuse memory instead of faulting in
 /// fresh pages.
 const BAND: usize = 2 * TILE;
+
+/// Rows of the first axis per band, for rows of `row` elements: at least one.
+pub(crate) fn band_rows(row: usize) -> usize {
+    (BAND / row.max(1)).max(1)
+}
 
 /// Chunks of one dtype joined along `axis`.
 fn join(parts: &[Chunk], axis: usize) -> Result<Chunk> {

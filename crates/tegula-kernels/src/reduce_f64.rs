@@ -7,7 +7,7 @@ use crate::chunk::Chunk;
 use crate::element::{Num, Ordered};
 use crate::parallel::{groups, map_groups};
 use crate::lanes::LaneFold;
-use crate::reduce::{combine_flat, merge_moment, slice_moments};
+use crate::reduce::{band_rows, combine_flat, merge_moment, reduce_combine, slice_moments};
 use crate::tiles::TILE;
 use ndarray::{ArcArray, IxDyn};
 use tegula_core::{internal_err, DType, PartialReduce, Result};
@@ -36,6 +36,47 @@ pub fn reduce_flat_f64<S: Default>(
         fold.chunk(acc.ok_or_else(|| internal_err!("a group without tiles"))?)
     });
     Some(partials.and_then(|p| combine_flat(op, ndim, &p)))
+}
+
+/// The partial reduction over the first axis (only) of a block of `shape` (at least 2-D) of
+/// float64 values, which `fill(start, out, scratch)` writes for the row-major positions
+/// `start .. start + out.len()`; `None` when `op` is not a sum, product, minimum or maximum in
+/// float64, or the block is empty. The bands, groups and order of operations of
+/// `reduce_bands`, so the same rounding, but into buffers each group reuses: no chunk is made
+/// per band.
+pub fn reduce_rows_f64<S: Default>(
+    op: PartialReduce,
+    shape: &[usize],
+    fill: impl Fn(usize, &mut [f64], &mut S) -> Result<()> + Sync + Send,
+) -> Option<Result<Chunk>> {
+    let fold = Fold::of(op).filter(|f| !matches!(f, Fold::Moments))?;
+    let (rows, row) = (*shape.first()?, shape[1..].iter().product::<usize>());
+    if rows == 0 || row == 0 || shape.len() < 2 {
+        return None;
+    }
+    let band = band_rows(row);
+    let partials = map_groups(groups(rows.div_ceil(band), band * row), |group| {
+        let (mut scratch, mut values, mut part) = (S::default(), Vec::new(), Vec::new());
+        let mut acc: Option<Vec<f64>> = None;
+        for b in group {
+            let first = b * band;
+            values.resize(band.min(rows - first) * row, 0.0);
+            fill(first * row, &mut values, &mut scratch)?;
+            // The band's rows folded one after another into its first, then the band into
+            // the group's running partial.
+            part.clear();
+            part.extend_from_slice(&values[..row]);
+            values[row..].chunks_exact(row).for_each(|r| fold.into(&mut part, r));
+            match acc.as_mut() {
+                Some(acc) => fold.into(acc, &part),
+                None => acc = Some(part.clone()),
+            }
+        }
+        let acc = acc.ok_or_else(|| internal_err!("a group without bands"))?;
+        let keep = [&[1][..], &shape[1..]].concat();
+        ArcArray::from_shape_vec(IxDyn(&keep), acc).map(Chunk::Float64).map_err(|e| internal_err!("partial: {e}"))
+    });
+    Some(partials.and_then(|p| reduce_combine(op, &p)))
 }
 
 type Spans<'a> = dyn FnMut(usize, usize, &mut dyn FnMut(&[f64])) -> Result<()> + 'a;
@@ -77,6 +118,17 @@ impl Fold {
             }
         };
         Ok([value?, 0.0, 0.0])
+    }
+
+    /// `acc[i] = f(acc[i], values[i])` for a fold other than moments.
+    fn into(self, acc: &mut [f64], values: &[f64]) {
+        match self {
+            Fold::Sum => fold_into(acc, values, Num::add),
+            Fold::Prod => fold_into(acc, values, Num::mul),
+            Fold::Min => fold_into(acc, values, Ordered::min_nan),
+            Fold::Max => fold_into(acc, values, Ordered::max_nan),
+            Fold::Moments => {}
+        }
     }
 
     fn merge(self, a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
@@ -126,4 +178,56 @@ fn push(lanes: &mut LaneFold<f64>, piece: &[f64], f: impl Fn(f64, f64) -> f64 + 
 #[target_feature(enable = "avx2")]
 unsafe fn push_avx2(lanes: &mut LaneFold<f64>, piece: &[f64], f: impl Fn(f64, f64) -> f64 + Copy) {
     lanes.push(piece, |x| x, f)
+}
+
+/// `acc[i] = f(acc[i], values[i])`, compiled for AVX2 where the CPU has it (the same
+/// operations, so the same values).
+fn fold_into(acc: &mut [f64], values: &[f64], f: impl Fn(f64, f64) -> f64 + Copy) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2, checked just above.
+        return unsafe { fold_into_avx2(acc, values, f) };
+    }
+    acc.iter_mut().zip(values).for_each(|(a, &x)| *a = f(*a, x))
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn fold_into_avx2(acc: &mut [f64], values: &[f64], f: impl Fn(f64, f64) -> f64 + Copy) {
+    acc.iter_mut().zip(values).for_each(|(a, &x)| *a = f(*a, x))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reduce::reduce_bands;
+
+    /// Values whose sums and products round differently in different orders, with NaNs for
+    /// the minimum and maximum.
+    fn values(n: usize) -> Vec<f64> {
+        (0..n as u64).map(|i| if i % 97 == 5 { f64::NAN } else { ((i * 2654435761) % 1000) as f64 * 1e-3 + (i % 7) as f64 * 1e12 }).collect()
+    }
+
+    #[test]
+    fn rows_reduce_like_bands_bit_for_bit() {
+        let ops = [PartialReduce::Sum { acc: DType::Float64 }, PartialReduce::Prod { acc: DType::Float64 }, PartialReduce::Min, PartialReduce::Max];
+        // One-row bands (rows longer than a band), many-row bands, several groups, a 3-D block.
+        for shape in [vec![3, 9000], vec![7, 5], vec![1000, 37], vec![2000, 300], vec![4, 3, 700]] {
+            let n: usize = shape.iter().product();
+            let data = values(n);
+            for op in ops {
+                let fill = |start: usize, out: &mut [f64], _: &mut ()| {
+                    out.copy_from_slice(&data[start..start + out.len()]);
+                    Ok(())
+                };
+                let rows = reduce_rows_f64(op, &shape, fill).expect("a float64 fold").unwrap();
+                let bands = reduce_bands(op, &[0], &shape, |start, len| Ok(Chunk::Float64(ArcArray::from_vec(data[start..start + len].to_vec()).into_dyn()))).unwrap();
+                assert_eq!(rows.shape(), bands.shape(), "{shape:?} {op:?}");
+                let (r, b) = (rows.typed::<f64>().unwrap(), bands.typed::<f64>().unwrap());
+                assert!(r.iter().zip(b.iter()).all(|(x, y)| x.to_bits() == y.to_bits()), "{shape:?} {op:?}");
+            }
+        }
+        assert!(reduce_rows_f64(PartialReduce::Moments, &[4, 4], |_, _, _: &mut ()| Ok(())).is_none());
+        assert!(reduce_rows_f64(PartialReduce::Sum { acc: DType::Float64 }, &[0, 4], |_, _, _: &mut ()| Ok(())).is_none());
+    }
 }
