@@ -5,7 +5,7 @@
 //! stack's `Q`, then each slab's reflectors to its part. Both passes factorise the same slabs
 //! the same way, so the `Q` applied is the one whose `R` the first pass returned.
 
-use crate::linalg::{banded_copy, Field};
+use crate::linalg::Field;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::householder as hh;
 use faer::{Mat, MatMut, MatRef};
@@ -56,7 +56,9 @@ pub(crate) fn tall_q_times<T: Field>(x: MatRef<T>, b: MatRef<T>) -> Result<Vec<T
         return Err(internal_err!("qr-apply of a {m}x{n} matrix to {} rows", b.nrows()));
     }
     let parts = slabs(m, n);
-    let mut out = vec![T::zero_impl(); m * k];
+    // Zeros in huge pages: `q_times` needs its rows below `b`'s zero.
+    let mut out = tegula_core::memory::big_vec(m * k);
+    out.resize(m * k, T::zero_impl());
     if parts.len() == 1 {
         q_times(x, b, MatMut::from_row_major_slice_mut(&mut out, m, k));
         return Ok(out);
@@ -74,18 +76,16 @@ pub(crate) fn tall_q_times<T: Field>(x: MatRef<T>, b: MatRef<T>) -> Result<Vec<T
     Ok(out)
 }
 
-/// `dst = Q @ b` for the thin `Q` of faer's QR of `x`: the reflectors applied to `b` padded
-/// with zero rows, never forming `Q`.
-fn q_times<T: Field>(x: MatRef<T>, b: MatRef<T>, dst: MatMut<T>) {
+/// `dst = Q @ b` for the thin `Q` of faer's QR of `x`, where `dst` holds zeros: the reflectors
+/// applied in place to `b` padded with those zero rows, never forming `Q`.
+fn q_times<T: Field>(x: MatRef<T>, b: MatRef<T>, mut dst: MatMut<T>) {
     let qr = x.qr();
     let (m, k) = (x.nrows(), b.ncols());
-    let mut work = Mat::<T>::zeros(m, k);
-    work.as_mut().subrows_mut(0, b.nrows()).copy_from(b);
+    dst.as_mut().subrows_mut(0, b.nrows()).copy_from(b);
     let scratch = hh::apply_block_householder_sequence_on_the_left_in_place_scratch::<T>(m, qr.Q_coeff().nrows(), k);
     let mut buffer = MemBuffer::new(scratch);
     let (basis, coeff, par) = (qr.Q_basis(), qr.Q_coeff(), faer::get_global_parallelism());
-    hh::apply_block_householder_sequence_on_the_left_in_place_with_conj(basis, coeff, faer::Conj::No, work.as_mut(), par, MemStack::new(&mut buffer));
-    banded_copy(dst, work.as_ref());
+    hh::apply_block_householder_sequence_on_the_left_in_place_with_conj(basis, coeff, faer::Conj::No, dst, par, MemStack::new(&mut buffer));
 }
 
 #[cfg(test)]
