@@ -11,7 +11,7 @@ import operator
 import numpy as np
 
 from ._array import Array
-from ._creation import asarray
+from ._creation import asarray, zeros
 
 
 def _is_index_array(k):
@@ -73,11 +73,14 @@ def take(x, indices, /, *, axis=None):
         known = _known_indices(indices)
         if known.dtype == np.bool_:
             raise IndexError("take needs integer indices, not a boolean array")
-        if known.size and not x.shape[axis]:
-            raise IndexError("cannot do a non-empty take from an empty axes.")
-        if all(x.shape[:axis]) or not x.shape[axis]:
+        if all(x.shape[:axis]):  # NumPy checks no index when no row before the axis exists
+            if known.size and not x.shape[axis]:
+                raise IndexError("cannot do a non-empty take from an empty axes.")
             known = _checked(known, x.shape[axis], axis)
-        idx = asarray(known)  # NumPy checks no index when no row before the axis exists
+        elif not x.shape[axis]:
+            # No row before the axis and none along it: an empty result, whatever the indices.
+            return zeros(x.shape[:axis] + known.shape + x.shape[axis + 1:], dtype=x.dtype)
+        idx = asarray(known)
     return Array(x._h.take(idx._h, axis))
 
 
