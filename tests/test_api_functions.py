@@ -365,3 +365,32 @@ def test_numpy_array_methods(data, dtype):
     assert x.tolist() == a.tolist()
     if a.size:
         assert x.item(0) == a.item(0)
+
+
+@given(data=st.data(), dtype=dtypes([d for d in ALL_DTYPES if d.kind in "iuf"]))
+def test_numpy_matrix_and_index_methods(data, dtype):
+    """dot, trace, diagonal, take, searchsorted and argsort as NumPy's array methods, against
+    them on the same values (errors of the same type); argsort against NumPy's stable kind."""
+    shape = data.draw(shapes(min_dims=1))
+    a = data.draw(np_arrays(dtype, shape, integral=True, small=True))
+    x = tg.asarray(a, chunks=data.draw(chunkings(shape))[0])
+    ndim = len(shape)
+    axis = data.draw(st.none() | st.integers(-ndim, ndim - 1))
+    other_shape = data.draw(st.sampled_from([(), shape[-1:], (shape[-1], 2), (3, shape[-1], 2), (2,)]))
+    b = data.draw(np_arrays(dtype, other_shape, integral=True, small=True))
+    y = tg.asarray(b, chunks=data.draw(chunkings(other_shape))[0])
+    check(lambda: x.dot(y), lambda: a.dot(b))
+    if ndim >= 2:
+        offset = data.draw(st.integers(-3, 3))
+        axis1, axis2 = data.draw(st.integers(-ndim, ndim - 1)), data.draw(st.integers(-ndim, ndim - 1))
+        check(lambda: x.diagonal(offset, axis1, axis2), lambda: a.diagonal(offset, axis1, axis2))
+        check(lambda: x.trace(offset, axis1, axis2), lambda: a.trace(offset, axis1, axis2))
+    indices = data.draw(st.lists(st.integers(-4, 4), max_size=5))
+    check(lambda: x.take(indices, axis=axis), lambda: a.take(indices, axis=axis))
+    sort_axis = data.draw(st.integers(-ndim, ndim - 1))
+    check(lambda: x.argsort(axis=sort_axis), lambda: a.argsort(axis=sort_axis, kind="stable"))
+    if ndim == 1:
+        s = np.sort(a)
+        v = data.draw(np_arrays(dtype, (3,), integral=True, small=True))
+        side = data.draw(st.sampled_from(["left", "right"]))
+        check(lambda: tg.asarray(s, chunks=x.chunks).searchsorted(v, side=side), lambda: s.searchsorted(v, side=side))

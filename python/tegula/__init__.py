@@ -27,7 +27,7 @@ from ._map_blocks import apply_gufunc, blockwise, map_blocks
 from ._report import report
 from ._visualize import visualize
 from ._nanfunctions import NANFUNCTIONS
-from ._matrices import eye, matrix_transpose, meshgrid, outer, tensordot, tril, triu, vecdot
+from ._matrices import dot, eye, matrix_transpose, meshgrid, outer, tensordot, tril, triu, vecdot
 from ._reshape import reshape
 from ._searching import argmax, argmin, count_nonzero, isin
 from ._sets import unique_all, unique_counts, unique_inverse, unique_values
@@ -51,7 +51,7 @@ __all__ = sorted(
      "matmul", "permute_dims", "rechunk", "result_type", "stack", "transpose", "where",
      "__array_namespace_info__", "finfo", "iinfo", "isdtype",
      "broadcast_arrays", "broadcast_shapes", "broadcast_to", "clip", "diff", "flip", "moveaxis", "roll",
-     "round", "squeeze", "unstack", "eye", "matrix_transpose", "meshgrid", "outer", "tensordot", "tril",
+     "round", "squeeze", "unstack", "dot", "eye", "matrix_transpose", "meshgrid", "outer", "tensordot", "tril",
      "triu", "vecdot", "argmax", "argmin", "count_nonzero", "from_dlpack", "isin", "repeat", "reshape", "tile",
      "nonzero", "take", "take_along_axis", "unique_all", "unique_counts", "unique_inverse", "unique_values",
      "einsum", "median", "pad", "report", "visualize", "map_blocks", "blockwise", "apply_gufunc", "percentile", "quantile", "argsort", "cumprod", "cumsum", "cumulative_prod", "cumulative_sum", "searchsorted", "sort",

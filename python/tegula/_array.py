@@ -340,6 +340,29 @@ class Array:
     def nonzero(self):
         return _namespace().nonzero(self)
 
+    def dot(self, b):
+        return _namespace().dot(self, b)
+
+    def diagonal(self, offset=0, axis1=0, axis2=1):
+        """NumPy's method: the diagonal of the plane of ``axis1`` and ``axis2``, as a last axis."""
+        planes = _namespace().moveaxis(self, (axis1, axis2), (-2, -1))
+        return _namespace().linalg.diagonal(planes, offset=offset)
+
+    def trace(self, offset=0, axis1=0, axis2=1, dtype=None):
+        return self.diagonal(offset, axis1, axis2).sum(axis=-1, dtype=dtype)
+
+    def take(self, indices, axis=None):
+        return _namespace().take(self, indices, axis=axis)
+
+    def searchsorted(self, v, side="left", sorter=None):
+        return _namespace().searchsorted(self, v, side=side, sorter=sorter)
+
+    def argsort(self, axis=-1, kind=None, order=None):
+        """Stable whatever ``kind`` asks for (a stable order is a valid answer to every kind)."""
+        if order is not None:
+            raise ValueError("argsort's order names fields of structured arrays, which tegula does not have")
+        return _namespace().argsort(self, axis=axis)
+
     def copy(self):
         """A new array object with the same (immutable) values: later in-place operations on
         either do not reach the other."""

@@ -98,6 +98,15 @@ def outer(x1, x2, /):
     return x1[:, None] * x2[None, :]
 
 
+def dot(a, b, /):
+    """NumPy's ``dot``: a product with a 0-d operand; otherwise the sums of products over the
+    last axis of ``a`` and the second-to-last of ``b`` (its only axis when 1-D)."""
+    a, b = asarray(a), asarray(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return a * b
+    return tensordot(a, b, axes=([-1], [-2 if b.ndim > 1 else 0]))
+
+
 def tensordot(x1, x2, /, *, axes=2):
     """Sums of products over ``axes`` (an int: the last ``axes`` of ``x1`` with the first of
     ``x2``; or two sequences of axes), as a matrix product of the rearranged operands."""
