@@ -307,6 +307,22 @@ def test_dtype_information(dtype):
     assert tg.isdtype(dtype, (dtype,)) and tg.isdtype(dtype, ("bool", dtype))
 
 
+@pytest.mark.parametrize("name", ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                                  "float16", "float32", "float64", "complex64", "complex128"])
+def test_namespace_dtypes_behave_as_numpys(name):
+    public = getattr(tg, name)
+    assert public == getattr(np, name) and public == np.dtype(name)
+    # A NumPy dtype instance equals None (np.dtype(None) is float64); the namespace's must not.
+    assert public != None and not (None == public)  # noqa: E711
+    x = tg.zeros(3, dtype=public)
+    assert x.dtype == public and x.compute().dtype == np.dtype(name)
+    assert tg.isdtype(public, public) and tg.isdtype(x.dtype, public) and tg.isdtype(public, x.dtype)
+    with pytest.raises(TypeError):
+        tg.isdtype(name, public)  # a string is not a dtype object
+    if np.dtype(name).kind in "fc":
+        assert tg.finfo(public).eps == float(np.finfo(name).eps)
+
+
 def test_namespace_and_device():
     x = tg.asarray(np.arange(6.0).reshape(2, 3), chunks=2)
     assert x.__array_namespace__() is tg and x.device == "cpu" and x.to_device("cpu") is x

@@ -1,15 +1,20 @@
-"""tegula's dtypes are NumPy's dtype objects; this module converts what users pass."""
+"""tegula's dtypes are NumPy's: the public names are NumPy's scalar types (`tg.float64 is
+np.float64`), as in NumPy's own namespace, and arrays carry NumPy dtype objects, which compare
+equal to them (`x.dtype == tg.float64`); this module converts what users pass.
+
+The names are the scalar types rather than dtype instances because a dtype instance compares
+equal to `None` (`np.dtype(None)` is float64), so `None == tg.float64` would be True."""
 
 import numpy as np
 
-bool = np.dtype("bool")
-int8, int16, int32, int64 = (np.dtype(f"int{b}") for b in (8, 16, 32, 64))
-uint8, uint16, uint32, uint64 = (np.dtype(f"uint{b}") for b in (8, 16, 32, 64))
-float16, float32, float64 = (np.dtype(f"float{b}") for b in (16, 32, 64))
-complex64, complex128 = np.dtype("complex64"), np.dtype("complex128")
+bool = np.bool
+int8, int16, int32, int64 = np.int8, np.int16, np.int32, np.int64
+uint8, uint16, uint32, uint64 = np.uint8, np.uint16, np.uint32, np.uint64
+float16, float32, float64 = np.float16, np.float32, np.float64
+complex64, complex128 = np.complex64, np.complex128
 
-SUPPORTED = (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-             float16, float32, float64, complex64, complex128)
+SUPPORTED = tuple(np.dtype(t) for t in (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+             float16, float32, float64, complex64, complex128))
 
 
 def dtype_name(dtype):

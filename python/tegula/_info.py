@@ -36,7 +36,7 @@ class iinfo_object:
 
 
 def _dtype_of(type_):
-    d = np.dtype(getattr(type_, "dtype", type_))
+    d = np.dtype(type_ if _is_dtype_object(type_) else getattr(type_, "dtype", type_))
     if d not in SUPPORTED:
         raise TypeError(f"tegula does not support dtype {d}")
     return d
@@ -64,18 +64,29 @@ _KINDS = {
 }
 
 
+def _is_dtype_object(x):
+    """A dtype instance or one of NumPy's scalar types (tegula's public dtype names)."""
+    return isinstance(x, np.dtype) or (isinstance(x, type) and issubclass(x, np.generic))
+
+
+def _exact_dtype(x):
+    # Not strings or Python types: the standard's isdtype takes dtype objects only.
+    if not _is_dtype_object(x) or np.dtype(x) not in SUPPORTED:
+        raise TypeError(f"isdtype needs a tegula dtype, not {x!r}")
+    return np.dtype(x)
+
+
 def isdtype(dtype, kind):
     """Whether ``dtype`` is of ``kind``: a dtype, one of the standard's kind names, or a tuple
     of these (any of them)."""
-    if not isinstance(dtype, np.dtype) or dtype not in SUPPORTED:
-        raise TypeError(f"isdtype needs a tegula dtype, not {dtype!r}")
+    dtype = _exact_dtype(dtype)
     if isinstance(kind, tuple):
         return any(isdtype(dtype, k) for k in kind)
     if isinstance(kind, str):
         if kind not in _KINDS:
             raise ValueError(f"unknown dtype kind {kind!r}; expected one of {sorted(_KINDS)}")
         return dtype.kind in _KINDS[kind]
-    if isinstance(kind, np.dtype):
+    if _is_dtype_object(kind):
         return dtype == kind
     raise TypeError(f"kind must be a dtype, a kind name or a tuple of these, not {kind!r}")
 
@@ -107,10 +118,8 @@ class Info:
         _check_device(device)
         names = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                  "float32", "float64", "complex64", "complex128")
-        chosen = [np.dtype(n) for n in names]
-        if kind is not None:
-            chosen = [d for d in chosen if isdtype(d, kind)]
-        return {d.name: d for d in chosen}
+        chosen = {n: getattr(_dtypes, n) for n in names}
+        return {n: d for n, d in chosen.items() if kind is None or isdtype(d, kind)}
 
 
 def __array_namespace_info__():
