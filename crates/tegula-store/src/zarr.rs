@@ -8,6 +8,7 @@ use crate::raw_chunks::RawChunks;
 use crate::{check_region, io_err as io, ChunkSink, ChunkSource, StoredInfo};
 use serde_json::Value;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use tegula_core::{DType, Result, TegulaError};
 use unsafe_cell_slice::UnsafeCellSlice;
@@ -80,45 +81,51 @@ pub struct ZarrSource {
     array: ZarrArray,
     store: Arc<AtomicStore>,
     raw: Option<RawChunks>,
+    /// One past the farthest chunk (row-major number) already asked for ahead of need.
+    requested: AtomicU64,
 }
 
-/// How many stored chunks past a read are requested from the disk ahead of need.
-const READ_AHEAD: usize = 2;
+/// How far past a read the disk is asked to read ahead of need: this many bytes of stored
+/// chunks (at their uncompressed size), and at least `READ_AHEAD_CHUNKS` chunks. The pages
+/// land in the page cache, not in the process; 2 chunks of 80 MB left reads waiting on the disk.
+const READ_AHEAD_BYTES: usize = 512 << 20;
+const READ_AHEAD_CHUNKS: u64 = 2;
 
 impl ZarrSource {
     pub fn open(path: &str) -> Result<ZarrSource> {
         let (array, store) = open_array(path)?;
         let meta = metadata(path, &array)?;
         let raw = RawChunks::new(&meta, &store);
-        Ok(ZarrSource { info: describe(path, &array, &meta)?, array, store, raw })
+        Ok(ZarrSource { info: describe(path, &array, &meta)?, array, store, raw, requested: AtomicU64::new(0) })
     }
 
-    /// Asks the kernel (from the prefetch thread) to start reading the `READ_AHEAD` stored
-    /// chunks that follow `region` in row-major order (plans read blocks in that order), so
-    /// the disk works while this block is computed on. Only a hint: a chunk never read costs a
+    /// Asks the kernel (from the prefetch thread) to start reading the stored chunks that
+    /// follow `region` in row-major order (plans read blocks in that order), so the disk works
+    /// while this block is computed on. Each chunk is asked for once per source (a high-water
+    /// mark), however many reads' windows hold it. Only a hint: a chunk never read costs a
     /// wasted read, no error.
     fn read_ahead(&self, region: &[(usize, usize)]) {
         let grid: Vec<u64> = self.info.shape.iter().zip(&self.info.chunk_shape).map(|(&n, &c)| n.div_ceil(c) as u64).collect();
-        let mut next: Vec<u64> = region.iter().zip(&self.info.chunk_shape).map(|(&(_, b), &c)| ((b - 1) / c) as u64).collect();
-        for _ in 0..READ_AHEAD {
-            if !advance(&mut next, &grid) {
-                return;
-            }
-            crate::prefetch::prefetch(self.store.path_of(&self.array.chunk_key(&next)));
+        let last = region.iter().zip(&self.info.chunk_shape).zip(&grid)
+            .fold(0, |flat, ((&(_, b), &c), &g)| flat * g + ((b - 1) / c) as u64);
+        let chunk_bytes = self.info.chunk_shape.iter().product::<usize>() * self.info.dtype.itemsize();
+        let ahead = ((READ_AHEAD_BYTES / chunk_bytes.max(1)) as u64).max(READ_AHEAD_CHUNKS);
+        let end = (last + 1 + ahead).min(grid.iter().product());
+        let from = self.requested.fetch_max(end, Ordering::Relaxed).max(last + 1);
+        for flat in from..end {
+            crate::prefetch::prefetch(self.store.path_of(&self.array.chunk_key(&unravel(flat, &grid))));
         }
     }
 }
 
-/// The next chunk index in row-major order; `false` past the last.
-fn advance(index: &mut [u64], grid: &[u64]) -> bool {
-    for a in (0..index.len()).rev() {
-        index[a] += 1;
-        if index[a] < grid[a] {
-            return true;
-        }
-        index[a] = 0;
+/// The grid index of row-major chunk number `flat`.
+fn unravel(mut flat: u64, grid: &[u64]) -> Vec<u64> {
+    let mut index = vec![0; grid.len()];
+    for (i, &g) in index.iter_mut().zip(grid).rev() {
+        *i = flat % g;
+        flat /= g;
     }
-    false
+    index
 }
 
 impl ChunkSource for ZarrSource {
@@ -247,5 +254,23 @@ impl ChunkSink for ZarrSink {
 
     fn finish(&self) -> Result<()> {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unravel;
+
+    #[test]
+    fn unravel_numbers_chunks_in_row_major_order() {
+        let grid = [3u64, 1, 4];
+        let mut flat = 0;
+        for i in 0..3 {
+            for k in 0..4 {
+                assert_eq!(unravel(flat, &grid), vec![i, 0, k]);
+                flat += 1;
+            }
+        }
+        assert_eq!(unravel(0, &[]), Vec::<u64>::new());
     }
 }
