@@ -23,6 +23,10 @@ from ._io import from_npy, from_zarr, to_npy, to_zarr
 from ._manipulation import (broadcast_arrays, broadcast_shapes, broadcast_to, clip, diff, flip,
                             moveaxis, repeat, roll, round, squeeze, tile, unstack)
 from ._pad import pad
+from ._planes import diagonal, trace
+from ._comparison import allclose, array_equal, isclose
+from ._stacking import (array_split, atleast_1d, atleast_2d, atleast_3d, column_stack, dsplit, dstack,
+                        hsplit, hstack, split, vsplit, vstack)
 from ._map_blocks import apply_gufunc, blockwise, map_blocks
 from ._report import report
 from ._visualize import visualize
@@ -31,7 +35,7 @@ from ._matrices import dot, eye, matrix_transpose, meshgrid, outer, tensordot, t
 from ._reshape import reshape
 from ._searching import argmax, argmin, count_nonzero, isin
 from ._sets import unique_all, unique_counts, unique_inverse, unique_values
-from ._statistics import median, percentile, quantile
+from ._statistics import median, percentile, ptp, quantile
 from ._sorting import argsort, cumprod, cumsum, cumulative_prod, cumulative_sum, searchsorted, sort
 import numpy as _np
 
@@ -54,7 +58,9 @@ __all__ = sorted(
      "round", "squeeze", "unstack", "dot", "eye", "matrix_transpose", "meshgrid", "outer", "tensordot", "tril",
      "triu", "vecdot", "argmax", "argmin", "count_nonzero", "from_dlpack", "isin", "repeat", "reshape", "tile",
      "nonzero", "take", "take_along_axis", "unique_all", "unique_counts", "unique_inverse", "unique_values",
-     "einsum", "median", "pad", "report", "visualize", "map_blocks", "blockwise", "apply_gufunc", "percentile", "quantile", "argsort", "cumprod", "cumsum", "cumulative_prod", "cumulative_sum", "searchsorted", "sort",
+     "einsum", "median", "pad", "ptp", "diagonal", "trace", "allclose", "array_equal", "isclose",
+     "array_split", "atleast_1d", "atleast_2d", "atleast_3d", "column_stack", "dsplit", "dstack", "hsplit",
+     "hstack", "split", "vsplit", "vstack", "report", "visualize", "map_blocks", "blockwise", "apply_gufunc", "percentile", "quantile", "argsort", "cumprod", "cumsum", "cumulative_prod", "cumulative_sum", "searchsorted", "sort",
      "newaxis", "pi", "e", "inf", "nan", "bool", "int8", "int16", "int32", "int64", "uint8",
      "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128"]
     + list(UFUNCS) + list(REDUCTIONS) + list(NANFUNCTIONS)

@@ -345,11 +345,10 @@ class Array:
 
     def diagonal(self, offset=0, axis1=0, axis2=1):
         """NumPy's method: the diagonal of the plane of ``axis1`` and ``axis2``, as a last axis."""
-        planes = _namespace().moveaxis(self, (axis1, axis2), (-2, -1))
-        return _namespace().linalg.diagonal(planes, offset=offset)
+        return _namespace().diagonal(self, offset, axis1, axis2)
 
     def trace(self, offset=0, axis1=0, axis2=1, dtype=None):
-        return self.diagonal(offset, axis1, axis2).sum(axis=-1, dtype=dtype)
+        return _namespace().trace(self, offset, axis1, axis2, dtype)
 
     def take(self, indices, axis=None):
         return _namespace().take(self, indices, axis=axis)

@@ -20,6 +20,14 @@ from ._sorting import argsort, cumulative_sum, sort
 isnan = UFUNCS["isnan"]
 
 
+def ptp(a, axis=None, out=None, keepdims=False):
+    """The range of values (maximum minus minimum) along ``axis``, in the input's dtype (so
+    integers wrap as NumPy's do)."""
+    _no_out(out)
+    x = asarray(a)
+    return REDUCTIONS["max"](x, axis=axis, keepdims=keepdims) - REDUCTIONS["min"](x, axis=axis, keepdims=keepdims)
+
+
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """The median along ``axis`` (all axes by default; a tuple of axes too): the mean of the
     middle one or two elements of each sorted lane, NaN where a lane holds NaN."""
