@@ -128,3 +128,47 @@ def test_diagonal_and_trace_functions(data, pair, offset):
     check(lambda: tg.diagonal(x, offset, axis1, axis2), lambda: np.diagonal(a, offset, axis1, axis2))
     check(lambda: tg.trace(x, offset, axis1, axis2), lambda: np.trace(a, offset, axis1, axis2),
           exact=a.dtype.kind not in "fc")
+
+
+@given(data=st.data(), pair=arrays(shapes(max_dims=3)), k=st.integers(-5, 5))
+def test_flips_and_rot90(data, pair, k):
+    a, x = pair
+    check(lambda: tg.fliplr(x), lambda: np.fliplr(a))
+    check(lambda: tg.flipud(x), lambda: np.flipud(a))
+    axes = (data.draw(st.integers(-3, 2)), data.draw(st.integers(-3, 2)))
+    check(lambda: tg.rot90(x, k, axes), lambda: np.rot90(a, k, axes))
+
+
+@given(data=st.data(), k=st.integers(-4, 4))
+def test_diag(data, k):
+    a, x = data.draw(arrays(shapes(min_dims=1, max_dims=3)))
+    check(lambda: tg.diag(x, k), lambda: np.diag(a, k))
+
+
+@given(data=st.data())
+def test_inner(data):
+    dtype = data.draw(dtypes([d for d in ALL_DTYPES if d.kind in "iuf"]))
+    last = data.draw(st.integers(0, 5))
+    shape_a = data.draw(shapes(max_dims=2)).__add__((last,)) if data.draw(st.booleans()) else ()
+    shape_b = data.draw(shapes(max_dims=2)).__add__((last,)) if data.draw(st.booleans()) or not shape_a else ()
+    a, x = data.draw(chunked_arrays(dtype=dtype, shape=shape_a, integral=True))
+    b, y = data.draw(chunked_arrays(dtype=dtype, shape=shape_b, integral=True))
+    check(lambda: tg.inner(x, y), lambda: np.inner(a, b))
+
+
+@pytest.mark.filterwarnings("ignore:Degrees of freedom")
+@given(data=st.data(), rowvar=st.booleans(), bias=st.booleans(), with_y=st.booleans(),
+       ddof=st.sampled_from([None, 0, 1, 2]))
+def test_cov_and_corrcoef(data, rowvar, bias, with_y, ddof):
+    dtype = data.draw(dtypes([d for d in ALL_DTYPES if d.kind in "iufc"]))
+    shape = data.draw(shapes(max_dims=2, min_side=1))
+    finite = dict(allow_nan=False, allow_infinity=False, max_magnitude=1e3)
+    a, x = data.draw(chunked_arrays(dtype=dtype, shape=shape, **finite))
+    if with_y:
+        b, y = data.draw(chunked_arrays(dtype=dtype, shape=shape, **finite))
+    else:
+        b = y = None
+    tol = dict(exact=False, rtol=1e-4 if dtype in (np.float16, np.float32, np.complex64) else 1e-9, atol=1e-6)
+    with np.errstate(all="ignore"):
+        check(lambda: tg.cov(x, y, rowvar, bias, ddof), lambda: np.cov(a, b, rowvar, bias, ddof), **tol)
+        check(lambda: tg.corrcoef(x, y, rowvar), lambda: np.corrcoef(a, b, rowvar), **tol)

@@ -232,3 +232,43 @@ def repeat(x, repeats, /, *, axis=None):
     if not runs:
         return x[(slice(None),) * a + (slice(0, 0),)]
     return concat(runs, axis=a)
+
+
+def fliplr(m):
+    """``m`` with its columns (axis 1) in reverse order."""
+    m = asarray(m)
+    if m.ndim < 2:
+        raise ValueError("Input must be >= 2-d.")
+    return flip(m, axis=1)
+
+
+def flipud(m):
+    """``m`` with its rows (axis 0) in reverse order."""
+    m = asarray(m)
+    if m.ndim < 1:
+        raise ValueError("Input must be >= 1-d.")
+    return flip(m, axis=0)
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """``m`` rotated by 90 degrees ``k`` times in the plane of ``axes``, from the first axis
+    towards the second (NumPy's direction): flips and a transposition, so views of blocks."""
+    m = asarray(m)
+    axes = tuple(axes)
+    if len(axes) != 2:
+        raise ValueError("len(axes) must be 2.")
+    if axes[0] == axes[1] or abs(axes[0] - axes[1]) == m.ndim:
+        raise ValueError("Axes must be different.")
+    if not all(-m.ndim <= a < m.ndim for a in axes):
+        raise ValueError(f"Axes={axes} out of range for array of ndim={m.ndim}.")
+    k = operator.index(k) % 4
+    if k == 0:
+        return m[...]
+    if k == 2:
+        return flip(flip(m, axis=axes[0]), axis=axes[1])
+    order = list(range(m.ndim))
+    first, second = axes[0] % m.ndim, axes[1] % m.ndim
+    order[first], order[second] = order[second], order[first]
+    if k == 1:
+        return flip(m, axis=axes[1]).transpose(order)
+    return flip(m.transpose(order), axis=axes[1])

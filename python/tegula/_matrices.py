@@ -98,6 +98,34 @@ def outer(x1, x2, /):
     return x1[:, None] * x2[None, :]
 
 
+def inner(a, b, /):
+    """NumPy's ``inner``: sums of products over the last axes of ``a`` and ``b`` (a product
+    when either is 0-d); the result's axes are ``a``'s others, then ``b``'s."""
+    a, b = asarray(a), asarray(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return a * b
+    return tensordot(a, b, axes=([-1], [-1]))
+
+
+def diag(v, k=0):
+    """NumPy's ``diag``: the ``k``-th diagonal of a 2-D array, or a square 2-D array with the
+    1-D ``v`` on its ``k``-th diagonal and zeros elsewhere."""
+    from ._pad import pad
+
+    v, k = asarray(v), operator.index(k)
+    if v.ndim == 2:
+        from .linalg import diagonal
+
+        return diagonal(v, offset=k)
+    if v.ndim != 1:
+        raise ValueError("Input must be 1- or 2-d.")
+    n = v.shape[0] + abs(k)
+    # Row i holds v[i] (k >= 0) or column j holds v[j] (k < 0): pad v to n and broadcast.
+    padded = pad(v, (0, abs(k)))
+    values = padded[:, None] if k >= 0 else padded[None, :]
+    return where(_diagonal_offsets(n, n) == k, values, asarray(0, dtype=v.dtype))
+
+
 def dot(a, b, /):
     """NumPy's ``dot``: a product with a 0-d operand; otherwise the sums of products over the
     last axis of ``a`` and the second-to-last of ``b`` (its only axis when 1-D)."""
