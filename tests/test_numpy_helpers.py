@@ -172,3 +172,45 @@ def test_cov_and_corrcoef(data, rowvar, bias, with_y, ddof):
     with np.errstate(all="ignore"):
         check(lambda: tg.cov(x, y, rowvar, bias, ddof), lambda: np.cov(a, b, rowvar, bias, ddof), **tol)
         check(lambda: tg.corrcoef(x, y, rowvar), lambda: np.corrcoef(a, b, rowvar), **tol)
+
+
+@given(data=st.data(), posinf=st.sampled_from([None, 7.0]), neginf=st.sampled_from([None, -7.0]),
+       nan=st.sampled_from([0.0, 5.0]))
+def test_nan_to_num(data, posinf, neginf, nan):
+    a, x = data.draw(arrays(shapes(max_dims=2)))
+    kw = dict(nan=nan, posinf=posinf, neginf=neginf)
+    # Complex parts are rebuilt as re + im·1j, which can turn a -0.0 real part into +0.0.
+    check(lambda: tg.nan_to_num(x, **kw), lambda: np.nan_to_num(a, **kw), exact=a.dtype.kind != "c")
+
+
+@given(data=st.data(), count=st.integers(1, 3))
+def test_select(data, count):
+    shape = data.draw(shapes(max_dims=2))
+    dtype = data.draw(dtypes([d for d in ALL_DTYPES if d.kind in "iuf"]))
+    conditions = [data.draw(chunked_arrays(dtype=np.bool_, shape=shape)) for _ in range(count)]
+    choices = [data.draw(chunked_arrays(dtype=dtype, shape=shape)) for _ in range(count)]
+    default = data.draw(st.integers(-3, 3))
+    check(lambda: tg.select([c for _, c in conditions], [c for _, c in choices], default),
+          lambda: np.select([c for c, _ in conditions], [c for c, _ in choices], default))
+
+
+@given(dimensions=st.lists(st.integers(0, 4), max_size=3), sparse=st.booleans())
+def test_indices(dimensions, sparse):
+    out, expected = tg.indices(dimensions, sparse=sparse), np.indices(dimensions, sparse=sparse)
+    if sparse:
+        assert len(out) == len(expected)
+        for o, e in zip(out, expected):
+            assert_same(o.compute(), e, exact=True)
+    else:
+        assert_same(out.compute(), expected, exact=True)
+
+
+@given(data=st.data(), with_axis=st.booleans())
+def test_append(data, with_axis):
+    a, x = data.draw(arrays(shapes(min_dims=1, max_dims=3)))
+    axis = data.draw(st.integers(-a.ndim, a.ndim - 1)) if with_axis else None
+    shape = list(a.shape)
+    if axis is not None:
+        shape[axis] = data.draw(st.integers(0, 3))
+    b, y = data.draw(chunked_arrays(dtype=data.draw(dtypes()), shape=tuple(shape)))
+    check(lambda: tg.append(x, y, axis=axis), lambda: np.append(a, b, axis=axis))

@@ -9,9 +9,9 @@ import numpy as np
 from ._array import Array
 from ._creation import arange, asarray
 from ._dtypes import float64
-from ._functions import UFUNCS, matmul, where
+from ._functions import UFUNCS, matmul, stack, where
 from ._info import _check_device
-from ._manipulation import broadcast_to
+from ._manipulation import broadcast_arrays, broadcast_to
 
 
 def _diagonal_offsets(n_rows, n_cols, row_chunks="auto", col_chunks="auto"):
@@ -68,6 +68,19 @@ def meshgrid(*arrays, indexing="xy"):
         key = tuple(slice(None) if d == axis else None for d in range(len(arrays)))
         out.append(broadcast_to(a[key], tuple(shape)))
     return tuple(out)
+
+
+def indices(dimensions, dtype=int, sparse=False):
+    """The grid of each axis' indices over an array of shape ``dimensions``: one array of shape
+    ``(len(dimensions), *dimensions)``, or with ``sparse`` a tuple of broadcastable ones."""
+    dimensions = tuple(operator.index(d) for d in dimensions)
+    n = len(dimensions)
+    axes = [arange(d, dtype=dtype).reshape((1,) * i + (d,) + (1,) * (n - i - 1)) for i, d in enumerate(dimensions)]
+    if sparse:
+        return tuple(axes)
+    if n == 0:
+        return asarray(np.empty((0,), dtype=dtype))
+    return stack(broadcast_arrays(*axes), axis=0)
 
 
 def matrix_transpose(x, /):

@@ -1,5 +1,5 @@
 """NumPy's stacking and splitting helpers (``atleast_*d``, ``hstack``, ``vstack``, ``dstack``,
-``column_stack``, ``split``, ``array_split`` and its axis-named forms), composed of lazy
+``column_stack``, ``append``, ``split``, ``array_split`` and its axis-named forms), composed of lazy
 reshapes, concatenations and slices: no task of their own."""
 
 import operator
@@ -76,6 +76,15 @@ def column_stack(tup):
     tup = _sequence(tup, "column_stack")
     arrays = [asarray(a) for a in tup]
     return concat([a.reshape(-1, 1) if a.ndim < 2 else a for a in arrays], axis=1)
+
+
+def append(arr, values, axis=None):
+    """``values`` appended to ``arr``: both flattened when ``axis`` is None, else concatenated
+    along ``axis`` (which must then match in the other dimensions)."""
+    arr, values = asarray(arr), asarray(values)
+    if axis is None:
+        return concat([arr.reshape(-1), values.reshape(-1)], axis=0)
+    return concat([arr, values], axis=axis)
 
 
 def array_split(ary, indices_or_sections, axis=0):
