@@ -8,6 +8,20 @@ use std::sync::{Mutex, OnceLock};
 
 static QUEUE: OnceLock<Option<Mutex<Sender<PathBuf>>>> = OnceLock::new();
 
+/// Bytes per request. Linux reads at most the device's read-ahead size (often 128 KB to 8 MB)
+/// per `WILLNEED` request, so a whole-file request for an 80 MB chunk primed only its start.
+const PIECE: u64 = 1 << 20;
+
+/// Asks for every piece of the file, in order.
+fn read_into_cache(file: &std::fs::File) {
+    let Ok(len) = file.metadata().map(|m| m.len()) else { return };
+    let fd = std::os::fd::AsRawFd::as_raw_fd(file);
+    for offset in (0..len).step_by(PIECE as usize) {
+        // SAFETY: a plain system call on a file descriptor we own.
+        unsafe { libc::posix_fadvise(fd, offset as libc::off_t, PIECE as libc::off_t, libc::POSIX_FADV_WILLNEED) };
+    }
+}
+
 /// Queues `path` to be read into the page cache; a hint, silently dropped if it cannot be.
 pub(crate) fn prefetch(path: PathBuf) {
     let queue = QUEUE.get_or_init(|| {
@@ -15,8 +29,7 @@ pub(crate) fn prefetch(path: PathBuf) {
         let started = std::thread::Builder::new().name("tegula-prefetch".into()).spawn(move || {
             for path in receive {
                 if let Ok(file) = std::fs::File::open(&path) {
-                    // SAFETY: a plain system call on a file descriptor we own.
-                    unsafe { libc::posix_fadvise(std::os::fd::AsRawFd::as_raw_fd(&file), 0, 0, libc::POSIX_FADV_WILLNEED) };
+                    read_into_cache(&file);
                 }
             }
         });
