@@ -37,6 +37,6 @@ def array_equal(a1, a2, equal_nan=False):
         return asarray(False)
     same = x == y
     if equal_nan and (x.dtype.kind in "fc" or y.dtype.kind in "fc"):
-        either = isnan(x) | isnan(y)
-        same = where(either, isnan(x) & isnan(y), same)
+        x_nan, y_nan = isnan(x), isnan(y)
+        same = where(x_nan | y_nan, x_nan & y_nan, same)
     return same.all()

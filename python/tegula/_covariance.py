@@ -10,6 +10,7 @@ from .linalg import diagonal
 from ._creation import asarray, zeros
 from ._functions import UFUNCS, astype, concat
 from ._manipulation import clip
+from ._selection import complex_from_parts
 
 conj, real, imag, sqrt = UFUNCS["conj"], UFUNCS["real"], UFUNCS["imag"], UFUNCS["sqrt"]
 
@@ -60,4 +61,4 @@ def corrcoef(x, y=None, rowvar=True, *, dtype=None):
     c = c / stddev[:, None] / stddev[None, :]
     if c.dtype.kind != "c":
         return clip(c, -1, 1)
-    return astype(clip(real(c), -1, 1), c.dtype) + astype(clip(imag(c), -1, 1), c.dtype) * 1j
+    return complex_from_parts(clip(real(c), -1, 1), clip(imag(c), -1, 1), c.dtype)

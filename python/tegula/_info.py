@@ -71,9 +71,9 @@ def _is_dtype_object(x):
 
 def _exact_dtype(x):
     # Not strings or Python types: the standard's isdtype takes dtype objects only.
-    if not _is_dtype_object(x) or np.dtype(x) not in SUPPORTED:
+    if not _is_dtype_object(x):
         raise TypeError(f"isdtype needs a tegula dtype, not {x!r}")
-    return np.dtype(x)
+    return _dtype_of(x)
 
 
 def isdtype(dtype, kind):

@@ -26,7 +26,7 @@ def select(condlist, choicelist, default=0):
     given = list(choicelist) + [default]
     dtype = np.result_type(*[c if is_python_scalar(c) else asarray(c).dtype for c in given])
     choices = [asarray(c) for c in given]
-    *arrays, = broadcast_arrays(*conditions, *choices)
+    arrays = broadcast_arrays(*conditions, *choices)
     conditions, choices = arrays[:len(conditions)], [astype(c, dtype) for c in arrays[len(conditions):]]
     out = choices[-1]
     for condition, choice in zip(reversed(conditions), reversed(choices[:-1])):
@@ -41,12 +41,15 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     arrays are never modified in place by it."""
     x = asarray(x)
     if x.dtype.kind == "c":
-        parts = (_finite(p, nan, posinf, neginf) for p in (real(x), imag(x)))
-        re, im = (astype(p, x.dtype) for p in parts)
-        return re + im * 1j
+        return complex_from_parts(*(_finite(p, nan, posinf, neginf) for p in (real(x), imag(x))), x.dtype)
     if x.dtype.kind != "f":
         return x
     return _finite(x, nan, posinf, neginf)
+
+
+def complex_from_parts(re, im, dtype):
+    """The complex array ``re + im·i`` in ``dtype`` (a -0.0 real part may come out +0.0)."""
+    return astype(re, dtype) + astype(im, dtype) * 1j
 
 
 def _finite(x, nan, posinf, neginf):

@@ -124,21 +124,21 @@ def split(ary, indices_or_sections, axis=0):
 
 def hsplit(ary, indices_or_sections):
     """``split`` along axis 1 (axis 0 for 1-D arrays)."""
-    x = _at_least(ary, 1, "hsplit")
+    x = _with_min_ndim(ary, 1, "hsplit")
     return split(x, indices_or_sections, axis=1 if x.ndim > 1 else 0)
 
 
 def vsplit(ary, indices_or_sections):
     """``split`` along axis 0 of an array of two or more dimensions."""
-    return split(_at_least(ary, 2, "vsplit"), indices_or_sections, axis=0)
+    return split(_with_min_ndim(ary, 2, "vsplit"), indices_or_sections, axis=0)
 
 
 def dsplit(ary, indices_or_sections):
     """``split`` along axis 2 of an array of three or more dimensions."""
-    return split(_at_least(ary, 3, "dsplit"), indices_or_sections, axis=2)
+    return split(_with_min_ndim(ary, 3, "dsplit"), indices_or_sections, axis=2)
 
 
-def _at_least(ary, ndim, name):
+def _with_min_ndim(ary, ndim, name):
     x = asarray(ary)
     if x.ndim < ndim:
         raise ValueError(f"{name} only works on arrays of {ndim} or more dimensions")
