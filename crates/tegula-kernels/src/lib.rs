@@ -32,6 +32,7 @@ mod tape;
 pub mod tiles;
 pub mod unary;
 mod vecmath;
+mod ziggurat;
 mod zip;
 
 pub use chunk::{Block, Chunk, Wrap};

@@ -8,7 +8,7 @@ use crate::chunk::{Chunk, Wrap};
 use crate::element::Elem;
 use crate::with_dtype;
 use crate::tiles::reshape;
-use crate::vecmath::{ln_positive, sincos_turns};
+use crate::ziggurat::ziggurat;
 use ndarray::ArcArray;
 use tegula_core::{DType, Distribution, Result};
 
@@ -137,54 +137,19 @@ fn fill<T>(first: u64, out: &mut [T], value: impl Fn(u64) -> T) {
     }
 }
 
-/// Normal values by Box–Muller: the uniforms at counters `2p` and `2p + 1` make the normals at
-/// positions `2p` (radius times the cosine) and `2p + 1` (times the sine), so one `ln`, `sqrt`
-/// and rotation serve two values. Computed in tiles of float64 pairs with the vectorising
-/// kernels of `vecmath` (for AVX2 where the CPU has it), then converted; a run that starts or
-/// ends inside a pair computes the whole pair and keeps its half.
+/// Normal values by the ziggurat: element `g` takes the word at counter `g`, and in the ~1% of
+/// cases that need more, the SplitMix64 sequence that continues from that word — so a value
+/// still depends only on its position.
 fn fill_normal<T: RandomElem>(key: u64, first: u64, loc: f64, scale: f64, out: &mut [T]) {
-    const PAIRS: usize = 256;
-    let mut tile = [0.0f64; 2 * PAIRS];
-    let (mut at, mut g) = (0, first);
-    while at < out.len() {
-        let skip = (g % 2) as usize;
-        let end = (out.len() - at + skip).min(2 * PAIRS);
-        normal_pairs(key, g / 2, loc, scale, &mut tile[..end.div_ceil(2) * 2]);
-        let n = end - skip;
-        for (o, &v) in out[at..at + n].iter_mut().zip(&tile[skip..end]) {
-            *o = T::from_f64(v);
-        }
-        at += n;
-        g += n as u64;
-    }
-}
-
-/// The normals of the pairs `pair, pair + 1, …`, interleaved, into `out` (of even length).
-fn normal_pairs(key: u64, pair: u64, loc: f64, scale: f64, out: &mut [f64]) {
-    #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2.
-        return unsafe { normal_pairs_avx2(key, pair, loc, scale, out) };
-    }
-    normal_pairs_portable(key, pair, loc, scale, out)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn normal_pairs_avx2(key: u64, pair: u64, loc: f64, scale: f64, out: &mut [f64]) {
-    normal_pairs_portable(key, pair, loc, scale, out)
-}
-
-#[inline(always)]
-fn normal_pairs_portable(key: u64, pair: u64, loc: f64, scale: f64, out: &mut [f64]) {
-    // A plain loop, not `fill` with a closure: a closure this big is not inlined, which keeps
-    // the loop from vectorising.
-    for (p, o) in (pair..).zip(out.chunks_exact_mut(2)) {
-        let (u1, u2) = (1.0 - unit(bits(key, 2 * p)), unit(bits(key, 2 * p + 1)));
-        let radius = scale * (-2.0 * ln_positive(u1)).sqrt();
-        let (sin, cos) = sincos_turns(u2);
-        o[0] = loc + radius * cos;
-        o[1] = loc + radius * sin;
+    let tables = ziggurat();
+    for (g, o) in (first..).zip(out.iter_mut()) {
+        let word = bits(key, g);
+        let mut state = word;
+        let more = move || {
+            state = state.wrapping_add(GAMMA);
+            mix64(state)
+        };
+        *o = T::from_f64(loc + scale * tables.sample(word, more));
     }
 }
 
@@ -227,15 +192,37 @@ mod tests {
     fn a_normal_depends_only_on_its_position() {
         let mut whole = vec![0.0f64; 2000];
         fill_normal(5, 100, 1.0, 2.0, &mut whole);
-        // Runs starting and ending inside pairs, of every small length, agree with the whole.
         for (start, len) in [(1, 1), (1, 2), (3, 600), (0, 513), (7, 1024), (999, 1001)] {
             let mut part = vec![0.0f64; len];
             fill_normal(5, 100 + start as u64, 1.0, 2.0, &mut part);
             assert_eq!(part, whole[start..start + len], "run at {start} of {len}");
         }
-        let mut portable = vec![0.0; 2000];
-        normal_pairs_portable(5, 50, 1.0, 2.0, &mut portable);
-        assert_eq!(portable, whole);
+    }
+
+    /// Φ, the standard normal distribution function.
+    fn normal_cdf(x: f64) -> f64 {
+        0.5 * libm::erfc(-x / std::f64::consts::SQRT_2)
+    }
+
+    #[test]
+    fn normals_follow_the_normal_distribution() {
+        let n = 2_000_000;
+        let mut z = vec![0.0f64; n];
+        fill_normal(3, 0, 0.0, 1.0, &mut z);
+        z.sort_by(f64::total_cmp);
+        // Kolmogorov–Smirnov: the largest gap between the empirical and the exact distribution
+        // function; 1.95 / √n is its 0.1% critical value.
+        let gap = z.iter().enumerate().map(|(i, &x)| {
+            let exact = normal_cdf(x);
+            (exact - i as f64 / n as f64).abs().max(((i + 1) as f64 / n as f64 - exact).abs())
+        });
+        let gap = gap.fold(0.0, f64::max);
+        assert!(gap < 1.95 / (n as f64).sqrt(), "KS distance {gap}");
+        // The tail beyond the bottom layer (its own sampler): expected count ± 5 deviations.
+        let beyond = z.iter().filter(|x| x.abs() > 3.654_152_885_361_009).count() as f64;
+        let expected = n as f64 * 2.0 * normal_cdf(-3.654_152_885_361_009);
+        assert!((beyond - expected).abs() < 5.0 * expected.sqrt(), "{beyond} beyond the tail start, {expected} expected");
+        assert!(z[n - 1] > 4.5 && z[0] < -4.5, "extremes {} {}", z[0], z[n - 1]);
     }
 
     #[test]

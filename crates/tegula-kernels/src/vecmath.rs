@@ -1,5 +1,4 @@
-//! `exp`, `sin` and `cos` on `f64` (and for random numbers `ln` of positive numbers and the sine
-//! and cosine of an angle in turns) written as straight-line arithmetic, so that a loop mapping
+//! `exp`, `sin` and `cos` on `f64` written as straight-line arithmetic, so that a loop mapping
 //! one of them over a slice auto-vectorises (SSE2 and up): no calls, no table look-ups, no
 //! branches (every special case is a select), plain `*` and `+` only, never `mul_add`, so the
 //! results are the same bit for bit whether or not the target has FMA.
@@ -145,24 +144,6 @@ pub(crate) fn cos(x: f64) -> f64 {
     quadrant(q.wrapping_add(1), hi, lo)
 }
 
-/// `(sin 2πt, cos 2πt)` for `t` in `[0, 1)` (about 1 ulp; for random angles, not a libm
-/// replacement). The reduction is in turns, so it is exact: `k = round(4t)` and `d = t - k/4`
-/// (Sterbenz: `k/4` is within a factor 2 of `t` unless `k = 0`), `r = 2πd` in `[-π/4, π/4]`
-/// rounded once, then `k mod 4` rotates `(sin r, cos r)` by quarter turns.
-#[inline(always)]
-pub(crate) fn sincos_turns(t: f64) -> (f64, f64) {
-    let kd = t * 4.0 + SHIFT;
-    let k = kd - SHIFT;
-    let r = (t - 0.25 * k) * std::f64::consts::TAU;
-    let (s, c) = (sin_kernel(r, 0.0), cos_kernel(r, 0.0));
-    let q = kd.to_bits();
-    // Odd quarter turns swap sine and cosine; then sin changes sign in turns 2 and 3, cos in 1 and 2.
-    let (s, c) = if q & 1 == 0 { (s, c) } else { (c, s) };
-    let sin_sign = (q & 2) << 62;
-    let cos_sign = ((q ^ (q >> 1)) & 1) << 63;
-    (f64::from_bits(s.to_bits() ^ sin_sign), f64::from_bits(c.to_bits() ^ cos_sign))
-}
-
 /// `(q, hi, lo)` with `x = k pi/2 + hi + lo`, `|hi| <= pi/4`, `lo` below half an ulp of `hi`,
 /// and the low bits of `q` holding `k` in two's complement.
 #[inline(always)]
@@ -212,30 +193,6 @@ fn two_sum(a: f64, b: f64) -> (f64, f64) {
 }
 
 /// The polynomial with coefficients `c` (lowest degree first) at `x`, by Horner's rule.
-/// `2 atanh(s) / s - 2 = 2 (z/3 + z^2/5 + ...)` in `z = s^2`: Taylor coefficients `2/(2k+1)`;
-/// for `|s| <= 0.1716` (`z <= 0.0295`) the first omitted term is below 2^-57 of the result.
-const LN_SERIES: [f64; 10] = [
-    2.0 / 3.0, 2.0 / 5.0, 2.0 / 7.0, 2.0 / 9.0, 2.0 / 11.0, 2.0 / 13.0, 2.0 / 15.0, 2.0 / 17.0, 2.0 / 19.0, 2.0 / 21.0,
-];
-
-/// `ln x` for positive normal `x` (a few ulp; for random numbers, not a libm replacement: no
-/// special cases). `x = m 2^e` with `m` in `[sqrt(1/2), sqrt(2))`, `ln m = 2 atanh(s)` with
-/// `s = (m - 1) / (m + 1)`; the exponent becomes a double by the same bit trick as `exp`'s
-/// (x86-64 has no vector conversion from integers to doubles before AVX-512).
-#[inline(always)]
-pub(crate) fn ln_positive(x: f64) -> f64 {
-    let bits = x.to_bits();
-    let m = f64::from_bits((bits & 0x000F_FFFF_FFFF_FFFF) | 0x3FF0_0000_0000_0000);
-    let e = f64::from_bits(0x4330_0000_0000_0000 | (bits >> 52)) - (4_503_599_627_370_496.0 + 1023.0);
-    let big = if m > std::f64::consts::SQRT_2 { 1.0 } else { 0.0 };
-    let m = m * (1.0 - 0.5 * big);
-    let e = e + big;
-    let s = (m - 1.0) / (m + 1.0);
-    let z = s * s;
-    let log_m = 2.0 * s + s * z * horner(z, &LN_SERIES);
-    e * LN2_HI + (e * LN2_LO + log_m)
-}
-
 #[inline(always)]
 fn horner<const N: usize>(x: f64, c: &[f64; N]) -> f64 {
     c[..N - 1].iter().rev().fold(c[N - 1], |acc, &ci| acc * x + ci)
@@ -245,35 +202,6 @@ fn horner<const N: usize>(x: f64, c: &[f64; N]) -> f64 {
 mod tests {
     use super::*;
     use std::f64::consts::{E, FRAC_PI_2, LN_2};
-
-    #[test]
-    fn sincos_turns_matches_libm() {
-        let mut rng = Rng(11);
-        let edges = [0.0, 0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875, 1.0 - f64::EPSILON / 2.0, 1e-300, 0.1];
-        for t in edges.into_iter().chain((0..200_000).map(|_| rng.uniform(0.0, 1.0))) {
-            let (s, c) = sincos_turns(t);
-            let x = std::f64::consts::TAU * t;
-            // The reference rounds 2πt itself, so compare with a tolerance of absolute size.
-            assert!((s - x.sin()).abs() <= 4.0 * f64::EPSILON, "sin at {t}: {s} vs {}", x.sin());
-            assert!((c - x.cos()).abs() <= 4.0 * f64::EPSILON, "cos at {t}: {c} vs {}", x.cos());
-        }
-    }
-
-    #[test]
-    fn ln_positive_is_within_a_few_ulp() {
-        let mut worst: f64 = 0.0;
-        for i in 1..200_000u64 {
-            // Spread over (0, 1] (the uniforms it takes) and well beyond.
-            for x in [i as f64 / 200_000.0, (i as f64).powi(3) * 1e-9, 1.0 / (i as f64 * 7.3), f64::MIN_POSITIVE * i as f64] {
-                let exact = x.ln();
-                let err = (ln_positive(x) - exact).abs() / exact.abs().max(f64::MIN_POSITIVE);
-                worst = worst.max(if exact == 0.0 { ln_positive(x).abs() } else { err });
-            }
-        }
-        assert!(worst < 4.0 * f64::EPSILON, "relative error {worst:e}");
-        assert_eq!(ln_positive(1.0), 0.0);
-        assert!((ln_positive(2.0) - LN_2).abs() <= f64::EPSILON);
-    }
 
     /// Distance in representable doubles (0 when both are NaN, `u64::MAX` when one is).
     fn ulps(a: f64, b: f64) -> u64 {
