@@ -48,19 +48,56 @@ pub fn chunk_from_bytes(dtype: DType, shape: &[usize], fill: impl FnOnce(&mut [u
     with_dtype!(dtype, T => filled::<T>(shape, fill).map(T::wrap))
 }
 
+/// Where the bytes of a big chunk start: a multiple of this, so a stored chunk can be read
+/// straight from the disk into them (`O_DIRECT` needs aligned memory).
+const BYTES_ALIGN: usize = 4096;
+/// Chunks of fewer bytes are not aligned (the alignment costs up to `BYTES_ALIGN` bytes).
+const ALIGN_FROM: usize = 1 << 20;
+
 fn filled<T: Elem>(shape: &[usize], fill: impl FnOnce(&mut [u8]) -> Result<()>) -> Result<Block<T>> {
-    let len = shape.iter().product();
-    let mut values: Vec<T> = tegula_core::memory::big_vec(len);
-    values.resize(len, T::from_bool(false));
+    let len: usize = shape.iter().product();
+    let size = std::mem::size_of::<T>();
+    let pad = if len * size >= ALIGN_FROM { BYTES_ALIGN / size } else { 0 };
+    let mut values: Vec<T> = tegula_core::memory::big_vec(len + pad);
+    values.resize(len + pad, T::from_bool(false));
+    // Every element size divides BYTES_ALIGN, so some skip of at most `pad` elements aligns.
+    let skip = if pad > 0 { values.as_ptr().align_offset(BYTES_ALIGN).min(pad) } else { 0 };
+    let elements = &mut values[skip..skip + len];
     // SAFETY: every dtype other than bool (handled by the caller) is plain old data: any bytes
-    // are a valid value, and the buffer is exactly `len` initialised elements.
-    let bytes = unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr().cast::<u8>(), std::mem::size_of_val(&values[..])) };
+    // are a valid value, and `elements` is `len` initialised elements.
+    let bytes = unsafe { std::slice::from_raw_parts_mut(elements.as_mut_ptr().cast::<u8>(), std::mem::size_of_val(elements)) };
     fill(bytes)?;
-    ArcArray::from_shape_vec(IxDyn(shape), values).map_err(|e| TegulaError::Internal(format!("chunk from bytes: {e}")))
+    let flat = ArcArray::from_vec(values).slice_move(ndarray::s![skip..skip + len]);
+    flat.into_shape_with_order(IxDyn(shape)).map_err(|e| TegulaError::Internal(format!("chunk from bytes: {e}")))
 }
 
 fn bytes_of<T: Elem>(values: &[T]) -> &[u8] {
     // SAFETY: element types are plain data without padding (bool is one byte, complex numbers
     // are two floats), so their memory is a valid byte slice of the same length in bytes.
     unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values)) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn big_chunks_start_aligned_and_hold_their_bytes() {
+        for (dtype, shape) in [(DType::Float64, vec![300, 500]), (DType::Int16, vec![1 << 20]), (DType::Complex128, vec![7, 3])] {
+            let len: usize = shape.iter().product::<usize>() * dtype.itemsize();
+            let mut at = 0;
+            let chunk = chunk_from_bytes(dtype, &shape, |bytes| {
+                at = bytes.as_ptr() as usize;
+                bytes.iter_mut().enumerate().for_each(|(i, b)| *b = (i % 251) as u8);
+                Ok(())
+            })
+            .unwrap();
+            assert!(len < ALIGN_FROM || at % BYTES_ALIGN == 0, "{dtype:?} at {at:#x}");
+            assert_eq!(chunk.shape(), &shape[..]);
+            with_bytes(&chunk, |b| {
+                assert_eq!(b.as_ptr() as usize, at, "read in place");
+                assert!(b.iter().enumerate().all(|(i, &v)| v == (i % 251) as u8));
+            });
+        }
+    }
 }

@@ -6,6 +6,7 @@
 
 mod atomic;
 mod codecs;
+mod direct;
 mod npy;
 mod prefetch;
 mod raw_chunks;

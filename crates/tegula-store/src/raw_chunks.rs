@@ -1,12 +1,12 @@
 //! The fast path for uncompressed arrays: a stored chunk holding only the array's raw
-//! little-endian bytes is read straight into the block's buffer and written straight from it.
+//! little-endian bytes is read straight into the block's buffer (from the disk itself where it
+//! can, `direct.rs`) and written straight from it.
 //! Going through the codec chain would copy every chunk through a new buffer, whose fresh
 //! pages cost more than the copy, and which disk-speed reads cannot afford.
 
 use crate::atomic::AtomicStore;
 use crate::{io_err, StoredInfo};
 use serde_json::Value;
-use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 use std::sync::Arc;
 use tegula_core::Result;
@@ -76,7 +76,7 @@ impl RawChunks {
                 Ok(m) => return fail(format!("the chunk holds {} bytes, expected {}", m.len(), part.len())),
                 Err(e) => return fail(e.to_string()),
             }
-            if let Err(e) = file.read_exact_at(part, 0) {
+            if let Err(e) = crate::direct::read_file_into(file, path, part) {
                 return fail(e.to_string());
             }
         }

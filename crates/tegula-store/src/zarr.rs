@@ -138,10 +138,12 @@ impl ChunkSource for ZarrSource {
         if out.is_empty() {
             return Ok(());
         }
-        self.read_ahead(region);
+        // Raw chunks are read straight from the disk into the block, so the read-ahead (into
+        // the page cache) would only make them copies again.
         if let Some(done) = self.raw.as_ref().and_then(|raw| raw.read(&self.array, &self.info, region, out)) {
             return done;
         }
+        self.read_ahead(region);
         let shape: Vec<u64> = region.iter().map(|&(a, b)| (b - a) as u64).collect();
         let whole = ArraySubset::new_with_shape(shape.clone());
         let failed = |e: &dyn std::fmt::Display| io(&self.info.path, format!("reading {}: {e}", chunk_names(&self.info, region)));

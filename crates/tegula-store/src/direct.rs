@@ -1,0 +1,104 @@
+//! Reading a stored chunk's file into a block's buffer without the page cache's copy.
+//!
+//! A buffered read of data not yet cached makes the kernel fill its page cache from the disk,
+//! then copy every byte into the buffer on the reading core: for a 2×10⁶ × 500 float64
+//! array that copy alone took ~4 s of the two cores' time. `O_DIRECT` has the disk write into
+//! the buffer itself. What the page cache already holds is still read from it (a first read
+//! with `RWF_NOWAIT` takes only cached bytes), so hot data stays at memory speed; only the rest
+//! comes from the disk directly. Where direct reads are not possible (memory not aligned, a
+//! file system without `O_DIRECT`, a length the device cannot read directly) the bytes are read
+//! through the page cache as usual.
+
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::path::Path;
+
+/// The alignment of memory, file offsets and lengths for direct reads: the logical block size
+/// of most devices (some need 4096; their direct reads fail and fall back).
+const DIRECT_ALIGN: usize = 512;
+/// Files smaller than this are read through the page cache (direct reads pay a device round
+/// trip each, and small files are cheap to copy).
+const DIRECT_FROM: usize = 1 << 20;
+
+/// Fills `out` with the bytes of `file` (at `path`) from its start; `out` is as long as the file.
+pub(crate) fn read_file_into(file: &File, path: &Path, out: &mut [u8]) -> io::Result<()> {
+    if out.len() < DIRECT_FROM {
+        return file.read_exact_at(out, 0);
+    }
+    let cached = read_cached(file, out);
+    let start = cached / DIRECT_ALIGN * DIRECT_ALIGN;
+    let end = start + (out.len() - start) / DIRECT_ALIGN * DIRECT_ALIGN;
+    let done = match read_direct(path, &mut out[start..end], start as u64) {
+        Ok(true) => end,
+        Ok(false) => cached,
+        Err(e) => return Err(e),
+    };
+    file.read_exact_at(&mut out[done..], done as u64)
+}
+
+/// How many bytes from the start of `out` were read from the page cache alone (0 when
+/// nothing there is cached, or the kernel cannot tell).
+fn read_cached(file: &File, out: &mut [u8]) -> usize {
+    let fd = std::os::fd::AsRawFd::as_raw_fd(file);
+    let iov = libc::iovec { iov_base: out.as_mut_ptr().cast(), iov_len: out.len() };
+    // SAFETY: `iov` describes `out`, which is live and writable for the whole call.
+    let n = unsafe { libc::preadv2(fd, &iov, 1, 0, libc::RWF_NOWAIT) };
+    usize::try_from(n).unwrap_or(0)
+}
+
+/// Reads `out` from `offset` of the file with `O_DIRECT`; `Ok(false)` when direct reads are
+/// not possible here (then nothing is promised about `out`'s contents).
+fn read_direct(path: &Path, out: &mut [u8], offset: u64) -> io::Result<bool> {
+    if out.is_empty() || out.as_ptr() as usize % DIRECT_ALIGN != 0 {
+        return Ok(false);
+    }
+    let file = match std::fs::OpenOptions::new().read(true).custom_flags(libc::O_DIRECT).open(path) {
+        Ok(file) => file,
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => return Ok(false),
+        Err(e) => return Err(e),
+    };
+    match file.read_exact_at(out, offset) {
+        Ok(()) => Ok(true),
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A buffer of `len` bytes starting on a 4096-byte boundary.
+    fn aligned(len: usize) -> (Vec<u8>, usize) {
+        let v = vec![0u8; len + 4096];
+        let skip = v.as_ptr().align_offset(4096);
+        (v, skip)
+    }
+
+    #[test]
+    fn reads_every_byte_cached_or_not_aligned_or_not() {
+        let dir = std::env::temp_dir().join(format!("tegula-direct-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // Lengths around the direct-read thresholds, one not a multiple of the alignment.
+        for len in [10, DIRECT_FROM - 1, DIRECT_FROM, 3 * DIRECT_FROM + 123] {
+            let path = dir.join(format!("f{len}"));
+            let data: Vec<u8> = (0..len).map(|i| (i * 7 % 253) as u8).collect();
+            std::fs::write(&path, &data).unwrap();
+            let file = File::open(&path).unwrap();
+            // Written back, so that evicting really empties the page cache.
+            file.sync_all().unwrap();
+            for (evict, shift) in [(false, 0), (true, 0), (true, 8)] {
+                if evict {
+                    // SAFETY: a plain system call on a file descriptor we own.
+                    unsafe { libc::posix_fadvise(std::os::fd::AsRawFd::as_raw_fd(&file), 0, 0, libc::POSIX_FADV_DONTNEED) };
+                }
+                let (mut buf, skip) = aligned(len + shift);
+                let out = &mut buf[skip + shift..skip + shift + len];
+                read_file_into(&file, &path, out).unwrap();
+                assert!(out == &data[..], "length {len}, evicted {evict}, shifted {shift}");
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
