@@ -3,8 +3,8 @@
 //! A buffered read of data not yet cached makes the kernel fill its page cache from the disk,
 //! then copy every byte into the buffer on the reading core: for a 2×10⁶ × 500 float64
 //! array that copy alone took ~4 s of the two cores' time. `O_DIRECT` has the disk write into
-//! the buffer itself. What the page cache already holds is still read from it (a first read
-//! with `RWF_NOWAIT` takes only cached bytes), so hot data stays at memory speed; only the rest
+//! the buffer itself. What the page cache already holds is still read from it (the cached
+//! start of the file, found with `mincore`), so hot data stays at memory speed; only the rest
 //! comes from the disk directly. Where direct reads are not possible (memory not aligned, a
 //! file system without `O_DIRECT`, a length the device cannot read directly) the bytes are read
 //! through the page cache as usual.
@@ -37,14 +37,37 @@ pub(crate) fn read_file_into(file: &File, path: &Path, out: &mut [u8]) -> io::Re
     file.read_exact_at(&mut out[done..], done as u64)
 }
 
-/// How many bytes from the start of `out` were read from the page cache alone (0 when
-/// nothing there is cached, or the kernel cannot tell).
+/// How many bytes from the start of the file the page cache holds without a gap, read from it
+/// into `out`. Asked with `mincore` on a mapping of the file that is never touched (so it
+/// cannot fault, and starts no disk reads): a read with `RWF_NOWAIT` would tell too, but it
+/// starts the kernel's read-ahead, which then read much of the file a second time.
 fn read_cached(file: &File, out: &mut [u8]) -> usize {
+    let cached = cached_prefix(file, out.len());
+    match file.read_exact_at(&mut out[..cached], 0) {
+        Ok(()) => cached,
+        Err(_) => 0,
+    }
+}
+
+fn cached_prefix(file: &File, len: usize) -> usize {
     let fd = std::os::fd::AsRawFd::as_raw_fd(file);
-    let iov = libc::iovec { iov_base: out.as_mut_ptr().cast(), iov_len: out.len() };
-    // SAFETY: `iov` describes `out`, which is live and writable for the whole call.
-    let n = unsafe { libc::preadv2(fd, &iov, 1, 0, libc::RWF_NOWAIT) };
-    usize::try_from(n).unwrap_or(0)
+    // SAFETY: a read-only shared mapping of `len` bytes of a file we hold open; it is only
+    // passed to `mincore` and unmapped, never read or written through.
+    let map = unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ, libc::MAP_SHARED, fd, 0) };
+    if map == libc::MAP_FAILED {
+        return 0;
+    }
+    // SAFETY: sysconf has no preconditions.
+    let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096).max(1);
+    let mut resident = vec![0u8; len.div_ceil(page)];
+    // SAFETY: `map` is a live mapping of `len` bytes and `resident` has a byte per page of it.
+    let asked = unsafe { libc::mincore(map, len, resident.as_mut_ptr()) };
+    // SAFETY: unmaps exactly the mapping made above.
+    unsafe { libc::munmap(map, len) };
+    if asked != 0 {
+        return 0;
+    }
+    resident.iter().position(|r| r & 1 == 0).map_or(len, |first_missing| first_missing * page)
 }
 
 /// Reads `out` from `offset` of the file with `O_DIRECT`; `Ok(false)` when direct reads are
