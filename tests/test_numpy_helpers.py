@@ -156,6 +156,14 @@ def test_inner(data):
     check(lambda: tg.inner(x, y), lambda: np.inner(a, b))
 
 
+@given(data=st.data())
+def test_kron(data):
+    dtype = data.draw(dtypes())
+    a, x = data.draw(chunked_arrays(dtype=dtype, shape=data.draw(shapes(max_dims=3, max_side=4)), integral=True))
+    b, y = data.draw(chunked_arrays(dtype=dtype, shape=data.draw(shapes(max_dims=3, max_side=4)), integral=True))
+    check(lambda: tg.kron(x, y), lambda: np.kron(a, b))
+
+
 @pytest.mark.filterwarnings("ignore:Degrees of freedom")
 @given(data=st.data(), rowvar=st.booleans(), bias=st.booleans(), with_y=st.booleans(),
        ddof=st.sampled_from([None, 0, 1, 2]))

@@ -33,7 +33,7 @@ from ._report import report
 from ._visualize import visualize
 from ._nanfunctions import NANFUNCTIONS
 from ._covariance import corrcoef, cov
-from ._matrices import diag, dot, eye, indices, inner, matrix_transpose, meshgrid, outer, tensordot, tril, triu, vecdot
+from ._matrices import diag, dot, eye, indices, inner, kron, matrix_transpose, meshgrid, outer, tensordot, tril, triu, vecdot
 from ._reshape import reshape
 from ._searching import argmax, argmin, count_nonzero, isin
 from ._sets import unique_all, unique_counts, unique_inverse, unique_values
@@ -62,7 +62,7 @@ __all__ = sorted(
      "nonzero", "take", "take_along_axis", "unique_all", "unique_counts", "unique_inverse", "unique_values",
      "einsum", "median", "pad", "ptp", "diagonal", "trace", "allclose", "array_equal", "isclose",
      "array_split", "atleast_1d", "atleast_2d", "atleast_3d", "column_stack", "dsplit", "dstack", "hsplit",
-     "hstack", "split", "vsplit", "vstack", "fliplr", "flipud", "rot90", "diag", "inner", "cov", "corrcoef",
+     "hstack", "split", "vsplit", "vstack", "fliplr", "flipud", "rot90", "diag", "inner", "kron", "cov", "corrcoef",
      "append", "indices", "nan_to_num", "select", "report", "visualize", "map_blocks", "blockwise", "apply_gufunc", "percentile", "quantile", "argsort", "cumprod", "cumsum", "cumulative_prod", "cumulative_sum", "searchsorted", "sort",
      "newaxis", "pi", "e", "inf", "nan", "bool", "int8", "int16", "int32", "int64", "uint8",
      "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128"]

@@ -120,6 +120,20 @@ def inner(a, b, /):
     return tensordot(a, b, axes=([-1], [-1]))
 
 
+def kron(a, b, /):
+    """NumPy's ``kron``: the Kronecker product, blocks of ``b`` scaled by each element of
+    ``a``. The operand with fewer axes gets leading axes of length 1; the result's extent
+    along each axis is the product of the operands'."""
+    a, b = asarray(a), asarray(b)
+    ndim = max(a.ndim, b.ndim)
+    a_shape = (1,) * (ndim - a.ndim) + a.shape
+    b_shape = (1,) * (ndim - b.ndim) + b.shape
+    # a's axes interleaved with b's: (a0, b0, a1, b1, ...), then each pair merged.
+    spread_a = a.reshape(tuple(n for d in a_shape for n in (d, 1)))
+    spread_b = b.reshape(tuple(n for d in b_shape for n in (1, d)))
+    return (spread_a * spread_b).reshape(tuple(m * n for m, n in zip(a_shape, b_shape)))
+
+
 def diag(v, k=0):
     """NumPy's ``diag``: the ``k``-th diagonal of a 2-D array, or a square 2-D array with the
     1-D ``v`` on its ``k``-th diagonal and zeros elsewhere."""
