@@ -65,22 +65,26 @@ impl Ziggurat {
     /// only for the ~1% of words whose point needs a test against the curve or the tail.
     #[inline(always)]
     pub(crate) fn sample(&self, word: u64, more: impl FnMut() -> u64) -> f64 {
-        let layer = (word & 0xFF) as usize;
-        let m = word >> 12;
-        // m < 2⁵², so the signed conversion (one instruction on x86-64) is exact.
-        let x = (m as i64) as f64 * self.scale[layer];
+        let (layer, m, x) = self.point(word);
         if m < self.inner[layer] {
             return with_sign(x, word);
         }
         self.sample_rare(word, more)
     }
 
+    /// The layer a word picks, its point across the layer (of 2⁵²), and the point's abscissa.
+    #[inline(always)]
+    fn point(&self, word: u64) -> (usize, u64, f64) {
+        let layer = (word & 0xFF) as usize;
+        let m = word >> 12;
+        // m < 2⁵², so the signed conversion (one instruction on x86-64) is exact.
+        (layer, m, (m as i64) as f64 * self.scale[layer])
+    }
+
     #[cold]
     fn sample_rare(&self, mut word: u64, mut more: impl FnMut() -> u64) -> f64 {
         loop {
-            let layer = (word & 0xFF) as usize;
-            let m = word >> 12;
-            let x = (m as i64) as f64 * self.scale[layer];
+            let (layer, m, x) = self.point(word);
             if m < self.inner[layer] {
                 return with_sign(x, word);
             }
