@@ -136,3 +136,35 @@ def test_apply_gufunc_errors():
         tg.apply_gufunc(np.sum, "(i)", x)
     with pytest.raises(ValueError, match="output_sizes"):
         tg.apply_gufunc(lambda u: u, "(i)->(j)", x, output_dtypes=float, allow_rechunk=True)
+
+
+def test_exceptions_reach_the_thread_whose_function_raised_them():
+    """Each computation gets the exception its own function raised, whatever other threads
+    compute at the same time (they were once kept in one process-wide slot)."""
+    import threading
+
+    class Failure(Exception):
+        pass
+
+    x = tg.asarray(np.arange(64.0), chunks=4)
+    wrong = []
+
+    def worker(k):
+        def fail(block):
+            raise Failure(k)
+        for _ in range(25):
+            try:
+                x.map_blocks(fail, dtype=x.dtype).compute()
+                wrong.append((k, "no error"))
+            except Failure as e:
+                if e.args != (k,):
+                    wrong.append((k, e.args))
+            except Exception as e:  # noqa: BLE001 - any other exception is the defect
+                wrong.append((k, repr(e)))
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert wrong == []

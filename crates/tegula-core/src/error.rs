@@ -39,6 +39,15 @@ pub enum TegulaError {
     /// Reading or writing files (spilled chunks, stored arrays) failed. Python: `OSError`.
     #[error("{0}")]
     Io(String),
+    /// An exception raised by a caller's function (`map_blocks`), which the front end that
+    /// called it keeps under `id` so it can raise that exception itself, whatever thread or
+    /// computation ran the function. Python: that exception.
+    #[error("{message}")]
+    Callback { id: u64, message: String },
+    /// A computation stopped before it finished because its caller asked (Ctrl-C).
+    /// Python: `KeyboardInterrupt`.
+    #[error("the computation was interrupted")]
+    Interrupted,
     /// A broken invariant inside tegula. Python: `RuntimeError`.
     #[error("internal error (this is a bug in tegula, please report it): {0}")]
     Internal(String),

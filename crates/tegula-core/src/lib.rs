@@ -2,6 +2,7 @@
 //! promotion, Python scalars, shapes and broadcasting, chunkings and grid math, and the closed
 //! set of chunk operations (`OpKind`) that a task graph names; big buffers (`memory`), and what a computation may use (`spec`).
 
+pub mod cancel;
 pub mod chunks;
 pub mod dtype;
 pub mod error;
@@ -14,6 +15,7 @@ pub mod scalar;
 pub mod shape;
 pub mod spec;
 
+pub use cancel::Cancel;
 pub use chunks::{normalize_chunks, AxisChunks, ChunkSpec, Chunks};
 pub use dtype::{promote, result_type, DType, Kind};
 pub use error::{Result, TegulaError};

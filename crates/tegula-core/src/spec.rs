@@ -1,7 +1,9 @@
-//! What a computation may use: its memory budget and where it spills. A `Spec` is resolved
+//! What a computation may use: its memory budget and where it spills (and the token that
+//! stops it). A `Spec` is resolved
 //! once per compute, from the caller's settings, else the environment (`TEGULA_MEMORY`,
 //! `TEGULA_SPILL_DIR`), else the machine.
 
+use crate::cancel::Cancel;
 use crate::chunks::parse_bytes;
 use crate::{value_err, Result};
 use std::path::PathBuf;
@@ -16,12 +18,14 @@ pub struct Spec {
     pub memory: usize,
     /// The directory under which a computation spills chunks that do not fit.
     pub spill_dir: PathBuf,
+    /// Set by the caller to stop the computation (`TegulaError::Interrupted`).
+    pub cancel: Cancel,
 }
 
 impl Default for Spec {
     /// The machine's defaults, whatever the environment says.
     fn default() -> Spec {
-        Spec { memory: default_memory(), spill_dir: std::env::temp_dir() }
+        Spec { memory: default_memory(), spill_dir: std::env::temp_dir(), cancel: Cancel::default() }
     }
 }
 

@@ -6,7 +6,8 @@
 //! When the next task does not fit, the chunks needed furthest in the future are spilled to
 //! disk — while other tasks compute, if that makes enough room, else once nothing runs. A
 //! result is freed after its last consumer has run. Kernels split big blocks over the same
-//! pool, so the process keeps one thread budget.
+//! pool, so the process keeps one thread budget. Once the spec's cancel token is set, no task
+//! starts and the run ends with `TegulaError::Interrupted`.
 
 use crate::ledger::{held_bytes, Ledger};
 use crate::observe::{Observer, TaskEvent};
@@ -18,7 +19,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
-use tegula_core::{internal_err, Result, Spec, TegulaError};
+use tegula_core::{internal_err, Cancel, Result, Spec, TegulaError};
 use tegula_kernels::Chunk;
 use tegula_plan::memory::added_bytes;
 use tegula_plan::order::static_order;
@@ -56,6 +57,7 @@ struct Run<'a> {
     state: Mutex<State>,
     observer: Option<&'a dyn Observer>,
     start: Instant,
+    cancel: &'a Cancel,
 }
 
 /// A task's inputs: in memory, or to be read back from disk.
@@ -94,7 +96,8 @@ pub fn run(
     };
     let disk = SpillDir::new(&spec.spill_dir);
     let start = Instant::now();
-    let run = Run { graph, inputs, threads, rank, consumers, disk, state: Mutex::new(state), observer, start };
+    let cancel = &spec.cancel;
+    let run = Run { graph, inputs, threads, rank, consumers, disk, state: Mutex::new(state), observer, start, cancel };
     pool(threads)?.scope(|scope| {
         for _ in 0..first_jobs {
             scope.spawn(|scope| job(scope, &run));
@@ -122,6 +125,10 @@ pub fn run(
 fn job<'a>(scope: &rayon::Scope<'a>, run: &'a Run<'a>) {
     let Ok(mut s) = run.state.lock() else { return };
     while s.error.is_none() {
+        if run.cancel.is_set() {
+            s.error = Some(TegulaError::Interrupted);
+            break;
+        }
         let Some(&Reverse((_, id))) = s.ready.peek() else { break };
         let need = run.need(&s, id);
         if !s.ledger.fits(need) {

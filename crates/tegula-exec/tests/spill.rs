@@ -44,7 +44,7 @@ fn graph(last: Option<OpKind>) -> TaskGraph {
 }
 
 fn spec(memory: usize, dir: &std::path::Path) -> Spec {
-    Spec { memory, spill_dir: dir.to_path_buf() }
+    Spec { memory, spill_dir: dir.to_path_buf(), ..Spec::default() }
 }
 
 fn value(c: &Chunk) -> f64 {

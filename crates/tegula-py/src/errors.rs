@@ -1,31 +1,39 @@
 //! One Python exception class per `TegulaError` variant.
 
-use pyo3::exceptions::{PyFileExistsError, PyFileNotFoundError, PyIndexError, PyMemoryError, PyOSError, PyOverflowError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{
+    PyFileExistsError, PyFileNotFoundError, PyIndexError, PyKeyboardInterrupt, PyMemoryError, PyOSError,
+    PyOverflowError, PyRuntimeError, PyTypeError, PyValueError,
+};
 use pyo3::prelude::*;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use tegula::TegulaError;
 
-/// The exception a Python function called by the executor (`map_blocks`) raised, kept until
-/// the computation's error reaches Python, so the caller gets that exception itself.
-static CALLBACK_ERROR: Mutex<Option<PyErr>> = Mutex::new(None);
-const CALLBACK_FAILED: &str = "the function given to map_blocks raised ";
+/// The exceptions Python functions called by the executor (`map_blocks`) raised, by the id
+/// their `TegulaError::Callback` carries, until that error reaches Python: each caller gets
+/// the exception its own computation raised, whatever other threads compute at the same time.
+static CALLBACK_ERRORS: Mutex<BTreeMap<u64, PyErr>> = Mutex::new(BTreeMap::new());
+static NEXT_CALLBACK_ERROR: AtomicU64 = AtomicU64::new(1);
+/// A computation reports only its first error; the exceptions of its other failed calls are
+/// never asked for, so only the latest ones are kept.
+const KEPT_CALLBACK_ERRORS: usize = 256;
 
-/// Keeps `err` for `to_py` and returns the error the executor reports (the first one wins).
+/// Keeps `err` for `to_py` and returns the error the executor reports.
 pub fn stash_callback_error(err: PyErr) -> TegulaError {
-    let msg = format!("{CALLBACK_FAILED}{err}");
-    if let Ok(mut slot) = CALLBACK_ERROR.lock() {
-        slot.get_or_insert(err);
+    let message = format!("the function given to map_blocks raised {err}");
+    let id = NEXT_CALLBACK_ERROR.fetch_add(1, Ordering::Relaxed);
+    if let Ok(mut kept) = CALLBACK_ERRORS.lock() {
+        kept.insert(id, err);
+        while kept.len() > KEPT_CALLBACK_ERRORS {
+            kept.pop_first();
+        }
     }
-    TegulaError::Value(msg)
+    TegulaError::Callback { id, message }
 }
 
 pub fn to_py(err: TegulaError) -> PyErr {
     let msg = err.to_string();
-    if msg.starts_with(CALLBACK_FAILED) {
-        if let Some(original) = CALLBACK_ERROR.lock().ok().and_then(|mut slot| slot.take()) {
-            return original;
-        }
-    }
     match err {
         TegulaError::Shape(_) | TegulaError::Value(_) => PyValueError::new_err(msg),
         TegulaError::Axis { axis, ndim } => axis_error(axis, ndim).unwrap_or_else(|e| e),
@@ -37,6 +45,11 @@ pub fn to_py(err: TegulaError) -> PyErr {
         TegulaError::NotFound(_) => PyFileNotFoundError::new_err(msg),
         TegulaError::Exists(_) => PyFileExistsError::new_err(msg),
         TegulaError::Io(_) => PyOSError::new_err(msg),
+        TegulaError::Callback { id, .. } => {
+            let original = CALLBACK_ERRORS.lock().ok().and_then(|mut kept| kept.remove(&id));
+            original.unwrap_or_else(|| PyRuntimeError::new_err(msg))
+        }
+        TegulaError::Interrupted => PyKeyboardInterrupt::new_err(msg),
         TegulaError::Internal(_) => PyRuntimeError::new_err(msg),
     }
 }

@@ -4,6 +4,7 @@ mod array;
 mod convert;
 mod errors;
 mod functions;
+mod interrupt;
 mod map_blocks;
 mod store;
 mod watch;
@@ -12,6 +13,9 @@ use pyo3::prelude::*;
 
 #[pymodule]
 fn _tegula(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // NumPy's C API is looked up on first use, by importing NumPy: done now, at import, and not
+    // at the end of a computation, where a pending Ctrl-C would make the look-up fail (a panic).
+    numpy::PyArray1::<f64>::zeros(m.py(), 0, false);
     m.add_class::<array::PyArrayHandle>()?;
     m.add_class::<functions::PyGenerator>()?;
     m.add_function(wrap_pyfunction!(functions::from_numpy, m)?)?;

@@ -3,10 +3,10 @@
 //! execution report, and descriptions of plans for `explain` and pictures.
 
 use crate::errors::IntoPy;
+use crate::interrupt::{run_interruptible, Poll};
 use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 use tegula::{Array, Chunk, ComputeOptions, Observer, Operation, PlanDescription, Progress, Report, TaskEvent, Trace};
 
@@ -15,8 +15,8 @@ use tegula::{Array, Chunk, ComputeOptions, Observer, Operation, PlanDescription,
 pub type Watched = (Vec<Chunk>, Report, Option<(Vec<TaskEvent>, PlanDescription)>);
 
 /// Computes `arrays`; `progress(done, total, bytes, seconds)` is called every `interval`
-/// seconds while it runs and once at the end (an exception it raises is raised after the
-/// computation ends).
+/// seconds while it runs and once at the end (an exception it raises stops the computation
+/// and is raised); Ctrl-C stops it too.
 pub fn compute_watched(
     py: Python<'_>,
     arrays: &[Array],
@@ -36,36 +36,29 @@ pub fn compute_watched(
     };
     let refs: Vec<&Array> = arrays.iter().collect();
     let started = Instant::now();
+    // Resolved once, so the computation holds the token this thread sets on Ctrl-C.
+    let spec = options.spec().py()?;
+    let cancel = spec.cancel.clone();
+    let options = ComputeOptions { spec: Some(spec), ..options };
     let mut callback_error = None;
-    let outcome = py.detach(|| {
-        std::thread::scope(|scope| {
-            let (done_tx, done_rx) = mpsc::channel();
-            let worker = scope.spawn(move || {
-                let result = tegula::compute_observed(&refs, options, observer, trace);
-                let _ = done_tx.send(());
-                result
-            });
-            if let Some(callback) = &progress {
-                let every = Duration::from_secs_f64(interval.max(0.01));
-                let mut finished = false;
-                while !finished {
-                    finished = done_rx.recv_timeout(every).is_ok();
-                    let (done, total, bytes) = counters.snapshot();
-                    let seconds = started.elapsed().as_secs_f64();
-                    let called = Python::attach(|py| callback.call1(py, (done, total, bytes, seconds)).map(drop));
-                    if let Err(e) = called {
-                        callback_error.get_or_insert(e);
-                        break;
-                    }
-                }
+    let mut call_progress = || {
+        if callback_error.is_some() {
+            return;
+        }
+        let (done, total, bytes) = counters.snapshot();
+        let seconds = started.elapsed().as_secs_f64();
+        if let Some(callback) = &progress {
+            if let Err(e) = Python::attach(|py| callback.call1(py, (done, total, bytes, seconds)).map(drop)) {
+                // Its exception is what the caller gets (Ctrl-C may arrive inside it), so the
+                // computation's result is not needed.
+                cancel.set();
+                callback_error = Some(e);
             }
-            worker.join()
-        })
-    });
-    let (chunks, report, description) = match outcome {
-        Ok(result) => result.py()?,
-        Err(_) => return Err(pyo3::exceptions::PyRuntimeError::new_err("the computation's thread panicked")),
+        }
     };
+    let poll = progress.is_some().then(|| Poll { every: Duration::from_secs_f64(interval.max(0.01)), call: &mut call_progress });
+    let result = run_interruptible(py, &cancel, poll, || tegula::compute_observed(&refs, options, observer, trace))?;
+    let (chunks, report, description) = result.py()?;
     if let Some(e) = callback_error {
         return Err(e);
     }

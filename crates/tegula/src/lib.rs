@@ -28,7 +28,7 @@ pub use tegula_store::{ChunkSink, ChunkSource, Codec, StoredInfo, ZarrOptions};
 pub use tegula_core::chunks::{parse_bytes, AUTO_CHUNK_BYTES};
 pub use tegula_core::spec::memory_budget;
 pub use tegula_core::{
-    AxisChunks, Spec, BinaryOp, ChunkSpec, Chunks, DType, Distribution, LinalgOp, ReduceOp, Result, Scalar, ScanOp,
+    AxisChunks, Cancel, Spec, BinaryOp, ChunkSpec, Chunks, DType, Distribution, LinalgOp, ReduceOp, Result, Scalar, ScanOp,
     TegulaError, UnaryOp,
 };
 pub use tegula_exec::{default_threads, BlockFunction, Both, Executor, Observer, Progress, Report, TaskEvent, Trace};
