@@ -2,6 +2,7 @@
 //! normalisation of what users write (`4`, `(4, -1)`, `((2, 2), (3,))`, `"auto"`).
 
 use crate::error::{Result, TegulaError};
+use crate::limits::{check_array_shape, check_blocks_per_axis};
 use crate::shape::fmt_shape;
 use crate::value_err;
 use serde::{Deserialize, Serialize};
@@ -88,8 +89,9 @@ impl Chunks {
     pub fn numblocks(&self) -> Vec<usize> {
         self.sizes.iter().map(|s| s.len()).collect()
     }
+    /// The number of blocks (saturating: a plan of that many is refused, not miscounted).
     pub fn nblocks(&self) -> usize {
-        self.sizes.iter().map(|s| s.len()).product()
+        self.sizes.iter().fold(1usize, |n, s| n.saturating_mul(s.len()))
     }
     /// The shape of the block at `index` (one block number per axis).
     pub fn block_shape(&self, index: &[usize]) -> Vec<usize> {
@@ -131,6 +133,12 @@ pub fn split_axis(n: usize, block: usize) -> Vec<usize> {
     out
 }
 
+/// `split_axis`, refused before allocating when it would make too many blocks.
+fn split_within_limit(n: usize, block: usize) -> Result<Vec<usize>> {
+    check_blocks_per_axis(n.div_ceil(block.clamp(1, n.max(1))), n)?;
+    Ok(split_axis(n, block))
+}
+
 /// Turns a user's chunk request into a canonical `Chunks` for `shape`.
 pub fn normalize_chunks(spec: &ChunkSpec, shape: &[usize], itemsize: usize) -> Result<Chunks> {
     let (rules, target) = match spec {
@@ -146,6 +154,7 @@ pub fn normalize_chunks(spec: &ChunkSpec, shape: &[usize], itemsize: usize) -> R
             shape.len()
         ));
     }
+    check_array_shape(shape, itemsize)?;
     let auto = auto_block_lengths(&rules, shape, itemsize, target);
     let sizes = rules
         .iter()
@@ -153,10 +162,13 @@ pub fn normalize_chunks(spec: &ChunkSpec, shape: &[usize], itemsize: usize) -> R
         .zip(auto)
         .map(|((rule, &n), auto_len)| match rule {
             AxisChunks::Size(0) if n > 0 => Err(value_err!("chunk sizes must be positive, got 0")),
-            AxisChunks::Size(b) => Ok(split_axis(n, *b)),
+            AxisChunks::Size(b) => split_within_limit(n, *b),
             AxisChunks::Full => Ok(vec![n]),
-            AxisChunks::Auto => Ok(split_axis(n, auto_len)),
-            AxisChunks::Explicit(s) => Ok(if s.is_empty() && n == 0 { vec![0] } else { s.clone() }),
+            AxisChunks::Auto => split_within_limit(n, auto_len),
+            AxisChunks::Explicit(s) => {
+                check_blocks_per_axis(s.len(), n)?;
+                Ok(if s.is_empty() && n == 0 { vec![0] } else { s.clone() })
+            }
         })
         .collect::<Result<Vec<_>>>()?;
     Chunks::new(sizes, shape)

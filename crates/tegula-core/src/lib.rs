@@ -7,6 +7,7 @@ pub mod chunks;
 pub mod dtype;
 pub mod error;
 pub mod grid;
+pub mod limits;
 pub mod linalg;
 pub mod memory;
 pub mod ops;

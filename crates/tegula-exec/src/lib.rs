@@ -71,7 +71,7 @@ pub fn execute_observed(
     let inputs = Inputs::new(graph)?;
     let threads = match executor {
         Executor::Serial => 1,
-        Executor::Threaded { threads } => threads.max(1),
+        Executor::Threaded { threads } => threads,
     };
     let (results, report) = threaded::run(graph, &inputs, threads, spec, observer)?;
     let outputs = graph

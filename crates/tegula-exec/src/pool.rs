@@ -3,16 +3,24 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
-use tegula_core::{internal_err, Result};
+use tegula_core::{internal_err, value_err, Result};
 
+/// Threads a computation may ask for at most: far beyond any machine's cores, and few enough
+/// that starting them (once, kept for the process) takes a moment, not minutes.
+pub const MAX_THREADS: usize = 1024;
+
+/// The pool of `threads` threads (1 to `MAX_THREADS`; else a value error).
 pub fn pool(threads: usize) -> Result<Arc<rayon::ThreadPool>> {
+    if !(1..=MAX_THREADS).contains(&threads) {
+        return Err(value_err!("num_workers must be between 1 and {MAX_THREADS}, got {threads}"));
+    }
     static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
     let mut pools = POOLS.get_or_init(Default::default).lock().map_err(|_| internal_err!("thread pools poisoned"))?;
     if let Some(p) = pools.get(&threads) {
         return Ok(p.clone());
     }
     let p = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.max(1))
+        .num_threads(threads)
         .thread_name(|i| format!("tegula-{i}"))
         .build()
         .map_err(|e| internal_err!("cannot start {threads} threads: {e}"))?;

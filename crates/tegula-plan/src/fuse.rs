@@ -50,7 +50,7 @@ fn is_elementwise(kind: &NodeKind) -> bool {
 }
 
 fn is_generated(kind: &NodeKind) -> bool {
-    matches!(kind, NodeKind::Source(SourceKind::Arange { .. } | SourceKind::Linspace { .. } | SourceKind::Random { .. }))
+    matches!(kind, NodeKind::Source(SourceKind::Arange { .. } | SourceKind::Linspace { .. } | SourceKind::Random { .. }, _))
 }
 
 /// The nodes computed inside their consumer's fused tasks: element-wise operations with one
@@ -109,7 +109,7 @@ fn template(top: &NodeRef, absorbed: &HashSet<u64>) -> Template {
         }
         let arg = |k: usize| step_of[&node.inputs[k].id];
         let instr = match &node.kind {
-            NodeKind::Source(SourceKind::Full(value)) => Instr::Scalar(*value),
+            NodeKind::Source(SourceKind::Full(value), _) => Instr::Scalar(*value),
             kind if inside && is_generated(kind) => {
                 generated.push(node.clone());
                 Instr::Source(generated.len() - 1)

@@ -24,7 +24,18 @@ pub fn resident_bytes(task: &Task) -> usize {
 pub fn added_bytes(task: &Task) -> usize {
     match task.op {
         OpKind::Load { .. } => 0,
-        _ => task.nbytes() + KERNEL_SCRATCH,
+        _ => task.nbytes() + KERNEL_SCRATCH + block_scratch(task),
+    }
+}
+
+/// Working memory of kernels that allocate in proportion to their block, beside their result:
+/// a stable sort's buffer (half its elements), and a merge of argsort runs, which sorts
+/// (value, position) pairs (twice the positions for values of up to 8 bytes) with that buffer.
+fn block_scratch(task: &Task) -> usize {
+    match task.op {
+        OpKind::Sort { .. } | OpKind::ArgSort { .. } | OpKind::MergeRuns { arg: false, .. } => task.nbytes() / 2,
+        OpKind::MergeRuns { arg: true, .. } => 3 * task.nbytes(),
+        _ => 0,
     }
 }
 
@@ -56,6 +67,25 @@ pub fn check_fits(graph: &TaskGraph, budget: usize) -> Result<()> {
         }
         _ => Ok(()),
     }
+}
+
+/// Refuses a plan whose results (the arrays returned to the caller, which hold all their
+/// blocks at once) are larger than `budget`, before anything runs. Writes to stores return
+/// nothing, so they always pass.
+pub fn check_results_fit(graph: &TaskGraph, budget: usize) -> Result<()> {
+    // Every block counts, even one task shared by several (equal constant blocks): each is
+    // copied into its place in the result.
+    let blocks = graph.outputs.iter().flat_map(|o| o.blocks.iter());
+    let bytes = blocks.fold(0usize, |sum, &b| sum.saturating_add(graph.tasks[b].nbytes()));
+    if bytes <= budget {
+        return Ok(());
+    }
+    Err(TegulaError::Memory(format!(
+        "the result needs {} but the memory budget is {}; compute a reduction or a selection of it, write it to \
+         a store (to_zarr), or raise the budget (tg.config.set(memory=...) or TEGULA_MEMORY)",
+        human_bytes(bytes),
+        human_bytes(budget)
+    )))
 }
 
 /// The most bytes held at once when the tasks run one at a time in the order `rank`, each

@@ -6,7 +6,8 @@ use serde::Serialize;
 use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use tegula_core::{BinaryOp, Chunks, DType, Distribution, LinalgOp, ReduceOp, Scalar, ScanOp, Select, UnaryOp};
+use tegula_core::limits::check_array_shape;
+use tegula_core::{BinaryOp, Chunks, Result, DType, Distribution, LinalgOp, ReduceOp, Scalar, ScanOp, Select, UnaryOp};
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -46,6 +47,26 @@ pub enum SourceKind {
     Random { key: u64, dist: Distribution },
 }
 
+/// The part of a source a node produces: the box starting at `origin` of the source's whole
+/// extent `whole` (so `x[0, :2]` of a huge stored or generated array plans only the blocks it
+/// touches). Empty: the whole source, of the node's own shape.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Window {
+    pub origin: Arc<[usize]>,
+    pub whole: Arc<[usize]>,
+}
+
+impl Window {
+    /// The position in the whole source of position `at` of the node along `axis`.
+    pub fn start(&self, axis: usize, at: usize) -> usize {
+        self.origin.get(axis).map_or(at, |o| o + at)
+    }
+    /// The whole source's shape, given the node's.
+    pub fn whole_shape(&self, shape: &[usize]) -> Vec<usize> {
+        if self.whole.is_empty() { shape.to_vec() } else { self.whole.to_vec() }
+    }
+}
+
 /// The basic-index selection of one axis of a node's input, normalised.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum IndexAxis {
@@ -57,7 +78,7 @@ pub enum IndexAxis {
 
 #[derive(Debug, Clone)]
 pub enum NodeKind {
-    Source(SourceKind),
+    Source(SourceKind, Window),
     Unary { op: UnaryOp, compute: DType },
     Binary { op: BinaryOp, compute: DType },
     Where { compute: DType },
@@ -147,8 +168,16 @@ impl Drop for Node {
 }
 
 impl Node {
+    /// A node whose shape is its input's, or known to be valid.
     pub fn new(kind: NodeKind, inputs: Vec<NodeRef>, dtype: DType, chunks: Chunks) -> NodeRef {
         Arc::new(Node { id: next_id(), kind, inputs, dtype, chunks })
+    }
+
+    /// A node of a shape made from user input: refused, as NumPy refuses such arrays, when it
+    /// has more than `MAX_DIMS` axes or more bytes than an address can count.
+    pub fn checked(kind: NodeKind, inputs: Vec<NodeRef>, dtype: DType, chunks: Chunks) -> Result<NodeRef> {
+        check_array_shape(&chunks.shape(), dtype.itemsize())?;
+        Ok(Node::new(kind, inputs, dtype, chunks))
     }
     pub fn shape(&self) -> Vec<usize> {
         self.chunks.shape()
@@ -166,12 +195,12 @@ impl Node {
     /// A one-word description of the operation, for plans.
     pub fn label(&self) -> String {
         match &self.kind {
-            NodeKind::Source(SourceKind::Stored(s)) if s.residence == Residence::Disk => "from-store".into(),
-            NodeKind::Source(SourceKind::Stored(_)) => "from-array".into(),
-            NodeKind::Source(SourceKind::Full(v)) => format!("full({v})"),
-            NodeKind::Source(SourceKind::Arange { .. }) => "arange".into(),
-            NodeKind::Source(SourceKind::Linspace { .. }) => "linspace".into(),
-            NodeKind::Source(SourceKind::Random { dist, .. }) => match dist {
+            NodeKind::Source(SourceKind::Stored(s), _) if s.residence == Residence::Disk => "from-store".into(),
+            NodeKind::Source(SourceKind::Stored(_), _) => "from-array".into(),
+            NodeKind::Source(SourceKind::Full(v), _) => format!("full({v})"),
+            NodeKind::Source(SourceKind::Arange { .. }, _) => "arange".into(),
+            NodeKind::Source(SourceKind::Linspace { .. }, _) => "linspace".into(),
+            NodeKind::Source(SourceKind::Random { dist, .. }, _) => match dist {
                 Distribution::Uniform { .. } => "random-uniform".into(),
                 Distribution::Normal { .. } => "random-normal".into(),
                 Distribution::Integers { .. } => "random-integers".into(),

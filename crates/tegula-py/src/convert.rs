@@ -31,15 +31,23 @@ macro_rules! each_elem {
 
 /// Copies a NumPy array (any layout, native byte order) into a chunk.
 pub fn chunk_from_numpy(obj: &Bound<'_, PyAny>) -> PyResult<Chunk> {
+    let shape: Option<Vec<usize>> = obj.getattr("shape").and_then(|s| s.extract()).ok();
+    // rust-numpy reads at most 32 axes (NumPy allows 64): more are read from a flat copy.
+    let flat = match &shape {
+        Some(shape) if shape.len() > NUMPY_CRATE_MAX_DIMS => Some(obj.call_method1("reshape", (-1,))?),
+        _ => None,
+    };
+    let source = flat.as_ref().unwrap_or(obj);
     each_elem!(T => {
-        if let Ok(a) = obj.cast::<PyArrayDyn<T>>() {
+        if let Ok(a) = source.cast::<PyArrayDyn<T>>() {
             let readonly = a.readonly();
             let view = readonly.as_array();
             let data = match view.as_slice() {
                 Some(values) => {
                     let mut data = tegula::big_vec(values.len());
                     data.extend_from_slice(values);
-                    ndarray::ArrayD::from_shape_vec(view.raw_dim(), data).map_err(|e| PyValueError::new_err(e.to_string()))?
+                    let dims = shape.as_deref().map_or_else(|| view.raw_dim(), ndarray::IxDyn);
+                    ndarray::ArrayD::from_shape_vec(dims, data).map_err(|e| PyValueError::new_err(e.to_string()))?
                 }
                 None => view.to_owned(),
             };
@@ -50,16 +58,29 @@ pub fn chunk_from_numpy(obj: &Bound<'_, PyAny>) -> PyResult<Chunk> {
     Err(PyTypeError::new_err(format!("tegula does not support arrays of dtype {dtype}")))
 }
 
+/// The most axes rust-numpy converts (its stride buffers are 32 long).
+const NUMPY_CRATE_MAX_DIMS: usize = 32;
+
 /// Moves a chunk into a new NumPy array (no copy when the chunk owns its data alone).
-pub fn chunk_to_numpy<'py>(py: Python<'py>, chunk: Chunk) -> Bound<'py, PyAny> {
+pub fn chunk_to_numpy<'py>(py: Python<'py>, chunk: Chunk) -> PyResult<Bound<'py, PyAny>> {
     macro_rules! out {
         ($($v:ident),*) => {
             match chunk {
-                $(Chunk::$v(a) => PyArray::from_owned_array(py, a.into_owned()).into_any(),)*
+                $(Chunk::$v(a) => owned_to_numpy(py, a.into_owned()),)*
             }
         };
     }
     out!(Bool, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, Float16, Float32, Float64, Complex64, Complex128)
+}
+
+/// `a` as a NumPy array; one of more than 32 axes goes through a flat array and NumPy's reshape.
+fn owned_to_numpy<T: numpy::Element + Clone>(py: Python<'_>, a: ndarray::ArrayD<T>) -> PyResult<Bound<'_, PyAny>> {
+    if a.ndim() <= NUMPY_CRATE_MAX_DIMS {
+        return Ok(PyArray::from_owned_array(py, a).into_any());
+    }
+    let shape = a.shape().to_vec();
+    let flat: Vec<T> = a.iter().cloned().collect();
+    PyArray::from_vec(py, flat).call_method1("reshape", (shape,))
 }
 
 pub fn dtype(name: &str) -> PyResult<DType> {
@@ -91,15 +112,19 @@ pub fn scalar(obj: &Bound<'_, PyAny>) -> PyResult<Scalar> {
 }
 
 pub fn shape(obj: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
-    if let Ok(n) = obj.extract::<i64>() {
+    if let Ok(n) = obj.extract::<i128>() {
         return one_dim(n).map(|n| vec![n]);
     }
-    let items: Vec<i64> = obj.extract()?;
+    let items: Vec<i128> = obj.extract()?;
     items.into_iter().map(one_dim).collect()
 }
 
-fn one_dim(n: i64) -> PyResult<usize> {
-    usize::try_from(n).map_err(|_| PyValueError::new_err("negative dimensions are not allowed"))
+/// One axis length, refused as NumPy refuses it: negative, or beyond an `isize`.
+fn one_dim(n: i128) -> PyResult<usize> {
+    if n < 0 {
+        return Err(PyValueError::new_err("negative dimensions are not allowed"));
+    }
+    i64::try_from(n).map(|n| n as usize).map_err(|_| PyValueError::new_err("Maximum allowed dimension exceeded"))
 }
 
 /// `chunks=` as Python users write it: `"auto"`, a byte size string, an int (-1: whole axis),

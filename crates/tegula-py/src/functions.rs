@@ -122,7 +122,7 @@ pub fn compute<'py>(
     let options = compute_options(scheduler, num_workers, fuse, memory, spill_dir)?;
     let handles: Vec<Array> = arrays.iter().map(|a| a.inner.clone()).collect();
     let (chunks, report, traced) = compute_watched(py, &handles, options, progress, interval, trace)?;
-    let out = PyList::new(py, chunks.into_iter().map(|c| chunk_to_numpy(py, c)))?;
+    let out = PyList::new(py, chunks.into_iter().map(|c| chunk_to_numpy(py, c)).collect::<PyResult<Vec<_>>>()?)?;
     let info = report_dict(py, &report)?;
     if let Some((events, plan)) = traced {
         info.set_item("trace", trace_dict(py, &events, &plan)?)?;
@@ -139,7 +139,7 @@ pub fn compute_options(
     spill_dir: Option<PathBuf>,
 ) -> PyResult<tegula::ComputeOptions> {
     let executor = match scheduler {
-        "threads" => Executor::Threaded { threads: num_workers.unwrap_or_else(tegula::default_threads).max(1) },
+        "threads" => Executor::Threaded { threads: num_workers.unwrap_or_else(tegula::default_threads) },
         "serial" | "synchronous" | "sync" => Executor::Serial,
         other => return Err(PyValueError::new_err(format!("unknown scheduler {other:?}; use 'threads' or 'serial'"))),
     };

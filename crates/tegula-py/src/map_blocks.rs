@@ -16,7 +16,8 @@ struct PyBlockFunction {
 impl BlockFunction for PyBlockFunction {
     fn call(&self, block: &[usize], args: &[Chunk]) -> tegula::Result<Chunk> {
         Python::attach(|py| {
-            let arrays = PyList::new(py, args.iter().map(|c| chunk_to_numpy(py, c.clone())))?;
+            let arrays = args.iter().map(|c| chunk_to_numpy(py, c.clone())).collect::<PyResult<Vec<_>>>()?;
+            let arrays = PyList::new(py, arrays)?;
             let result = self.function.call1(py, (PyTuple::new(py, block)?, arrays))?;
             chunk_from_numpy(result.bind(py))
         })

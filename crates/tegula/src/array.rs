@@ -4,7 +4,7 @@ use tegula_core::shape::fmt_shape;
 use tegula_core::{Chunks, DType, Result, Spec};
 use tegula_exec::{Executor, Observer, Report};
 use tegula_kernels::Chunk;
-use tegula_plan::memory::check_fits;
+use tegula_plan::memory::{check_fits, check_results_fit};
 use tegula_plan::describe::{describe, PlanDescription};
 use tegula_plan::{explain::explain, lower, Fusion, NodeRef, TaskGraph};
 
@@ -132,20 +132,22 @@ pub fn plan_of(arrays: &[&Array], fuse: bool) -> Result<(PlanDescription, TaskGr
     Ok((describe(&roots, &graph), graph))
 }
 
-/// The task graph computing `roots`, refused (a memory error, before anything runs) when one
-/// of its tasks cannot fit in `budget`. A fused task holds all the inputs of its chain at
+/// The task graph computing `roots`, refused (a memory error, before anything runs) when its
+/// results or one of its tasks cannot fit in `budget`. A fused task holds all the inputs of its chain at
 /// once, so a fused plan that does not fit is planned again unfused (when neither fits, the
 /// fused plan's error is reported: it is the plan that would have run).
 pub(crate) fn plan_within(roots: &[NodeRef], fused: bool, budget: usize) -> Result<TaskGraph> {
     let graph = plan(roots, fused)?;
-    match check_fits(&graph, budget) {
+    let graph = match check_fits(&graph, budget) {
         Err(refused) if fused => {
             let unfused = plan(roots, false)?;
             check_fits(&unfused, budget).map_err(|_| refused)?;
-            Ok(unfused)
+            unfused
         }
-        checked => checked.map(|()| graph),
-    }
+        checked => checked.map(|()| graph)?,
+    };
+    check_results_fit(&graph, budget)?;
+    Ok(graph)
 }
 
 /// The task graph computing `roots`.

@@ -1,6 +1,6 @@
 //! Source nodes: stored arrays (in memory or on disk), constants, ranges and random numbers.
 
-use crate::node::{next_id, Node, NodeKind, NodeRef, Residence, SourceKind, StoredArray};
+use crate::node::{next_id, Node, NodeKind, NodeRef, Residence, SourceKind, StoredArray, Window};
 use std::any::Any;
 use std::sync::Arc;
 use tegula_core::{value_err, Chunks, DType, Distribution, Result, Scalar};
@@ -13,7 +13,7 @@ pub fn stored(data: Arc<dyn Any + Send + Sync>, dtype: DType, chunks: Chunks) ->
 /// An array whose values are read from `data`, which lives in `residence`.
 pub fn from_store(data: Arc<dyn Any + Send + Sync>, residence: Residence, dtype: DType, chunks: Chunks) -> NodeRef {
     let stored = Arc::new(StoredArray { id: next_id(), data, residence });
-    Node::new(NodeKind::Source(SourceKind::Stored(stored)), vec![], dtype, chunks)
+    Node::new(NodeKind::Source(SourceKind::Stored(stored), Window::default()), vec![], dtype, chunks)
 }
 
 pub fn full(value: Scalar, dtype: DType, chunks: Chunks) -> Result<NodeRef> {
@@ -21,7 +21,7 @@ pub fn full(value: Scalar, dtype: DType, chunks: Chunks) -> Result<NodeRef> {
     if value.default_dtype().is_complex() && !dtype.is_complex() {
         return Err(tegula_core::dtype_err!("cannot fill a {dtype} array with a complex value"));
     }
-    Ok(Node::new(NodeKind::Source(SourceKind::Full(value)), vec![], dtype, chunks))
+    Node::checked(NodeKind::Source(SourceKind::Full(value), Window::default()), vec![], dtype, chunks)
 }
 
 /// NumPy's arange whose first two values are `first` and `second` (`start` and `start + step`),
@@ -46,7 +46,7 @@ pub fn arange(first: Scalar, second: Scalar, dtype: DType, chunks: Chunks) -> Re
     if len > 1 {
         second.check_fits(dtype)?;
     }
-    Ok(Node::new(NodeKind::Source(SourceKind::Arange { first, second }), vec![], dtype, chunks))
+    Node::checked(NodeKind::Source(SourceKind::Arange { first, second }, Window::default()), vec![], dtype, chunks)
 }
 
 /// NumPy's `linspace(start, stop, num, endpoint)` with `chunks` giving `num`.
@@ -55,7 +55,7 @@ pub fn linspace(start: f64, stop: f64, endpoint: bool, dtype: DType, chunks: Chu
         return Err(value_err!("linspace is one-dimensional"));
     }
     let kind = SourceKind::Linspace { start, stop, endpoint };
-    Ok(Node::new(NodeKind::Source(kind), vec![], dtype, chunks))
+    Node::checked(NodeKind::Source(kind, Window::default()), vec![], dtype, chunks)
 }
 
 pub fn random(key: u64, dist: Distribution, dtype: DType, chunks: Chunks) -> Result<NodeRef> {
@@ -83,5 +83,5 @@ pub fn random(key: u64, dist: Distribution, dtype: DType, chunks: Chunks) -> Res
         }
         _ => {}
     }
-    Ok(Node::new(NodeKind::Source(SourceKind::Random { key, dist }), vec![], dtype, chunks))
+    Node::checked(NodeKind::Source(SourceKind::Random { key, dist }, Window::default()), vec![], dtype, chunks)
 }

@@ -9,13 +9,13 @@ use tegula_core::{result_type, value_err, BinaryOp, Chunks, DType, Result, Scala
 
 pub fn unary(op: UnaryOp, x: &NodeRef) -> Result<NodeRef> {
     let sig = op.signature(x.dtype)?;
-    Ok(Node::new(NodeKind::Unary { op, compute: sig.compute }, vec![x.clone()], sig.output, x.chunks.clone()))
+    Node::checked(NodeKind::Unary { op, compute: sig.compute }, vec![x.clone()], sig.output, x.chunks.clone())
 }
 
 pub fn binary(op: BinaryOp, a: &NodeRef, b: &NodeRef) -> Result<NodeRef> {
     let sig = op.signature(a.dtype, b.dtype)?;
     let (inputs, chunks) = unify(&[a.clone(), b.clone()])?;
-    Ok(Node::new(NodeKind::Binary { op, compute: sig.compute }, inputs, sig.output, chunks))
+    Node::checked(NodeKind::Binary { op, compute: sig.compute }, inputs, sig.output, chunks)
 }
 
 /// `op(a, s)` (or `op(s, a)` when `reflected`) with a Python scalar, promoted weakly. As in
@@ -61,7 +61,7 @@ pub fn binary_scalar(op: BinaryOp, a: &NodeRef, s: Scalar, reflected: bool) -> R
 pub fn where_(cond: &NodeRef, a: &NodeRef, b: &NodeRef) -> Result<NodeRef> {
     let compute = result_type(&[a.dtype, b.dtype])?;
     let (inputs, chunks) = unify(&[cond.clone(), a.clone(), b.clone()])?;
-    Ok(Node::new(NodeKind::Where { compute }, inputs, compute, chunks))
+    Node::checked(NodeKind::Where { compute }, inputs, compute, chunks)
 }
 
 pub fn cast(x: &NodeRef, dtype: DType) -> NodeRef {

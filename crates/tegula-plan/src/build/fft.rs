@@ -17,5 +17,5 @@ pub fn fft(x: &NodeRef, axis: i64, inverse: bool) -> Result<NodeRef> {
     sizes[axis] = vec![x.shape()[axis]];
     let whole = rechunk(x, Chunks::new(sizes, &x.shape())?)?;
     let chunks = whole.chunks.clone();
-    Ok(Node::new(NodeKind::Fft { axis, inverse }, vec![whole], x.dtype, chunks))
+    Node::checked(NodeKind::Fft { axis, inverse }, vec![whole], x.dtype, chunks)
 }

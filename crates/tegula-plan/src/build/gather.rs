@@ -23,7 +23,7 @@ pub fn check_integer(idx: &NodeRef) -> Result<()> {
 /// to int64; the error of an index outside names it and `axis`. Checked when computed.
 pub fn wrap_index(idx: &NodeRef, n: usize, axis: usize) -> Result<NodeRef> {
     check_integer(idx)?;
-    Ok(Node::new(NodeKind::WrapIndex { n, axis }, vec![idx.clone()], DType::Int64, idx.chunks.clone()))
+    Node::checked(NodeKind::WrapIndex { n, axis }, vec![idx.clone()], DType::Int64, idx.chunks.clone())
 }
 
 /// The elements of `x` at the integer indices `idx` along `axis`. `idx` has `x`'s ndim, and
@@ -49,7 +49,7 @@ pub fn gather(x: &NodeRef, idx: &NodeRef, axis: usize) -> Result<NodeRef> {
         .collect();
     let idx = rechunk(idx, Chunks::new(sizes, &is)?)?;
     let chunks = x.chunks.with_axis(axis, idx.chunks.axis(axis).to_vec());
-    Ok(Node::new(NodeKind::Gather { axis }, vec![x.clone(), idx], x.dtype, chunks))
+    Node::checked(NodeKind::Gather { axis }, vec![x.clone(), idx], x.dtype, chunks)
 }
 
 /// `sizes` with every block longer than `cap` cut into pieces of at most `cap`.

@@ -17,7 +17,7 @@ pub fn expand_dims(x: &NodeRef, axes: &[i64]) -> Result<NodeRef> {
     let mut sizes = x.chunks.sizes().to_vec();
     axes.iter().for_each(|&a| sizes.insert(a, vec![1]));
     let chunks = Chunks::from_axes(sizes);
-    Ok(Node::new(NodeKind::ExpandDims { axes: axes.into() }, vec![x.clone()], x.dtype, chunks))
+    Node::checked(NodeKind::ExpandDims { axes: axes.into() }, vec![x.clone()], x.dtype, chunks)
 }
 
 /// NumPy's `concatenate`: the inputs, promoted to their result type, one after another along
@@ -42,7 +42,7 @@ pub fn concatenate(xs: &[NodeRef], axis: Option<i64>) -> Result<NodeRef> {
         .iter()
         .map(|x| rechunk(&cast(x, dtype), chunks.with_axis(axis, x.chunks.axis(axis).to_vec())))
         .collect::<Result<Vec<_>>>()?;
-    Ok(Node::new(NodeKind::Concatenate { axis }, inputs, dtype, chunks))
+    Node::checked(NodeKind::Concatenate { axis }, inputs, dtype, chunks)
 }
 
 /// NumPy's `stack`: arrays of one shape joined along a new axis `axis` of the result.

@@ -1,6 +1,6 @@
 //! Nodes that rearrange elements: transpose, basic indexing, rechunk.
 
-use crate::node::{IndexAxis, Node, NodeKind, NodeRef};
+use crate::node::{IndexAxis, Node, NodeKind, NodeRef, Window};
 use tegula_core::grid::{locate, offsets};
 use tegula_core::shape::normalize_axis;
 use tegula_core::{index_err, value_err, Chunks, Result};
@@ -26,7 +26,7 @@ pub fn transpose(x: &NodeRef, axes: Option<&[i64]>) -> Result<NodeRef> {
         return Ok(x.clone());
     }
     let chunks = x.chunks.select_axes(&perm);
-    Ok(Node::new(NodeKind::Transpose { perm }, vec![x.clone()], x.dtype, chunks))
+    Node::checked(NodeKind::Transpose { perm }, vec![x.clone()], x.dtype, chunks)
 }
 
 /// One item of a Python basic index, before normalisation.
@@ -59,7 +59,7 @@ fn index_axes(x: &NodeRef, axes: &[IndexAxis], depth: usize) -> Result<NodeRef> 
         }
     }
     let chunks = index_chunks(x, axes)?;
-    Ok(Node::new(NodeKind::Index { axes: axes.to_vec() }, vec![x.clone()], x.dtype, chunks))
+    Node::checked(NodeKind::Index { axes: axes.to_vec() }, vec![x.clone()], x.dtype, chunks)
 }
 
 /// The chunks of `x[axes]`: one block per input block a range crosses.
@@ -101,7 +101,7 @@ fn pushed_down(x: &NodeRef, axes: &[IndexAxis], depth: usize) -> Option<Result<N
                 Err(e) => return Some(Err(e)),
             };
             let chunks = inputs.iter().find(|i| i.ndim() > 0 || shape.is_empty())?.chunks.clone();
-            Some(Ok(Node::new(x.kind.clone(), inputs, x.dtype, chunks)))
+            Some(Node::checked(x.kind.clone(), inputs, x.dtype, chunks))
         }
         NodeKind::ExpandDims { axes: new } if new.len() == 1 && axes[new[0]] == IndexAxis::Index(0) => {
             let rest: Vec<IndexAxis> = axes.iter().enumerate().filter(|(a, _)| *a != new[0]).map(|(_, &i)| i).collect();
@@ -121,7 +121,53 @@ fn pushed_down(x: &NodeRef, axes: &[IndexAxis], depth: usize) -> Option<Result<N
             }
             None
         }
+        NodeKind::Source(..) => windowed_source(x, axes, depth),
         _ => None,
+    }
+}
+
+/// `x[axes]` of a source `x`, as the same index of a window of it: the box of `x` the index
+/// selects from, in `x`'s block boundaries (so reads stay aligned with stored chunks). Only
+/// the window's blocks are planned, so reading two elements of a huge array plans a task or
+/// two, not one per block of the array. `None` when the box is all of `x`.
+fn windowed_source(x: &NodeRef, axes: &[IndexAxis], depth: usize) -> Option<Result<NodeRef>> {
+    let NodeKind::Source(kind, window) = &x.kind else { return None };
+    let shape = x.shape();
+    let bounds: Vec<(usize, usize)> = axes.iter().map(selected_bounds).collect::<Option<_>>()?;
+    if bounds.iter().zip(&shape).all(|(&(lo, hi), &n)| lo == 0 && hi == n) {
+        return None;
+    }
+    let sizes = bounds.iter().enumerate().map(|(a, &(lo, hi))| {
+        range_chunks(x.chunks.axis(a), lo, 1, hi - lo).into_iter().map(|p| p.len).collect()
+    });
+    let within = Window {
+        origin: bounds.iter().enumerate().map(|(a, &(lo, _))| window.start(a, lo)).collect(),
+        whole: window.whole_shape(&shape).into(),
+    };
+    let chunks = Chunks::from_axes(sizes.collect());
+    let part = Node::new(NodeKind::Source(kind.clone(), within), vec![], x.dtype, chunks);
+    let relative: Vec<IndexAxis> = axes
+        .iter()
+        .zip(&bounds)
+        .map(|(a, &(lo, _))| match *a {
+            IndexAxis::Range { start, step, len } => IndexAxis::Range { start: if len == 0 { 0 } else { start - lo }, step, len },
+            IndexAxis::Index(i) => IndexAxis::Index(i - lo),
+            IndexAxis::NewAxis => IndexAxis::NewAxis,
+        })
+        .collect();
+    Some(index_axes(&part, &relative, depth))
+}
+
+/// The half-open range of positions an axis's selection reads (`None` for a new axis).
+fn selected_bounds(axis: &IndexAxis) -> Option<(usize, usize)> {
+    match *axis {
+        IndexAxis::Range { len: 0, .. } => Some((0, 0)),
+        IndexAxis::Range { start, step, len } => {
+            let last = (start as i64 + (len as i64 - 1) * step as i64) as usize;
+            Some((start.min(last), start.max(last) + 1))
+        }
+        IndexAxis::Index(i) => Some((i, i + 1)),
+        IndexAxis::NewAxis => None,
     }
 }
 
@@ -240,5 +286,5 @@ pub fn rechunk(x: &NodeRef, chunks: Chunks) -> Result<NodeRef> {
     if chunks == x.chunks {
         return Ok(x.clone());
     }
-    Ok(Node::new(NodeKind::Rechunk, vec![x.clone()], x.dtype, chunks))
+    Node::checked(NodeKind::Rechunk, vec![x.clone()], x.dtype, chunks)
 }

@@ -26,7 +26,7 @@ pub fn linalg(op: LinalgOp, inputs: &[NodeRef]) -> Result<NodeRef> {
         .map(|(x, &(m, n))| rechunk(&cast(x, compute), Chunks::from_axes(with_tail(stack_chunks, &[m, n]))))
         .collect::<Result<Vec<_>>>()?;
     let chunks = Chunks::from_axes(with_tail(stack_chunks, &op.result_shape(&matrices)));
-    Ok(Node::new(NodeKind::Linalg { op }, inputs, op.output_dtype(compute), chunks))
+    Node::checked(NodeKind::Linalg { op }, inputs, op.output_dtype(compute), chunks)
 }
 
 fn check_arity(op: LinalgOp, inputs: &[NodeRef]) -> Result<()> {
@@ -78,5 +78,5 @@ pub fn linalg_row_blocks(op: LinalgOp, inputs: &[NodeRef]) -> Result<NodeRef> {
     }
     let inputs = inputs.iter().zip(cut).map(|(x, c)| rechunk(&cast(x, compute), c)).collect::<Result<Vec<_>>>()?;
     let chunks = Chunks::from_axes(vec![result_rows, vec![result_cols]]);
-    Ok(Node::new(NodeKind::Linalg { op }, inputs, op.output_dtype(compute), chunks))
+    Node::checked(NodeKind::Linalg { op }, inputs, op.output_dtype(compute), chunks)
 }

@@ -20,5 +20,5 @@ pub fn map_blocks(inputs: &[NodeRef], function: Arc<StoredArray>, name: &str, ch
         }
     }
     let kind = NodeKind::MapBlocks { function, name: name.to_string() };
-    Ok(Node::new(kind, inputs.to_vec(), dtype, chunks))
+    Node::checked(kind, inputs.to_vec(), dtype, chunks)
 }

@@ -14,7 +14,7 @@ pub fn block_counts(mask: &NodeRef) -> Result<NodeRef> {
     }
     let n = mask.chunks.nblocks();
     let chunks = Chunks::new(vec![vec![1; n]], &[n])?;
-    Ok(Node::new(NodeKind::BlockCounts, vec![mask.clone()], DType::Int64, chunks))
+    Node::checked(NodeKind::BlockCounts, vec![mask.clone()], DType::Int64, chunks)
 }
 
 /// The rows (entries along axis 0) of `x` where the 1-D boolean `mask` is true. `mask` has
@@ -32,5 +32,5 @@ pub fn compress(x: &NodeRef, mask: &NodeRef, counts: &[usize]) -> Result<NodeRef
     }
     let sizes: Vec<usize> = blocks.iter().map(|&b| counts[b]).collect();
     let chunks = x.chunks.with_axis(0, sizes);
-    Ok(Node::new(NodeKind::Compress { blocks: blocks.into() }, vec![x.clone(), mask.clone()], x.dtype, chunks))
+    Node::checked(NodeKind::Compress { blocks: blocks.into() }, vec![x.clone(), mask.clone()], x.dtype, chunks)
 }

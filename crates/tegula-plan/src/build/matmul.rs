@@ -38,7 +38,7 @@ pub fn matmul(a: &NodeRef, b: &NodeRef, split_every: usize) -> Result<NodeRef> {
     let mut sizes = a_sizes[..nd - 1].to_vec();
     sizes.push(b_sizes[nd - 1].clone());
     let dtype = promote(a.dtype, b.dtype);
-    Ok(Node::new(NodeKind::Matmul { split_every: split_every.max(2) }, vec![a, b], dtype, Chunks::from_axes(sizes)))
+    Node::checked(NodeKind::Matmul { split_every: split_every.max(2) }, vec![a, b], dtype, Chunks::from_axes(sizes))
 }
 
 /// The blocks of the contracted axis: the common refinement of both operands' when one's

@@ -58,5 +58,5 @@ pub fn reduce(x: &NodeRef, spec: &ReduceSpec) -> Result<NodeRef> {
         ddof: spec.ddof,
         split_every: spec.split_every,
     };
-    Ok(Node::new(kind, vec![x], dtype, Chunks::from_axes(sizes)))
+    Node::checked(kind, vec![x], dtype, Chunks::from_axes(sizes))
 }

@@ -33,7 +33,7 @@ fn reshape_to(x: &NodeRef, shape: &[usize]) -> Result<NodeRef> {
     }
     if x.size() == 0 {
         // No elements to arrange: one empty block on each side.
-        return Ok(reshaped(&rechunk(x, Chunks::single(&x.shape()))?, Chunks::single(shape)));
+        return reshaped(&rechunk(x, Chunks::single(&x.shape()))?, Chunks::single(shape));
     }
     let groups = groups(&x.shape(), shape);
     let plans: Vec<GroupPlan> = groups.iter().map(|g| plan_group(x, shape, g)).collect();
@@ -55,12 +55,12 @@ fn reshape_to(x: &NodeRef, shape: &[usize]) -> Result<NodeRef> {
         }
     }
     let x = rechunk(x, Chunks::new(input, &x.shape())?)?;
-    Ok(reshaped(&x, Chunks::new(output, shape)?))
+    reshaped(&x, Chunks::new(output, shape)?)
 }
 
 /// The reshape node of `x`, whose blocks match `chunks` one for one.
-fn reshaped(x: &NodeRef, chunks: Chunks) -> NodeRef {
-    Node::new(NodeKind::Reshape, vec![x.clone()], x.dtype, chunks)
+fn reshaped(x: &NodeRef, chunks: Chunks) -> Result<NodeRef> {
+    Node::checked(NodeKind::Reshape, vec![x.clone()], x.dtype, chunks)
 }
 
 /// The requested shape with its unknown length filled in, or NumPy's error.

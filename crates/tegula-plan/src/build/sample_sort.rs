@@ -22,7 +22,7 @@ pub fn sample_positions(x: &NodeRef, buckets: usize, descending: bool) -> Result
     let sizes: Vec<usize> = x.chunks.axis(0).iter().map(|&m| (sample_every(m, buckets) / 2..m).step_by(sample_every(m, buckets)).len()).collect();
     let total = sizes.iter().sum();
     let chunks = Chunks::new(vec![sizes], &[total])?;
-    Ok(Node::new(NodeKind::SamplePositions { descending, buckets }, vec![x.clone()], DType::Int64, chunks))
+    Node::checked(NodeKind::SamplePositions { descending, buckets }, vec![x.clone()], DType::Int64, chunks)
 }
 
 /// Each block of the 1-D `x` sorted on its own (stably), or with `arg` the int64 positions in
@@ -30,7 +30,7 @@ pub fn sample_positions(x: &NodeRef, buckets: usize, descending: bool) -> Result
 pub fn sort_blocks(x: &NodeRef, descending: bool, arg: bool) -> Result<NodeRef> {
     one_d(x, "sort blocks")?;
     let dtype = if arg { DType::Int64 } else { x.dtype };
-    Ok(Node::new(NodeKind::Sort { axis: 0, descending, arg }, vec![x.clone()], dtype, x.chunks.clone()))
+    Node::checked(NodeKind::Sort { axis: 0, descending, arg }, vec![x.clone()], dtype, x.chunks.clone())
 }
 
 /// The elements of the 1-D `x` at the int64 positions `at` (1-D, as many blocks as `x`),
@@ -41,7 +41,7 @@ pub fn take_within_blocks(x: &NodeRef, at: &NodeRef) -> Result<NodeRef> {
     if at.dtype != DType::Int64 || at.chunks.nblocks() != x.chunks.nblocks() {
         return Err(internal_err!("take within the blocks {:?} at {} positions chunked {:?}", x.chunks, at.dtype, at.chunks));
     }
-    Ok(Node::new(NodeKind::TakeWithinBlocks, vec![x.clone(), at.clone()], x.dtype, at.chunks.clone()))
+    Node::checked(NodeKind::TakeWithinBlocks, vec![x.clone(), at.clone()], x.dtype, at.chunks.clone())
 }
 
 /// How many elements of each block of the 1-D `x` fall in each of the buckets the splitters
@@ -56,7 +56,7 @@ pub fn bucket_counts(x: &NodeRef, values: &NodeRef, positions: &NodeRef, descend
     }
     let blocks = x.chunks.nblocks();
     let chunks = Chunks::new(vec![vec![splitters + 1; blocks]], &[blocks * (splitters + 1)])?;
-    Ok(Node::new(NodeKind::BucketCounts { descending }, vec![x.clone(), values.clone(), positions.clone()], DType::Int64, chunks))
+    Node::checked(NodeKind::BucketCounts { descending }, vec![x.clone(), values.clone(), positions.clone()], DType::Int64, chunks)
 }
 
 /// The sorted array from the blocks of `sorted` (each sorted on its own) and, for argsort,
@@ -80,7 +80,7 @@ pub fn merge_buckets(sorted: &NodeRef, positions: Option<&NodeRef>, counts: &[Ve
     let inputs: Vec<NodeRef> = std::iter::once(sorted.clone()).chain(positions.cloned()).collect();
     let dtype = if positions.is_some() { DType::Int64 } else { sorted.dtype };
     let counts = counts.iter().flatten().copied().collect();
-    Ok(Node::new(NodeKind::MergeBuckets { descending, counts }, inputs, dtype, chunks))
+    Node::checked(NodeKind::MergeBuckets { descending, counts }, inputs, dtype, chunks)
 }
 
 fn one_d(x: &NodeRef, what: &str) -> Result<()> {

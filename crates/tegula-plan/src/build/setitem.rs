@@ -28,5 +28,5 @@ pub fn set_item(x: &NodeRef, items: &[IndexItem], values: &NodeRef) -> Result<No
         return Ok(x.clone());
     }
     let values = rechunk(values, chunks)?;
-    Ok(Node::new(NodeKind::SetItem { axes }, vec![x.clone(), values], x.dtype, x.chunks.clone()))
+    Node::checked(NodeKind::SetItem { axes }, vec![x.clone(), values], x.dtype, x.chunks.clone())
 }

@@ -14,7 +14,7 @@ pub fn sort(x: &NodeRef, axis: i64, descending: bool, arg: bool) -> Result<NodeR
     let axis = normalize_axis(axis, x.ndim())?;
     let x = rechunk(x, x.chunks.with_axis(axis, vec![x.shape()[axis]]))?;
     let dtype = if arg { DType::Int64 } else { x.dtype };
-    Ok(Node::new(NodeKind::Sort { axis, descending, arg }, vec![x.clone()], dtype, x.chunks.clone()))
+    Node::checked(NodeKind::Sort { axis, descending, arg }, vec![x.clone()], dtype, x.chunks.clone())
 }
 
 /// For each element of `v`, the index in the sorted 1-D `sorted` where inserting it keeps the
@@ -37,5 +37,5 @@ pub fn searchsorted(sorted: &NodeRef, v: &NodeRef, right: bool, sorter: Option<&
     // Compared in their common dtype, as NumPy.
     let common = result_type(&[sorted.dtype, v.dtype])?;
     let kind = NodeKind::SearchSorted { right, presorted: sorter.is_none() };
-    Ok(Node::new(kind, vec![cast(sorted, common), cast(v, common)], DType::Int64, v.chunks.clone()))
+    Node::checked(kind, vec![cast(sorted, common), cast(v, common)], DType::Int64, v.chunks.clone())
 }

@@ -13,7 +13,7 @@ pub fn store(x: &NodeRef, sink: Arc<StoredArray>, grid: &[usize]) -> Result<Node
     }
     let aligned = aligned_chunks(&x.chunks, grid)?;
     let x = if aligned == x.chunks { x.clone() } else { rechunk(x, aligned)? };
-    Ok(Node::new(NodeKind::Store { sink }, vec![x.clone()], x.dtype, x.chunks.clone()))
+    Node::checked(NodeKind::Store { sink }, vec![x.clone()], x.dtype, x.chunks.clone())
 }
 
 /// `chunks` with every block boundary moved to the nearest multiple of `grid` (blocks that

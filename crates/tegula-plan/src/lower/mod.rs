@@ -27,7 +27,8 @@ use crate::fuse::{plan_fusion, Template};
 use crate::graph::{Output, Task, TaskGraph, TaskId};
 use crate::node::{Node, NodeKind, NodeRef};
 use std::collections::{HashMap, HashSet};
-use tegula_core::{DType, OpKind, Result};
+use tegula_core::limits::MAX_TASKS;
+use tegula_core::{DType, OpKind, Result, TegulaError};
 
 /// Whether lowering fuses element-wise chains (on by default; off for debugging).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,9 +43,10 @@ pub fn lower(roots: &[NodeRef], fusion: Fusion) -> Result<TaskGraph> {
     let deps = |n: &Node| templates.get(&n.id).map_or_else(|| n.inputs.clone(), |t| t.reads.clone());
     let mut l = Lowering::default();
     let nodes = topological_by(roots, deps);
+    let estimate = check_task_count(&nodes)?;
     // Reserved up front (in huge pages when big): a plan of millions of tasks would otherwise
     // be copied as it grows, and take a page fault every 4 KB.
-    l.graph.tasks = tegula_core::memory::big_vec(nodes.iter().map(|n| task_estimate(n)).sum());
+    l.graph.tasks = tegula_core::memory::big_vec(estimate);
     for node in nodes {
         let inputs: Vec<Vec<TaskId>> = deps(&node).iter().map(|i| l.memo[&i.id].clone()).collect();
         let blocks = match templates.get(&node.id) {
@@ -61,18 +63,40 @@ pub fn lower(roots: &[NodeRef], fusion: Fusion) -> Result<TaskGraph> {
     Ok(cull::cull(l.graph))
 }
 
+/// About how many tasks the plan of `nodes` has; a memory error, before any is made, when that
+/// is more than `MAX_TASKS`, naming the operation with the most.
+fn check_task_count(nodes: &[NodeRef]) -> Result<usize> {
+    let total = nodes.iter().fold(0usize, |sum, n| sum.saturating_add(task_estimate(n)));
+    if total <= MAX_TASKS {
+        return Ok(total);
+    }
+    let biggest = nodes.iter().max_by_key(|n| task_estimate(n));
+    let (most, label) = biggest.map_or((0, String::new()), |n| (task_estimate(n), n.label()));
+    Err(TegulaError::Memory(format!(
+        "the plan would have about {total} tasks ({most} of them for {label}), more than the {MAX_TASKS} tegula \
+         plans at most: use larger chunks, or compute a smaller selection"
+    )))
+}
+
 /// About how many tasks lowering `node` emits: one per block, twice the input's blocks for a
 /// reduction tree, none for a concatenation (an estimate; only used to reserve memory).
 fn task_estimate(node: &Node) -> usize {
     match node.kind {
-        NodeKind::Reduce { .. } | NodeKind::Matmul { .. } => 2 * node.inputs[0].chunks.nblocks(),
-        NodeKind::Scan { .. } => 4 * node.chunks.nblocks(),
-        NodeKind::SearchSorted { .. } => 2 * node.inputs[0].chunks.nblocks() * node.chunks.nblocks(),
-        NodeKind::Gather { axis } => node.chunks.nblocks() * node.inputs[0].chunks.axis(axis).len(),
+        NodeKind::Reduce { .. } => 2usize.saturating_mul(node.inputs[0].chunks.nblocks()),
+        NodeKind::Matmul { .. } => 2usize.saturating_mul(matmul_products(node)),
+        NodeKind::Scan { .. } => 4usize.saturating_mul(node.chunks.nblocks()),
+        NodeKind::SearchSorted { .. } => 2usize.saturating_mul(node.inputs[0].chunks.nblocks()).saturating_mul(node.chunks.nblocks()),
+        NodeKind::Gather { axis } => node.chunks.nblocks().saturating_mul(node.inputs[0].chunks.axis(axis).len()),
         NodeKind::Concatenate { .. } => 0,
-        NodeKind::MergeBuckets { ref counts, .. } => 2 * counts.len() + node.chunks.nblocks(),
+        NodeKind::MergeBuckets { ref counts, .. } => 2usize.saturating_mul(counts.len()).saturating_add(node.chunks.nblocks()),
         _ => node.chunks.nblocks(),
     }
+}
+
+/// The block products of a matmul node: one per output block and block of the contracted axis.
+fn matmul_products(node: &Node) -> usize {
+    let a = &node.inputs[0].chunks;
+    node.chunks.nblocks().saturating_mul(a.axis(a.ndim() - 1).len())
 }
 
 /// Every node reachable from `roots`, inputs before the nodes that use them (iterative, so
@@ -124,7 +148,7 @@ impl Lowering {
 
     fn lower_node(&mut self, node: &Node, inputs: &[Vec<TaskId>]) -> Result<Vec<TaskId>> {
         match &node.kind {
-            NodeKind::Source(kind) => source::lower(self, node, kind),
+            NodeKind::Source(kind, _) => source::lower(self, node, kind),
             NodeKind::Unary { op, compute } => {
                 elementwise::lower(self, node, inputs, OpKind::Unary { op: *op, compute: *compute })
             }

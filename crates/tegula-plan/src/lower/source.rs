@@ -34,21 +34,25 @@ pub(super) fn lower(l: &mut Lowering, node: &Node, kind: &SourceKind) -> Result<
 pub(super) struct SourceBlocks<'n> {
     node: &'n Node,
     kind: &'n SourceKind,
-    /// The first element of every block, per axis.
+    /// The first element of every block in the whole source, per axis.
     starts: Vec<Vec<usize>>,
+    /// The whole source's shape (the node's, unless it is a window of it).
+    whole: Vec<usize>,
 }
 
 impl<'n> SourceBlocks<'n> {
     pub(super) fn new(node: &'n Node) -> Result<SourceBlocks<'n>> {
-        let NodeKind::Source(kind) = &node.kind else {
+        let NodeKind::Source(kind, window) = &node.kind else {
             return Err(internal_err!("{} is not a source", node.label()));
         };
-        Ok(SourceBlocks { node, kind, starts: node.chunks.sizes().iter().map(|s| offsets(s)).collect() })
+        let starts = node.chunks.sizes().iter().enumerate();
+        let starts = starts.map(|(a, s)| offsets(s).into_iter().map(|o| window.start(a, o)).collect()).collect();
+        Ok(SourceBlocks { node, kind, starts, whole: window.whole_shape(&node.shape()) })
     }
 
     /// The op producing block `idx` (one block number per axis), of `shape`.
     pub(super) fn op(&self, idx: &[usize], shape: &[usize]) -> OpKind {
-        let (node, dtype) = (self.node, self.node.dtype);
+        let dtype = self.node.dtype;
         let start = |a: usize| self.starts[a][idx[a]];
         match self.kind {
             SourceKind::Stored(stored) => {
@@ -65,7 +69,7 @@ impl<'n> SourceBlocks<'n> {
             SourceKind::Linspace { start: s, stop, endpoint } => OpKind::Linspace {
                 start: *s,
                 stop: *stop,
-                num: node.shape()[0],
+                num: self.whole[0],
                 endpoint: *endpoint,
                 dtype,
                 offset: start(0),
@@ -75,7 +79,7 @@ impl<'n> SourceBlocks<'n> {
                 key: *key,
                 dist: *dist,
                 dtype,
-                array_shape: node.shape(),
+                array_shape: self.whole.clone(),
                 start: (0..shape.len()).map(start).collect(),
                 shape: shape.to_vec(),
             },
