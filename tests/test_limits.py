@@ -211,3 +211,17 @@ def test_sizes_near_the_limits_raise_numpys_errors_never_abort(shape, dtype, chu
             y.explain()
     except (ValueError, MemoryError):
         pass
+
+
+def test_two_elements_of_a_huge_zarr_array_plan_one_task(tmp_path):
+    """A [10**7, 10**7] stored array in 1000² chunks (10**8 chunks, none written): reading two
+    elements plans and reads one chunk, not 10**8 (planning once grew past 8 GB)."""
+    zarr = pytest.importorskip("zarr")
+    path = str(tmp_path / "huge.zarr")
+    z = zarr.create_array(path, shape=(10**7, 10**7), chunks=(1000, 1000), dtype="f8", fill_value=0.5)
+    z[1000:1002, 3:5] = np.array([[1.0, 2.0], [3.0, 4.0]])
+    x = tg.from_zarr(path)
+    part = x[1001, 2:5]
+    assert part.explain().count("\n") < 10
+    np.testing.assert_array_equal(part.compute(), [0.5, 3.0, 4.0])
+    np.testing.assert_array_equal(x[1000:1002, 4].compute(), [2.0, 4.0])
