@@ -59,6 +59,31 @@ def test_einsum_matches_numpy(expression, dtype, data):
     assert_same(got, want, exact=dtype.kind in "biu")
 
 
+@given(expressions(), st.data())
+def test_einsum_of_mixed_dtypes_sums_in_the_result_type(expression, data):
+    """Operands of different dtypes (bools among them) are summed in their result type, as
+    NumPy's: a bool operand's own axes count its trues, they are not a logical or."""
+    subscripts, shapes = expression
+    kinds = [np.dtype(bool), np.dtype(np.int8), np.dtype(np.int64), np.dtype(np.float32), np.dtype(np.float64)]
+    arrays = [data.draw(np_arrays(data.draw(st.sampled_from(kinds)), s, integral=True, small=True)) for s in shapes]
+    want, error = oracle(np.einsum, subscripts, *arrays)
+    operands = [tg.asarray(a, chunks=data.draw(chunkings(a.shape))[0]) for a in arrays]
+    if error is not None:
+        with pytest.raises(type(error)):
+            tg.einsum(subscripts, *operands).compute()
+        return
+    with quiet():
+        got = tg.einsum(subscripts, *operands).compute()
+    assert got.dtype == want.dtype
+    assert_same(got, want, exact=want.dtype.kind in "biu")
+
+
+def test_a_bool_operand_summed_alone_counts_its_trues():
+    mask, w = np.ones((2, 3, 4), bool), np.arange(1.0, 4.0)
+    got = tg.einsum("abc,b->a", tg.asarray(mask), tg.asarray(w)).compute()
+    np.testing.assert_array_equal(got, np.einsum("abc,b->a", mask, w))  # [24, 24]
+
+
 @given(st.data())
 def test_contractions_of_big_operands_stay_chunked(data):
     a = np.random.default_rng(0).standard_normal((40, 30))

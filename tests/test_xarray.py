@@ -263,3 +263,23 @@ def test_deep_copy_sortby_and_groupby_first():
     first = lazy.temperature.groupby("lat").first()  # the chunk manager's reduction
     assert isinstance(first.data, tg.Array)
     xr.testing.assert_allclose(first.compute(), ds.temperature.groupby("lat").first())
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**16), time_chunk=st.integers(1, 6), bool_weights=st.booleans())
+def test_weighted_mean_matches_numpy(seed, time_chunk, bool_weights):
+    """xarray's weighted reductions go through einsum with the weights' dtype: bool weights (a
+    mask) once made the sum of weights a logical or, 360 times off on a year of days."""
+    rng = np.random.default_rng(seed)
+    ds = example_dataset(rng, 6, 4, 5)
+    weights = xr.DataArray(rng.random(4) < 0.6 if bool_weights else rng.random(4), dims="lat")
+    weights[0] = True if bool_weights else weights[0]
+    lazy = ds.chunk({"time": time_chunk}, chunked_array_type="tegula")
+    for dims in ("lat", ("time", "lat"), ("time", "lat", "lon")):
+        got = lazy.precip.weighted(weights).mean(dims)
+        assert isinstance(got.data, tg.Array)
+        want = ds.precip.weighted(weights).mean(dims)
+        np.testing.assert_allclose(got.compute().values, want.values, rtol=1e-12)
+        got_sum = lazy.temperature.weighted(weights).sum_of_weights(dims)
+        want_sum = ds.temperature.weighted(weights).sum_of_weights(dims).values
+        np.testing.assert_allclose(got_sum.compute().values, want_sum, rtol=1e-12)

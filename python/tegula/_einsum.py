@@ -25,8 +25,10 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
     if not isinstance(subscripts, str):
         raise TypeError("einsum subscripts must be a string (the interleaved form is not supported)")
     arrays = [asarray(op) for op in operands]
-    if dtype is not None:
-        arrays = [a.astype(np.dtype(dtype)) for a in arrays]
+    # Every sum is in the result type, as NumPy's: a bool operand's private axes summed alone
+    # would be a logical or (ones((2, 3), bool) summed with floats counts its trues).
+    common = np.dtype(dtype) if dtype is not None else np.result_type(*(a.dtype for a in arrays))
+    arrays = [a if a.dtype == common else a.astype(common) for a in arrays]
     inputs, output = _parse(subscripts, [a.ndim for a in arrays])
     sizes = _label_sizes(inputs, arrays)
     terms = [_reduce_alone(a, labels, output, inputs, i, sizes) for i, (a, labels) in enumerate(zip(arrays, inputs))]
