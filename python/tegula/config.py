@@ -14,46 +14,90 @@ second where someone watches — a terminal or a notebook, not a script's redire
 ...     tg.config.get("memory")
 1000000000
 
-``tg.config.set(...)`` alone keeps the settings until changed; used in a ``with`` statement it
-restores the previous ones at the end. Unset, they come from the environment
-(``TEGULA_MEMORY``, ``TEGULA_SPILL_DIR``), else the machine (half its RAM, its temporary
-directory)."""
+``tg.config.set(...)`` alone changes the process-wide settings, seen by every thread, until
+changed. ``with tg.config.set(...):`` changes them only inside the block and only for the code
+it runs: the current thread (or asyncio task, as a ``contextvars`` context), never computations
+that other threads run meanwhile; the previous settings are back at the end. Unset, they come
+from the environment (``TEGULA_MEMORY``, ``TEGULA_SPILL_DIR``), else the machine (half its RAM,
+its temporary directory)."""
 
+import contextvars
+import dis
 import os
+import sys
 
 from . import _tegula
 
 _KEYS = ("memory", "spill_dir", "strict_promotion", "progress")
-_settings = {}
+_settings = {}  # process-wide, from ``set(...)`` outside a ``with`` statement
+_scoped = contextvars.ContextVar("tegula_config", default={})  # from ``with set(...)`` blocks
 
 
 class set:  # noqa: A001 - the name users call, as dask.config.set
-    """Changes settings now; as a context manager, restores the previous ones on exit."""
+    """Changes settings: process-wide when called alone, for the current context only (thread or
+    asyncio task) when used as ``with tg.config.set(...):``."""
 
     def __init__(self, **settings):
         unknown = sorted(k for k in settings if k not in _KEYS)
         if unknown:
             raise TypeError(f"unknown tegula setting(s) {unknown}; known: {list(_KEYS)}")
-        new = {k: _normalise(k, v) for k, v in settings.items()}
-        self._previous = {k: _settings.get(k) for k in new}
-        _settings.update(new)
+        self._new = {k: _normalise(k, v) for k, v in settings.items()}
+        self._token = None
+        # A ``with`` statement calls __enter__ next: setting them process-wide first, even for
+        # an instant, would reach computations other threads start meanwhile.
+        self._global = None if _entered_next(sys._getframe(1)) else {k: _settings.get(k) for k in self._new}
+        if self._global is not None:
+            _settings.update(self._new)
 
     def __enter__(self):
+        if self._global is not None:  # made earlier (``s = set(...)``, then ``with s:``)
+            _restore(self._global)
+            self._global = None
+        self._token = _scoped.set({**_scoped.get(), **self._new})
         return self
 
     def __exit__(self, *exc):
-        for k, v in self._previous.items():
-            if v is None:
-                _settings.pop(k, None)
-            else:
-                _settings[k] = v
+        if self._token is not None:
+            _scoped.reset(self._token)
+            self._token = None
         return False
 
 
+def _restore(previous):
+    for k, v in previous.items():
+        if v is None:
+            _settings.pop(k, None)
+        else:
+            _settings[k] = v
+
+
+def _entered_next(frame):
+    """Whether the instruction after the call running in ``frame`` enters a ``with`` block."""
+    following = _next_instruction(frame.f_code, frame.f_lasti)
+    return following in ("BEFORE_WITH", "SETUP_WITH", "LOAD_SPECIAL") or following == ("COPY", "LOAD_SPECIAL")
+
+
+_NEXT = {}
+
+
+def _next_instruction(code, offset):
+    """The name of the instruction after the one at ``offset`` (the pair of the next two when
+    the next is a ``COPY``, as Python 3.14's ``with`` starts), cached per call site."""
+    key = (code, offset)
+    if key not in _NEXT:
+        names = [(i.offset, i.opname) for i in dis.get_instructions(code)]
+        after = [name for at, name in names if at > offset][:2]
+        _NEXT[key] = tuple(after) if after[:1] == ["COPY"] else (after[0] if after else None)
+    return _NEXT[key]
+
+
 def get(key):
-    """The value a computation started now would use."""
+    """The value a computation started now, here, would use."""
     if key not in _KEYS:
         raise KeyError(f"unknown tegula setting {key!r}; known: {list(_KEYS)}")
+    scoped = _scoped.get()
+    if key in scoped:
+        return scoped[key]
     if key in _settings:
         return _settings[key]
     if key == "strict_promotion":
@@ -65,8 +109,9 @@ def get(key):
 
 
 def explicit():
-    """The settings made with ``set`` (the rest come from the environment or the machine)."""
-    return dict(_settings)
+    """The settings made with ``set`` that apply here (the rest come from the environment or
+    the machine)."""
+    return {**_settings, **_scoped.get()}
 
 
 def _normalise(key, value):
