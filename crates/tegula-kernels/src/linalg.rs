@@ -168,19 +168,32 @@ fn cholesky<T: Field>(x: MatRef<T>, upper: bool) -> Result<Vec<T>> {
     Ok(if upper { adjoint_rows(llt.L()) } else { rows(llt.L()) })
 }
 
-/// The LU factorisation of a square matrix, or NumPy's error when a pivot is exactly zero.
+/// The LU factorisation of a square matrix, or NumPy's error when it is singular.
 fn lu<T: Field>(x: MatRef<T>) -> Result<faer::linalg::solvers::PartialPivLu<T>> {
     let lu = x.partial_piv_lu();
     let u = lu.U();
-    if (0..u.nrows()).any(|i| u[(i, i)] == T::zero_impl()) {
+    if singular(&(0..u.nrows()).map(|i| u[(i, i)]).collect::<Vec<_>>()) {
         return Err(linalg_err!("Singular matrix"));
     }
     Ok(lu)
 }
 
+/// Whether the pivots `diagonal` (of `U`) make the matrix singular: one is zero or NaN, or
+/// below `n * eps / 2` of the largest. LAPACK (NumPy) tests for an exact zero, which its order
+/// of operations reaches for exactly singular matrices; faer's blocked LU rounds differently and
+/// leaves pivots of rounding noise there (`arange(36).reshape(6, 6)`: ~1e-16 after 30), whose
+/// inverse or solution would be noise. A pivot ratio of `n * eps / 2` is a condition number
+/// past `2 / eps`, where no digit of such a result is right.
+fn singular<T: Field>(diagonal: &[T]) -> bool {
+    let moduli: Vec<f64> = diagonal.iter().map(|d| d.cast::<C128>().norm()).collect();
+    let largest = moduli.iter().copied().fold(0.0, f64::max);
+    let floor = largest * moduli.len() as f64 * f64::EPSILON / 2.0;
+    moduli.iter().any(|&m| m.is_nan() || m <= floor)
+}
+
 /// The sign of the row permutation and the diagonal of `U` of `x`'s LU factorisation
-/// (`det = sign * prod(diagonal)`).
-fn lu_diagonal<T: Field>(x: MatRef<T>) -> (f64, Vec<T>) {
+/// (`det = sign * prod(diagonal)`); `None` when the matrix is singular (`singular`).
+fn lu_diagonal<T: Field>(x: MatRef<T>) -> Option<(f64, Vec<T>)> {
     let lu = x.partial_piv_lu();
     let (forward, _) = lu.P().arrays();
     let mut seen = vec![false; forward.len()];
@@ -199,18 +212,24 @@ fn lu_diagonal<T: Field>(x: MatRef<T>) -> (f64, Vec<T>) {
         }
     }
     let u = lu.U();
-    (sign, (0..u.nrows()).map(|i| u[(i, i)]).collect())
+    let diagonal: Vec<T> = (0..u.nrows()).map(|i| u[(i, i)]).collect();
+    (!singular(&diagonal)).then_some((sign, diagonal))
 }
 
+/// The determinant; 0 for a singular matrix, as LAPACK's exact zero pivot gives NumPy.
 fn det<T: Field>(x: MatRef<T>) -> T {
-    let (sign, diagonal) = lu_diagonal(x);
-    diagonal.into_iter().fold(T::from_f64(sign), |acc, d| acc * d)
+    match lu_diagonal(x) {
+        Some((sign, diagonal)) => diagonal.into_iter().fold(T::from_f64(sign), |acc, d| acc * d),
+        None => T::from_f64(0.0),
+    }
 }
 
 /// `(sign, log|det|)`, computed in double precision: a sign of zero and `-inf` for a singular
 /// matrix, as NumPy's.
 fn slogdet<T: Field>(x: MatRef<T>) -> (T, T::R) {
-    let (sign, diagonal) = lu_diagonal(x);
+    let Some((sign, diagonal)) = lu_diagonal(x) else {
+        return (T::from_f64(0.0), T::R::from_f64(f64::NEG_INFINITY));
+    };
     let (mut sign, mut log) = (C128::new(sign, 0.0), 0.0f64);
     for d in diagonal {
         let d: C128 = d.cast();
