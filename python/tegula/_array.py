@@ -1,6 +1,8 @@
 """The lazy chunked array of tegula. It holds one handle on a Rust expression node; every
 method builds a new node (validated at once) and nothing runs until ``compute``."""
 
+import operator
+
 import numpy as np
 
 from . import _tegula
@@ -286,10 +288,12 @@ class Array:
         return self._reduce("mean", axis, keepdims, dtype, split_every=split_every)
 
     def var(self, axis=None, dtype=None, ddof=0, keepdims=False, split_every=None):
-        return self._reduce("var", axis, keepdims, dtype, ddof, split_every)
+        out = self._reduce("var", axis, keepdims, dtype, ddof, split_every)
+        return _float16_overflow(self, out, axis, keepdims) if self.dtype == np.float16 and dtype is None else out
 
     def std(self, axis=None, dtype=None, ddof=0, keepdims=False, split_every=None):
-        return self._reduce("std", axis, keepdims, dtype, ddof, split_every)
+        out = self._reduce("std", axis, keepdims, dtype, ddof, split_every)
+        return _float16_overflow(self, out, axis, keepdims) if self.dtype == np.float16 and dtype is None else out
 
     def min(self, axis=None, keepdims=False, split_every=None):
         return self._reduce("min", axis, keepdims, split_every=split_every)
@@ -419,12 +423,28 @@ def _matmul(a, b):
     return Array(a._h.matmul(b._h))
 
 
+def _float16_overflow(x, result, axis, keepdims):
+    """NumPy's var and std of float16 sum in float16 (tegula's moments are float64): where the
+    sum of ``x``, or of its squared deviations, passes float16's largest value, NumPy's result
+    is ``inf``, and so is this."""
+    from ._functions import where
+
+    wide = x.astype(np.float32)
+    reduced = range(x.ndim) if axis is None else [a % x.ndim for a in _axes(axis)]
+    count = int(np.prod([x.shape[a] for a in reduced], dtype=np.int64))
+    largest = float(np.finfo(np.float16).max)
+    sums = abs(wide.sum(axis=axis, keepdims=keepdims))
+    squares = wide.var(axis=axis, keepdims=keepdims) * count
+    return where((sums > largest) | (squares > largest), np.float16(np.inf), result)
+
+
 def _axes(axis):
+    """``axis=`` as a list of ints; a float or other non-integer is NumPy's ``TypeError``."""
     if axis is None:
         return None
     if isinstance(axis, (tuple, list)):
-        return [int(a) for a in axis]
-    return [int(axis)]
+        return [operator.index(a) for a in axis]
+    return [operator.index(axis)]
 
 
 def _is_operand(x):

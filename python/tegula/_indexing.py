@@ -33,9 +33,10 @@ def normalize_key(key):
         elif hasattr(k, "__index__") and not hasattr(k, "shape") or isinstance(k, np.integer):
             items.append(("int", _bound(operator.index(k))))
         else:
+            # (integer and boolean arrays are taken before this, by the gather and mask paths)
             raise IndexError(
-                "only integers, slices (`:`), ellipsis (`...`) and numpy.newaxis (`None`) are valid "
-                "indices; integer and boolean array indices are not supported yet"
+                "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or "
+                "boolean arrays are valid indices"
             )
     return items
 

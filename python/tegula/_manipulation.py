@@ -170,7 +170,9 @@ def round(x, /, decimals=0):
 
     x = asarray(x)
     decimals = operator.index(decimals)
-    if x.dtype.kind in "biu":
+    if x.dtype == bool:  # NumPy rounds bools as float16
+        x = x.astype(np.float16)
+    elif x.dtype.kind in "iu":
         if decimals >= 0:
             return x
         scale = 10 ** -decimals

@@ -21,11 +21,14 @@ def _diagonal_offsets(n_rows, n_cols, row_chunks="auto", col_chunks="auto"):
     return cols - rows
 
 
-def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, chunks="auto"):
-    """Ones on the ``k``-th diagonal, zeros elsewhere; generated block by block."""
+def eye(n_rows, n_cols=None, k=0, dtype=None, *, device=None, chunks="auto"):
+    """Ones on the ``k``-th diagonal, zeros elsewhere; generated block by block. (``k`` and
+    ``dtype`` may be given by position, as NumPy's.)"""
     _check_device(device)
     n_rows = operator.index(n_rows)
     n_cols = n_rows if n_cols is None else operator.index(n_cols)
+    if n_rows < 0 or n_cols < 0:
+        raise ValueError("negative dimensions are not allowed")
     on_diagonal = _diagonal_offsets(n_rows, n_cols, chunks, chunks) == operator.index(k)
     return on_diagonal.astype(float64 if dtype is None else dtype)
 
@@ -40,12 +43,12 @@ def _triangle(x, k, upper):
     return where(keep if upper else ~keep, x, asarray(0, dtype=x.dtype))
 
 
-def triu(x, /, *, k=0):
+def triu(x, /, k=0):
     """``x`` with the elements below the ``k``-th diagonal of its last two axes set to zero."""
     return _triangle(x, k, True)
 
 
-def tril(x, /, *, k=0):
+def tril(x, /, k=0):
     """``x`` with the elements above the ``k``-th diagonal of its last two axes set to zero."""
     return _triangle(x, k, False)
 

@@ -19,12 +19,14 @@ _NORMS = ("backward", "ortho", "forward")
 
 
 def _complex(x):
+    """``x`` as the complex type NumPy transforms it in: complex64 for float16 and float32,
+    complex128 for float64, integers and bools."""
     x = asarray(x)
     if x.dtype.kind == "c":
         return x
-    if x.dtype.kind != "f":
-        raise TypeError(f"fft takes a floating or complex array, not {x.dtype}")
-    return x.astype(np.complex64 if x.dtype == np.float32 else np.complex128)
+    if x.dtype.kind not in "fbiu":
+        raise TypeError(f"fft takes a numeric array, not {x.dtype}")
+    return x.astype(np.complex64 if x.dtype in (np.float16, np.float32) else np.complex128)
 
 
 def _fit(x, n, axis):
@@ -107,9 +109,12 @@ def ifftn(x, /, *, s=None, axes=None, norm="backward"):
 
 
 def _real_input(x):
+    """``x`` as a real array (integers and bools transform as float64, as NumPy's)."""
     x = asarray(x)
+    if x.dtype.kind in "biu":
+        return x.astype(np.float64)
     if x.dtype.kind != "f":
-        raise TypeError(f"rfft takes a real floating array, not {x.dtype}")
+        raise TypeError(f"rfft takes a real array, not {x.dtype}")
     return x
 
 

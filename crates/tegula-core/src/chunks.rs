@@ -55,7 +55,8 @@ impl Chunks {
         for (axis, (s, &n)) in sizes.iter().zip(shape).enumerate() {
             if s.is_empty() || s.iter().sum::<usize>() != n {
                 return Err(value_err!(
-                    "chunks {s:?} along axis {axis} do not add up to the axis length {n}"
+                    "chunks {} along axis {axis} do not add up to the axis length {n}",
+                    fmt_shape(s)
                 ));
             }
         }
@@ -133,6 +134,23 @@ pub fn split_axis(n: usize, block: usize) -> Vec<usize> {
     out
 }
 
+/// Chunk rules as a user writes them in Python: `(10, -1, 'auto', (4, 4, 2))`.
+fn fmt_rules(rules: &[AxisChunks]) -> String {
+    let items: Vec<String> = rules
+        .iter()
+        .map(|r| match r {
+            AxisChunks::Size(n) => n.to_string(),
+            AxisChunks::Full => "-1".into(),
+            AxisChunks::Auto => "'auto'".into(),
+            AxisChunks::Explicit(sizes) => fmt_shape(sizes),
+        })
+        .collect();
+    match items.as_slice() {
+        [one] => format!("({one},)"),
+        _ => format!("({})", items.join(", ")),
+    }
+}
+
 /// `split_axis`, refused before allocating when it would make too many blocks.
 fn split_within_limit(n: usize, block: usize) -> Result<Vec<usize>> {
     check_blocks_per_axis(n.div_ceil(block.clamp(1, n.max(1))), n)?;
@@ -148,7 +166,8 @@ pub fn normalize_chunks(spec: &ChunkSpec, shape: &[usize], itemsize: usize) -> R
     };
     if rules.len() != shape.len() {
         return Err(value_err!(
-            "chunks {rules:?} have {} dimensions but the shape {} has {}",
+            "chunks {} have {} dimensions but the shape {} has {}",
+            fmt_rules(&rules),
             rules.len(),
             fmt_shape(shape),
             shape.len()

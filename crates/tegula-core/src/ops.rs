@@ -246,7 +246,10 @@ pub enum PartialReduce {
 pub enum Finish {
     /// The partial is the result.
     Identity,
-    /// Divide by the number of reduced elements (mean).
+    /// The partial plus `+0.0`: NumPy's sums start from the identity `+0.0`, so a sum of
+    /// negative zeros is `+0.0` (tegula's folds start from the first element).
+    AddZero,
+    /// Divide by the number of reduced elements (mean), the sum first made `AddZero`.
     DivideBy(f64),
     /// `M2 / max(n - ddof, 0)`, then the square root when `sqrt` (var, std).
     Variance { ddof: f64, sqrt: bool },

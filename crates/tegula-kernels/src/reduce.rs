@@ -159,10 +159,11 @@ pub fn reduce_combine(op: PartialReduce, parts: &[Chunk]) -> Result<Chunk> {
 pub fn reduce_finish(finish: Finish, squeeze: &[usize], dtype: DType, a: &Chunk) -> Result<Chunk> {
     let value = match finish {
         Finish::Identity => a.clone(),
+        Finish::AddZero => plus_zero(a),
         Finish::DivideBy(n) => match a {
             // NumPy divides by the count as a complex number (which matters for infinities)
-            Chunk::Complex128(x) => Chunk::Complex128(x.mapv(|v| complex::div(v, C128::new(n, 0.0))).into_shared()),
-            _ => Chunk::Float64(a.cast(DType::Float64).typed::<f64>()?.mapv(|v| v / n).into_shared()),
+            Chunk::Complex128(x) => Chunk::Complex128(x.mapv(|v| complex::div(v + C128::new(0.0, 0.0), C128::new(n, 0.0))).into_shared()),
+            _ => Chunk::Float64(a.cast(DType::Float64).typed::<f64>()?.mapv(|v| (v + 0.0) / n).into_shared()),
         },
         Finish::Variance { ddof, sqrt } => {
             let m = a.cast(DType::Complex128);
@@ -183,6 +184,18 @@ pub fn reduce_finish(finish: Finish, squeeze: &[usize], dtype: DType, a: &Chunk)
         Wrap::wrap(x)
     });
     Ok(value.cast(dtype))
+}
+
+/// `a + 0.0`: negative zeros become positive, every other value stays (floating types only).
+fn plus_zero(a: &Chunk) -> Chunk {
+    match a {
+        Chunk::Float16(x) => Chunk::Float16(x.mapv(|v| v + half::f16::ZERO).into_shared()),
+        Chunk::Float32(x) => Chunk::Float32(x.mapv(|v| v + 0.0).into_shared()),
+        Chunk::Float64(x) => Chunk::Float64(x.mapv(|v| v + 0.0).into_shared()),
+        Chunk::Complex64(x) => Chunk::Complex64(x.mapv(|v| v + num_complex::Complex32::new(0.0, 0.0)).into_shared()),
+        Chunk::Complex128(x) => Chunk::Complex128(x.mapv(|v| v + C128::new(0.0, 0.0)).into_shared()),
+        other => other.clone(),
+    }
 }
 
 /// Folds `f` over `axes` of `a`, keeping them with length one. An empty axis gives `identity`

@@ -49,7 +49,13 @@ macro_rules! int_unary {
                     Abs => map1(a, |x: $t| if x < 0 { x.wrapping_neg() } else { x }),
                     Sign => map1(a, |x: $t| if x > 0 { 1 } else if x < 0 { (0 as $t).wrapping_sub(1) } else { 0 }),
                     Square => map1(a, |x: $t| x.wrapping_mul(x)),
-                    Reciprocal => map1(a, |x: $t| if x == 0 { 0 } else { (1 as $t).wrapping_div(x) }), // NumPy: 0 for 0
+                    // 1 / 0 as NumPy 2 gives it on x86-64: the type's minimum for 32- and
+                    // 64-bit integers, 0 for narrower and unsigned ones.
+                    Reciprocal => map1(a, |x: $t| match x {
+                        0 if std::mem::size_of::<$t>() >= 4 => <$t>::MIN,
+                        0 => 0,
+                        x => (1 as $t).wrapping_div(x),
+                    }),
                     Imag => map1(a, |_| 0 as $t),
                     Isnan | Isinf => map1(a, |_| false),
                     Isfinite => map1(a, |_| true),

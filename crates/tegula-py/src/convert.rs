@@ -136,7 +136,7 @@ pub fn chunk_spec(obj: Option<&Bound<'_, PyAny>>) -> PyResult<ChunkSpec> {
     if let Ok(s) = obj.cast::<PyString>() {
         return text_spec(&s.to_string()).map(ChunkSpec::Auto);
     }
-    if obj.is_instance_of::<PyInt>() {
+    if integer(obj).is_some() {
         return axis_chunks(obj).map(ChunkSpec::All);
     }
     if obj.is_instance_of::<PyTuple>() || obj.is_instance_of::<PyList>() {
@@ -144,6 +144,14 @@ pub fn chunk_spec(obj: Option<&Bound<'_, PyAny>>) -> PyResult<ChunkSpec> {
         return Ok(ChunkSpec::PerAxis(items));
     }
     Err(PyValueError::new_err(format!("cannot understand chunks={obj}")))
+}
+
+/// A Python or NumPy integer (anything with `__index__` but a bool), as NumPy takes sizes.
+fn integer(obj: &Bound<'_, PyAny>) -> Option<i64> {
+    if obj.is_instance_of::<PyBool>() {
+        return None;
+    }
+    obj.extract::<i64>().ok()
 }
 
 fn text_spec(text: &str) -> PyResult<usize> {
@@ -163,8 +171,7 @@ fn axis_chunks(obj: &Bound<'_, PyAny>) -> PyResult<AxisChunks> {
             other => Err(PyValueError::new_err(format!("cannot understand chunk size {other:?}"))),
         };
     }
-    if obj.is_instance_of::<PyInt>() {
-        let n: i64 = obj.extract()?;
+    if let Some(n) = integer(obj) {
         return match n {
             -1 => Ok(AxisChunks::Full),
             n if n > 0 => Ok(AxisChunks::Size(n as usize)),

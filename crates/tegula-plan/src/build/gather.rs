@@ -9,6 +9,7 @@
 
 use super::layout::rechunk;
 use crate::node::{Node, NodeKind, NodeRef};
+use tegula_core::shape::fmt_shape;
 use tegula_core::{index_err, shape_err, Chunks, DType, Result};
 
 /// Refuses indices that are not integers, in NumPy's words.
@@ -34,7 +35,7 @@ pub fn gather(x: &NodeRef, idx: &NodeRef, axis: usize) -> Result<NodeRef> {
     let (xs, is) = (x.shape(), idx.shape());
     let fits = axis < xs.len() && is.len() == xs.len() && (0..xs.len()).all(|a| a == axis || is[a] == 1 || is[a] == xs[a]);
     if !fits {
-        return Err(shape_err!("cannot gather along axis {axis} of an array of shape {xs:?} with indices of shape {is:?}"));
+        return Err(shape_err!("cannot gather along axis {axis} of an array of shape {} with indices of shape {}", fmt_shape(&xs), fmt_shape(&is)));
     }
     if xs[axis] == 0 && idx.size() > 0 {
         return Err(index_err!("cannot do a non-empty take from an empty axes."));

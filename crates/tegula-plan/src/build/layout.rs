@@ -1,6 +1,7 @@
 //! Nodes that rearrange elements: transpose, basic indexing, rechunk.
 
 use crate::node::{IndexAxis, Node, NodeKind, NodeRef, Window};
+use tegula_core::shape::fmt_shape;
 use tegula_core::grid::{locate, offsets};
 use tegula_core::shape::normalize_axis;
 use tegula_core::{index_err, value_err, Chunks, Result};
@@ -281,7 +282,7 @@ pub fn range_chunks(sizes: &[usize], start: usize, step: isize, len: usize) -> V
 /// The same values with another chunking (`chunks` must have the same shape).
 pub fn rechunk(x: &NodeRef, chunks: Chunks) -> Result<NodeRef> {
     if chunks.shape() != x.shape() {
-        return Err(value_err!("rechunk to chunks of shape {:?} for an array of shape {:?}", chunks.shape(), x.shape()));
+        return Err(value_err!("rechunk to chunks of shape {} for an array of shape {}", fmt_shape(&chunks.shape()), fmt_shape(&x.shape())));
     }
     if chunks == x.chunks {
         return Ok(x.clone());

@@ -5,6 +5,7 @@
 use super::elementwise::cast;
 use super::layout::rechunk;
 use crate::node::{Node, NodeKind, NodeRef};
+use tegula_core::shape::fmt_shape;
 use tegula_core::{linalg_err, promote, shape_err, Chunks, LinalgOp, Result};
 
 pub fn linalg(op: LinalgOp, inputs: &[NodeRef]) -> Result<NodeRef> {
@@ -14,7 +15,7 @@ pub fn linalg(op: LinalgOp, inputs: &[NodeRef]) -> Result<NodeRef> {
     }
     let stack = &inputs[0].shape()[..inputs[0].ndim() - 2];
     if let Some(x) = inputs.iter().find(|x| &x.shape()[..x.ndim() - 2] != stack) {
-        return Err(shape_err!("{}: stack shapes {:?} and {:?} differ", op.name(), stack, &x.shape()[..x.ndim() - 2]));
+        return Err(shape_err!("{}: stack shapes {} and {} differ", op.name(), fmt_shape(stack), fmt_shape(&x.shape()[..x.ndim() - 2])));
     }
     let matrices: Vec<(usize, usize)> = inputs.iter().map(|x| matrix_shape(x)).collect();
     op.check(&matrices)?;

@@ -27,6 +27,7 @@ pub(super) fn lower(l: &mut Lowering, node: &Node, reduced: Reduced) -> Result<V
         ReduceOp::Mean => Finish::DivideBy(count as f64),
         ReduceOp::Var => Finish::Variance { ddof: *ddof, sqrt: false },
         ReduceOp::Std => Finish::Variance { ddof: *ddof, sqrt: true },
+        ReduceOp::Sum if node.dtype.is_float() || node.dtype.is_complex() => Finish::AddZero,
         _ => Finish::Identity,
     };
     let squeeze = if *keepdims { vec![] } else { axes.clone() };
