@@ -4,6 +4,7 @@
 //! Files are not synced one by one (zarrs' own store does, which halves write throughput):
 //! the guarantee is against a killed process, as for any file the page cache holds.
 
+use crate::files::Root;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -19,13 +20,26 @@ pub(crate) const PARTIAL_SUFFIX: &str = ".tegula-partial";
 
 pub(crate) struct AtomicStore {
     inner: FilesystemStore,
+    root: Root,
     next_temp: AtomicU64,
 }
 
 impl AtomicStore {
     pub(crate) fn new(root: &Path) -> Result<AtomicStore, String> {
         let inner = FilesystemStore::new(root).map_err(|e| e.to_string())?;
-        Ok(AtomicStore { inner, next_temp: AtomicU64::new(0) })
+        let root = Root::new(root).map_err(|e| e.to_string())?;
+        Ok(AtomicStore { inner, root, next_temp: AtomicU64::new(0) })
+    }
+
+    /// The store's root, which checks the files read from it.
+    pub(crate) fn root(&self) -> &Root {
+        &self.root
+    }
+
+    /// Whether `key`'s file exists, refusing one that is not a regular file inside the root
+    /// (a FIFO would block the read forever; a link out of the store is not its data).
+    fn present(&self, key: &StoreKey) -> Result<bool, StorageError> {
+        Ok(self.root.check(&self.inner.key_to_fspath(key))?)
     }
 
     fn temp_path(&self, path: &Path) -> PathBuf {
@@ -58,12 +72,21 @@ impl ReadableStorageTraits for AtomicStore {
         key: &StoreKey,
         byte_ranges: ByteRangeIterator<'a>,
     ) -> Result<MaybeBytesIterator<'a>, StorageError> {
+        if !self.present(key)? {
+            return Ok(None);
+        }
         self.inner.get_partial_many(key, byte_ranges)
     }
     fn get(&self, key: &StoreKey) -> Result<MaybeBytes, StorageError> {
+        if !self.present(key)? {
+            return Ok(None);
+        }
         self.inner.get(key)
     }
     fn size_key(&self, key: &StoreKey) -> Result<Option<u64>, StorageError> {
+        if !self.present(key)? {
+            return Ok(None);
+        }
         self.inner.size_key(key)
     }
     fn supports_get_partial(&self) -> bool {

@@ -7,6 +7,7 @@
 mod atomic;
 mod codecs;
 mod direct;
+mod files;
 mod npy;
 mod prefetch;
 mod raw_chunks;
@@ -59,9 +60,21 @@ fn io_err(path: &str, what: impl std::fmt::Display) -> TegulaError {
     TegulaError::Io(format!("{path}: {what}"))
 }
 
-/// The number of bytes of a whole array of `shape` and `dtype`.
+/// The most axes a stored array may have (NumPy's limit).
+pub const MAX_NDIM: usize = 64;
+
+/// The number of bytes of `shape`'s elements of `itemsize` bytes, if it fits in `isize` (as
+/// every array and buffer must); `None` when the count overflows, whatever the order.
+pub fn checked_bytes(shape: &[usize], itemsize: usize) -> Option<usize> {
+    let bytes = shape.iter().try_fold(itemsize, |n, &d| n.checked_mul(d))?;
+    // A zero-length axis makes any other length harmless only if each fits on its own.
+    let each_fits = shape.iter().all(|&d| d <= isize::MAX as usize);
+    (bytes <= isize::MAX as usize && each_fits).then_some(bytes)
+}
+
+/// The number of bytes of a whole array of `shape` and `dtype` (checked when opened or created).
 fn array_bytes(shape: &[usize], dtype: DType) -> usize {
-    shape.iter().product::<usize>() * dtype.itemsize()
+    checked_bytes(shape, dtype.itemsize()).unwrap_or(usize::MAX)
 }
 
 /// The number of bytes of a region of `dtype`.
