@@ -5,12 +5,14 @@
 //! `atomic.rs`), and NumPy's `.npy` (`npy.rs`).
 
 mod atomic;
+mod compressed;
 mod codecs;
 mod direct;
 mod files;
 mod npy;
 mod prefetch;
 mod raw_chunks;
+mod replace;
 mod zarr;
 
 pub use codecs::{Codec, ZarrOptions};

@@ -458,10 +458,16 @@ mod tests {
         .unwrap();
         assert_eq!(seen, vec![(42, 0, 12), (72, 12, 12)]);
         let mut all = Vec::new();
-        for_each_run(&shape, &[(0, 4), (0, 5), (0, 6)], |f, o, l| Ok(all.push((f, o, l)))).unwrap();
+        for_each_run(&shape, &[(0, 4), (0, 5), (0, 6)], |f, o, l| {
+            all.push((f, o, l));
+            Ok(())
+        }).unwrap();
         assert_eq!(all, vec![(0, 0, 120)]);
         let mut cols = Vec::new();
-        for_each_run(&[3, 4], &[(0, 2), (1, 2)], |f, o, l| Ok(cols.push((f, o, l)))).unwrap();
+        for_each_run(&[3, 4], &[(0, 2), (1, 2)], |f, o, l| {
+            cols.push((f, o, l));
+            Ok(())
+        }).unwrap();
         assert_eq!(cols, vec![(1, 0, 1), (5, 1, 1)]);
     }
 
