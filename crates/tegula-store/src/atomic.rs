@@ -9,7 +9,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use zarrs::filesystem::FilesystemStore;
-use zarrs::storage::byte_range::ByteRangeIterator;
+use zarrs::storage::byte_range::{ByteRange, ByteRangeIterator};
 use zarrs::storage::{
     Bytes, MaybeBytes, MaybeBytesIterator, OffsetBytesIterator, ReadableStorageTraits, StorageError, StoreKey,
     StorePrefix, WritableStorageTraits,
@@ -73,21 +73,36 @@ impl ReadableStorageTraits for AtomicStore {
         byte_ranges: ByteRangeIterator<'a>,
     ) -> Result<MaybeBytesIterator<'a>, StorageError> {
         if !self.present(key)? {
+            self.root.still_same()?;
             return Ok(None);
         }
-        self.inner.get_partial_many(key, byte_ranges)
+        // A range past the end of the file (a shard index that lies) would be allocated before
+        // the read fails: refuse it first.
+        let ranges: Vec<ByteRange> = byte_ranges.collect();
+        let size = std::fs::metadata(self.inner.key_to_fspath(key))?.len();
+        for range in &ranges {
+            let end = match *range {
+                ByteRange::FromStart(offset, Some(length)) => offset.checked_add(length),
+                ByteRange::FromStart(offset, None) => Some(offset),
+                ByteRange::Suffix(length) => Some(length),
+            };
+            if end.is_none_or(|end| end > size) {
+                return Err(StorageError::Other(format!("{key}: byte range {range:?} is past the end of its {size} bytes")));
+            }
+        }
+        let got = self.inner.get_partial_many(key, Box::new(ranges.into_iter()))?;
+        self.root.still_same()?;
+        Ok(got)
     }
     fn get(&self, key: &StoreKey) -> Result<MaybeBytes, StorageError> {
-        if !self.present(key)? {
-            return Ok(None);
-        }
-        self.inner.get(key)
+        let got = if self.present(key)? { self.inner.get(key)? } else { None };
+        self.root.still_same()?;
+        Ok(got)
     }
     fn size_key(&self, key: &StoreKey) -> Result<Option<u64>, StorageError> {
-        if !self.present(key)? {
-            return Ok(None);
-        }
-        self.inner.size_key(key)
+        let got = if self.present(key)? { self.inner.size_key(key)? } else { None };
+        self.root.still_same()?;
+        Ok(got)
     }
     fn supports_get_partial(&self) -> bool {
         true

@@ -42,11 +42,33 @@ fn check_regular(meta: &std::fs::Metadata) -> io::Result<()> {
 pub(crate) struct Root {
     given: PathBuf,
     resolved: PathBuf,
+    /// The directory's device and inode when opened: an array switched in over it since (see
+    /// `replace.rs`) is another directory, whose chunks are not this array's.
+    identity: (u64, u64),
 }
+
+fn identity(path: &Path) -> io::Result<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(path)?;
+    Ok((meta.dev(), meta.ino()))
+}
+
+/// The message of a read that found its array replaced.
+pub(crate) const REPLACED: &str = "the array was replaced at its path since it was opened; open it again";
 
 impl Root {
     pub(crate) fn new(root: &Path) -> io::Result<Root> {
-        Ok(Root { given: root.to_path_buf(), resolved: root.canonicalize()? })
+        Ok(Root { given: root.to_path_buf(), resolved: root.canonicalize()?, identity: identity(root)? })
+    }
+
+    /// Checks that the root is still the directory opened. Called after a file is opened (or
+    /// found missing): if it is, that file was this array's, so a read never mixes the chunks
+    /// of an old array with those of one that replaced it.
+    pub(crate) fn still_same(&self) -> io::Result<()> {
+        match identity(&self.given) {
+            Ok(id) if id == self.identity => Ok(()),
+            _ => Err(io::Error::other(REPLACED)),
+        }
     }
 
     /// Checks, without opening it, that `path` (a file under the root) is absent, or a regular
@@ -83,14 +105,17 @@ impl Root {
 
     /// Opens `path` if it is a regular file inside the root; `Ok(None)` when it is absent.
     pub(crate) fn open(&self, path: &Path) -> io::Result<Option<File>> {
-        if !self.check(path)? {
-            return Ok(None);
-        }
-        match open_regular(path) {
-            Ok(file) => Ok(Some(file)),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(e),
-        }
+        let opened = if self.check(path)? {
+            match open_regular(path) {
+                Ok(file) => Some(file),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+                Err(e) => return Err(e),
+            }
+        } else {
+            None
+        };
+        self.still_same()?;
+        Ok(opened)
     }
 }
 

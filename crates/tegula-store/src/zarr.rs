@@ -113,7 +113,14 @@ const READ_AHEAD_CHUNKS: u64 = 2;
 
 impl ZarrSource {
     pub fn open(path: &str) -> Result<ZarrSource> {
-        let (array, store) = open_array(path)?;
+        // An array switched in while its metadata was read: open the new one.
+        let mut tries = 0;
+        let (array, store) = loop {
+            match open_array(path) {
+                Err(e) if tries < 3 && e.to_string().contains(crate::files::REPLACED) => tries += 1,
+                opened => break opened?,
+            }
+        };
         let meta = metadata(path, &array)?;
         let info = describe(path, &array, &meta)?;
         let raw = RawChunks::new(&meta, &store);
