@@ -188,6 +188,15 @@ def test_a_fifo_in_place_of_a_chunk_is_an_error_not_a_hang(tmp, codec):
     assert "fifo.zarr" in out["error"][1] and "FIFO" in out["error"][1], out
 
 
+def test_a_fifo_in_place_of_the_metadata_is_an_error_not_a_hang(tmp):
+    path = os.path.join(tmp, "meta.zarr")
+    tg.to_zarr(tg.arange(4.0), path)
+    os.remove(os.path.join(path, "zarr.json"))
+    os.mkfifo(os.path.join(path, "zarr.json"))
+    out = child(READ_ZARR, path)
+    assert out["error"] and out["error"][0] == "OSError" and "meta.zarr" in out["error"][1], out
+
+
 def test_a_fifo_or_device_in_place_of_a_npy_file_is_an_error_not_a_hang(tmp):
     path = os.path.join(tmp, "fifo.npy")
     os.mkfifo(path)

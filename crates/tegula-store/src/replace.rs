@@ -51,8 +51,9 @@ pub(crate) fn make_staging(target: &Path) -> io::Result<PathBuf> {
 }
 
 /// An exclusive lock on `target`'s parent directory, released when dropped (or when the
-/// process dies).
-pub(crate) struct Lock(File);
+/// process dies). On a file system without `flock` (some network ones) there is no lock: the
+/// exchange of names is atomic without it, only the fallback's two renames are not.
+pub(crate) struct Lock(Option<File>);
 
 pub(crate) fn lock(target: &Path) -> io::Result<Lock> {
     let dir = File::open(parent_of(target))?;
@@ -60,19 +61,23 @@ pub(crate) fn lock(target: &Path) -> io::Result<Lock> {
         // SAFETY: a plain system call on a file descriptor we own.
         let done = unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&dir), libc::LOCK_EX) };
         if done == 0 {
-            return Ok(Lock(dir));
+            return Ok(Lock(Some(dir)));
         }
         let e = io::Error::last_os_error();
-        if e.kind() != io::ErrorKind::Interrupted {
-            return Err(e);
+        match e.raw_os_error() {
+            Some(libc::EINTR) => {}
+            Some(libc::ENOLCK) | Some(libc::EOPNOTSUPP) | Some(libc::EINVAL) => return Ok(Lock(None)),
+            _ => return Err(e),
         }
     }
 }
 
 impl Drop for Lock {
     fn drop(&mut self) {
-        // SAFETY: as above; closing the file would release it too.
-        unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&self.0), libc::LOCK_UN) };
+        if let Some(dir) = &self.0 {
+            // SAFETY: as above; closing the file would release it too.
+            unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(dir), libc::LOCK_UN) };
+        }
     }
 }
 
