@@ -175,6 +175,38 @@ def test_decompression_bombs_are_refused_within_the_chunk_size(tmp, codec, bomb,
     assert out["peak_mb"] < 1024, out
 
 
+def test_a_bomb_inside_a_shard_is_refused_within_the_chunk_size(tmp):
+    path = os.path.join(tmp, "shard.zarr")
+    zarr_json(path, [4000], [4000], codecs=[{"name": "sharding_indexed", "configuration": {
+        "chunk_shape": [1000], "index_location": "end",
+        "codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
+                   {"name": "zstd", "configuration": {"level": 1, "checksum": False}}],
+        "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}}])
+    good = numcodecs.Zstd(level=1).encode(np.zeros(1000).tobytes())
+    parts = [good, good, zstd_bomb(), good]
+    index, offset = b"", 0
+    for part in parts:
+        index += offset.to_bytes(8, "little") + len(part).to_bytes(8, "little")
+        offset += len(part)
+    os.makedirs(os.path.join(path, "c"))
+    with open(os.path.join(path, "c", "0"), "wb") as f:
+        f.write(b"".join(parts) + index)
+    out = child(READ_ZARR, path)
+    assert out["error"] and out["error"][0] == "OSError", out
+    assert "shard.zarr" in out["error"][1] and "more than" in out["error"][1], out
+    assert out["peak_mb"] < 1024, out
+
+
+def test_a_blosc_chunk_declaring_more_than_its_size_is_refused(tmp):
+    small, big = os.path.join(tmp, "small.zarr"), os.path.join(tmp, "big.zarr")
+    tg.to_zarr(tg.arange(400.0, chunks=100), small, chunks=100, compressor="blosc")
+    tg.to_zarr(tg.arange(4000.0, chunks=1000), big, chunks=1000, compressor="blosc")
+    with open(os.path.join(big, "c", "1"), "rb") as src, open(os.path.join(small, "c", "1"), "wb") as dst:
+        dst.write(src.read())  # declares 8000 bytes where the chunk holds 800
+    with pytest.raises(OSError, match=r"small.zarr.*chunk \[1\].*more than its 800 bytes"):
+        tg.from_zarr(small).compute()
+
+
 # --- FIFOs, devices, links --------------------------------------------------------------------
 @pytest.mark.parametrize("codec", [None, "zstd", "blosc"])
 def test_a_fifo_in_place_of_a_chunk_is_an_error_not_a_hang(tmp, codec):

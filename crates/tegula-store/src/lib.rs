@@ -5,6 +5,7 @@
 //! `atomic.rs`), and NumPy's `.npy` (`npy.rs`).
 
 mod atomic;
+mod bounded;
 mod compressed;
 mod codecs;
 mod direct;

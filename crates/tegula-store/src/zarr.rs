@@ -123,6 +123,8 @@ impl ZarrSource {
         };
         let meta = metadata(path, &array)?;
         let info = describe(path, &array, &meta)?;
+        // Chains compressed.rs does not decode itself: zarrs' decoding, bounded.
+        let array = crate::bounded::bounded(&array, &meta, store.clone()).unwrap_or(array);
         let raw = RawChunks::new(&meta, &store);
         let compressed = Compressed::new(&meta, &store, array.fill_value().as_ne_bytes());
         Ok(ZarrSource { info, array, store, raw, compressed, requested: AtomicU64::new(0) })
