@@ -219,6 +219,7 @@ def _group(path, version):
     """The group's arrays, one line each, found by walking its directory (not into arrays)."""
     arrays = []
     for root, dirs, _ in os.walk(path):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]  # arrays being written beside their path
         node = _zarr_node(root) if root != path else None
         if node is not None and node[2] == "array":
             dirs.clear()

@@ -49,13 +49,13 @@ fn wrap_all(codecs: &[Arc<dyn BytesToBytesCodecTraits>]) -> Vec<Arc<dyn BytesToB
 }
 
 /// `array` (opened from `meta`) rebuilt with bounded decoding, when its chain has codecs to
-/// bound; `None` to read it as it is (v2 arrays keep zarrs' own decoding of blosc).
+/// bound; `None` to read it as it is.
 pub(crate) fn bounded<S: ?Sized>(array: &Array<S>, meta: &Value, store: Arc<S>) -> Option<Array<S>> {
-    if !matches!(array.metadata(), ArrayMetadata::V3(_)) {
-        return None;
-    }
     let chain = array.codecs();
-    let sharding = meta["codecs"].as_array()?.iter().find(|c| c["name"] == "sharding_indexed");
+    let sharding = match array.metadata() {
+        ArrayMetadata::V3(_) => meta["codecs"].as_array()?.iter().find(|c| c["name"] == "sharding_indexed"),
+        ArrayMetadata::V2(_) => None,
+    };
     if chain.bytes_to_bytes_codecs().is_empty() && sharding.is_none() {
         return None;
     }
