@@ -195,9 +195,8 @@ def test_a_full_disk_keeps_the_old_array():
         old = np.arange(100_000.0)
         tg.to_zarr(tg.asarray(old), path, chunks=10_000)
         big = tg.random.default_rng(0).random((4096, 1024), chunks=(256, 1024))  # 32 MB of noise
-        with pytest.raises(OSError, match="a.zarr.*(No space|space)") as e:
+        with pytest.raises(OSError, match=f"{path}: writing chunk .*No space left"):
             tg.to_zarr(big, path, chunks=(256, 1024), overwrite=True)
-        assert e.value.__class__ is OSError or isinstance(e.value, OSError)
         assert np.array_equal(tg.from_zarr(path).compute(), old)
         assert os.listdir(disk) == ["a.zarr"]  # the partial new array is gone
 

@@ -2,7 +2,14 @@
 //! as raw bytes (row-major, native byte order), the form the kernels' `raw` module converts to
 //! and from chunks, so storage never needs the kernels (nor the plans) and the executor joins
 //! them. Formats: Zarr v2 and v3 through `zarrs` (`zarr.rs`, writes made atomic by
-//! `atomic.rs`), and NumPy's `.npy` (`npy.rs`).
+//! `atomic.rs`, a new or overwritten array built beside its path and switched in whole by
+//! `replace.rs`), and NumPy's `.npy` (`npy.rs`).
+//!
+//! Files are not trusted: `files.rs` refuses FIFOs, devices and links out of a store's root;
+//! no chunk decodes to more than its declared size (`compressed.rs` streams the plain zstd and
+//! gzip chains into the chunk's buffer, `bounded.rs` wraps the codecs zarrs still decodes);
+//! shapes whose bytes overflow `isize`, or with more than `MAX_NDIM` axes, are refused when
+//! opened; errors name the path and the stored chunk (`chunk [3, 7] (c/3/7)`).
 
 mod atomic;
 mod bounded;
