@@ -303,3 +303,26 @@ def test_corrupt_chunks_are_reported_when_read(data):
             # Same-length garbage in an uncompressed chunk is indistinguishable from data.
             assert codec is None and len(broken) == len(raw)
             assert result.shape == values.shape
+
+
+@pytest.mark.parametrize("zarr_format, shards", [(3, None), (2, None), (3, (4, 6))])
+def test_info_counts_the_chunks_stored(tmp, zarr_format, shards):
+    from tegula._describe import describe
+
+    store = os.path.join(tmp, "a.zarr")
+    tg.to_zarr(tg.ones((8, 12)), store, chunks=(2, 3), shards=shards, zarr_format=zarr_format)
+    noun = "shards" if shards else "chunks"
+    total = 4 if shards else 16
+
+    def stored():
+        return next(line for line in describe(store) if line.startswith(noun + " stored")).split(":", 1)[1].strip()
+
+    assert stored() == f"{total} of {total}"
+    # A writer stopped part-way: the missing chunks would read back as the fill value, silently.
+    files = chunk_files(store)
+    for f in files[:3]:
+        os.remove(f)
+    assert stored().startswith(f"{total - 3} of {total} (3 missing: read as the fill value; [")
+    for f in files[3:]:
+        os.remove(f)
+    assert stored().startswith(f"0 of {total} ({total} missing")

@@ -27,7 +27,8 @@ def _parser():
     parser = argparse.ArgumentParser(prog="tegula", description=__doc__.split(":", 1)[0] + ".")
     commands = parser.add_subparsers(dest="command", required=True)
     info = commands.add_parser("info", help="shape, dtype, chunks, codecs and bytes of a Zarr array or group, "
-                                            "or of a .npy file")
+                                            "or of a .npy file, and how many of a Zarr array's chunks are "
+                                            "stored (missing ones read as the fill value)")
     info.add_argument("path")
     demo = commands.add_parser("demo", help="the showcase: Monte Carlo pi from 2 billion random points",
                                description=_demo.__doc__)

@@ -1,6 +1,12 @@
 """What ``tegula info PATH`` prints about an array on disk: a Zarr array (format 2 or 3), a Zarr
 group (its arrays) or a ``.npy`` file. The metadata is read as JSON (or as the ``.npy``
-header); tegula opens the array only to say how it would block it."""
+header); tegula opens the array only to say how it would block it.
+
+For a Zarr array, ``chunks stored`` (``shards stored`` when sharded) says how many of the
+grid's chunks have a file, counted by listing the array's directory (never by probing every
+key, so huge grids are counted as fast as their files are listed). Zarr reads a chunk without
+a file as the fill value, so an array whose writer stopped part-way reads back without an
+error: this line is how to tell."""
 
 import json
 import math
@@ -99,6 +105,7 @@ def _zarr_array(path, meta, version):
     dtype, dtype_text = _dtype(meta, version)
     pairs = [("path", path), ("format", f"Zarr v{version}"), ("shape", shape), ("dtype", dtype_text)]
     pairs += _zarr2_layout(meta, shape) if version == 2 else _zarr3_layout(meta, shape)
+    pairs += _stored_chunks(path, meta, version, shape)
     pairs += [("fill value", json.dumps(meta.get("fill_value"))),
               ("tegula blocks", _blocks(lambda: from_zarr(path)))]
     return _fields(pairs + _sizes(shape, dtype, path))
@@ -126,6 +133,69 @@ def _zarr3_layout(meta, shape):
             ("shard grid", _grid(shape, outer, "shard")), ("codecs", _chain(meta["codecs"]))]
 
 
+def _key_encoding(meta, version):
+    """``(prefix, separator)`` of the array's chunk keys: ``c/1/2`` is ``("c", "/")``."""
+    if version == 2:
+        return None, meta.get("dimension_separator") or "."
+    encoding = meta.get("chunk_key_encoding") or {"name": "default"}
+    separator = (encoding.get("configuration") or {}).get("separator")
+    if encoding.get("name") == "v2":
+        return None, separator or "."
+    return "c", separator or "/"
+
+
+def _stored_chunks(path, meta, version, shape):
+    """How many of the grid's chunks (or shards) have a file, found by listing the directory;
+    the missing ones read as the fill value."""
+    if version == 2:
+        outer = meta["chunks"]
+    else:
+        grid = meta["chunk_grid"]
+        if grid.get("name") != "regular":
+            return []
+        outer = grid["configuration"]["chunk_shape"]
+    sharded = version == 3 and any(c["name"] == "sharding_indexed" for c in meta["codecs"])
+    noun = "shard" if sharded else "chunk"
+    grid = tuple(math.ceil(n / c) if c else 0 for n, c in zip(shape, outer))
+    total = math.prod(grid)
+    prefix, separator = _key_encoding(meta, version)
+    present = set()
+    for root, dirs, files in os.walk(path):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in files:
+            if name.startswith("."):
+                continue  # metadata, and files being written
+            key = os.path.relpath(os.path.join(root, name), path).replace(os.sep, "/")
+            index = _parse_key(key, prefix, separator, len(grid))
+            if index is not None and all(i < g for i, g in zip(index, grid)):
+                present.add(index)
+    text = f"{len(present)} of {total}"
+    if len(present) < total:
+        missing = total - len(present)
+        text += f" ({missing} missing: read as the fill value"
+        if missing <= 8 and total <= 1_000_000:
+            every = np.ndindex(*grid) if grid else [()]
+            text += "; " + ", ".join(str(list(i)) for i in every if i not in present)
+        text += ")"
+    return [(f"{noun}s stored", text)]
+
+
+def _parse_key(key, prefix, separator, ndim):
+    """The grid index a chunk key names, or None."""
+    if prefix is not None:
+        if key == prefix:
+            return () if ndim == 0 else None
+        if not key.startswith(prefix + separator):
+            return None
+        key = key[len(prefix) + len(separator):]
+    elif ndim == 0:
+        return () if key == "0" else None
+    parts = key.split(separator)
+    if len(parts) != ndim or not all(p.isdigit() for p in parts):
+        return None
+    return tuple(int(p) for p in parts)
+
+
 def _chain(codecs):
     """A v3 codec chain, a sharding codec with its inner chain in brackets."""
     return " -> ".join(_sharding(c) if c["name"] == "sharding_indexed" else _codec(c) for c in codecs)
@@ -149,6 +219,7 @@ def _group(path, version):
     """The group's arrays, one line each, found by walking its directory (not into arrays)."""
     arrays = []
     for root, dirs, _ in os.walk(path):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]  # arrays being written beside their path
         node = _zarr_node(root) if root != path else None
         if node is not None and node[2] == "array":
             dirs.clear()

@@ -16,8 +16,18 @@ def _local_path(path_or_url, component=None):
             raise ValueError(f"tegula reads local paths and file:// URLs, not {scheme}://")
         path = rest
     if component:
-        path = os.path.join(path, str(component).strip("/"))
+        path = os.path.join(path, _checked_component(component))
     return path
+
+
+def _checked_component(component):
+    """A path inside a group: relative, without ``..``, so it cannot name anything outside the
+    store (``component=".."`` would read the group's parent)."""
+    text = os.fspath(component) if isinstance(component, os.PathLike) else str(component)
+    parts = text.replace(os.sep, "/").split("/")
+    if text.startswith(("/", os.sep)) or os.path.isabs(text) or ".." in parts or "\0" in text:
+        raise ValueError(f"component {text!r} must be a relative path inside the store, without '..'")
+    return "/".join(p for p in parts if p not in ("", "."))
 
 
 def from_zarr(path_or_url, component=None, chunks=None):

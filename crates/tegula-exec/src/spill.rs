@@ -52,17 +52,25 @@ impl SpillDir {
     /// Writes task `id`'s chunk to its file.
     pub fn write(&self, id: usize, chunk: &Chunk) -> Result<Spilled> {
         let path = self.dir()?.join(format!("{id}.raw"));
-        let io = |e: std::io::Error| TegulaError::Io(format!("spilling to {}: {e}", path.display()));
-        let mut out = BufWriter::new(File::create(&path).map_err(io)?);
-        write_raw(chunk, &mut out)?;
-        out.flush().map_err(io)?;
+        // Every failure names the file (a full disk is the common one), whatever layer saw it.
+        let failed = |e: &dyn std::fmt::Display| TegulaError::Io(format!("spilling to {}: {e}", path.display()));
+        let written = File::create(&path).map_err(|e| failed(&e)).and_then(|file| {
+            let mut out = BufWriter::new(file);
+            write_raw(chunk, &mut out).map_err(|e| failed(&e))?;
+            out.flush().map_err(|e| failed(&e))
+        });
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&path);
+            return Err(e);
+        }
         Ok(Spilled { path, dtype: chunk.dtype(), shape: chunk.shape().to_vec() })
     }
 
     /// Reads a spilled chunk back (the file stays until `remove`).
     pub fn read(&self, spilled: &Spilled) -> Result<Chunk> {
-        let file = File::open(&spilled.path).map_err(|e| TegulaError::Io(format!("reading {}: {e}", spilled.path.display())))?;
-        read_raw(spilled.dtype, &spilled.shape, &mut BufReader::new(file))
+        let failed = |e: &dyn std::fmt::Display| TegulaError::Io(format!("{}: {e}", spilled.path.display()));
+        let file = File::open(&spilled.path).map_err(|e| failed(&e))?;
+        read_raw(spilled.dtype, &spilled.shape, &mut BufReader::new(file)).map_err(|e| failed(&e))
     }
 
     /// Deletes a spilled chunk's file once no task needs it.

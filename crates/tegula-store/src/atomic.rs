@@ -4,11 +4,12 @@
 //! Files are not synced one by one (zarrs' own store does, which halves write throughput):
 //! the guarantee is against a killed process, as for any file the page cache holds.
 
+use crate::files::Root;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use zarrs::filesystem::FilesystemStore;
-use zarrs::storage::byte_range::ByteRangeIterator;
+use zarrs::storage::byte_range::{ByteRange, ByteRangeIterator};
 use zarrs::storage::{
     Bytes, MaybeBytes, MaybeBytesIterator, OffsetBytesIterator, ReadableStorageTraits, StorageError, StoreKey,
     StorePrefix, WritableStorageTraits,
@@ -19,13 +20,26 @@ pub(crate) const PARTIAL_SUFFIX: &str = ".tegula-partial";
 
 pub(crate) struct AtomicStore {
     inner: FilesystemStore,
+    root: Root,
     next_temp: AtomicU64,
 }
 
 impl AtomicStore {
     pub(crate) fn new(root: &Path) -> Result<AtomicStore, String> {
         let inner = FilesystemStore::new(root).map_err(|e| e.to_string())?;
-        Ok(AtomicStore { inner, next_temp: AtomicU64::new(0) })
+        let root = Root::new(root).map_err(|e| e.to_string())?;
+        Ok(AtomicStore { inner, root, next_temp: AtomicU64::new(0) })
+    }
+
+    /// The store's root, which checks the files read from it.
+    pub(crate) fn root(&self) -> &Root {
+        &self.root
+    }
+
+    /// Whether `key`'s file exists, refusing one that is not a regular file inside the root
+    /// (a FIFO would block the read forever; a link out of the store is not its data).
+    fn present(&self, key: &StoreKey) -> Result<bool, StorageError> {
+        Ok(self.root.check(&self.inner.key_to_fspath(key))?)
     }
 
     fn temp_path(&self, path: &Path) -> PathBuf {
@@ -58,13 +72,37 @@ impl ReadableStorageTraits for AtomicStore {
         key: &StoreKey,
         byte_ranges: ByteRangeIterator<'a>,
     ) -> Result<MaybeBytesIterator<'a>, StorageError> {
-        self.inner.get_partial_many(key, byte_ranges)
+        if !self.present(key)? {
+            self.root.still_same()?;
+            return Ok(None);
+        }
+        // A range past the end of the file (a shard index that lies) would be allocated before
+        // the read fails: refuse it first.
+        let ranges: Vec<ByteRange> = byte_ranges.collect();
+        let size = std::fs::metadata(self.inner.key_to_fspath(key))?.len();
+        for range in &ranges {
+            let end = match *range {
+                ByteRange::FromStart(offset, Some(length)) => offset.checked_add(length),
+                ByteRange::FromStart(offset, None) => Some(offset),
+                ByteRange::Suffix(length) => Some(length),
+            };
+            if end.is_none_or(|end| end > size) {
+                return Err(StorageError::Other(format!("{key}: byte range {range:?} is past the end of its {size} bytes")));
+            }
+        }
+        let got = self.inner.get_partial_many(key, Box::new(ranges.into_iter()))?;
+        self.root.still_same()?;
+        Ok(got)
     }
     fn get(&self, key: &StoreKey) -> Result<MaybeBytes, StorageError> {
-        self.inner.get(key)
+        let got = if self.present(key)? { self.inner.get(key)? } else { None };
+        self.root.still_same()?;
+        Ok(got)
     }
     fn size_key(&self, key: &StoreKey) -> Result<Option<u64>, StorageError> {
-        self.inner.size_key(key)
+        let got = if self.present(key)? { self.inner.size_key(key)? } else { None };
+        self.root.still_same()?;
+        Ok(got)
     }
     fn supports_get_partial(&self) -> bool {
         true

@@ -110,7 +110,7 @@ impl ZarrOptions {
     }
 
     fn check(&self, shape: &[usize]) -> Result<()> {
-        if self.chunk_shape.len() != shape.len() || self.chunk_shape.iter().any(|&c| c == 0) {
+        if self.chunk_shape.len() != shape.len() || self.chunk_shape.contains(&0) {
             return Err(value_err!("chunk shape {:?} does not fit an array of shape {shape:?}", self.chunk_shape));
         }
         if let Some(shard) = &self.shard_shape {

@@ -73,7 +73,7 @@ fn cached_prefix(file: &File, len: usize) -> usize {
 /// Reads `out` from `offset` of the file with `O_DIRECT`; `Ok(false)` when direct reads are
 /// not possible here (then nothing is promised about `out`'s contents).
 fn read_direct(path: &Path, out: &mut [u8], offset: u64) -> io::Result<bool> {
-    if out.is_empty() || out.as_ptr() as usize % DIRECT_ALIGN != 0 {
+    if out.is_empty() || !(out.as_ptr() as usize).is_multiple_of(DIRECT_ALIGN) {
         return Ok(false);
     }
     let file = match std::fs::OpenOptions::new().read(true).custom_flags(libc::O_DIRECT).open(path) {

@@ -2,14 +2,25 @@
 //! as raw bytes (row-major, native byte order), the form the kernels' `raw` module converts to
 //! and from chunks, so storage never needs the kernels (nor the plans) and the executor joins
 //! them. Formats: Zarr v2 and v3 through `zarrs` (`zarr.rs`, writes made atomic by
-//! `atomic.rs`), and NumPy's `.npy` (`npy.rs`).
+//! `atomic.rs`, a new or overwritten array built beside its path and switched in whole by
+//! `replace.rs`), and NumPy's `.npy` (`npy.rs`).
+//!
+//! Files are not trusted: `files.rs` refuses FIFOs, devices and links out of a store's root;
+//! no chunk decodes to more than its declared size (`compressed.rs` streams the plain zstd and
+//! gzip chains into the chunk's buffer, `bounded.rs` wraps the codecs zarrs still decodes);
+//! shapes whose bytes overflow `isize`, or with more than `MAX_NDIM` axes, are refused when
+//! opened; errors name the path and the stored chunk (`chunk [3, 7] (c/3/7)`).
 
 mod atomic;
+mod bounded;
+mod compressed;
 mod codecs;
 mod direct;
+mod files;
 mod npy;
 mod prefetch;
 mod raw_chunks;
+mod replace;
 mod zarr;
 
 pub use codecs::{Codec, ZarrOptions};
@@ -59,9 +70,21 @@ fn io_err(path: &str, what: impl std::fmt::Display) -> TegulaError {
     TegulaError::Io(format!("{path}: {what}"))
 }
 
-/// The number of bytes of a whole array of `shape` and `dtype`.
+/// The most axes a stored array may have (NumPy's limit).
+pub const MAX_NDIM: usize = 64;
+
+/// The number of bytes of `shape`'s elements of `itemsize` bytes, if it fits in `isize` (as
+/// every array and buffer must); `None` when the count overflows, whatever the order.
+pub fn checked_bytes(shape: &[usize], itemsize: usize) -> Option<usize> {
+    let bytes = shape.iter().try_fold(itemsize, |n, &d| n.checked_mul(d))?;
+    // A zero-length axis makes any other length harmless only if each fits on its own.
+    let each_fits = shape.iter().all(|&d| d <= isize::MAX as usize);
+    (bytes <= isize::MAX as usize && each_fits).then_some(bytes)
+}
+
+/// The number of bytes of a whole array of `shape` and `dtype` (checked when opened or created).
 fn array_bytes(shape: &[usize], dtype: DType) -> usize {
-    shape.iter().product::<usize>() * dtype.itemsize()
+    checked_bytes(shape, dtype.itemsize()).unwrap_or(usize::MAX)
 }
 
 /// The number of bytes of a region of `dtype`.

@@ -34,33 +34,191 @@ fn read_header(path: &str, file: &File) -> Result<Header> {
         2 | 3 if got == 12 => (u32::from_le_bytes([lead[8], lead[9], lead[10], lead[11]]) as usize, 12),
         _ => return Err(corrupt("unknown version")),
     };
+    // The header is read whole: refuse a length the file cannot hold before allocating it.
+    let size = file.metadata().map_err(|e| io(path, e))?.len();
+    if (start + len) as u64 > size {
+        return Err(corrupt("truncated header"));
+    }
     let mut text = vec![0u8; len];
     file.read_exact_at(&mut text, start as u64).map_err(|_| corrupt("truncated header"))?;
     let text = String::from_utf8(text).map_err(|_| corrupt("header is not text"))?;
-    let descr = dict_value(&text, "descr").ok_or_else(|| corrupt("no descr"))?;
-    let descr = descr.trim_matches(|c| c == '\'' || c == '"');
-    let dtype = parse_dtype(descr).map_err(|e| tegula_core::dtype_err!("{path}: {e}"))?;
-    let fortran = match dict_value(&text, "fortran_order").map(str::trim) {
-        Some("True") => true,
-        Some("False") => false,
-        _ => return Err(corrupt("no fortran_order")),
+    let bad = |what: String| tegula_core::value_err!("{path}: invalid .npy header ({what}): {}", text.trim_end());
+    let dict = parse_header_dict(&text).map_err(bad)?;
+    let descr = match &dict.descr {
+        Literal::Str(d) => d.as_str(),
+        _ => return Err(tegula_core::dtype_err!("{path}: structured dtypes are not supported by tegula")),
     };
-    let shape = parse_shape(dict_value(&text, "shape").ok_or_else(|| corrupt("no shape"))?).ok_or_else(|| corrupt("bad shape"))?;
-    Ok(Header { dtype, big_endian: descr.starts_with('>') && dtype.itemsize() > 1, fortran, shape, data_offset: (start + len) as u64 })
+    let dtype = parse_dtype(descr).map_err(|e| tegula_core::dtype_err!("{path}: {e}"))?;
+    let shape = dict.shape;
+    if shape.len() > crate::MAX_NDIM {
+        return Err(bad(format!("{} dimensions, more than {}", shape.len(), crate::MAX_NDIM)));
+    }
+    crate::checked_bytes(&shape, dtype.itemsize())
+        .ok_or_else(|| tegula_core::value_err!("{path}: shape {shape:?} of {dtype} is too large (more than isize::MAX bytes)"))?;
+    Ok(Header { dtype, big_endian: descr.starts_with('>') && dtype.itemsize() > 1, fortran: dict.fortran, shape, data_offset: (start + len) as u64 })
 }
 
-/// The text of `key`'s value in a header's Python dict literal (a tuple's parentheses kept).
-fn dict_value<'t>(text: &'t str, key: &str) -> Option<&'t str> {
-    let quoted = [format!("'{key}'"), format!("\"{key}\"")];
-    let at = quoted.iter().find_map(|q| text.find(q.as_str()).map(|i| i + q.len()))?;
-    let rest = text[at..].trim_start().strip_prefix(':')?.trim_start();
-    let end = if rest.starts_with('(') { rest.find(')')? + 1 } else { rest.find([',', '}'])? };
-    Some(&rest[..end])
+/// A value of a `.npy` header's dict literal.
+#[derive(Debug, PartialEq)]
+enum Literal {
+    Str(String),
+    Bool(bool),
+    Int(usize),
+    Tuple(Vec<Literal>),
+    List(Vec<Literal>),
 }
 
-fn parse_shape(text: &str) -> Option<Vec<usize>> {
-    let inner = text.trim().strip_prefix('(')?.strip_suffix(')')?;
-    inner.split(',').map(str::trim).filter(|s| !s.is_empty()).map(|s| s.trim_end_matches('L').parse().ok()).collect()
+/// What a header's dict says.
+#[derive(Debug)]
+struct HeaderDict {
+    descr: Literal,
+    fortran: bool,
+    shape: Vec<usize>,
+}
+
+/// Parses a header: a Python dict literal with exactly the keys `descr` (a string, or a list
+/// for structured dtypes), `fortran_order` (a bool) and `shape` (a tuple of ints), as NumPy
+/// requires; then only spaces and a newline.
+fn parse_header_dict(text: &str) -> std::result::Result<HeaderDict, String> {
+    let mut p = Parser { s: text.as_bytes(), at: 0 };
+    p.expect(b'{')?;
+    let (mut descr, mut fortran, mut shape) = (None, None, None);
+    loop {
+        p.space();
+        if p.eat(b'}') {
+            break;
+        }
+        let key = match p.value(0)? {
+            Literal::Str(k) => k,
+            other => return Err(format!("key {other:?} is not a string")),
+        };
+        p.space();
+        p.expect(b':')?;
+        let value = p.value(0)?;
+        let slot = match key.as_str() {
+            "descr" => &mut descr,
+            "fortran_order" => &mut fortran,
+            "shape" => &mut shape,
+            _ => return Err(format!("unexpected key {key:?}")),
+        };
+        if slot.replace(value).is_some() {
+            return Err(format!("key {key:?} given twice"));
+        }
+        p.space();
+        if !p.eat(b',') {
+            p.space();
+            p.expect(b'}')?;
+            break;
+        }
+    }
+    if !p.s[p.at..].iter().all(|c| c.is_ascii_whitespace() || *c == 0) {
+        return Err("text after the dict".into());
+    }
+    let fortran = match fortran {
+        Some(Literal::Bool(b)) => b,
+        Some(_) => return Err("fortran_order is not a bool".into()),
+        None => return Err("no fortran_order".into()),
+    };
+    let shape = match shape {
+        Some(Literal::Tuple(items)) => items
+            .into_iter()
+            .map(|i| match i {
+                Literal::Int(n) => Ok(n),
+                _ => Err("shape holds something other than ints".to_string()),
+            })
+            .collect::<std::result::Result<Vec<_>, _>>()?,
+        Some(_) => return Err("shape is not a tuple".into()),
+        None => return Err("no shape".into()),
+    };
+    let descr = descr.ok_or("no descr")?;
+    Ok(HeaderDict { descr, fortran, shape })
+}
+
+struct Parser<'t> {
+    s: &'t [u8],
+    at: usize,
+}
+
+impl Parser<'_> {
+    fn space(&mut self) {
+        while self.s.get(self.at).is_some_and(|c| c.is_ascii_whitespace()) {
+            self.at += 1;
+        }
+    }
+
+    fn eat(&mut self, c: u8) -> bool {
+        let hit = self.s.get(self.at) == Some(&c);
+        self.at += hit as usize;
+        hit
+    }
+
+    fn expect(&mut self, c: u8) -> std::result::Result<(), String> {
+        if self.eat(c) { Ok(()) } else { Err(format!("expected {:?} at byte {}", c as char, self.at)) }
+    }
+
+    /// A string, bool, int, tuple or list (nested at most a few levels: structured dtypes).
+    fn value(&mut self, depth: usize) -> std::result::Result<Literal, String> {
+        if depth > 8 {
+            return Err("values nested too deep".into());
+        }
+        self.space();
+        match self.s.get(self.at).copied() {
+            Some(q @ (b'\'' | b'"')) => {
+                self.at += 1;
+                let begin = self.at;
+                while self.s.get(self.at).is_some_and(|&c| c != q && c != b'\\' && c != b'\n') {
+                    self.at += 1;
+                }
+                let text = std::str::from_utf8(&self.s[begin..self.at]).map_err(|e| e.to_string())?.to_string();
+                self.expect(q)?;
+                Ok(Literal::Str(text))
+            }
+            Some(open @ (b'(' | b'[')) => {
+                self.at += 1;
+                let close = if open == b'(' { b')' } else { b']' };
+                let mut items = Vec::new();
+                let mut comma = false;
+                loop {
+                    self.space();
+                    if self.eat(close) {
+                        break;
+                    }
+                    items.push(self.value(depth + 1)?);
+                    self.space();
+                    comma = self.eat(b',');
+                    if !comma {
+                        self.space();
+                        self.expect(close)?;
+                        break;
+                    }
+                }
+                // `(8)` is the int 8 in Python, not a tuple.
+                if open == b'(' && items.len() == 1 && !comma {
+                    return Err("a parenthesised value, not a tuple".into());
+                }
+                Ok(if open == b'(' { Literal::Tuple(items) } else { Literal::List(items) })
+            }
+            Some(b'0'..=b'9') => {
+                let begin = self.at;
+                while self.s.get(self.at).is_some_and(u8::is_ascii_digit) {
+                    self.at += 1;
+                }
+                let digits = std::str::from_utf8(&self.s[begin..self.at]).map_err(|e| e.to_string())?;
+                let n = digits.parse::<usize>().map_err(|_| format!("{digits} is too large"))?;
+                self.eat(b'L'); // Python 2's long ints
+                Ok(Literal::Int(n))
+            }
+            _ if self.s[self.at..].starts_with(b"True") => {
+                self.at += 4;
+                Ok(Literal::Bool(true))
+            }
+            _ if self.s[self.at..].starts_with(b"False") => {
+                self.at += 5;
+                Ok(Literal::Bool(false))
+            }
+            _ => Err(format!("unexpected text at byte {}", self.at)),
+        }
+    }
 }
 
 /// Calls `f(offset_in_elements_of_file, offset_in_elements_of_out, len)` for each contiguous
@@ -140,13 +298,13 @@ pub struct NpySource {
 
 impl NpySource {
     pub fn open(path: &str) -> Result<NpySource> {
-        let file = File::open(path).map_err(|e| match e.kind() {
+        let file = crate::files::open_regular(std::path::Path::new(path)).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => TegulaError::NotFound(format!("no such file or directory: {path}")),
             _ => io(path, e),
         })?;
         let header = read_header(path, &file)?;
         let size = file.metadata().map_err(|e| io(path, e))?.len();
-        let need = header.data_offset + array_bytes(&header.shape, header.dtype) as u64;
+        let need = header.data_offset.saturating_add(array_bytes(&header.shape, header.dtype) as u64);
         if size < need {
             return Err(io(path, format!("truncated: {size} bytes, the header describes {need}")));
         }
@@ -300,10 +458,48 @@ mod tests {
         .unwrap();
         assert_eq!(seen, vec![(42, 0, 12), (72, 12, 12)]);
         let mut all = Vec::new();
-        for_each_run(&shape, &[(0, 4), (0, 5), (0, 6)], |f, o, l| Ok(all.push((f, o, l)))).unwrap();
+        for_each_run(&shape, &[(0, 4), (0, 5), (0, 6)], |f, o, l| {
+            all.push((f, o, l));
+            Ok(())
+        }).unwrap();
         assert_eq!(all, vec![(0, 0, 120)]);
         let mut cols = Vec::new();
-        for_each_run(&[3, 4], &[(0, 2), (1, 2)], |f, o, l| Ok(cols.push((f, o, l)))).unwrap();
+        for_each_run(&[3, 4], &[(0, 2), (1, 2)], |f, o, l| {
+            cols.push((f, o, l));
+            Ok(())
+        }).unwrap();
         assert_eq!(cols, vec![(1, 0, 1), (5, 1, 1)]);
+    }
+
+    #[test]
+    fn header_dicts_are_parsed_not_searched() {
+        let ok = parse_header_dict("{'descr': '<f8', 'fortran_order': False, 'shape': (8,), }          \n").unwrap();
+        assert_eq!((ok.descr, ok.fortran, ok.shape), (Literal::Str("<f8".into()), false, vec![8]));
+        let ok = parse_header_dict("{\"shape\": (2, 3L), 'fortran_order': True, 'descr': [('a', '<i4')]}").unwrap();
+        assert_eq!((ok.fortran, ok.shape), (true, vec![2, 3]));
+        assert_eq!(parse_header_dict("{'descr': '|b1', 'fortran_order': False, 'shape': ()}").unwrap().shape, Vec::<usize>::new());
+        for bad in [
+            "{'descr': '<f8', 'c': \"'shape': (2,),\", 'fortran_order': False, 'shape': (8,), }",
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (8,), 'shape': (2,)}",
+            "{'descr': '<f8', 'fortran_order': False}",
+            "{'descr': '<f8', 'fortran_order': 0, 'shape': (8,)}",
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (8)}",
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (-8,)}",
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999999,)}",
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (8,)} x",
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (8,)",
+            "",
+        ] {
+            assert!(parse_header_dict(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn byte_counts_are_checked() {
+        assert_eq!(crate::checked_bytes(&[2, 3], 8), Some(48));
+        assert_eq!(crate::checked_bytes(&[1 << 61], 8), None);
+        assert_eq!(crate::checked_bytes(&[1 << 32, 1 << 32], 1), None);
+        assert_eq!(crate::checked_bytes(&[0, usize::MAX], 1), None);
+        assert_eq!(crate::checked_bytes(&[], 16), Some(16));
     }
 }

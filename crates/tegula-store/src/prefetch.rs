@@ -28,7 +28,7 @@ pub(crate) fn prefetch(path: PathBuf) {
         let (send, receive) = channel::<PathBuf>();
         let started = std::thread::Builder::new().name("tegula-prefetch".into()).spawn(move || {
             for path in receive {
-                if let Ok(file) = std::fs::File::open(&path) {
+                if let Ok(file) = crate::files::open_regular(&path) {
                     read_into_cache(&file);
                 }
             }

@@ -42,7 +42,7 @@ impl RawChunks {
     /// The files of the stored chunks that make up `region`, in order, when they lie one
     /// after another in the region's bytes: whole chunks inside the array, one chunk across
     /// every axis but the first.
-    fn chunk_files(&self, array: &Array<AtomicStore>, info: &StoredInfo, region: &[(usize, usize)]) -> Option<Vec<PathBuf>> {
+    fn chunk_files(&self, array: &Array<AtomicStore>, info: &StoredInfo, region: &[(usize, usize)]) -> Option<Vec<(String, PathBuf)>> {
         let mut first = Vec::with_capacity(region.len());
         for (axis, ((&(a, b), &c), &n)) in region.iter().zip(&info.chunk_shape).zip(&info.shape).enumerate() {
             let whole = a % c == 0 && b > a && (b - a) % c == 0 && b <= n;
@@ -57,7 +57,8 @@ impl RawChunks {
             if let Some(i) = index.first_mut() {
                 *i += k;
             }
-            self.store.path_of(&array.chunk_key(&index))
+            let key = array.chunk_key(&index);
+            (format!("chunk {index:?} ({key})"), self.store.path_of(&key))
         });
         Some(files.collect())
     }
@@ -67,10 +68,18 @@ impl RawChunks {
     /// which reads as the fill value).
     pub(crate) fn read(&self, array: &Array<AtomicStore>, info: &StoredInfo, region: &[(usize, usize)], out: &mut [u8]) -> Option<Result<()>> {
         let paths = self.chunk_files(array, info, region)?;
-        let files: Vec<std::fs::File> = paths.iter().map(std::fs::File::open).collect::<std::io::Result<_>>().ok()?;
+        let mut files = Vec::with_capacity(paths.len());
+        for (name, path) in &paths {
+            // A chunk never written reads as the fill value, on the slow path.
+            match self.store.root().open(path) {
+                Ok(Some(file)) => files.push(file),
+                Ok(None) => return None,
+                Err(e) => return Some(Err(io_err(&info.path, format!("reading {name}: {e}")))),
+            }
+        }
         let each = out.len() / files.len();
-        for ((file, path), part) in files.iter().zip(&paths).zip(out.chunks_mut(each)) {
-            let fail = |what: String| Some(Err(io_err(&info.path, format!("reading {}: {what}", path.display()))));
+        for ((file, (name, path)), part) in files.iter().zip(&paths).zip(out.chunks_mut(each)) {
+            let fail = |what: String| Some(Err(io_err(&info.path, format!("reading {name}: {what}"))));
             match file.metadata() {
                 Ok(m) if m.len() == part.len() as u64 => {}
                 Ok(m) => return fail(format!("the chunk holds {} bytes, expected {}", m.len(), part.len())),
@@ -87,9 +96,9 @@ impl RawChunks {
     pub(crate) fn write(&self, array: &Array<AtomicStore>, info: &StoredInfo, region: &[(usize, usize)], bytes: &[u8]) -> Option<Result<()>> {
         let paths = self.chunk_files(array, info, region)?;
         let each = bytes.len() / paths.len();
-        for (path, part) in paths.iter().zip(bytes.chunks(each)) {
+        for ((name, path), part) in paths.iter().zip(bytes.chunks(each)) {
             if let Err(e) = self.store.write_atomically(path, part) {
-                return Some(Err(io_err(&info.path, format!("writing {}: {e}", path.display()))));
+                return Some(Err(io_err(&info.path, format!("writing {name}: {e}"))));
             }
         }
         Some(Ok(()))

@@ -4,11 +4,13 @@
 
 use crate::atomic::{AtomicStore, PARTIAL_SUFFIX};
 use crate::codecs::{parse_dtype, ZarrOptions};
+use crate::compressed::Compressed;
 use crate::raw_chunks::RawChunks;
+use crate::replace;
 use crate::{check_region, io_err as io, ChunkSink, ChunkSource, StoredInfo};
 use serde_json::Value;
-use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use tegula_core::{DType, Result, TegulaError};
 use unsafe_cell_slice::UnsafeCellSlice;
@@ -24,6 +26,8 @@ fn ranges(region: &[(usize, usize)]) -> Vec<std::ops::Range<u64>> {
 
 /// Opens the array at `path` (its root, `/`).
 fn open_array(path: &str) -> Result<(ZarrArray, Arc<AtomicStore>)> {
+    // A writer killed while switching a new array in may have left the old one aside.
+    replace::recover(Path::new(path));
     if !Path::new(path).exists() {
         return Err(TegulaError::NotFound(format!("no such file or directory: {path}")));
     }
@@ -53,14 +57,29 @@ fn describe(path: &str, array: &ZarrArray, meta: &Value) -> Result<StoredInfo> {
         Value::String(name) => parse_dtype(name).map_err(|e| tegula_core::dtype_err!("{path}: {e}"))?,
         other => return Err(tegula_core::dtype_err!("{path}: data type {other} is not supported by tegula")),
     };
-    let shape: Vec<usize> = array.shape().iter().map(|&n| n as usize).collect();
+    let shape: Vec<usize> = array.shape().iter().map(|&n| usize::try_from(n).unwrap_or(usize::MAX)).collect();
     let chunk_shape: Vec<usize> = serde_json::from_value(chunks.clone())
         .map_err(|_| io(path, format!("tegula reads regular chunk grids only, not {chunks}")))?;
     if chunk_shape.len() != shape.len() || chunk_shape.contains(&0) {
         return Err(io(path, format!("chunk shape {chunk_shape:?} does not fit shape {shape:?}")));
     }
+    check_sizes(path, &shape, &chunk_shape, dtype)?;
     let attributes = serde_json::to_string(array.attributes()).map_err(|e| io(path, e))?;
     Ok(StoredInfo { path: path.to_string(), shape, dtype, chunk_shape, attributes })
+}
+
+/// Refuses arrays no buffer could hold: more than `MAX_NDIM` axes, or a shape or chunk whose
+/// bytes overflow `isize` (whose arithmetic would otherwise wrap or abort later).
+fn check_sizes(path: &str, shape: &[usize], chunk_shape: &[usize], dtype: DType) -> Result<()> {
+    if shape.len() > crate::MAX_NDIM {
+        return Err(tegula_core::value_err!("{path}: {} dimensions, more than the {} tegula (and NumPy) allow", shape.len(), crate::MAX_NDIM));
+    }
+    for (what, dims) in [("shape", shape), ("chunk shape", chunk_shape)] {
+        if crate::checked_bytes(dims, dtype.itemsize()).is_none() {
+            return Err(tegula_core::value_err!("{path}: {what} {dims:?} of {dtype} is too large (more than isize::MAX bytes)"));
+        }
+    }
+    Ok(())
 }
 
 /// The stored chunks a region touches, for messages: `(0, 1)` or `(0..2, 1)`.
@@ -81,6 +100,7 @@ pub struct ZarrSource {
     array: ZarrArray,
     store: Arc<AtomicStore>,
     raw: Option<RawChunks>,
+    compressed: Option<Compressed>,
     /// One past the farthest chunk (row-major number) already asked for ahead of need.
     requested: AtomicU64,
 }
@@ -93,10 +113,21 @@ const READ_AHEAD_CHUNKS: u64 = 2;
 
 impl ZarrSource {
     pub fn open(path: &str) -> Result<ZarrSource> {
-        let (array, store) = open_array(path)?;
+        // An array switched in while its metadata was read: open the new one.
+        let mut tries = 0;
+        let (array, store) = loop {
+            match open_array(path) {
+                Err(e) if tries < 3 && e.to_string().contains(crate::files::REPLACED) => tries += 1,
+                opened => break opened?,
+            }
+        };
         let meta = metadata(path, &array)?;
+        let info = describe(path, &array, &meta)?;
+        // Chains compressed.rs does not decode itself: zarrs' decoding, bounded.
+        let array = crate::bounded::bounded(&array, &meta, store.clone()).unwrap_or(array);
         let raw = RawChunks::new(&meta, &store);
-        Ok(ZarrSource { info: describe(path, &array, &meta)?, array, store, raw, requested: AtomicU64::new(0) })
+        let compressed = Compressed::new(&meta, &store, array.fill_value().as_ne_bytes());
+        Ok(ZarrSource { info, array, store, raw, compressed, requested: AtomicU64::new(0) })
     }
 
     /// Asks the kernel (from the prefetch thread) to start reading the stored chunks that
@@ -106,11 +137,13 @@ impl ZarrSource {
     /// wasted read, no error.
     fn read_ahead(&self, region: &[(usize, usize)]) {
         let grid: Vec<u64> = self.info.shape.iter().zip(&self.info.chunk_shape).map(|(&n, &c)| n.div_ceil(c) as u64).collect();
+        // A grid of more chunks than a u64 counts gets no read-ahead.
+        let Some(count) = grid.iter().try_fold(1u64, |n, &g| n.checked_mul(g)) else { return };
         let last = region.iter().zip(&self.info.chunk_shape).zip(&grid)
             .fold(0, |flat, ((&(_, b), &c), &g)| flat * g + ((b - 1) / c) as u64);
         let chunk_bytes = self.info.chunk_shape.iter().product::<usize>() * self.info.dtype.itemsize();
         let ahead = ((READ_AHEAD_BYTES / chunk_bytes.max(1)) as u64).max(READ_AHEAD_CHUNKS);
-        let end = (last + 1 + ahead).min(grid.iter().product());
+        let end = (last + 1).saturating_add(ahead).min(count);
         let from = self.requested.fetch_max(end, Ordering::Relaxed).max(last + 1);
         for flat in from..end {
             crate::prefetch::prefetch(self.store.path_of(&self.array.chunk_key(&unravel(flat, &grid))));
@@ -144,6 +177,9 @@ impl ChunkSource for ZarrSource {
             return done;
         }
         self.read_ahead(region);
+        if let Some(compressed) = &self.compressed {
+            return compressed.read(&self.array, &self.info, region, out);
+        }
         let shape: Vec<u64> = region.iter().map(|&(a, b)| (b - a) as u64).collect();
         let whole = ArraySubset::new_with_shape(shape.clone());
         let failed = |e: &dyn std::fmt::Display| io(&self.info.path, format!("reading {}: {e}", chunk_names(&self.info, region)));
@@ -151,7 +187,40 @@ impl ChunkSource for ZarrSource {
         let mut view = unsafe { ArrayBytesFixedDisjointView::new(UnsafeCellSlice::new(out), self.info.dtype.itemsize(), &shape, whole) }
             .map_err(|e| failed(&e))?;
         let subset = ArraySubset::new_with_ranges(&ranges(region));
-        self.array.retrieve_array_subset_into(&subset, (&mut view).into()).map_err(|e| failed(&e))
+        match self.array.retrieve_array_subset_into(&subset, (&mut view).into()) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.failed_chunk(region).unwrap_or_else(|| failed(&e))),
+        }
+    }
+}
+
+impl ZarrSource {
+    /// The error of the first stored chunk (or shard) of `region` that cannot be read, found
+    /// by reading them one by one once a read of the region failed, so the message names the
+    /// broken chunk itself rather than the block's range of chunks.
+    fn failed_chunk(&self, region: &[(usize, usize)]) -> Option<TegulaError> {
+        let c = &self.info.chunk_shape;
+        let first: Vec<u64> = region.iter().zip(c).map(|(&(a, _), &c)| (a / c) as u64).collect();
+        let last: Vec<u64> = region.iter().zip(c).map(|(&(a, b), &c)| ((b - 1).max(a) / c) as u64).collect();
+        let mut index = first.clone();
+        loop {
+            if let Err(e) = self.array.retrieve_chunk::<ArrayBytes<'static>>(&index) {
+                let key = self.array.chunk_key(&index);
+                return Some(io(&self.info.path, format!("reading chunk {index:?} ({key}): {e}")));
+            }
+            let mut axis = index.len();
+            loop {
+                if axis == 0 {
+                    return None;
+                }
+                axis -= 1;
+                index[axis] += 1;
+                if index[axis] <= last[axis] {
+                    break;
+                }
+                index[axis] = first[axis];
+            }
+        }
     }
 }
 
@@ -159,25 +228,53 @@ pub struct ZarrSink {
     info: StoredInfo,
     array: ZarrArray,
     raw: Option<RawChunks>,
+    /// Where the array goes once complete.
+    target: PathBuf,
+    /// Where it is built (a hidden sibling of `target`, see `replace.rs`).
+    staging: PathBuf,
+    overwrite: bool,
+    finished: AtomicBool,
 }
 
 impl ZarrSink {
-    /// Creates the array (metadata first, so the store is valid from the start: chunks not yet
-    /// written read as the fill value).
+    /// Creates the array in a directory of its own beside `path` (metadata first), which
+    /// `finish` switches in: until then the path keeps what it held (an old array when
+    /// overwriting), and a failed or killed writer leaves it untouched.
     pub fn create(path: &str, shape: &[usize], dtype: DType, options: &ZarrOptions) -> Result<ZarrSink> {
         let meta = options.metadata(shape, dtype)?;
         let meta: ArrayMetadata =
             serde_json::from_value(meta).map_err(|e| tegula_core::internal_err!("array metadata: {e}"))?;
-        prepare_directory(path, options.overwrite)?;
-        let store = Arc::new(AtomicStore::new(Path::new(path)).map_err(|e| io(path, e))?);
+        let target = PathBuf::from(path);
+        check_target(path, options.overwrite)?;
+        replace::clean_leftovers(&target);
+        let staging = replace::make_staging(&target).map_err(|e| io(path, format!("making a directory beside it: {e}")))?;
+        let sink = ZarrSink::build(path, meta, &staging);
+        if sink.is_err() {
+            let _ = std::fs::remove_dir_all(&staging);
+        }
+        let (array, raw) = sink?;
+        let attributes = options.attributes.clone();
+        let info = StoredInfo { path: path.into(), shape: shape.to_vec(), dtype, chunk_shape: grid(options), attributes };
+        Ok(ZarrSink { info, array, raw, target, staging, overwrite: options.overwrite, finished: AtomicBool::new(false) })
+    }
+
+    fn build(path: &str, meta: ArrayMetadata, staging: &Path) -> Result<(ZarrArray, Option<RawChunks>)> {
+        let store = Arc::new(AtomicStore::new(staging).map_err(|e| io(path, e))?);
         let array = Array::new_with_metadata(store.clone(), "/", meta).map_err(|e| tegula_core::value_err!("{path}: {e}"))?;
         // The metadata says what the user asked for, without a note naming the library.
         let written = ArrayMetadataOptions::default().with_include_zarrs_metadata(false);
         array.store_metadata_opt(&written).map_err(|e| io(path, format!("writing metadata: {e}")))?;
-        let attributes = options.attributes.clone();
-        let info = StoredInfo { path: path.into(), shape: shape.to_vec(), dtype, chunk_shape: grid(options), attributes };
         let raw = RawChunks::new(&metadata(path, &array)?, &store);
-        Ok(ZarrSink { info, array, raw })
+        Ok((array, raw))
+    }
+}
+
+impl Drop for ZarrSink {
+    /// An unfinished array (a failed compute) is removed; the target is untouched.
+    fn drop(&mut self) {
+        if !self.finished.load(Ordering::Acquire) {
+            let _ = std::fs::remove_dir_all(&self.staging);
+        }
     }
 }
 
@@ -186,13 +283,13 @@ fn grid(options: &ZarrOptions) -> Vec<usize> {
     options.shard_shape.clone().unwrap_or_else(|| options.chunk_shape.clone())
 }
 
-/// Makes `path` an empty directory: refuses to replace anything unless `overwrite`, and even
-/// then only a Zarr array or group (or leftovers of one), never other files.
-fn prepare_directory(path: &str, overwrite: bool) -> Result<()> {
-    let dir = Path::new(path);
-    let entries: Vec<String> = match std::fs::read_dir(dir) {
+/// Whether `path` may take a new array: absent or an empty directory, or, with `overwrite`,
+/// a Zarr array or group (or leftovers of one), never other files. `Ok(true)`: something is
+/// there to replace.
+fn check_target(path: &str, overwrite: bool) -> Result<bool> {
+    let entries: Vec<String> = match std::fs::read_dir(path) {
         Ok(entries) => entries.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
         Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
             return Err(TegulaError::Exists(format!("{path} exists and is not a directory")))
         }
@@ -206,34 +303,11 @@ fn prepare_directory(path: &str, overwrite: bool) -> Result<()> {
         if !is_zarr && !entries.iter().all(|e| e.ends_with(PARTIAL_SUFFIX)) {
             return Err(TegulaError::Exists(format!("{path} exists and is not a Zarr array; not replacing it")));
         }
-        remove_old_array(dir).map_err(|e| io(path, format!("removing the old array: {e}")))?;
     }
-    std::fs::create_dir_all(dir).map_err(|e| io(path, e))
+    Ok(true)
 }
 
 const METADATA_FILES: [&str; 4] = ["zarr.json", ".zarray", ".zattrs", ".zgroup"];
-
-/// Removes an old array chunks first and metadata last, so a process killed part-way leaves
-/// valid metadata whose chunks are each present or absent (absent chunks read as the fill value).
-fn remove_old_array(dir: &Path) -> std::io::Result<()> {
-    fn remove_chunks(dir: &Path) -> std::io::Result<()> {
-        for entry in std::fs::read_dir(dir)? {
-            let entry = entry?;
-            let name = entry.file_name();
-            if entry.file_type()?.is_dir() {
-                // Emptied directories go at once: a kill must not leave chunk directories
-                // without the metadata, which would no longer look like a Zarr array.
-                remove_chunks(&entry.path())?;
-                std::fs::remove_dir_all(entry.path())?;
-            } else if !METADATA_FILES.iter().any(|m| name == *m) {
-                std::fs::remove_file(entry.path())?;
-            }
-        }
-        Ok(())
-    }
-    remove_chunks(dir)?;
-    std::fs::remove_dir_all(dir)
-}
 
 impl ChunkSink for ZarrSink {
     fn info(&self) -> &StoredInfo {
@@ -254,7 +328,25 @@ impl ChunkSink for ZarrSink {
             .map_err(|e| io(&self.info.path, format!("writing {}: {e}", chunk_names(&self.info, region))))
     }
 
+    /// Switches the complete array in (see `replace.rs`), checking again, under the lock that
+    /// serialises writers of the path, that what is there now may be replaced.
     fn finish(&self) -> Result<()> {
+        let path = &self.info.path;
+        let old = {
+            let _lock = replace::lock(&self.target).map_err(|e| io(path, format!("locking its directory: {e}")))?;
+            let old = if check_target(path, self.overwrite)? {
+                Some(replace::switch(&self.staging, &self.target).map_err(|e| io(path, format!("switching the new array in: {e}")))?)
+            } else {
+                std::fs::rename(&self.staging, &self.target).map_err(|e| io(path, format!("moving the new array in: {e}")))?;
+                None
+            };
+            self.finished.store(true, Ordering::Release);
+            old
+        };
+        if let Some(old) = old {
+            // Not an error when it fails: the new array is in place; a leftover goes later.
+            let _ = std::fs::remove_dir_all(old);
+        }
         Ok(())
     }
 }

@@ -1,0 +1,186 @@
+//! Chunks compressed with zstd or gzip alone (the common Zarr chains: v3 `[bytes, zstd]` or
+//! `[bytes, gzip]`, v2 `compressor` zstd or gzip without filters), decoded here rather than by
+//! `zarrs`, so that a chunk never decodes to more than its declared size: each is streamed
+//! into a buffer of exactly the chunk's bytes (its shape times the item size), and one that
+//! would hold more (a "decompression bomb": a 568 KB zstd file decodes to 16 GB), or less, is
+//! an error naming the chunk, with memory bounded by the chunk. `zarrs` decodes a frame whole,
+//! to whatever size its header (or a gzip stream) says.
+
+use crate::atomic::AtomicStore;
+use crate::{io_err, StoredInfo};
+use serde_json::Value;
+use std::io::Read;
+use std::sync::Arc;
+use tegula_core::Result;
+use zarrs::array::Array;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Codec {
+    Zstd,
+    Gzip,
+}
+
+pub(crate) struct Compressed {
+    store: Arc<AtomicStore>,
+    codec: Codec,
+    /// One element of the fill value (native byte order), for chunks never written.
+    fill: Vec<u8>,
+}
+
+impl Compressed {
+    /// A reader when `meta` (the array's metadata document) describes such chunks, holding
+    /// little-endian elements (this machine's order).
+    pub(crate) fn new(meta: &Value, store: &Arc<AtomicStore>, fill: &[u8]) -> Option<Compressed> {
+        let codec = |name: Option<&str>| match name {
+            Some("zstd") => Some(Codec::Zstd),
+            Some("gzip") => Some(Codec::Gzip),
+            _ => None,
+        };
+        let codec = match meta["zarr_format"].as_u64() {
+            Some(3) => match meta["codecs"].as_array().map(Vec::as_slice) {
+                Some([bytes, compressor]) => {
+                    let little = bytes["configuration"]["endian"].as_str().is_none_or(|e| e == "little");
+                    let plain = bytes["name"] == "bytes" && little && meta["storage_transformers"].as_array().is_none_or(|t| t.is_empty());
+                    codec(compressor["name"].as_str()).filter(|_| plain)
+                }
+                _ => None,
+            },
+            Some(2) => {
+                let plain = meta["filters"].as_array().is_none_or(|f| f.is_empty())
+                    && meta["order"] == "C"
+                    && meta["dtype"].as_str().is_some_and(|d| d.starts_with('<') || d.starts_with('|'));
+                codec(meta["compressor"]["id"].as_str()).filter(|_| plain)
+            }
+            _ => None,
+        }?;
+        cfg!(target_endian = "little").then(|| Compressed { store: store.clone(), codec, fill: fill.to_vec() })
+    }
+
+    /// Reads `region` (checked by the caller) into `out`, chunk by chunk.
+    pub(crate) fn read(&self, array: &Array<AtomicStore>, info: &StoredInfo, region: &[(usize, usize)], out: &mut [u8]) -> Result<()> {
+        let item = info.dtype.itemsize();
+        let chunk_bytes = info.chunk_shape.iter().product::<usize>() * item;
+        let first: Vec<usize> = region.iter().zip(&info.chunk_shape).map(|(&(a, _), &c)| a / c).collect();
+        let last: Vec<usize> = region.iter().zip(&info.chunk_shape).map(|(&(a, b), &c)| (b - 1).max(a) / c).collect();
+        let mut index = first.clone();
+        let mut buffer = Vec::new();
+        loop {
+            let key: Vec<u64> = index.iter().map(|&i| i as u64).collect();
+            let store_key = array.chunk_key(&key);
+            let path = self.store.path_of(&store_key);
+            let fail = |what: String| io_err(&info.path, format!("reading chunk {index:?} ({store_key}): {what}"));
+            match self.store.root().open(&path).map_err(|e| fail(e.to_string()))? {
+                Some(file) => {
+                    buffer.resize(chunk_bytes, 0);
+                    self.decode(file, &mut buffer).map_err(fail)?;
+                }
+                None => {
+                    buffer.clear();
+                    buffer.extend(self.fill.iter().cycle().take(chunk_bytes));
+                }
+            }
+            copy_part(&buffer, &index, &info.chunk_shape, region, item, out);
+            // The next chunk, last axis fastest.
+            let mut axis = index.len();
+            loop {
+                if axis == 0 {
+                    return Ok(());
+                }
+                axis -= 1;
+                index[axis] += 1;
+                if index[axis] <= last[axis] {
+                    break;
+                }
+                index[axis] = first[axis];
+            }
+        }
+    }
+
+    /// Decodes the chunk file into `out`, which it must fill exactly.
+    fn decode(&self, file: std::fs::File, out: &mut [u8]) -> std::result::Result<(), String> {
+        let input = std::io::BufReader::new(file);
+        let mut decoder: Box<dyn Read> = match self.codec {
+            Codec::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(input).map_err(|e| format!("zstd: {e}"))?),
+            Codec::Gzip => Box::new(flate2::bufread::GzDecoder::new(input)),
+        };
+        let mut filled = 0;
+        while filled < out.len() {
+            match decoder.read(&mut out[filled..]) {
+                Ok(0) => return Err(format!("the chunk decodes to {filled} bytes, expected {}", out.len())),
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(format!("{:?} decoding failed: {e}", self.codec)),
+            }
+        }
+        let mut extra = [0u8; 1];
+        match decoder.read(&mut extra) {
+            Ok(0) => Ok(()),
+            Ok(_) => Err(format!("the chunk decodes to more than its {} bytes (shape × item size); not reading further", out.len())),
+            Err(e) => Err(format!("{:?} decoding failed: {e}", self.codec)),
+        }
+    }
+}
+
+/// Copies the part of chunk `index` (a full chunk of `chunk_shape`, row-major) that lies in
+/// `region` into `out` (the region's elements, row-major).
+fn copy_part(chunk: &[u8], index: &[usize], chunk_shape: &[usize], region: &[(usize, usize)], item: usize, out: &mut [u8]) {
+    let n = index.len();
+    // The part, in array coordinates.
+    let part: Vec<(usize, usize)> = (0..n)
+        .map(|a| {
+            let start = index[a] * chunk_shape[a];
+            (start.max(region[a].0), (start + chunk_shape[a]).min(region[a].1))
+        })
+        .collect();
+    if part.iter().any(|(a, b)| a >= b) {
+        return;
+    }
+    let extent: Vec<usize> = region.iter().map(|(a, b)| b - a).collect();
+    let row = if n == 0 { 1 } else { part[n - 1].1 - part[n - 1].0 } * item;
+    let mut at: Vec<usize> = part.iter().map(|p| p.0).collect();
+    loop {
+        let (mut src, mut dst) = (0, 0);
+        for a in 0..n {
+            src = src * chunk_shape[a] + (at[a] - index[a] * chunk_shape[a]);
+            dst = dst * extent[a] + (at[a] - region[a].0);
+        }
+        out[dst * item..dst * item + row].copy_from_slice(&chunk[src * item..src * item + row]);
+        // The next row: every axis but the last.
+        let mut axis = n.saturating_sub(1);
+        loop {
+            if axis == 0 {
+                return;
+            }
+            axis -= 1;
+            at[axis] += 1;
+            if at[axis] < part[axis].1 {
+                break;
+            }
+            at[axis] = part[axis].0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::copy_part;
+
+    #[test]
+    fn parts_of_chunks_land_in_place() {
+        // A 5 × 7 array in 2 × 3 chunks; the region rows 1..4, columns 2..6.
+        let value = |i: usize, j: usize| (i * 10 + j) as u8;
+        let region = [(1, 4), (2, 6)];
+        let mut out = vec![0u8; 12];
+        for ci in 0..3 {
+            for cj in 0..3 {
+                let chunk: Vec<u8> = (0..6).map(|k| value(ci * 2 + k / 3, cj * 3 + k % 3)).collect();
+                copy_part(&chunk, &[ci, cj], &[2, 3], &region, 1, &mut out);
+            }
+        }
+        let expected: Vec<u8> = (1..4).flat_map(|i| (2..6).map(move |j| value(i, j))).collect();
+        assert_eq!(out, expected);
+        let mut scalar = vec![0u8; 2];
+        copy_part(&[7, 9], &[], &[], &[], 2, &mut scalar);
+        assert_eq!(scalar, [7, 9]);
+    }
+}
