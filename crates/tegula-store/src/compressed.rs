@@ -7,6 +7,8 @@
 //! to whatever size its header (or a gzip stream) says.
 
 use crate::atomic::AtomicStore;
+use rayon::prelude::*;
+use unsafe_cell_slice::UnsafeCellSlice;
 use crate::{io_err, StoredInfo};
 use serde_json::Value;
 use std::io::Read;
@@ -56,35 +58,22 @@ impl Compressed {
         cfg!(target_endian = "little").then(|| Compressed { store: store.clone(), codec, fill: fill.to_vec() })
     }
 
-    /// Reads `region` (checked by the caller) into `out`, chunk by chunk.
+    /// Reads `region` (checked by the caller) into `out`, its chunks decoded in parallel on
+    /// the current rayon pool (the executor's: one thread budget), as zarrs does.
     pub(crate) fn read(&self, array: &Array<AtomicStore>, info: &StoredInfo, region: &[(usize, usize)], out: &mut [u8]) -> Result<()> {
         let item = info.dtype.itemsize();
         let chunk_bytes = info.chunk_shape.iter().product::<usize>() * item;
         let first: Vec<usize> = region.iter().zip(&info.chunk_shape).map(|(&(a, _), &c)| a / c).collect();
         let last: Vec<usize> = region.iter().zip(&info.chunk_shape).map(|(&(a, b), &c)| (b - 1).max(a) / c).collect();
+        let mut chunks = Vec::new();
         let mut index = first.clone();
-        let mut buffer = Vec::new();
-        loop {
-            let key: Vec<u64> = index.iter().map(|&i| i as u64).collect();
-            let store_key = array.chunk_key(&key);
-            let path = self.store.path_of(&store_key);
-            let fail = |what: String| io_err(&info.path, format!("reading chunk {index:?} ({store_key}): {what}"));
-            match self.store.root().open(&path).map_err(|e| fail(e.to_string()))? {
-                Some(file) => {
-                    buffer.resize(chunk_bytes, 0);
-                    self.decode(file, &mut buffer).map_err(fail)?;
-                }
-                None => {
-                    buffer.clear();
-                    buffer.extend(self.fill.iter().cycle().take(chunk_bytes));
-                }
-            }
-            copy_part(&buffer, &index, &info.chunk_shape, region, item, out);
+        'all: loop {
+            chunks.push(index.clone());
             // The next chunk, last axis fastest.
             let mut axis = index.len();
             loop {
                 if axis == 0 {
-                    return Ok(());
+                    break 'all;
                 }
                 axis -= 1;
                 index[axis] += 1;
@@ -94,6 +83,29 @@ impl Compressed {
                 index[axis] = first[axis];
             }
         }
+        let shared = UnsafeCellSlice::new(out);
+        chunks.par_iter().try_for_each_init(Vec::new, |buffer, index| {
+            let key: Vec<u64> = index.iter().map(|&i| i as u64).collect();
+            let store_key = array.chunk_key(&key);
+            let path = self.store.path_of(&store_key);
+            let fail = |what: String| io_err(&info.path, format!("reading chunk {index:?} ({store_key}): {what}"));
+            match self.store.root().open(&path).map_err(|e| fail(e.to_string()))? {
+                Some(file) => {
+                    buffer.resize(chunk_bytes, 0);
+                    self.decode(file, buffer).map_err(fail)?;
+                }
+                None => {
+                    buffer.clear();
+                    buffer.extend(self.fill.iter().cycle().take(chunk_bytes));
+                }
+            }
+            copy_part(buffer, index, &info.chunk_shape, region, item, &mut |at, row| {
+                // SAFETY: the parts of the region that different chunks cover are disjoint, so
+                // no two threads write the same bytes of `out`.
+                unsafe { shared.index_mut(at..at + row.len()) }.copy_from_slice(row)
+            });
+            Ok(())
+        })
     }
 
     /// Decodes the chunk file into `out`, which it must fill exactly.
@@ -122,8 +134,8 @@ impl Compressed {
 }
 
 /// Copies the part of chunk `index` (a full chunk of `chunk_shape`, row-major) that lies in
-/// `region` into `out` (the region's elements, row-major).
-fn copy_part(chunk: &[u8], index: &[usize], chunk_shape: &[usize], region: &[(usize, usize)], item: usize, out: &mut [u8]) {
+/// `region` into the region's elements (row-major): `write(byte offset, row)` for each row.
+fn copy_part(chunk: &[u8], index: &[usize], chunk_shape: &[usize], region: &[(usize, usize)], item: usize, write: &mut dyn FnMut(usize, &[u8])) {
     let n = index.len();
     // The part, in array coordinates.
     let part: Vec<(usize, usize)> = (0..n)
@@ -144,7 +156,7 @@ fn copy_part(chunk: &[u8], index: &[usize], chunk_shape: &[usize], region: &[(us
             src = src * chunk_shape[a] + (at[a] - index[a] * chunk_shape[a]);
             dst = dst * extent[a] + (at[a] - region[a].0);
         }
-        out[dst * item..dst * item + row].copy_from_slice(&chunk[src * item..src * item + row]);
+        write(dst * item, &chunk[src * item..src * item + row]);
         // The next row: every axis but the last.
         let mut axis = n.saturating_sub(1);
         loop {
@@ -174,13 +186,13 @@ mod tests {
         for ci in 0..3 {
             for cj in 0..3 {
                 let chunk: Vec<u8> = (0..6).map(|k| value(ci * 2 + k / 3, cj * 3 + k % 3)).collect();
-                copy_part(&chunk, &[ci, cj], &[2, 3], &region, 1, &mut out);
+                copy_part(&chunk, &[ci, cj], &[2, 3], &region, 1, &mut |at, row| out[at..at + row.len()].copy_from_slice(row));
             }
         }
         let expected: Vec<u8> = (1..4).flat_map(|i| (2..6).map(move |j| value(i, j))).collect();
         assert_eq!(out, expected);
         let mut scalar = vec![0u8; 2];
-        copy_part(&[7, 9], &[], &[], &[], 2, &mut scalar);
+        copy_part(&[7, 9], &[], &[], &[], 2, &mut |at, row| scalar[at..at + row.len()].copy_from_slice(row));
         assert_eq!(scalar, [7, 9]);
     }
 }
