@@ -140,6 +140,39 @@ def test_truncated_npy_files_are_os_errors(tmp):
         tg.from_npy(path)
 
 
+@pytest.mark.parametrize("codec", [None, "zstd", "gzip", "blosc"])
+def test_a_chunk_declared_larger_than_memory_is_an_error_not_an_abort(tmp, codec):
+    # Shape (10,) in one chunk of 2**40 elements (8 TB): Zarr stores whole chunks, so a reader
+    # that allocated the declared chunk would abort.
+    path = os.path.join(tmp, "vast.zarr")
+    codecs = [{"name": "bytes", "configuration": {"endian": "little"}}]
+    data = np.arange(10.0).tobytes()
+    if codec == "zstd":
+        codecs.append({"name": "zstd", "configuration": {"level": 1, "checksum": False}})
+        data = numcodecs.Zstd(level=1).encode(data)
+    elif codec == "gzip":
+        codecs.append({"name": "gzip", "configuration": {"level": 1}})
+        data = numcodecs.GZip(level=1).encode(data)
+    elif codec == "blosc":
+        codecs.append({"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5, "shuffle": "shuffle",
+                                                          "typesize": 8, "blocksize": 0}})
+        data = numcodecs.Blosc(cname="lz4").encode(data)
+    zarr_json(path, [10], [2**40], codecs=codecs)
+    os.makedirs(os.path.join(path, "c"))
+    with open(os.path.join(path, "c", "0"), "wb") as f:
+        f.write(data)
+    out = child("""
+        import numpy as np, tegula as tg
+        def run(path):
+            # Reading just the bytes the array needs is fine too.
+            assert np.array_equal(tg.from_zarr(path).compute(), np.arange(10.0))
+    """, path)
+    if out["error"] is not None:
+        assert out["error"][0] in ("OSError", "MemoryError", "ValueError"), out
+        assert "vast.zarr" in out["error"][1], out
+    assert out["peak_mb"] < 1024, out
+
+
 # --- decompression bombs --------------------------------------------------------------------
 BOMB_BYTES = 4 << 30
 

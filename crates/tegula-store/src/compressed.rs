@@ -7,11 +7,13 @@
 //! to whatever size its header (or a gzip stream) says.
 
 use crate::atomic::AtomicStore;
+use rayon::prelude::*;
+use unsafe_cell_slice::UnsafeCellSlice;
 use crate::{io_err, StoredInfo};
 use serde_json::Value;
 use std::io::Read;
 use std::sync::Arc;
-use tegula_core::Result;
+use tegula_core::{Result, TegulaError};
 use zarrs::array::Array;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -56,35 +58,22 @@ impl Compressed {
         cfg!(target_endian = "little").then(|| Compressed { store: store.clone(), codec, fill: fill.to_vec() })
     }
 
-    /// Reads `region` (checked by the caller) into `out`, chunk by chunk.
+    /// Reads `region` (checked by the caller) into `out`, its chunks decoded in parallel on
+    /// the current rayon pool (the executor's: one thread budget), as zarrs does.
     pub(crate) fn read(&self, array: &Array<AtomicStore>, info: &StoredInfo, region: &[(usize, usize)], out: &mut [u8]) -> Result<()> {
         let item = info.dtype.itemsize();
         let chunk_bytes = info.chunk_shape.iter().product::<usize>() * item;
         let first: Vec<usize> = region.iter().zip(&info.chunk_shape).map(|(&(a, _), &c)| a / c).collect();
         let last: Vec<usize> = region.iter().zip(&info.chunk_shape).map(|(&(a, b), &c)| (b - 1).max(a) / c).collect();
+        let mut chunks = Vec::new();
         let mut index = first.clone();
-        let mut buffer = Vec::new();
-        loop {
-            let key: Vec<u64> = index.iter().map(|&i| i as u64).collect();
-            let store_key = array.chunk_key(&key);
-            let path = self.store.path_of(&store_key);
-            let fail = |what: String| io_err(&info.path, format!("reading chunk {index:?} ({store_key}): {what}"));
-            match self.store.root().open(&path).map_err(|e| fail(e.to_string()))? {
-                Some(file) => {
-                    buffer.resize(chunk_bytes, 0);
-                    self.decode(file, &mut buffer).map_err(fail)?;
-                }
-                None => {
-                    buffer.clear();
-                    buffer.extend(self.fill.iter().cycle().take(chunk_bytes));
-                }
-            }
-            copy_part(&buffer, &index, &info.chunk_shape, region, item, out);
+        'all: loop {
+            chunks.push(index.clone());
             // The next chunk, last axis fastest.
             let mut axis = index.len();
             loop {
                 if axis == 0 {
-                    return Ok(());
+                    break 'all;
                 }
                 axis -= 1;
                 index[axis] += 1;
@@ -94,36 +83,64 @@ impl Compressed {
                 index[axis] = first[axis];
             }
         }
+        let shared = UnsafeCellSlice::new(out);
+        chunks.par_iter().try_for_each_init(Vec::new, |buffer, index| {
+            let key: Vec<u64> = index.iter().map(|&i| i as u64).collect();
+            let store_key = array.chunk_key(&key);
+            let path = self.store.path_of(&store_key);
+            let fail = |what: String| io_err(&info.path, format!("reading chunk {index:?} ({store_key}): {what}"));
+            // SAFETY: the parts of the region that different chunks cover are disjoint, so no
+            // two threads write the same bytes of `out`.
+            let mut write = |at: usize, row: &[u8]| unsafe { shared.index_mut(at..at + row.len()) }.copy_from_slice(row);
+            match self.store.root().open(&path).map_err(|e| fail(e.to_string()))? {
+                Some(file) => {
+                    // Fallible, and filled only as far as the data goes: metadata may declare
+                    // a chunk far larger than the array (or than memory).
+                    buffer.clear();
+                    buffer.try_reserve_exact(chunk_bytes).map_err(|_| {
+                        TegulaError::Memory(format!("{}: chunk {index:?} ({store_key}) of {chunk_bytes} bytes does not fit in memory", info.path))
+                    })?;
+                    self.decode(file, buffer, chunk_bytes).map_err(fail)?;
+                    copy_part(Source::Chunk(buffer), index, &info.chunk_shape, region, item, &mut write);
+                }
+                // A chunk never written: its part of the region is the fill value.
+                None => copy_part(Source::Fill(&self.fill), index, &info.chunk_shape, region, item, &mut write),
+            }
+            Ok(())
+        })
     }
 
-    /// Decodes the chunk file into `out`, which it must fill exactly.
-    fn decode(&self, file: std::fs::File, out: &mut [u8]) -> std::result::Result<(), String> {
+    /// Decodes the chunk file into `out` (empty), which must then hold exactly `len` bytes.
+    fn decode(&self, file: std::fs::File, out: &mut Vec<u8>, len: usize) -> std::result::Result<(), String> {
         let input = std::io::BufReader::new(file);
         let mut decoder: Box<dyn Read> = match self.codec {
             Codec::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(input).map_err(|e| format!("zstd: {e}"))?),
             Codec::Gzip => Box::new(flate2::bufread::GzDecoder::new(input)),
         };
-        let mut filled = 0;
-        while filled < out.len() {
-            match decoder.read(&mut out[filled..]) {
-                Ok(0) => return Err(format!("the chunk decodes to {filled} bytes, expected {}", out.len())),
-                Ok(n) => filled += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(format!("{:?} decoding failed: {e}", self.codec)),
-            }
+        let failed = |e: std::io::Error| format!("{:?} decoding failed: {e}", self.codec);
+        (&mut decoder).take(len as u64).read_to_end(out).map_err(failed)?;
+        if out.len() < len {
+            return Err(format!("the chunk decodes to {} bytes, expected {len}", out.len()));
         }
         let mut extra = [0u8; 1];
-        match decoder.read(&mut extra) {
-            Ok(0) => Ok(()),
-            Ok(_) => Err(format!("the chunk decodes to more than its {} bytes (shape × item size); not reading further", out.len())),
-            Err(e) => Err(format!("{:?} decoding failed: {e}", self.codec)),
+        match decoder.read(&mut extra).map_err(failed)? {
+            0 => Ok(()),
+            _ => Err(format!("the chunk decodes to more than its {len} bytes (shape × item size); not reading further")),
         }
     }
 }
 
+/// What a chunk's part of a region comes from.
+enum Source<'a> {
+    /// The decoded chunk, whole, row-major.
+    Chunk(&'a [u8]),
+    /// One element of the fill value.
+    Fill(&'a [u8]),
+}
+
 /// Copies the part of chunk `index` (a full chunk of `chunk_shape`, row-major) that lies in
-/// `region` into `out` (the region's elements, row-major).
-fn copy_part(chunk: &[u8], index: &[usize], chunk_shape: &[usize], region: &[(usize, usize)], item: usize, out: &mut [u8]) {
+/// `region` into the region's elements (row-major): `write(byte offset, row)` for each row.
+fn copy_part(source: Source, index: &[usize], chunk_shape: &[usize], region: &[(usize, usize)], item: usize, write: &mut dyn FnMut(usize, &[u8])) {
     let n = index.len();
     // The part, in array coordinates.
     let part: Vec<(usize, usize)> = (0..n)
@@ -138,13 +155,20 @@ fn copy_part(chunk: &[u8], index: &[usize], chunk_shape: &[usize], region: &[(us
     let extent: Vec<usize> = region.iter().map(|(a, b)| b - a).collect();
     let row = if n == 0 { 1 } else { part[n - 1].1 - part[n - 1].0 } * item;
     let mut at: Vec<usize> = part.iter().map(|p| p.0).collect();
+    let fill_row: Vec<u8> = match source {
+        Source::Fill(element) => element.iter().cycle().take(row).copied().collect(),
+        Source::Chunk(_) => Vec::new(),
+    };
     loop {
         let (mut src, mut dst) = (0, 0);
         for a in 0..n {
             src = src * chunk_shape[a] + (at[a] - index[a] * chunk_shape[a]);
             dst = dst * extent[a] + (at[a] - region[a].0);
         }
-        out[dst * item..dst * item + row].copy_from_slice(&chunk[src * item..src * item + row]);
+        match source {
+            Source::Chunk(chunk) => write(dst * item, &chunk[src * item..src * item + row]),
+            Source::Fill(_) => write(dst * item, &fill_row),
+        }
         // The next row: every axis but the last.
         let mut axis = n.saturating_sub(1);
         loop {
@@ -163,7 +187,7 @@ fn copy_part(chunk: &[u8], index: &[usize], chunk_shape: &[usize], region: &[(us
 
 #[cfg(test)]
 mod tests {
-    use super::copy_part;
+    use super::{copy_part, Source};
 
     #[test]
     fn parts_of_chunks_land_in_place() {
@@ -174,13 +198,19 @@ mod tests {
         for ci in 0..3 {
             for cj in 0..3 {
                 let chunk: Vec<u8> = (0..6).map(|k| value(ci * 2 + k / 3, cj * 3 + k % 3)).collect();
-                copy_part(&chunk, &[ci, cj], &[2, 3], &region, 1, &mut out);
+                copy_part(Source::Chunk(&chunk), &[ci, cj], &[2, 3], &region, 1, &mut |at, row| out[at..at + row.len()].copy_from_slice(row));
             }
         }
         let expected: Vec<u8> = (1..4).flat_map(|i| (2..6).map(move |j| value(i, j))).collect();
         assert_eq!(out, expected);
         let mut scalar = vec![0u8; 2];
-        copy_part(&[7, 9], &[], &[], &[], 2, &mut scalar);
+        copy_part(Source::Chunk(&[7, 9]), &[], &[], &[], 2, &mut |at, row| scalar[at..at + row.len()].copy_from_slice(row));
         assert_eq!(scalar, [7, 9]);
+        // A missing chunk's part is the fill value: rows 4..5 (chunk 2 along the first axis).
+        let mut filled = vec![0u8; 12];
+        copy_part(Source::Fill(&[5]), &[2, 0], &[2, 3], &region, 1, &mut |at, row| filled[at..at + row.len()].copy_from_slice(row));
+        assert_eq!(filled, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]); // rows 4..6 lie outside rows 1..4
+        copy_part(Source::Fill(&[5]), &[1, 0], &[2, 3], &region, 1, &mut |at, row| filled[at..at + row.len()].copy_from_slice(row));
+        assert_eq!(filled, [0, 0, 0, 0, 5, 0, 0, 0, 5, 0, 0, 0]);
     }
 }

@@ -204,7 +204,19 @@ impl ZarrSource {
         let last: Vec<u64> = region.iter().zip(c).map(|(&(a, b), &c)| ((b - 1).max(a) / c) as u64).collect();
         let mut index = first.clone();
         loop {
-            if let Err(e) = self.array.retrieve_chunk::<ArrayBytes<'static>>(&index) {
+            // Only the chunk's part of the region: its metadata may declare a chunk larger
+            // than memory.
+            let part: Vec<std::ops::Range<u64>> = region
+                .iter()
+                .zip(c)
+                .zip(&index)
+                .map(|((&(a, b), &c), &i)| {
+                    let start = i * c as u64;
+                    (a as u64).max(start) - start..(b as u64).min(start + c as u64) - start
+                })
+                .collect();
+            let part = ArraySubset::new_with_ranges(&part);
+            if let Err(e) = self.array.retrieve_chunk_subset::<ArrayBytes<'static>>(&index, &part) {
                 let key = self.array.chunk_key(&index);
                 return Some(io(&self.info.path, format!("reading chunk {index:?} ({key}): {e}")));
             }
