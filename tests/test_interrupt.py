@@ -14,7 +14,7 @@ import pytest
 
 CHILD = """
 import os, sys, time, numpy as np, tegula as tg
-spill = sys.argv[1]
+spill, out = sys.argv[1], sys.argv[2]
 def slow(block):
     time.sleep(0.05)
     return block + 1
@@ -23,26 +23,37 @@ y = {expr}
 with tg.config.set(spill_dir=spill, memory={memory!r}):
     print("started", flush=True)
     try:
-        tg.compute(y, num_workers=2, progress={progress})
+        {run}
         print("finished", flush=True)
     except KeyboardInterrupt:
         print("interrupted at %.6f" % time.time(), flush=True)
     except BaseException as e:
         print("other", type(e).__name__, e, flush=True)
 print("spill files", sum(len(f) for _, _, f in os.walk(spill)), flush=True)
+print("outputs", sorted(os.listdir(out)), flush=True)
 """
 
 EXPRS = {
     "map_blocks": "x.map_blocks(slow, dtype=x.dtype).sum()",
     "spilling": "(x.map_blocks(slow, dtype=x.dtype) @ x.T).sum(axis=0)",
+    "to_zarr": "x.map_blocks(slow, dtype=x.dtype)",
+    "to_npy": "x.map_blocks(slow, dtype=x.dtype)",
+}
+RUNS = {
+    "to_zarr": "y.to_zarr(out + '/y.zarr')",
+    "to_npy": "y.to_npy(out + '/y.npy')",
 }
 
 
 @pytest.mark.parametrize("progress", [False, True])
-@pytest.mark.parametrize("name,memory", [("map_blocks", "2GB"), ("spilling", "40MB")])
-def test_ctrl_c_stops_a_compute_within_a_second(tmp_path, name, memory, progress):
-    code = textwrap.dedent(CHILD.format(expr=EXPRS[name], memory=memory, progress=progress))
-    proc = subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], stdout=subprocess.PIPE,
+@pytest.mark.parametrize("name,memory", [("map_blocks", "2GB"), ("spilling", "40MB"), ("to_zarr", "2GB"),
+                                         ("to_npy", "2GB")])
+def test_ctrl_c_stops_a_compute_within_a_second(tmp_path_factory, name, memory, progress):
+    """Also when writing a store: the interrupted write leaves nothing at its path."""
+    tmp_path, out = tmp_path_factory.mktemp("spill"), tmp_path_factory.mktemp("out")
+    run = RUNS.get(name, f"tg.compute(y, num_workers=2, progress={progress})")
+    code = textwrap.dedent(CHILD.format(expr=EXPRS[name], memory=memory, run=run))
+    proc = subprocess.Popen([sys.executable, "-c", code, str(tmp_path), str(out)], stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
     try:
         assert proc.stdout.readline().strip() == "started"
@@ -57,4 +68,5 @@ def test_ctrl_c_stops_a_compute_within_a_second(tmp_path, name, memory, progress
     stopped = float(stops[0]) - sent
     assert stopped < 1.0, f"stopped {stopped:.2f} s after Ctrl-C"
     assert "spill files 0" in out, out
+    assert "outputs []" in out, out
     assert os.listdir(tmp_path) == [], os.listdir(tmp_path)

@@ -5,6 +5,7 @@ use crate::array::{wrap, PyArrayHandle};
 use crate::convert::{chunk_spec, dtype, scalar, shape};
 use crate::errors::IntoPy;
 use crate::functions::{compute_options, report_dict};
+use crate::interrupt::run_interruptible;
 use numpy::PyReadonlyArray1;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PySlice, PyTuple};
@@ -77,7 +78,8 @@ pub fn to_zarr<'py>(
         overwrite,
     };
     let options = compute_options(scheduler, num_workers, fuse, memory, spill_dir)?;
-    let report = py.detach(|| a.to_zarr(path, &zarr, options)).py()?;
+    let cancel = options.spec.as_ref().map(|s| s.cancel.clone()).unwrap_or_default();
+    let report = run_interruptible(py, &cancel, None, || a.to_zarr(path, &zarr, options))?.py()?;
     report_dict(py, &report)
 }
 
@@ -99,7 +101,8 @@ pub fn to_npy<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let a = array.inner.clone();
     let options = compute_options(scheduler, num_workers, fuse, memory, spill_dir)?;
-    let report = py.detach(|| a.to_npy(path, overwrite, options)).py()?;
+    let cancel = options.spec.as_ref().map(|s| s.cancel.clone()).unwrap_or_default();
+    let report = run_interruptible(py, &cancel, None, || a.to_npy(path, overwrite, options))?.py()?;
     report_dict(py, &report)
 }
 
