@@ -44,28 +44,9 @@ def expressions(draw):
     return subscripts, shapes
 
 
-@given(expressions(), dtypes([np.dtype(bool)] + INTEGER + FLOAT + COMPLEX), st.data())
-def test_einsum_matches_numpy(expression, dtype, data):
-    subscripts, shapes = expression
-    arrays = [data.draw(np_arrays(dtype, s, integral=True, small=True)) for s in shapes]
-    want, error = oracle(np.einsum, subscripts, *arrays)
-    operands = [tg.asarray(a, chunks=data.draw(chunkings(a.shape))[0]) for a in arrays]
-    if error is not None:
-        with pytest.raises(type(error)):
-            tg.einsum(subscripts, *operands).compute()
-        return
-    with quiet():
-        got = tg.einsum(subscripts, *operands).compute()
-    assert_same(got, want, exact=dtype.kind in "biu")
-
-
-@given(expressions(), st.data())
-def test_einsum_of_mixed_dtypes_sums_in_the_result_type(expression, data):
-    """Operands of different dtypes (bools among them) are summed in their result type, as
-    NumPy's: a bool operand's own axes count its trues, they are not a logical or."""
-    subscripts, shapes = expression
-    kinds = [np.dtype(bool), np.dtype(np.int8), np.dtype(np.int64), np.dtype(np.float32), np.dtype(np.float64)]
-    arrays = [data.draw(np_arrays(data.draw(st.sampled_from(kinds)), s, integral=True, small=True)) for s in shapes]
+def assert_einsum_as_numpys(subscripts, arrays, data):
+    """tegula's einsum of ``arrays`` (in random chunks) against NumPy's: its error, or its
+    values and dtype."""
     want, error = oracle(np.einsum, subscripts, *arrays)
     operands = [tg.asarray(a, chunks=data.draw(chunkings(a.shape))[0]) for a in arrays]
     if error is not None:
@@ -76,6 +57,22 @@ def test_einsum_of_mixed_dtypes_sums_in_the_result_type(expression, data):
         got = tg.einsum(subscripts, *operands).compute()
     assert got.dtype == want.dtype
     assert_same(got, want, exact=want.dtype.kind in "biu")
+
+
+@given(expressions(), dtypes([np.dtype(bool)] + INTEGER + FLOAT + COMPLEX), st.data())
+def test_einsum_matches_numpy(expression, dtype, data):
+    subscripts, shapes = expression
+    assert_einsum_as_numpys(subscripts, [data.draw(np_arrays(dtype, s, integral=True, small=True)) for s in shapes], data)
+
+
+@given(expressions(), st.data())
+def test_einsum_of_mixed_dtypes_sums_in_the_result_type(expression, data):
+    """Operands of different dtypes (bools among them) are summed in their result type, as
+    NumPy's: a bool operand's own axes count its trues, they are not a logical or."""
+    subscripts, shapes = expression
+    kinds = [np.dtype(bool), np.dtype(np.int8), np.dtype(np.int64), np.dtype(np.float32), np.dtype(np.float64)]
+    arrays = [data.draw(np_arrays(data.draw(st.sampled_from(kinds)), s, integral=True, small=True)) for s in shapes]
+    assert_einsum_as_numpys(subscripts, arrays, data)
 
 
 def test_a_bool_operand_summed_alone_counts_its_trues():
