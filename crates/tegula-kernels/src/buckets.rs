@@ -104,7 +104,7 @@ fn count_buckets<T: Wrap + SortOrder>(block: &Block<T>, values: &Block<T>, posit
 /// the second half of `inputs` holds the runs' positions, and the merged positions come out.
 pub fn merge_runs(inputs: &[Chunk], descending: bool, arg: bool) -> Result<Chunk> {
     let runs = if arg { inputs.len() / 2 } else { inputs.len() };
-    if runs == 0 || (arg && inputs.len() % 2 != 0) {
+    if runs == 0 || (arg && !inputs.len().is_multiple_of(2)) {
         return Err(internal_err!("merge of {} inputs (arg: {arg})", inputs.len()));
     }
     let (values, positions) = inputs.split_at(runs);

@@ -61,7 +61,7 @@ pub fn gather(place: GatherPlace, inputs: &[Chunk]) -> Result<Chunk> {
     }
     let mut shape = x.shape().to_vec();
     shape[axis] = idx.shape()[axis];
-    if shape.contains(&0) && (shape[..axis].contains(&0) || idx.len() == 0) {
+    if shape.contains(&0) && (shape[..axis].contains(&0) || idx.is_empty()) {
         // NumPy's take checks no index when no row before the axis exists.
         let none = ndarray::ArrayD::<i64>::zeros(IxDyn(&shape));
         return with_chunk!(x, a => gather_typed(a, None, &none.view(), axis));

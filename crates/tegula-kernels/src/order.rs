@@ -12,7 +12,10 @@ pub trait SortOrder: Copy {
 
 /// Ascending with NaN after every number (`partial_cmp` decides numbers).
 fn nan_last<F: PartialOrd + Copy>(a: F, b: F) -> Ordering {
-    match (a != a, b != b) {
+    // A NaN is the only value not equal to itself (these types have no `is_nan` in common).
+    #[allow(clippy::eq_op)]
+    let nan = (a != a, b != b);
+    match nan {
         (false, false) => a.partial_cmp(&b).unwrap_or(Ordering::Equal),
         (a_nan, b_nan) => a_nan.cmp(&b_nan),
     }

@@ -27,7 +27,7 @@ fn concatenation_reuses_the_input_blocks() {
     // The empty block of `b` is dropped; every other input block is an output block.
     assert_eq!(c.chunks.sizes(), &[vec![2, 2, 1, 4, 2, 2], vec![3, 3]]);
     for fusion in [Fusion::On, Fusion::Off] {
-        let g = lower(&[c.clone()], fusion).unwrap();
+        let g = lower(std::slice::from_ref(&c), fusion).unwrap();
         assert!(g.tasks.iter().all(|t| matches!(t.op, OpKind::Load { .. })));
         assert_eq!(g.tasks.len(), 4 + 4);
         assert_eq!(g.outputs[0].blocks.len(), 12);
@@ -69,11 +69,11 @@ fn stacking_is_new_axes_then_a_concatenation() {
     let s = stack(&[a, b], 1).unwrap();
     assert_eq!(s.shape(), vec![4, 2]);
     assert_eq!(s.dtype, DType::Int16);
-    let g = lower(&[s.clone()], Fusion::Off).unwrap();
+    let g = lower(std::slice::from_ref(&s), Fusion::Off).unwrap();
     assert_eq!(count(&g, |op| matches!(op, OpKind::ExpandDims { .. })), 4);
     assert_eq!(count(&g, |op| matches!(op, OpKind::Select { .. })), 4);
     assert_eq!(count(&g, |op| matches!(op, OpKind::Assemble { .. })), 0);
-    let plan = explain(&[s.clone()], &g, usize::MAX);
+    let plan = explain(std::slice::from_ref(&s), &g, usize::MAX);
     assert!(plan.contains("concatenate(axis=1)") && plan.contains("expand_dims(axis=[1])"), "{plan}");
 }
 
@@ -101,7 +101,7 @@ fn bad_joins_fail_when_built() {
     assert!(concatenate(&[m.clone(), n.clone()], Some(-1)).is_ok());
     assert!(matches!(stack(&[], 0), Err(TegulaError::Value(_))));
     assert!(matches!(stack(&[m.clone(), n], 0), Err(TegulaError::Shape(_))));
-    assert!(matches!(stack(&[m.clone()], -4), Err(TegulaError::Axis { axis: -4, ndim: 3 })));
+    assert!(matches!(stack(std::slice::from_ref(&m), -4), Err(TegulaError::Axis { axis: -4, ndim: 3 })));
     assert!(matches!(expand_dims(&v, &[0, -3]), Err(TegulaError::Value(_))));
     assert!(matches!(expand_dims(&v, &[2]), Err(TegulaError::Axis { axis: 2, ndim: 2 })));
 }

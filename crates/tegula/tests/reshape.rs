@@ -27,7 +27,7 @@ fn target(size: usize, picks: &[usize], ones: &[usize], minus: Option<usize>) ->
     let mut dims = Vec::new();
     let mut rest = size;
     for &p in picks {
-        let d = if rest == 0 { p % 3 + 1 } else { (1..=rest).filter(|d| rest % d == 0).nth(p % divisors(rest)).unwrap_or(1) };
+        let d = if rest == 0 { p % 3 + 1 } else { (1..=rest).filter(|d| rest.is_multiple_of(*d)).nth(p % divisors(rest)).unwrap_or(1) };
         dims.push(d as i64);
         rest = if rest == 0 { 0 } else { rest / d };
     }
@@ -44,7 +44,7 @@ fn target(size: usize, picks: &[usize], ones: &[usize], minus: Option<usize>) ->
 }
 
 fn divisors(n: usize) -> usize {
-    (1..=n).filter(|d| n % d == 0).count()
+    (1..=n).filter(|d| n.is_multiple_of(*d)).count()
 }
 
 fn max_block(chunks: &tegula::Chunks) -> usize {

@@ -17,7 +17,7 @@ pub fn linalg(op: LinalgOp, inputs: &[NodeRef]) -> Result<NodeRef> {
     if let Some(x) = inputs.iter().find(|x| &x.shape()[..x.ndim() - 2] != stack) {
         return Err(shape_err!("{}: stack shapes {} and {} differ", op.name(), fmt_shape(stack), fmt_shape(&x.shape()[..x.ndim() - 2])));
     }
-    let matrices: Vec<(usize, usize)> = inputs.iter().map(|x| matrix_shape(x)).collect();
+    let matrices: Vec<(usize, usize)> = inputs.iter().map(matrix_shape).collect();
     op.check(&matrices)?;
     let compute = op.compute_dtype(inputs.iter().map(|x| x.dtype).reduce(promote).unwrap_or(inputs[0].dtype))?;
     let stack_chunks = &inputs[0].chunks.sizes()[..stack.len()];

@@ -68,9 +68,7 @@ fn broadcast_stack(x: &NodeRef, stack: &[usize], other: &NodeRef) -> Result<Node
     let other_lead = stack.len() + 2 - other.ndim();
     let sizes: Vec<Vec<usize>> = (0..stack.len() + 2)
         .map(|axis| {
-            if axis >= stack.len() {
-                x.chunks.axis(axis - lead).to_vec()
-            } else if axis >= lead && shape[axis - lead] == stack[axis] {
+            if axis >= stack.len() || (axis >= lead && shape[axis - lead] == stack[axis]) {
                 x.chunks.axis(axis - lead).to_vec()
             } else if axis >= other_lead && other.shape()[axis - other_lead] == stack[axis] {
                 other.chunks.axis(axis - other_lead).to_vec()

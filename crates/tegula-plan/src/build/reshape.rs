@@ -215,7 +215,7 @@ fn chunks_of_runs(dims: &[usize], runs: &[usize]) -> Option<Vec<Vec<usize>>> {
     (0..dims.len()).find_map(|p| {
         let inner: usize = dims[p + 1..].iter().product();
         let rows: usize = dims[..p].iter().product();
-        if runs.iter().any(|&r| r == 0 || r % inner != 0) || runs.len() % rows != 0 {
+        if runs.iter().any(|&r| r == 0 || !r.is_multiple_of(inner)) || !runs.len().is_multiple_of(rows) {
             return None;
         }
         let row: Vec<usize> = runs[..runs.len() / rows].iter().map(|&r| r / inner).collect();
