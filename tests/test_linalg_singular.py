@@ -28,9 +28,19 @@ SINGULAR = {
     "zeros": np.zeros((3, 3)),
 }
 # Products of thin factors: singular in exact arithmetic, but LAPACK may or may not round a
-# pivot to exactly zero (NumPy then returns noise). tegula calls a matrix singular when a
-# pivot is below n * eps / 2 of the largest, so it raises for every one of them.
+# pivot to exactly zero (NumPy then returns noise). tegula follows LAPACK's order of operations
+# where a pivot is that small, so it may raise or return numbers; either way its determinant is
+# as small as NumPy's and its rank NumPy's.
 NUMERICALLY_SINGULAR = {"low_rank": _low_rank(6, 3), "low_rank_40": _low_rank(40, 10), "low_rank_9": _low_rank(9, 8)}
+# Regular matrices whose pivots differ by more than 1 / eps: no pivot is zero, so NumPy inverts
+# them (exactly, for diagonal ones), and so must tegula.
+BADLY_SCALED = {
+    "diag_1e-20": np.diag([1.0, 1e-20]),
+    "diag_1e20": np.diag([1e20, 1.0, 3.0]),
+    "tiny": np.array([[1e-30, 0.0], [0.0, 1e-30]]),
+    "permuted_1e-18": np.array([[0.0, 1e-18, 0.0], [2.0, 0.0, 0.0], [0.0, 0.0, 1.0]]),
+    "triangular_1e-17": np.array([[1.0, 2.0, 3.0], [0.0, 1e-17, 1.0], [0.0, 0.0, 4.0]]),
+}
 REGULAR = {
     "random": RNG.random((6, 6)) + 6 * np.eye(6),
     "cond_1e8": _conditioned(6, 1e8),
@@ -66,17 +76,68 @@ def test_singular_matrices_raise_or_give_numpys_numbers(name):
 
 
 @pytest.mark.parametrize("name", NUMERICALLY_SINGULAR)
-def test_numerically_singular_matrices_raise(name):
+def test_numerically_singular_matrices_give_numpys_determinant_and_rank(name):
     a = NUMERICALLY_SINGULAR[name]
     n = a.shape[0]
     for chunks in chunkings(n):
         x = tg.asarray(a, chunks=chunks)
-        with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        try:
             tg.linalg.inv(x).compute()
-        with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
-            tg.linalg.solve(x, tg.ones(n)).compute()
+        except np.linalg.LinAlgError as e:
+            assert str(e) == "Singular matrix"
         np.testing.assert_allclose(tg.linalg.det(x).compute(), np.linalg.det(a), atol=1e-12)
         assert tg.linalg.matrix_rank(x).compute() == np.linalg.matrix_rank(a)
+
+
+@pytest.mark.parametrize("name", BADLY_SCALED)
+def test_badly_scaled_regular_matrices_are_inverted_as_numpy(name):
+    a = BADLY_SCALED[name]
+    n = a.shape[0]
+    for chunks in chunkings(n):
+        x = tg.asarray(a, chunks=chunks)
+        np.testing.assert_allclose(tg.linalg.inv(x).compute(), np.linalg.inv(a), rtol=1e-12)
+        b = np.arange(1.0, n + 1)
+        np.testing.assert_allclose(tg.linalg.solve(x, tg.asarray(b)).compute(), np.linalg.solve(a, b), rtol=1e-12)
+        np.testing.assert_allclose(tg.linalg.det(x).compute(), np.linalg.det(a), rtol=1e-12)
+        sign, logdet = tg.linalg.slogdet(x)
+        assert sign.compute() == np.linalg.slogdet(a)[0]
+        np.testing.assert_allclose(logdet.compute(), np.linalg.slogdet(a)[1], rtol=1e-12)
+
+
+def test_nan_matrices_give_nans_as_numpy():
+    """NaN is no zero pivot: NumPy returns NaNs (where they spread depends on the algorithm, so
+    only NumPy's NaNs are checked), not a LinAlgError."""
+    a = np.array([[np.nan, 0.0], [0.0, 1.0]])
+    x = tg.asarray(a)
+    with np.errstate(invalid="ignore"):
+        for got, want in ((tg.linalg.inv(x), np.linalg.inv(a)), (tg.linalg.solve(x, tg.ones(2)), np.linalg.solve(a, np.ones(2)))):
+            assert np.isnan(got.compute())[np.isnan(want)].all()
+        assert np.isnan(tg.linalg.det(x).compute()) and np.isnan(np.linalg.det(a))
+
+
+@pytest.mark.parametrize("name", [*SINGULAR, *NUMERICALLY_SINGULAR])
+def test_eigh_of_singular_symmetric_matrices_as_numpy(name):
+    a = {**SINGULAR, **NUMERICALLY_SINGULAR}[name]
+    a = a + a.T
+    for chunks in chunkings(a.shape[0]):
+        w, v = tg.linalg.eigh(tg.asarray(a, chunks=chunks))
+        w, v = w.compute(), v.compute()
+        scale = max(1.0, np.abs(a).max())
+        np.testing.assert_allclose(w, np.linalg.eigvalsh(a), atol=1e-12 * scale * a.shape[0])
+        np.testing.assert_allclose(a @ v, v * w, atol=1e-10 * scale * a.shape[0])
+
+
+def test_stacks_of_singular_and_regular_matrices_as_numpy():
+    stack = np.stack([SINGULAR["arange36"], REGULAR["random"], np.ones((6, 6))])
+    for chunks in ((1, 6, 6), (2, 3, 3), (3, 6, 6)):
+        x = tg.asarray(stack, chunks=chunks)
+        np.testing.assert_allclose(tg.linalg.det(x).compute(), np.linalg.det(stack), atol=1e-9)
+        assert tg.linalg.matrix_rank(x).compute().tolist() == np.linalg.matrix_rank(stack).tolist()
+        np.testing.assert_allclose(tg.linalg.pinv(x).compute(), np.linalg.pinv(stack), atol=1e-10)
+        sign, logdet = tg.linalg.slogdet(x)
+        want = np.linalg.slogdet(stack)
+        assert sign.compute().tolist() == want[0].tolist()
+        np.testing.assert_allclose(logdet.compute(), want[1])
 
 
 @pytest.mark.parametrize("name", REGULAR)

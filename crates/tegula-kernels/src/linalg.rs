@@ -2,7 +2,7 @@
 //! block's own dtype (float32/float64/complex64/complex128). Decompositions follow NumPy's
 //! conventions: `Vh` not `V`, `R` upper triangular, eigenvalues ascending, singular values
 //! descending; singular or non-positive-definite matrices are `LinAlgError`s, as LAPACK's
-//! `info > 0` is in NumPy (an exactly zero pivot of the LU factorisation is singular).
+//! `info > 0` is in NumPy (an exactly zero pivot of LAPACK's LU factorisation is singular).
 
 use crate::chunk::{Block, Chunk, Wrap};
 use crate::element::{Elem, C128, C64};
@@ -12,11 +12,13 @@ use faer::traits::{ComplexField, RealField};
 use faer::complex::Complex;
 use faer::{Mat, MatMut, MatRef, Side};
 use ndarray::ArrayD;
-use std::ops::{Add, Mul};
+use std::ops::{Add, Mul, SubAssign};
 use tegula_core::{internal_err, linalg_err, DType, LinalgOp, Result};
 
 /// An element type faer factorises, with its real counterpart.
-pub trait Field: ComplexField<Real = Self::R> + Wrap + Copy + Add<Output = Self> + Mul<Output = Self> {
+pub trait Field:
+    ComplexField<Real = Self::R> + Wrap + Copy + Add<Output = Self> + SubAssign + Mul<Output = Self>
+{
     type R: RealField + Wrap + Copy;
     /// The complex type of the same precision (general eigenpairs).
     type Z: Wrap + Copy + From<Complex<Self::R>>;
@@ -171,24 +173,59 @@ fn cholesky<T: Field>(x: MatRef<T>, upper: bool) -> Result<Vec<T>> {
 /// The LU factorisation of a square matrix, or NumPy's error when it is singular.
 fn lu<T: Field>(x: MatRef<T>) -> Result<faer::linalg::solvers::PartialPivLu<T>> {
     let lu = x.partial_piv_lu();
-    let u = lu.U();
-    if singular(&(0..u.nrows()).map(|i| u[(i, i)]).collect::<Vec<_>>()) {
+    if singular(x, &pivots(&lu)) {
         return Err(linalg_err!("Singular matrix"));
     }
     Ok(lu)
 }
 
-/// Whether the pivots `diagonal` (of `U`) make the matrix singular: one is zero or NaN, or
-/// below `n * eps / 2` of the largest. LAPACK (NumPy) tests for an exact zero, which its order
-/// of operations reaches for exactly singular matrices; faer's blocked LU rounds differently and
-/// leaves pivots of rounding noise there (`arange(36).reshape(6, 6)`: ~1e-16 after 30), whose
-/// inverse or solution would be noise. A pivot ratio of `n * eps / 2` is a condition number
-/// past `2 / eps`, where no digit of such a result is right.
-fn singular<T: Field>(diagonal: &[T]) -> bool {
-    let moduli: Vec<f64> = diagonal.iter().map(|d| d.cast::<C128>().norm()).collect();
+/// The diagonal of `U`.
+fn pivots<T: Field>(lu: &faer::linalg::solvers::PartialPivLu<T>) -> Vec<T> {
+    let u = lu.U();
+    (0..u.nrows()).map(|i| u[(i, i)]).collect()
+}
+
+/// Whether NumPy would call `x` singular: LAPACK's LU meets an exactly zero pivot (`info > 0`).
+/// faer's blocked LU rounds in another order and may leave a pivot of rounding noise where
+/// LAPACK's unblocked steps reach an exact zero (`arange(36).reshape(6, 6)`: ~1e-16 after 30),
+/// so when one of faer's `pivots` is that small, or NaN (a zero column), the verdict is LAPACK's
+/// order of operations (`unblocked_lu_meets_zero_pivot`). A tiny pivot alone is no verdict:
+/// `diag(1, 1e-20)` is regular, and NumPy inverts it exactly.
+fn singular<T: Field>(x: MatRef<T>, pivots: &[T]) -> bool {
+    let moduli: Vec<f64> = pivots.iter().map(|d| d.cast::<C128>().norm()).collect();
     let largest = moduli.iter().copied().fold(0.0, f64::max);
-    let floor = largest * moduli.len() as f64 * f64::EPSILON / 2.0;
-    moduli.iter().any(|&m| m.is_nan() || m <= floor)
+    let eps: f64 = T::R::epsilon_impl().cast();
+    let floor = largest * moduli.len() as f64 * eps * 16.0;
+    moduli.iter().any(|&m| m.is_nan() || m <= floor) && unblocked_lu_meets_zero_pivot(x)
+}
+
+/// Whether LAPACK's unblocked LU (`getf2`) of the square `x` meets an exactly zero pivot: for
+/// each column, the row of largest `|re| + |im|` (the first of equals) is swapped up, the column
+/// below the pivot scaled by its reciprocal, and the rest updated by their product (rank one).
+fn unblocked_lu_meets_zero_pivot<T: Field>(x: MatRef<T>) -> bool {
+    let n = x.nrows();
+    let mut a = rows(x);
+    for j in 0..n {
+        let column = (j..n).map(|i| (i, T::abs1_impl(&a[i * n + j])));
+        let (p, largest) = column.fold((j, T::R::zero_impl()), |best, c| if c.1 > best.1 { c } else { best });
+        if largest == T::R::zero_impl() && a[p * n + j] == T::zero_impl() {
+            return true;
+        }
+        for k in 0..n {
+            a.swap(j * n + k, p * n + k);
+        }
+        let reciprocal = T::recip_impl(&a[j * n + j]);
+        let (done, below) = a.split_at_mut((j + 1) * n);
+        let pivot_row = &done[j * n + j + 1..(j + 1) * n];
+        for row in below.chunks_exact_mut(n) {
+            let factor = row[j] * reciprocal;
+            row[j] = factor;
+            for (r, &u) in row[j + 1..].iter_mut().zip(pivot_row) {
+                *r -= factor * u;
+            }
+        }
+    }
+    false
 }
 
 /// The sign of the row permutation and the diagonal of `U` of `x`'s LU factorisation
@@ -211,9 +248,8 @@ fn lu_diagonal<T: Field>(x: MatRef<T>) -> Option<(f64, Vec<T>)> {
             sign = -sign;
         }
     }
-    let u = lu.U();
-    let diagonal: Vec<T> = (0..u.nrows()).map(|i| u[(i, i)]).collect();
-    (!singular(&diagonal)).then_some((sign, diagonal))
+    let diagonal = pivots(&lu);
+    (!singular(x, &diagonal)).then_some((sign, diagonal))
 }
 
 /// The determinant; 0 for a singular matrix, as LAPACK's exact zero pivot gives NumPy.
