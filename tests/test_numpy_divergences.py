@@ -124,3 +124,68 @@ def test_messages_name_chunks_as_python_writes_them():
     with pytest.raises(ValueError) as info:
         tg.ones((10,), chunks=((3, 3),))
     assert "[" not in str(info.value) and "(3, 3)" in str(info.value)
+
+
+def test_negative_sizes_of_indices_are_value_errors():
+    for m in (np, tg):
+        with pytest.raises(ValueError, match="negative dimensions"):
+            m.indices((2, -1))
+
+
+B = np.arange(24.0).reshape(2, 3, 4) % 5
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, a: m.sum(a, 1, None, None, True),
+    lambda m, a: m.prod(a, 0, np.float32),
+    lambda m, a: m.mean(a, 2, None, None, True),
+    lambda m, a: m.var(a, 1, None, None, 1),
+    lambda m, a: m.std(a, 1, None, None, 2, True),
+    lambda m, a: m.min(a, 1, None, True),
+    lambda m, a: m.max(a, -1, None, True),
+    lambda m, a: m.any(a, 0, None, True),
+    lambda m, a: m.all(a, 2, None, True),
+    lambda m, a: m.argmax(a, 1),
+    lambda m, a: m.argmin(a, 2),
+    lambda m, a: m.count_nonzero(a, 1),
+    lambda m, a: m.nansum(a, 1, None, None, True),
+    lambda m, a: m.nanmean(a, 1, None, None, True),
+    lambda m, a: m.nanvar(a, 1, None, None, 1, True),
+    lambda m, a: m.nanstd(a, 0, None, None, 1),
+    lambda m, a: m.nanmax(a, 1, None, True),
+    lambda m, a: m.nanmin(a, 1, None, True),
+    lambda m, a: m.nancumsum(a, 1),
+    lambda m, a: m.flip(a, 1),
+    lambda m, a: m.roll(a, 2, 1),
+    lambda m, a: m.diff(a, 2, 1),
+    lambda m, a: m.repeat(a, 2, 1),
+    lambda m, a: m.tensordot(a, m.moveaxis(a, 2, 0), 1),
+    lambda m, a: m.zeros_like(a, np.int32),
+    lambda m, a: m.ones_like(a, np.float32),
+    lambda m, a: m.full_like(a, 7, np.int16),
+    lambda m, a: m.linspace(0, 1, 5, False),
+    lambda m, a: m.isin(a, [1, 3], False, True),
+    lambda m, a: a.sum(1, None, None, True),
+    lambda m, a: a.var(0, None, None, 1),
+    lambda m, a: a.std(None, np.float32, None, 1),
+    lambda m, a: a.max(1, None, True),
+    lambda m, a: a.argmin(1),
+])
+def test_positional_arguments_land_where_numpy_puts_them(call):
+    want = call(np, B)
+    got = call(tg, tg.asarray(B, chunks=2))
+    got = got.compute()
+    assert got.dtype == np.asarray(want).dtype and got.shape == np.shape(want)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, a: m.sum(a, 1, None, a),
+    lambda m, a: m.nanvar(a, 1, None, a),
+    lambda m, a: m.max(a, 1, a),
+    lambda m, a: m.argmax(a, 1, a),
+    lambda m, a: a.var(0, None, a),
+])
+def test_an_out_array_is_refused_not_taken_for_a_later_parameter(call):
+    with pytest.raises(TypeError, match="out="):
+        call(tg, tg.asarray(B, chunks=2))

@@ -278,40 +278,53 @@ class Array:
             axis = None  # NumPy's ufunc reductions take axis 0 or -1 of a 0-d array as "all"
         return Array(self._h.reduce(op, _axes(axis), bool(keepdims), float(ddof), dtype_name(dtype), split_every))
 
-    def sum(self, axis=None, dtype=None, keepdims=False, split_every=None):
+    # NumPy's positional order (``out`` included, refused), so ``x.var(0, None, None, 1)`` is a
+    # ddof of 1 as in NumPy, never a keepdims.
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False, *, split_every=None):
+        refuse_out(out)
         return self._reduce("sum", axis, keepdims, dtype, split_every=split_every)
 
-    def prod(self, axis=None, dtype=None, keepdims=False, split_every=None):
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False, *, split_every=None):
+        refuse_out(out)
         return self._reduce("prod", axis, keepdims, dtype, split_every=split_every)
 
-    def mean(self, axis=None, dtype=None, keepdims=False, split_every=None):
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False, *, split_every=None):
+        refuse_out(out)
         return self._reduce("mean", axis, keepdims, dtype, split_every=split_every)
 
-    def var(self, axis=None, dtype=None, ddof=0, keepdims=False, split_every=None):
-        out = self._reduce("var", axis, keepdims, dtype, ddof, split_every)
-        return _float16_overflow(self, out, axis, keepdims) if self.dtype == np.float16 and dtype is None else out
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, split_every=None):
+        refuse_out(out)
+        result = self._reduce("var", axis, keepdims, dtype, ddof, split_every)
+        return _float16_overflow(self, result, axis, keepdims) if self.dtype == np.float16 and dtype is None else result
 
-    def std(self, axis=None, dtype=None, ddof=0, keepdims=False, split_every=None):
-        out = self._reduce("std", axis, keepdims, dtype, ddof, split_every)
-        return _float16_overflow(self, out, axis, keepdims) if self.dtype == np.float16 and dtype is None else out
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, split_every=None):
+        refuse_out(out)
+        result = self._reduce("std", axis, keepdims, dtype, ddof, split_every)
+        return _float16_overflow(self, result, axis, keepdims) if self.dtype == np.float16 and dtype is None else result
 
-    def min(self, axis=None, keepdims=False, split_every=None):
+    def min(self, axis=None, out=None, keepdims=False, *, split_every=None):
+        refuse_out(out)
         return self._reduce("min", axis, keepdims, split_every=split_every)
 
-    def max(self, axis=None, keepdims=False, split_every=None):
+    def max(self, axis=None, out=None, keepdims=False, *, split_every=None):
+        refuse_out(out)
         return self._reduce("max", axis, keepdims, split_every=split_every)
 
-    def any(self, axis=None, keepdims=False, split_every=None):
+    def any(self, axis=None, out=None, keepdims=False, *, split_every=None):
+        refuse_out(out)
         return self._reduce("any", axis, keepdims, split_every=split_every)
 
-    def all(self, axis=None, keepdims=False, split_every=None):
+    def all(self, axis=None, out=None, keepdims=False, *, split_every=None):
+        refuse_out(out)
         return self._reduce("all", axis, keepdims, split_every=split_every)
 
     # --- NumPy's other array methods, each the namespace function of the same name -----------
-    def argmax(self, axis=None, keepdims=False):
+    def argmax(self, axis=None, out=None, *, keepdims=False):
+        refuse_out(out)
         return _namespace().argmax(self, axis=axis, keepdims=keepdims)
 
-    def argmin(self, axis=None, keepdims=False):
+    def argmin(self, axis=None, out=None, *, keepdims=False):
+        refuse_out(out)
         return _namespace().argmin(self, axis=axis, keepdims=keepdims)
 
     def cumsum(self, axis=None, dtype=None):
@@ -436,6 +449,13 @@ def _float16_overflow(x, result, axis, keepdims):
     sums = abs(wide.sum(axis=axis, keepdims=keepdims))
     squares = wide.var(axis=axis, keepdims=keepdims) * count
     return where((sums > largest) | (squares > largest), np.float16(np.inf), result)
+
+
+def refuse_out(out):
+    """NumPy's ``out=`` (a positional slot of its signatures, kept so later arguments land where
+    NumPy puts them): tegula arrays are immutable values, so none may be given."""
+    if out is not None:
+        raise TypeError("tegula arrays are immutable values: out= is not supported")
 
 
 def _axes(axis):

@@ -111,22 +111,22 @@ def _like(x, dtype, chunks):
     return x.shape, (x.dtype if dtype is None else dtype), (x.chunks if chunks is None else chunks)
 
 
-def zeros_like(x, /, *, dtype=None, device=None, chunks=None):
+def zeros_like(x, /, dtype=None, *, device=None, chunks=None):
     shape, dtype, chunks = _like(x, dtype, chunks)
     return zeros(shape, dtype, device=device, chunks=chunks)
 
 
-def ones_like(x, /, *, dtype=None, device=None, chunks=None):
+def ones_like(x, /, dtype=None, *, device=None, chunks=None):
     shape, dtype, chunks = _like(x, dtype, chunks)
     return ones(shape, dtype, device=device, chunks=chunks)
 
 
-def empty_like(x, /, *, dtype=None, device=None, chunks=None):
+def empty_like(x, /, dtype=None, *, device=None, chunks=None):
     shape, dtype, chunks = _like(x, dtype, chunks)
     return empty(shape, dtype, device=device, chunks=chunks)
 
 
-def full_like(x, /, fill_value, *, dtype=None, device=None, chunks=None):
+def full_like(x, /, fill_value, dtype=None, *, device=None, chunks=None):
     shape, dtype, chunks = _like(x, dtype, chunks)
     return full(shape, fill_value, dtype, device=device, chunks=chunks)
 
@@ -150,7 +150,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None, chunks="auto
     return Array(_tegula.arange(start, stop, step, dtype_name(dtype), chunks))
 
 
-def linspace(start, stop, /, num=50, *, dtype=None, device=None, endpoint=True, chunks="auto"):
+def linspace(start, stop, /, num=50, endpoint=True, *, dtype=None, device=None, chunks="auto"):
     """``num`` evenly spaced values from ``start`` to ``stop`` (NumPy's ``linspace``)."""
     _check_device(device)
     start, stop = float(_py_number(start, "start")), float(_py_number(stop, "stop"))

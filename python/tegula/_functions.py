@@ -127,44 +127,46 @@ def rechunk(x, chunks="auto"):
     return asarray(x).rechunk(chunks)
 
 
-def sum(x, /, *, axis=None, dtype=None, keepdims=False, split_every=None):
+# NumPy's positional parameters in NumPy's order (``out`` included, refused); ``split_every``
+# and the array API's ``correction`` by keyword.
+def sum(x, /, axis=None, dtype=None, out=None, keepdims=False, *, split_every=None):
     """Sum over ``axis`` (int, tuple or None) as a tree reduction; see ``Array.sum``."""
-    return asarray(x).sum(axis=axis, dtype=dtype, keepdims=keepdims, split_every=split_every)
+    return asarray(x).sum(axis, dtype, out, keepdims, split_every=split_every)
 
 
-def prod(x, /, *, axis=None, dtype=None, keepdims=False, split_every=None):
-    return asarray(x).prod(axis=axis, dtype=dtype, keepdims=keepdims, split_every=split_every)
+def prod(x, /, axis=None, dtype=None, out=None, keepdims=False, *, split_every=None):
+    return asarray(x).prod(axis, dtype, out, keepdims, split_every=split_every)
 
 
-def mean(x, /, *, axis=None, keepdims=False, dtype=None, split_every=None):
-    return asarray(x).mean(axis=axis, dtype=dtype, keepdims=keepdims, split_every=split_every)
+def mean(x, /, axis=None, dtype=None, out=None, keepdims=False, *, split_every=None):
+    return asarray(x).mean(axis, dtype, out, keepdims, split_every=split_every)
 
 
-def var(x, /, *, axis=None, correction=0.0, keepdims=False, dtype=None, ddof=None, split_every=None):
+def var(x, /, axis=None, dtype=None, out=None, ddof=None, keepdims=False, *, correction=0.0, split_every=None):
     """Variance, in one pass; ``correction`` is the standard's name for NumPy's ``ddof``."""
     ddof = correction if ddof is None else ddof
-    return asarray(x).var(axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, split_every=split_every)
+    return asarray(x).var(axis, dtype, out, ddof, keepdims, split_every=split_every)
 
 
-def std(x, /, *, axis=None, correction=0.0, keepdims=False, dtype=None, ddof=None, split_every=None):
+def std(x, /, axis=None, dtype=None, out=None, ddof=None, keepdims=False, *, correction=0.0, split_every=None):
     ddof = correction if ddof is None else ddof
-    return asarray(x).std(axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, split_every=split_every)
+    return asarray(x).std(axis, dtype, out, ddof, keepdims, split_every=split_every)
 
 
-def min(x, /, *, axis=None, keepdims=False, split_every=None):
-    return asarray(x).min(axis=axis, keepdims=keepdims, split_every=split_every)
+def min(x, /, axis=None, out=None, keepdims=False, *, split_every=None):
+    return asarray(x).min(axis, out, keepdims, split_every=split_every)
 
 
-def max(x, /, *, axis=None, keepdims=False, split_every=None):
-    return asarray(x).max(axis=axis, keepdims=keepdims, split_every=split_every)
+def max(x, /, axis=None, out=None, keepdims=False, *, split_every=None):
+    return asarray(x).max(axis, out, keepdims, split_every=split_every)
 
 
-def any(x, /, *, axis=None, keepdims=False, split_every=None):
-    return asarray(x).any(axis=axis, keepdims=keepdims, split_every=split_every)
+def any(x, /, axis=None, out=None, keepdims=False, *, split_every=None):
+    return asarray(x).any(axis, out, keepdims, split_every=split_every)
 
 
-def all(x, /, *, axis=None, keepdims=False, split_every=None):
-    return asarray(x).all(axis=axis, keepdims=keepdims, split_every=split_every)
+def all(x, /, axis=None, out=None, keepdims=False, *, split_every=None):
+    return asarray(x).all(axis, out, keepdims, split_every=split_every)
 
 
 REDUCTIONS = {f.__name__: f for f in (sum, prod, mean, var, std, min, max, any, all)}

@@ -29,7 +29,7 @@ def _normalize(axis, ndim):
     return axis % ndim
 
 
-def flip(x, /, *, axis=None):
+def flip(x, /, axis=None):
     """``x`` with the order of elements reversed along ``axis`` (all axes by default); a view of
     each block."""
     x = asarray(x)
@@ -39,7 +39,7 @@ def flip(x, /, *, axis=None):
     return x[tuple(key)]
 
 
-def roll(x, /, shift, *, axis=None):
+def roll(x, /, shift, axis=None):
     """Elements shifted by ``shift`` along ``axis`` (wrapping around); ``axis=None`` rolls the
     flattened array. Two slices joined, so no block is copied."""
     x = asarray(x)
@@ -138,7 +138,7 @@ def clip(x, /, min=None, max=None):
     return out if out.dtype == x.dtype else out.astype(x.dtype)
 
 
-def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
+def diff(x, /, n=1, axis=-1, prepend=None, append=None):
     """The ``n``-th difference along ``axis``; booleans give ``x[1:] != x[:-1]``, as NumPy."""
     x = asarray(x)
     if x.ndim == 0:
@@ -202,7 +202,7 @@ def tile(x, repetitions, /):
     return reshape(broadcast_to(expanded, shape), tuple(r * d for r, d in zip(reps, x.shape)))
 
 
-def repeat(x, repeats, /, *, axis=None):
+def repeat(x, repeats, /, axis=None):
     """Each element repeated ``repeats`` times along ``axis`` (the flattened array when None).
     An integer count is a broadcast over a new axis, then a reshape; per-element counts
     (a 1-d array) join the broadcast runs of each element."""

@@ -77,6 +77,8 @@ def indices(dimensions, dtype=int, sparse=False):
     """The grid of each axis' indices over an array of shape ``dimensions``: one array of shape
     ``(len(dimensions), *dimensions)``, or with ``sparse`` a tuple of broadcastable ones."""
     dimensions = tuple(operator.index(d) for d in dimensions)
+    if any(d < 0 for d in dimensions):
+        raise ValueError("negative dimensions are not allowed")
     n = len(dimensions)
     axes = [arange(d, dtype=dtype).reshape((1,) * i + (d,) + (1,) * (n - i - 1)) for i, d in enumerate(dimensions)]
     if sparse:
@@ -165,7 +167,7 @@ def dot(a, b, /):
     return tensordot(a, b, axes=([-1], [-2 if b.ndim > 1 else 0]))
 
 
-def tensordot(x1, x2, /, *, axes=2):
+def tensordot(x1, x2, /, axes=2):
     """Sums of products over ``axes`` (an int: the last ``axes`` of ``x1`` with the first of
     ``x2``; or two sequences of axes), as a matrix product of the rearranged operands."""
     from ._reshape import reshape

@@ -3,6 +3,7 @@ the ordinary reductions of the input with its NaNs replaced by the operation's i
 counts of the values that are not NaN. Integer and boolean inputs have no NaN: they take the
 ordinary reduction. xarray's ``skipna`` reductions call these."""
 
+from ._array import refuse_out
 from ._creation import asarray
 from ._functions import UFUNCS, where
 from ._sorting import cumprod, cumsum
@@ -17,19 +18,24 @@ def _filled(a, value):
     return where(mask, value, a), mask
 
 
-def nansum(a, axis=None, dtype=None, keepdims=False):
+# Positional parameters in NumPy's order, ``out`` included (refused).
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
+    refuse_out(out)
     return _filled(a, 0)[0].sum(axis=axis, dtype=dtype, keepdims=keepdims)
 
 
-def nanprod(a, axis=None, dtype=None, keepdims=False):
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
+    refuse_out(out)
     return _filled(a, 1)[0].prod(axis=axis, dtype=dtype, keepdims=keepdims)
 
 
-def nancumsum(a, axis=None, dtype=None):
+def nancumsum(a, axis=None, dtype=None, out=None):
+    refuse_out(out)
     return cumsum(_filled(a, 0)[0], axis=axis, dtype=dtype)
 
 
-def nancumprod(a, axis=None, dtype=None):
+def nancumprod(a, axis=None, dtype=None, out=None):
+    refuse_out(out)
     return cumprod(_filled(a, 1)[0], axis=axis, dtype=dtype)
 
 
@@ -41,12 +47,14 @@ def _nanextreme(a, axis, keepdims, name, fill):
     return where(mask.all(axis=axis, keepdims=keepdims), float("nan"), out)  # all-NaN slices
 
 
-def nanmin(a, axis=None, keepdims=False):
+def nanmin(a, axis=None, out=None, keepdims=False):
     """Minimum ignoring NaNs; NaN where a slice holds only NaNs (NumPy warns there)."""
+    refuse_out(out)
     return _nanextreme(a, axis, keepdims, "min", float("inf"))
 
 
-def nanmax(a, axis=None, keepdims=False):
+def nanmax(a, axis=None, out=None, keepdims=False):
+    refuse_out(out)
     return _nanextreme(a, axis, keepdims, "max", float("-inf"))
 
 
@@ -59,8 +67,9 @@ def _divide(total, count):
     return (total / count).astype(total.dtype)
 
 
-def nanmean(a, axis=None, dtype=None, keepdims=False):
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
     """Mean of the values that are not NaN; NaN for a slice of NaNs only."""
+    refuse_out(out)
     filled, mask = _filled(a, 0)
     if mask is None:
         return filled.mean(axis=axis, dtype=dtype, keepdims=keepdims)
@@ -68,9 +77,10 @@ def nanmean(a, axis=None, dtype=None, keepdims=False):
     return _divide(total, _count(mask, axis, keepdims))
 
 
-def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False):
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     """Variance of the values that are not NaN (two passes: the mean, then squared deviations);
     NaN where fewer than ``ddof + 1`` values are left. Complex inputs give real variances."""
+    refuse_out(out)
     filled, mask = _filled(a, 0)
     if mask is None:
         return filled.var(axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
@@ -83,7 +93,8 @@ def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False):
     return where(dof <= 0, float("nan"), var)
 
 
-def nanstd(a, axis=None, dtype=None, ddof=0, keepdims=False):
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    refuse_out(out)
     return UFUNCS["sqrt"](nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
 
 

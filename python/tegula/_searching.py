@@ -5,7 +5,7 @@ import operator
 
 import numpy as np
 
-from ._array import Array
+from ._array import Array, refuse_out
 from ._creation import arange, asarray
 from ._functions import UFUNCS, where
 
@@ -43,27 +43,30 @@ def _flat_positions(x, axes):
     return total
 
 
-def argmax(x, /, *, axis=None, keepdims=False):
+def argmax(x, /, axis=None, out=None, *, keepdims=False):
     """Index of the first maximum along ``axis`` (of the flattened array when None); NaN counts
     as the maximum, as in NumPy."""
+    refuse_out(out)
     return _arg_extreme(x, axis, keepdims, "max")
 
 
-def argmin(x, /, *, axis=None, keepdims=False):
+def argmin(x, /, axis=None, out=None, *, keepdims=False):
     """Index of the first minimum along ``axis``; NaN counts as the minimum, as in NumPy."""
+    refuse_out(out)
     return _arg_extreme(x, axis, keepdims, "min")
 
 
-def count_nonzero(x, /, *, axis=None, keepdims=False):
+def count_nonzero(x, /, axis=None, *, keepdims=False):
     """Number of non-zero elements along ``axis`` (int64)."""
     x = asarray(x)
     return (x != 0).sum(axis=axis, keepdims=keepdims, dtype="int64")
 
 
-def isin(x1, x2, /, *, invert=False):
+def isin(x1, x2, /, assume_unique=False, invert=False):
     """Whether each element of ``x1`` is among the elements of ``x2``: a comparison of ``x1``
     against every element of ``x2`` along a new axis, reduced by ``any``; each task holds one
-    block of each (NaN is in nothing, as in NumPy)."""
+    block of each (NaN is in nothing, as in NumPy). ``assume_unique`` is NumPy's speed hint,
+    which changes nothing here."""
     from ._dtypes import is_python_scalar
 
     if is_python_scalar(x2):

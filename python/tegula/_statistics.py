@@ -10,6 +10,7 @@ import operator
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_tuple
 
+from ._array import refuse_out
 from ._creation import asarray
 from ._functions import REDUCTIONS, UFUNCS, compute, permute_dims, where
 from ._gather import take, take_along_axis
@@ -23,7 +24,7 @@ isnan = UFUNCS["isnan"]
 def ptp(a, axis=None, out=None, keepdims=False):
     """The range of values (maximum minus minimum) along ``axis``, in the input's dtype (so
     integers wrap as NumPy's do)."""
-    _no_out(out)
+    refuse_out(out)
     x = asarray(a)
     return REDUCTIONS["max"](x, axis=axis, keepdims=keepdims) - REDUCTIONS["min"](x, axis=axis, keepdims=keepdims)
 
@@ -31,7 +32,7 @@ def ptp(a, axis=None, out=None, keepdims=False):
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """The median along ``axis`` (all axes by default; a tuple of axes too): the mean of the
     middle one or two elements of each sorted lane, NaN where a lane holds NaN."""
-    _no_out(out)
+    refuse_out(out)
     x = asarray(a)
     lanes, kept, kept_dims = _lanes(x, axis)
     n = lanes.shape[-1]
@@ -58,7 +59,7 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
 
 def _quantiles(a, q, scale, out_of_range, axis, out, method, keepdims, weights):
     """The checks quantile and percentile share, then ``q / scale`` quantiles."""
-    _no_out(out)
+    refuse_out(out)
     x = asarray(a)
     if x.dtype.kind == "c":
         raise TypeError("a must be an array of real numbers")
@@ -69,11 +70,6 @@ def _quantiles(a, q, scale, out_of_range, axis, out, method, keepdims, weights):
     if weights is not None:
         return _weighted_quantile(x, q, _weights(weights, x, axis, method), axis, keepdims)
     return _quantile(x, q, weak, axis, method, keepdims)
-
-
-def _no_out(out):
-    if out is not None:
-        raise TypeError("tegula arrays are immutable values: out= is not supported")
 
 
 def _lanes(x, axis):
