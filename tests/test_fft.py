@@ -7,7 +7,7 @@ from hypothesis import given, strategies as st
 import tegula as tg
 from strategies import assert_same, chunkings, np_arrays, oracle, error_class
 
-TOL = {"complex64": 2e-4, "complex128": 1e-10, "float32": 2e-4, "float64": 1e-10}
+TOL = {"complex64": 2e-4, "complex128": 1e-10, "float16": 2e-3, "float32": 2e-4, "float64": 1e-10}
 COMPLEX_IN = ["fft", "ifft", "irfft", "hfft"]
 REAL_IN = ["rfft", "ihfft"]
 
@@ -49,6 +49,31 @@ def test_n_dimensional_transforms(data, name):
     axes = tuple(data.draw(st.permutations(range(len(shape))))[:data.draw(st.integers(1, len(shape)))])
     s = tuple(data.draw(st.integers(2, 6)) for _ in axes) if data.draw(st.booleans()) else None
     check(name, a, x, s=s, axes=axes)
+
+
+@given(data=st.data(), name=st.sampled_from(COMPLEX_IN + REAL_IN + ["fftn", "ifftn", "rfftn", "irfftn", "fft2", "ifft2",
+                                                                   "rfft2", "irfft2"]),
+       dtype=st.sampled_from(["float16", "float32", "float64", "int8", "int64", "uint16", "bool", "complex64"]))
+def test_every_input_dtype_gives_numpys_result_dtype(data, name, dtype):
+    """Integers and bools transform in complex128, float16 in complex64, and NumPy's real
+    inverses of float16 (one axis) are float16; n-dimensional forms over 2-d arrays."""
+    shape = tuple(data.draw(st.lists(st.integers(2, 5), min_size=2, max_size=3)))
+    a = data.draw(np_arrays(np.dtype(dtype), shape, max_magnitude=10.0, allow_nan=False, allow_infinity=False))
+    x = tg.asarray(a, chunks=data.draw(chunkings(shape))[0])
+    check(name, a, x)
+
+
+def test_transform_parameters_by_position_as_numpys():
+    a = np.arange(12.0).reshape(3, 4)
+    x = tg.asarray(a, chunks=2)
+    for name, args in (("fft", (6, 0, "ortho")), ("ihfft", (5, 1, None)), ("hfft", (6, 0, "forward")),
+                       ("fftn", ((3, 5), (1, 0), None)), ("irfft2", ((4, 4), (0, 1), "ortho"))):
+        want = getattr(np.fft, name)(a, *args)
+        got = getattr(tg.fft, name)(x, *args).compute()
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, atol=1e-10)
+    np.testing.assert_allclose(tg.fft.fftfreq(8, 0.5).compute(), np.fft.fftfreq(8, 0.5))
+    np.testing.assert_array_equal(tg.fft.fftshift(x, 1).compute(), np.fft.fftshift(a, 1))
 
 
 @given(n=st.integers(1, 20), d=st.floats(0.1, 10.0))

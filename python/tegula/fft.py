@@ -13,9 +13,10 @@ from ._info import _check_device
 from ._manipulation import roll
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft", "fftfreq",
+           "fft2", "ifft2", "rfft2", "irfft2",
            "rfftfreq", "fftshift", "ifftshift"]
 
-_NORMS = ("backward", "ortho", "forward")
+_NORMS = ("backward", "ortho", "forward", None)  # None: NumPy's "backward"
 
 
 def _complex(x):
@@ -46,7 +47,7 @@ def _fit(x, n, axis):
 def _scale(x, n, norm, inverse):
     if norm not in _NORMS:
         raise ValueError(f'Invalid norm value {norm}; should be "backward", "ortho" or "forward".')
-    divide = {"backward": inverse, "forward": not inverse}.get(norm)
+    divide = {"backward": inverse, None: inverse, "forward": not inverse}.get(norm)
     if norm == "ortho":
         return x * (1 / np.sqrt(n)) if n else x
     return x * (1 / n) if divide and n else x
@@ -70,12 +71,12 @@ def _transform(x, n, axis, norm, inverse):
     return _scale(out, n, norm, inverse).astype(x.dtype)
 
 
-def fft(x, /, *, n=None, axis=-1, norm="backward"):
+def fft(x, /, n=None, axis=-1, norm="backward"):
     """The one-dimensional discrete Fourier transform along ``axis``."""
     return _transform(x, n, axis, norm, False)
 
 
-def ifft(x, /, *, n=None, axis=-1, norm="backward"):
+def ifft(x, /, n=None, axis=-1, norm="backward"):
     """The inverse of ``fft``."""
     return _transform(x, n, axis, norm, True)
 
@@ -99,12 +100,12 @@ def _transform_n(x, s, axes, norm, inverse):
     return _complex(x)
 
 
-def fftn(x, /, *, s=None, axes=None, norm="backward"):
+def fftn(x, /, s=None, axes=None, norm="backward"):
     """The n-dimensional transform: one-dimensional transforms along each of ``axes``."""
     return _transform_n(x, s, axes, norm, False)
 
 
-def ifftn(x, /, *, s=None, axes=None, norm="backward"):
+def ifftn(x, /, s=None, axes=None, norm="backward"):
     return _transform_n(x, s, axes, norm, True)
 
 
@@ -118,7 +119,7 @@ def _real_input(x):
     return x
 
 
-def rfft(x, /, *, n=None, axis=-1, norm="backward"):
+def rfft(x, /, n=None, axis=-1, norm="backward"):
     """The transform of a real array: its non-negative frequency terms only."""
     out = fft(_real_input(x), n=n, axis=axis, norm=norm)
     axis = operator.index(axis) % out.ndim
@@ -137,18 +138,23 @@ def _hermitian_full(x, n, axis):
     return concat([x, tail], axis=axis)
 
 
-def irfft(x, /, *, n=None, axis=-1, norm="backward"):
+def irfft(x, /, n=None, axis=-1, norm="backward"):
     """The inverse of ``rfft``: a real array of length ``n`` (``2 * (m - 1)`` by default)."""
-    x = _complex(x)
+    given, x = asarray(x), _complex(x)
     axis = _axis(x, axis)
     n = 2 * (x.shape[axis] - 1) if n is None else operator.index(n)
     if n < 1:
         raise ValueError(f"Invalid number of FFT data points ({n}) specified.")
     full = _hermitian_full(x, n, axis)
-    return UFUNCS["real"](ifft(full, n=n, axis=axis, norm=norm))
+    return _real_result(given, UFUNCS["real"](ifft(full, n=n, axis=axis, norm=norm)))
 
 
-def rfftn(x, /, *, s=None, axes=None, norm="backward"):
+def _real_result(given, result):
+    """NumPy's real inverse transforms of float16 input are float16 (computed in float32)."""
+    return result.astype(np.float16) if given.dtype == np.float16 else result
+
+
+def rfftn(x, /, s=None, axes=None, norm="backward"):
     x = _real_input(x)
     axes, sizes = _axes_and_sizes(x, s, axes)
     x = rfft(x, n=sizes[-1], axis=axes[-1], norm=norm)
@@ -157,32 +163,50 @@ def rfftn(x, /, *, s=None, axes=None, norm="backward"):
     return x
 
 
-def irfftn(x, /, *, s=None, axes=None, norm="backward"):
-    x = _complex(x)
+def irfftn(x, /, s=None, axes=None, norm="backward"):
+    x = asarray(x)  # made complex by the transforms, so one axis of float16 stays float16 as NumPy
     axes, sizes = _axes_and_sizes(x, s, axes)
     for axis, n in zip(axes[:-1], sizes[:-1]):
         x = ifft(x, n=n, axis=axis, norm=norm)
     return irfft(x, n=sizes[-1], axis=axes[-1], norm=norm)
 
 
-_SWAPPED = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
+# NumPy's two-dimensional forms: the n-dimensional ones over the last two axes by default.
+def fft2(x, /, s=None, axes=(-2, -1), norm="backward"):
+    return fftn(x, s, axes, norm)
 
 
-def hfft(x, /, *, n=None, axis=-1, norm="backward"):
+def ifft2(x, /, s=None, axes=(-2, -1), norm="backward"):
+    return ifftn(x, s, axes, norm)
+
+
+def rfft2(x, /, s=None, axes=(-2, -1), norm="backward"):
+    return rfftn(x, s, axes, norm)
+
+
+def irfft2(x, /, s=None, axes=(-2, -1), norm="backward"):
+    return irfftn(x, s, axes, norm)
+
+
+_SWAPPED = {"backward": "forward", None: "forward", "ortho": "ortho", "forward": "backward"}
+
+
+def hfft(x, /, n=None, axis=-1, norm="backward"):
     """The transform of a signal with Hermitian symmetry given by its first half: real."""
     if norm not in _NORMS:
         raise ValueError(f'Invalid norm value {norm}; should be "backward", "ortho" or "forward".')
-    return irfft(UFUNCS["conj"](_complex(x)), n=n, axis=axis, norm=_SWAPPED[norm])
+    x = asarray(x)
+    return _real_result(x, irfft(UFUNCS["conj"](_complex(x)), n=n, axis=axis, norm=_SWAPPED[norm]))
 
 
-def ihfft(x, /, *, n=None, axis=-1, norm="backward"):
+def ihfft(x, /, n=None, axis=-1, norm="backward"):
     """The inverse of ``hfft``."""
     if norm not in _NORMS:
         raise ValueError(f'Invalid norm value {norm}; should be "backward", "ortho" or "forward".')
     return UFUNCS["conj"](rfft(x, n=n, axis=axis, norm=_SWAPPED[norm]))
 
 
-def fftfreq(n, /, *, d=1.0, dtype=None, device=None):
+def fftfreq(n, /, d=1.0, *, dtype=None, device=None):
     """The sample frequencies of an ``n``-point transform with sample spacing ``d``."""
     _check_device(device)
     n = operator.index(n)
@@ -193,7 +217,7 @@ def fftfreq(n, /, *, d=1.0, dtype=None, device=None):
     return (k / (n * d)).astype(np.float64 if dtype is None else dtype)
 
 
-def rfftfreq(n, /, *, d=1.0, dtype=None, device=None):
+def rfftfreq(n, /, d=1.0, *, dtype=None, device=None):
     """The non-negative sample frequencies of an ``n``-point real transform."""
     _check_device(device)
     n = operator.index(n)
@@ -202,14 +226,14 @@ def rfftfreq(n, /, *, d=1.0, dtype=None, device=None):
     return (arange(n // 2 + 1, dtype="int64") / (n * d)).astype(np.float64 if dtype is None else dtype)
 
 
-def fftshift(x, /, *, axes=None):
+def fftshift(x, /, axes=None):
     """The zero-frequency term moved to the middle (a roll by half of each axis)."""
     x = asarray(x)
     axes = tuple(range(x.ndim)) if axes is None else (axes,) if np.ndim(axes) == 0 else tuple(axes)
     return roll(x, tuple(x.shape[a] // 2 for a in axes), axis=axes) if axes else x
 
 
-def ifftshift(x, /, *, axes=None):
+def ifftshift(x, /, axes=None):
     """The inverse of ``fftshift``."""
     x = asarray(x)
     axes = tuple(range(x.ndim)) if axes is None else (axes,) if np.ndim(axes) == 0 else tuple(axes)
