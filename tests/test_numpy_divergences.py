@@ -189,3 +189,11 @@ def test_positional_arguments_land_where_numpy_puts_them(call):
 def test_an_out_array_is_refused_not_taken_for_a_later_parameter(call):
     with pytest.raises(TypeError, match="out="):
         call(tg, tg.asarray(B, chunks=2))
+
+
+@pytest.mark.parametrize("chunks, text", [("2GBx", "'2GBx'"), ("12 parsecs", "'12 parsecs'"), (("lots",), "'lots'")])
+def test_messages_quote_text_as_python_does(chunks, text):
+    with pytest.raises(ValueError) as info:
+        tg.ones(10, chunks=chunks)
+    assert text in str(info.value) and '"' not in str(info.value)
+

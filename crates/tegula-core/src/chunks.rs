@@ -243,7 +243,7 @@ pub fn parse_bytes(text: &str) -> Result<usize> {
     let value: f64 = num
         .trim()
         .parse()
-        .map_err(|_| TegulaError::Value(format!("cannot parse byte size {text:?}")))?;
+        .map_err(|_| TegulaError::Value(format!("cannot parse byte size '{text}'")))?;
     let scale: f64 = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1.0,
         "kb" => 1e3,
@@ -254,10 +254,10 @@ pub fn parse_bytes(text: &str) -> Result<usize> {
         "mib" => 1024f64.powi(2),
         "gib" => 1024f64.powi(3),
         "tib" => 1024f64.powi(4),
-        _ => return Err(TegulaError::Value(format!("unknown byte unit in {text:?}"))),
+        _ => return Err(TegulaError::Value(format!("unknown byte unit in '{text}'"))),
     };
     if value < 0.0 || !value.is_finite() {
-        return Err(TegulaError::Value(format!("byte size must be positive: {text:?}")));
+        return Err(TegulaError::Value(format!("byte size must be positive: '{text}'")));
     }
     Ok((value * scale) as usize)
 }

@@ -168,7 +168,7 @@ fn axis_chunks(obj: &Bound<'_, PyAny>) -> PyResult<AxisChunks> {
     if let Ok(s) = obj.cast::<PyString>() {
         return match s.to_string().as_str() {
             "auto" => Ok(AxisChunks::Auto),
-            other => Err(PyValueError::new_err(format!("cannot understand chunk size {other:?}"))),
+            other => Err(PyValueError::new_err(format!("cannot understand chunk size '{other}'"))),
         };
     }
     if let Some(n) = integer(obj) {

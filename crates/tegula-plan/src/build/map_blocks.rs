@@ -4,6 +4,7 @@
 
 use crate::node::{Node, NodeKind, NodeRef, StoredArray};
 use std::sync::Arc;
+use tegula_core::shape::fmt_shape;
 use tegula_core::{shape_err, value_err, Chunks, DType, Result};
 
 pub fn map_blocks(inputs: &[NodeRef], function: Arc<StoredArray>, name: &str, chunks: Chunks, dtype: DType) -> Result<NodeRef> {
@@ -14,8 +15,9 @@ pub fn map_blocks(inputs: &[NodeRef], function: Arc<StoredArray>, name: &str, ch
     for (i, x) in inputs.iter().enumerate() {
         if x.chunks.numblocks() != grid {
             return Err(shape_err!(
-                "map_blocks: input {i} has {:?} blocks per axis, the result {grid:?}; inputs must share one block grid",
-                x.chunks.numblocks()
+                "map_blocks: input {i} has {} blocks per axis, the result {}; inputs must share one block grid",
+                fmt_shape(&x.chunks.numblocks()),
+                fmt_shape(&grid)
             ));
         }
     }

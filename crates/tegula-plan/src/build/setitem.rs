@@ -3,6 +3,7 @@
 
 use super::layout::{index_chunks, normalize_index, rechunk, IndexItem};
 use crate::node::{IndexAxis, Node, NodeKind, NodeRef};
+use tegula_core::shape::fmt_shape;
 use tegula_core::{index_err, value_err, Result};
 
 /// `x` with the basic-index selection `items` replaced by `values`, which must already have
@@ -16,9 +17,9 @@ pub fn set_item(x: &NodeRef, items: &[IndexItem], values: &NodeRef) -> Result<No
     let chunks = index_chunks(x, &axes)?;
     if values.shape() != chunks.shape() {
         return Err(value_err!(
-            "could not broadcast input array from shape {:?} into shape {:?}",
-            values.shape(),
-            chunks.shape()
+            "could not broadcast input array from shape {} into shape {}",
+            fmt_shape(&values.shape()),
+            fmt_shape(&chunks.shape())
         ));
     }
     if values.dtype != x.dtype {

@@ -4,12 +4,13 @@
 use super::layout::rechunk;
 use crate::node::{Node, NodeKind, NodeRef, StoredArray};
 use std::sync::Arc;
+use tegula_core::shape::fmt_shape;
 use tegula_core::{shape_err, Chunks, Result};
 
 /// Writes `x` to `sink`, whose regions may only start at multiples of `grid` along each axis.
 pub fn store(x: &NodeRef, sink: Arc<StoredArray>, grid: &[usize]) -> Result<NodeRef> {
     if grid.len() != x.ndim() || grid.contains(&0) {
-        return Err(shape_err!("store chunks {grid:?} do not fit an array of shape {:?}", x.shape()));
+        return Err(shape_err!("store chunks {} do not fit an array of shape {}", fmt_shape(grid), fmt_shape(&x.shape())));
     }
     let aligned = aligned_chunks(&x.chunks, grid)?;
     let x = if aligned == x.chunks { x.clone() } else { rechunk(x, aligned)? };
