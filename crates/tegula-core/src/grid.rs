@@ -66,6 +66,17 @@ pub fn for_each_block(numblocks: &[usize], mut f: impl FnMut(&[usize])) {
     }
 }
 
+/// `for_each_block` with a fallible `f`: stops at, and returns, the first error.
+pub fn try_for_each_block<E>(numblocks: &[usize], mut f: impl FnMut(&[usize]) -> Result<(), E>) -> Result<(), E> {
+    let mut result = Ok(());
+    for_each_block(numblocks, |idx| {
+        if result.is_ok() {
+            result = f(idx);
+        }
+    });
+    result
+}
+
 /// The block that holds element `index` along an axis, and the index inside that block.
 pub fn locate(sizes: &[usize], index: usize) -> (usize, usize) {
     let mut start = 0;

@@ -1,12 +1,14 @@
 //! tegula-core: the vocabulary every other tegula crate speaks — errors, dtypes and their
 //! promotion, Python scalars, shapes and broadcasting, chunkings and grid math, and the closed
-//! set of chunk operations (`OpKind`) that a task graph names; big buffers (`memory`), and what a computation may use (`spec`).
+//! set of chunk operations a task graph names (`TaskOp`: a `SourceOp`, a `KernelOp` or an `IoOp`); big buffers (`memory`), and what a computation may use (`spec`).
 
 pub mod cancel;
 pub mod chunks;
 pub mod dtype;
 pub mod error;
 pub mod grid;
+pub mod io_op;
+pub mod kernel_op;
 pub mod limits;
 pub mod linalg;
 pub mod memory;
@@ -14,14 +16,20 @@ pub mod ops;
 pub mod program;
 pub mod scalar;
 pub mod shape;
+pub mod source_op;
 pub mod spec;
+pub mod task_op;
 
 pub use cancel::Cancel;
 pub use chunks::{normalize_chunks, AxisChunks, ChunkSpec, Chunks};
 pub use dtype::{promote, result_type, DType, Kind};
 pub use error::{Result, TegulaError};
 pub use linalg::LinalgOp;
-pub use ops::{BinaryOp, Distribution, Finish, OpKind, PartialReduce, Piece, ReduceOp, ScanOp, Select, UnaryOp};
+pub use io_op::{IoOp, ResourceId};
+pub use kernel_op::KernelOp;
+pub use ops::{BinaryOp, Distribution, Finish, PartialReduce, Piece, ReduceOp, ScanOp, Select, UnaryOp};
+pub use source_op::SourceOp;
+pub use task_op::TaskOp;
 pub use scalar::Scalar;
 pub use shape::Shape;
 pub use spec::Spec;

@@ -1,15 +1,13 @@
-//! The closed set of chunk operations. A task in a task graph names its kernel by an `OpKind`
-//! value with its parameters — plain, serialisable data, never a closure. The dtype rules of
-//! the element-wise and reduction operations live here, as tables.
+//! The parameters chunk operations share: the element-wise, reduction and scan functions by
+//! their NumPy names, with their dtype rules as tables, and the small plain types kernels take
+//! (partials, selections, pieces, distributions). The operations themselves are `KernelOp`,
+//! `SourceOp` and `IoOp`, joined in a task by `TaskOp`.
 
 use crate::dtype::{promote, DType, Kind};
 use crate::error::Result;
-use crate::linalg::LinalgOp;
-use crate::program::FusedBlock;
 use crate::scalar::Scalar;
 use crate::dtype_err;
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
 
 /// Declares an op enum with its NumPy name, and `from_name`/`name`.
 macro_rules! named_ops {
@@ -285,146 +283,7 @@ pub struct Piece {
     pub dst: Vec<usize>,
 }
 
-/// What a task computes. Sources take no inputs; the others name their inputs in the task.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum OpKind {
-    /// The region `region` of in-memory array `source` (zero-copy).
-    Load { source: u64, region: Vec<(usize, usize)> },
-    /// The region `region` of stored array `source` read from disk.
-    Read { source: u64, region: Vec<(usize, usize)> },
-    /// Writes the input block to region `region` of stored array `sink`; the result is empty.
-    Write { sink: u64, region: Vec<(usize, usize)> },
-    /// Block `block` (one number per axis) of a user's function over the same blocks of the
-    /// inputs (`map_blocks`): stored function `function`, whose result must have `shape`.
-    CallBlock { function: u64, block: Vec<usize>, shape: Vec<usize> },
-    /// A block filled with one value.
-    Full { value: Scalar, dtype: DType, shape: Vec<usize> },
-    /// NumPy's arange for the global positions `offset .. offset + len`: elements 0 and 1 are
-    /// `first` and `second`, element `i` is `first + i * (second - first)` in `dtype`'s arithmetic.
-    Arange { first: Scalar, second: Scalar, dtype: DType, offset: usize, len: usize },
-    /// NumPy's `linspace(start, stop, num, endpoint)` for the positions `offset .. offset + len`.
-    Linspace { start: f64, stop: f64, num: usize, endpoint: bool, dtype: DType, offset: usize, len: usize },
-    /// Counter-based random values: element values depend only on `key` and their flat position
-    /// in `array_shape`; `start`/`shape` locate this block.
-    Random { key: u64, dist: Distribution, dtype: DType, array_shape: Vec<usize>, start: Vec<usize>, shape: Vec<usize> },
-    Unary { op: UnaryOp, compute: DType },
-    /// Inputs broadcast against each other.
-    Binary { op: BinaryOp, compute: DType },
-    /// Inputs: condition, then the two choices, broadcast together.
-    Where { compute: DType },
-    Cast { dtype: DType },
-    /// Reduces the listed axes of one block, keeping them with length one.
-    /// (`axes` is shared by all the blocks of a reduction.)
-    ReducePartial { op: PartialReduce, axes: Arc<[usize]> },
-    /// Combines any number of same-shaped partials.
-    ReduceCombine { op: PartialReduce },
-    /// Turns the combined partial into the result; drops `squeeze` axes; casts to `dtype`.
-    ReduceFinish { finish: Finish, squeeze: Vec<usize>, dtype: DType },
-    /// The matrix product of two 2-D blocks, computed in `dtype`.
-    Matmul { dtype: DType },
-    /// `op` applied to each matrix (last two axes, whole) of the input blocks.
-    Linalg { op: LinalgOp },
-    Transpose { perm: Vec<usize> },
-    /// Inserts length-one axes at `axes` (ascending positions in the result; shared by all
-    /// the blocks of an operation).
-    ExpandDims { axes: Arc<[usize]> },
-    Select { axes: Vec<Select> },
-    /// A copy of input 0 whose selection `axes` (no new axes) is replaced by input 1.
-    SetSelect { axes: Vec<Select> },
-    /// The unnormalised discrete Fourier transform (`inverse`: with a positive exponent) of
-    /// every lane along `axis` of a complex block that holds the whole axis.
-    Fft { axis: usize, inverse: bool },
-    /// The block's elements in row-major order as a block of `shape` (same element count).
-    Reshape { shape: Vec<usize> },
-    /// Integer indices (input 0) into an axis of length `n`, checked and wrapped to int64 in
-    /// `[0, n)`; an index outside is an `IndexError` naming it and `axis`.
-    WrapIndex { n: usize, axis: usize },
-    /// One step of a gather along `axis` (of length `n`): input 0 holds indices (x's ndim,
-    /// length one or x's along the other axes), input 1 the x block starting at `start`,
-    /// optional input 2 the result so far; positions whose index falls in the x block take
-    /// its element, the others keep the result so far (zero at the first step).
-    Gather { axis: usize, start: usize, n: usize },
-    /// The rows (entries along axis 0) of input 0 where the 1-D boolean input 1 is true.
-    Compress,
-    /// A new block of `shape` (dtype of the inputs) assembled from pieces of the inputs.
-    Assemble { shape: Vec<usize>, pieces: Vec<Piece> },
-    /// The running `op` of one block along `axis` (same shape and dtype).
-    Scan { op: ScanOp, axis: usize },
-    /// The block sorted along `axis` in NumPy's order (NaN last), stably; `descending`
-    /// reverses the order but keeps equal elements in their original order.
-    Sort { axis: usize, descending: bool },
-    /// The int64 positions along `axis` that sort the block as `Sort` does, counted from
-    /// `offset` (the block's start along the axis when the axis spans several blocks).
-    ArgSort { axis: usize, descending: bool, offset: usize },
-    /// The int64 positions (counted from `start`) of every `every`-th element, from rank
-    /// `every / 2`, of a 1-D block in sorted order: by value in NumPy's order (reversed when
-    /// `descending`), then by position.
-    SamplePositions { descending: bool, every: usize, start: usize },
-    /// How many elements of a 1-D block (starting at element `start` of its array) fall in
-    /// each bucket between splitters (input 1: their values, same dtype; input 2: their int64
-    /// positions), as int64, one per bucket. Elements compare by value in NumPy's order
-    /// (reversed when `descending`), then by position, so every element is distinct.
-    BucketCounts { descending: bool, start: usize },
-    /// The stable merge of sorted 1-D runs (in NumPy's order, reversed when `descending`),
-    /// taken in input order: equal elements keep that order. With `arg`, the first half of
-    /// the inputs are the runs' values and the second half their int64 positions, and the
-    /// result is the positions in merged order.
-    MergeRuns { descending: bool, arg: bool },
-    /// For every element `v` of input 1, how many elements of input 0 (a 1-D block sorted in
-    /// NumPy's order, same dtype) come before `v` in that order (`right`: or equal it); int64.
-    SearchCount { right: bool },
-    /// A fused element-wise program producing its block.
-    Fused(FusedBlock),
-    /// The partial reduction `op` over `axes` of a fused program's block, computed without
-    /// building that block.
-    FusedReduce { block: FusedBlock, op: PartialReduce, axes: Arc<[usize]> },
-}
-
-impl OpKind {
-    /// A short name for plans and reports.
-    pub fn label(&self) -> String {
-        match self {
-            OpKind::Load { .. } => "load".into(),
-            OpKind::Read { .. } => "read".into(),
-            OpKind::Write { .. } => "write".into(),
-            OpKind::CallBlock { .. } => "map-blocks".into(),
-            OpKind::Full { .. } => "full".into(),
-            OpKind::Arange { .. } => "arange".into(),
-            OpKind::Linspace { .. } => "linspace".into(),
-            OpKind::Random { .. } => "random".into(),
-            OpKind::Unary { op, .. } => op.name().into(),
-            OpKind::Binary { op, .. } => op.name().into(),
-            OpKind::Where { .. } => "where".into(),
-            OpKind::Cast { dtype } => format!("astype({dtype})"),
-            OpKind::ReducePartial { op, .. } => format!("partial-{}", partial_name(op)),
-            OpKind::ReduceCombine { op } => format!("combine-{}", partial_name(op)),
-            OpKind::ReduceFinish { .. } => "finish".into(),
-            OpKind::Matmul { .. } => "matmul-block".into(),
-            OpKind::Linalg { op } => op.name().into(),
-            OpKind::Transpose { .. } => "transpose".into(),
-            OpKind::ExpandDims { .. } => "expand_dims".into(),
-            OpKind::Select { .. } => "select".into(),
-            OpKind::SetSelect { .. } => "setitem".into(),
-            OpKind::Fft { inverse, .. } => if *inverse { "ifft".into() } else { "fft".into() },
-            OpKind::Reshape { .. } => "reshape".into(),
-            OpKind::WrapIndex { .. } => "wrap-index".into(),
-            OpKind::Gather { .. } => "gather".into(),
-            OpKind::Compress => "compress".into(),
-            OpKind::Assemble { .. } => "assemble".into(),
-            OpKind::Scan { op, .. } => format!("{}-block", op.name()),
-            OpKind::Sort { .. } => "sort-block".into(),
-            OpKind::ArgSort { .. } => "argsort-block".into(),
-            OpKind::BucketCounts { .. } => "bucket-counts".into(),
-            OpKind::SamplePositions { .. } => "sample-positions".into(),
-            OpKind::MergeRuns { arg, .. } => if *arg { "merge-argsort".into() } else { "merge-sort".into() },
-            OpKind::SearchCount { .. } => "searchsorted-count".into(),
-            OpKind::Fused(block) => format!("fused[{}]", block.label()),
-            OpKind::FusedReduce { block, op, .. } => format!("fused[{},{}]", block.label(), partial_name(op)),
-        }
-    }
-}
-
-fn partial_name(op: &PartialReduce) -> &'static str {
+pub(crate) fn partial_name(op: &PartialReduce) -> &'static str {
     match op {
         PartialReduce::Sum { .. } => "sum",
         PartialReduce::Prod { .. } => "prod",

@@ -3,7 +3,8 @@
 //! writing intermediate blocks. A program is plain data, like every op.
 
 use crate::dtype::DType;
-use crate::ops::{BinaryOp, OpKind, UnaryOp};
+use crate::ops::{BinaryOp, UnaryOp};
+use crate::source_op::SourceOp;
 use crate::scalar::Scalar;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -61,7 +62,7 @@ impl Program {
 
     /// The names of the operations, in order, for plans (`add,multiply,sqrt`), naming the
     /// sources by `sources`.
-    pub fn label(&self, sources: &[OpKind]) -> String {
+    pub fn label(&self, sources: &[SourceOp]) -> String {
         let names: Vec<String> = self
             .steps
             .iter()
@@ -70,7 +71,7 @@ impl Program {
                 Instr::Binary { op, .. } => Some(op.name().to_string()),
                 Instr::Where { .. } => Some("where".into()),
                 Instr::Cast { .. } => Some(format!("astype({})", s.dtype)),
-                Instr::Source(i) => Some(sources.get(*i).map_or_else(|| "source".into(), |op| op.label())),
+                Instr::Source(i) => Some(sources.get(*i).map_or("source", |op| op.label()).to_string()),
                 Instr::Input(_) | Instr::Scalar(_) => None,
             })
             .collect();
@@ -83,7 +84,7 @@ impl Program {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FusedBlock {
     pub program: Arc<Program>,
-    pub sources: Vec<OpKind>,
+    pub sources: Vec<SourceOp>,
     pub shape: Vec<usize>,
 }
 
@@ -93,7 +94,7 @@ impl FusedBlock {
     }
 
     /// Source `i` of the block.
-    pub fn source(&self, i: usize) -> crate::Result<&OpKind> {
+    pub fn source(&self, i: usize) -> crate::Result<&SourceOp> {
         self.sources.get(i).ok_or_else(|| crate::internal_err!("fused source {i} missing"))
     }
 }

@@ -1,16 +1,17 @@
-//! The stored arrays `Load`, `Read` and `Write` tasks use, and running one task's kernel.
+//! A graph's resources as their types (arrays, stores, functions), and running one task:
+//! a source, a kernel, or I/O through a resource.
 
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use crate::BlockFunction;
-use tegula_core::{dtype_err, internal_err, value_err, DType, OpKind, Result};
+use tegula_core::{dtype_err, internal_err, value_err, DType, IoOp, Result, TaskOp};
 use tegula_kernels::raw::{chunk_from_bytes, with_bytes};
 use tegula_kernels::Chunk;
 use tegula_plan::{TaskGraph, TaskId};
 use tegula_store::{ChunkSink, ChunkSource};
 
-/// A graph's stored array: a chunk in memory, or an array on disk to read or to write.
+/// A graph's resource: a chunk in memory, a store to read or to write, a user's function.
 enum Stored<'g> {
     Memory(&'g Chunk),
     Source(&'g Arc<dyn ChunkSource>),
@@ -26,7 +27,7 @@ pub struct Inputs<'g> {
 impl<'g> Inputs<'g> {
     pub fn new(graph: &'g TaskGraph) -> Result<Inputs<'g>> {
         let stored = graph
-            .sources
+            .resources
             .iter()
             .map(|s| {
                 let data = &s.data;
@@ -54,34 +55,32 @@ impl<'g> Inputs<'g> {
             .unwrap_or_else(|_| Err(internal_err!("kernel {} panicked", task.op.label())))
     }
 
-    fn run_op(&self, dtype: DType, op: &OpKind, args: &[Chunk]) -> Result<Chunk> {
-        match (op, self.stored_of(op)?) {
-            (OpKind::Load { .. }, Some(Stored::Memory(chunk))) => tegula_kernels::run(op, &[(*chunk).clone()]),
-            (OpKind::Read { region, .. }, Some(Stored::Source(source))) => {
+    fn run_op(&self, dtype: DType, op: &TaskOp, args: &[Chunk]) -> Result<Chunk> {
+        match op {
+            TaskOp::Source(op) => tegula_kernels::generate(op),
+            TaskOp::Kernel(op) => tegula_kernels::run(op, args),
+            TaskOp::Io(op) => self.run_io(dtype, op, args),
+        }
+    }
+
+    fn run_io(&self, dtype: DType, op: &IoOp, args: &[Chunk]) -> Result<Chunk> {
+        let stored = self.stored.get(&op.resource()).ok_or_else(|| internal_err!("resource #{} missing", op.resource()))?;
+        match (op, stored) {
+            (IoOp::Load { region, .. }, Stored::Memory(chunk)) => tegula_kernels::layout::load(chunk, region),
+            (IoOp::Read { region, .. }, Stored::Source(source)) => {
                 let shape: Vec<usize> = region.iter().map(|(a, b)| b - a).collect();
                 chunk_from_bytes(source.info().dtype, &shape, |bytes| source.read_into(region, bytes))
             }
-            (OpKind::Write { region, .. }, Some(Stored::Sink(sink))) => {
+            (IoOp::Write { region, .. }, Stored::Sink(sink)) => {
                 let block = args.first().ok_or_else(|| internal_err!("a write without its block"))?;
                 with_bytes(block, |bytes| sink.write(region, bytes))?;
                 chunk_from_bytes(dtype, &[0], |_| Ok(()))
             }
-            (OpKind::CallBlock { block, shape, .. }, Some(Stored::Function(function))) => {
+            (IoOp::CallBlock { block, shape, .. }, Stored::Function(function)) => {
                 checked_block(function.call(block, args)?, dtype, shape, block)
             }
-            (_, None) => tegula_kernels::run(op, args),
-            _ => Err(internal_err!("{} names a stored array of the wrong kind", op.label())),
+            _ => Err(internal_err!("{} names a resource of the wrong kind", op.label())),
         }
-    }
-
-    fn stored_of(&self, op: &OpKind) -> Result<Option<&Stored<'g>>> {
-        let id = match op {
-            OpKind::Load { source, .. } | OpKind::Read { source, .. } => *source,
-            OpKind::Write { sink, .. } => *sink,
-            OpKind::CallBlock { function, .. } => *function,
-            _ => return Ok(None),
-        };
-        self.stored.get(&id).map(Some).ok_or_else(|| internal_err!("stored array #{id} missing"))
     }
 }
 

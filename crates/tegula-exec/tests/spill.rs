@@ -1,7 +1,7 @@
 //! Spilling under a small budget: results equal those of an unbounded run, the budget holds,
 //! and the spill directory is gone afterwards, also when a task fails after chunks were spilled.
 
-use tegula_core::{BinaryOp, Chunks, DType, OpKind, PartialReduce, Scalar, Spec};
+use tegula_core::{BinaryOp, Chunks, DType, IoOp, KernelOp, PartialReduce, Scalar, SourceOp, Spec, TaskOp};
 use tegula_exec::{compute, Executor};
 use tegula_kernels::Chunk;
 use tegula_plan::{Output, Task, TaskGraph};
@@ -12,16 +12,16 @@ const BLOCKS: usize = 20;
 /// graph holds at once unbounded.
 const BUDGET: usize = 8 * BLOCK * 8 + 4 * (1 << 20);
 
-fn task(op: OpKind, inputs: Vec<usize>, size: usize) -> Task {
-    Task { op, inputs, size, dtype: DType::Float64, node: 0 }
+fn task(op: impl Into<TaskOp>, inputs: Vec<usize>, size: usize) -> Task {
+    Task { op: op.into(), inputs, size, dtype: DType::Float64, node: 0 }
 }
 
 /// Filled blocks, each read twice: early (doubled, and the doubles summed in a chain) and
 /// late (added to the chain in reverse order), so all of them wait between the two reads.
 /// Then, as a second output, `last` on its own.
-fn graph(last: Option<OpKind>) -> TaskGraph {
-    let full = |v: f64| OpKind::Full { value: Scalar::Float(v), dtype: DType::Float64, shape: vec![BLOCK] };
-    let add = || OpKind::Binary { op: BinaryOp::Add, compute: DType::Float64 };
+fn graph(last: Option<TaskOp>) -> TaskGraph {
+    let full = |v: f64| SourceOp::Full { value: Scalar::Float(v), dtype: DType::Float64, shape: vec![BLOCK] };
+    let add = || KernelOp::Binary { op: BinaryOp::Add, compute: DType::Float64 };
     let mut tasks: Vec<Task> = (0..BLOCKS).map(|b| task(full(b as f64 + 0.1), vec![], BLOCK)).collect();
     for b in 0..BLOCKS {
         tasks.push(task(add(), vec![b, b], BLOCK));
@@ -32,7 +32,7 @@ fn graph(last: Option<OpKind>) -> TaskGraph {
         tasks.push(task(add(), vec![acc, other], BLOCK));
         acc = tasks.len() - 1;
     }
-    let sum = OpKind::ReducePartial { op: PartialReduce::Sum { acc: DType::Float64 }, axes: vec![0].into() };
+    let sum = KernelOp::ReducePartial { op: PartialReduce::Sum { acc: DType::Float64 }, axes: vec![0].into() };
     tasks.push(task(sum, vec![acc], 1));
     let one = || Chunks::new(vec![vec![1]], &[1]).unwrap();
     let mut outputs = vec![Output { node: 0, dtype: DType::Float64, chunks: one(), blocks: vec![tasks.len() - 1] }];
@@ -40,7 +40,7 @@ fn graph(last: Option<OpKind>) -> TaskGraph {
         tasks.push(task(op, vec![], 1));
         outputs.push(Output { node: 1, dtype: DType::Float64, chunks: one(), blocks: vec![tasks.len() - 1] });
     }
-    TaskGraph { tasks, outputs, sources: vec![] }
+    TaskGraph { tasks, outputs, resources: vec![] }
 }
 
 fn spec(memory: usize, dir: &std::path::Path) -> Spec {
@@ -80,10 +80,10 @@ fn spilled_runs_match_and_stay_within_the_budget() {
 fn a_failing_task_after_spilling_leaves_no_files() {
     let dir = scratch_dir("fail");
     // A load of an array the graph does not carry fails when it runs, after the spills.
-    let g = graph(Some(OpKind::Load { source: 7, region: vec![(0, 1)] }));
+    let g = graph(Some(IoOp::Load { resource: 7, region: vec![(0, 1)] }.into()));
     for executor in [Executor::Serial, Executor::Threaded { threads: 2 }] {
         let err = compute(&g, executor, &spec(BUDGET, &dir)).unwrap_err();
-        assert!(err.to_string().contains("stored array #7"), "{err}");
+        assert!(err.to_string().contains("resource #7"), "{err}");
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "spill directories left behind");
     }
     std::fs::remove_dir_all(dir).unwrap();

@@ -39,7 +39,7 @@ fn pick_splitters<T: Wrap + SortOrder>(values: &Block<T>, positions: &[i64], buc
     Ok((Wrap::wrap(vector(values)?), Chunk::Int64(vector(positions)?)))
 }
 
-/// `OpKind::SamplePositions`: the positions (counted from `start`) of every `every`-th
+/// `KernelOp::SamplePositions`: the positions (counted from `start`) of every `every`-th
 /// element of the 1-D `block` in sorted order (by value, then position), from rank
 /// `every / 2`. The values are sorted unstably (no scratch memory; equal values are found
 /// again below): the sample of rank `r` is the `r - first`-th occurrence, in the block's
@@ -79,7 +79,7 @@ fn sample_typed<T: Wrap + SortOrder>(block: &Block<T>, every: usize, start: usiz
     Ok(Chunk::Int64(vector(positions)?))
 }
 
-/// `OpKind::BucketCounts`: how many elements of the 1-D `block` (whose first element is at
+/// `KernelOp::BucketCounts`: how many elements of the 1-D `block` (whose first element is at
 /// position `start`) fall in each of the buckets the splitters (sorted `values` at `positions`)
 /// delimit; bucket `j` holds the keys from splitter `j - 1` (included) to splitter `j`.
 pub fn bucket_counts(block: &Chunk, values: &Chunk, positions: &Chunk, start: usize, descending: bool) -> Result<Chunk> {
@@ -100,7 +100,7 @@ fn count_buckets<T: Wrap + SortOrder>(block: &Block<T>, values: &Block<T>, posit
     Ok(Chunk::Int64(vector(counts)?))
 }
 
-/// `OpKind::MergeRuns`: the runs (1-D, each sorted) merged stably in input order; with `arg`,
+/// `KernelOp::MergeRuns`: the runs (1-D, each sorted) merged stably in input order; with `arg`,
 /// the second half of `inputs` holds the runs' positions, and the merged positions come out.
 pub fn merge_runs(inputs: &[Chunk], descending: bool, arg: bool) -> Result<Chunk> {
     let runs = if arg { inputs.len() / 2 } else { inputs.len() };

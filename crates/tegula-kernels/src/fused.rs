@@ -8,7 +8,7 @@
 use crate::binary::{binary, where_};
 use crate::chunk::{Chunk, Wrap};
 use crate::with_chunk;
-use crate::random::{random, BlockPlace};
+use crate::source::source_tile;
 use crate::parallel::{build_1d, build_f64};
 use crate::reduce_f64::{reduce_flat_f64, reduce_rows_f64};
 use crate::tape::{Registers, Tape};
@@ -17,7 +17,7 @@ use crate::reduce::{reduce_bands, reduce_flat};
 use crate::tiles::{concat, flatten, ranges, reshape, tile};
 use crate::unary::unary;
 use tegula_core::program::{FusedBlock, Instr};
-use tegula_core::{internal_err, OpKind, PartialReduce, Result};
+use tegula_core::{internal_err, PartialReduce, Result};
 
 /// The program's result for its block.
 pub fn fused(block: &FusedBlock, inputs: &[Chunk]) -> Result<Chunk> {
@@ -114,21 +114,3 @@ impl<'a> Bound<'a> {
     }
 }
 
-/// A source's values at flat positions `start .. start + len` of its block, as a 1-D chunk.
-pub(crate) fn source_tile(op: &OpKind, shape: &[usize], start: usize, len: usize) -> Result<Chunk> {
-    let run = |op: OpKind, n: usize| crate::run::run(&op, &[]).and_then(|c| reshape(&c, &[n]));
-    match op.clone() {
-        OpKind::Full { value, dtype, .. } => Ok(Chunk::full(dtype, &[len], value)),
-        OpKind::Arange { first, second, dtype, offset, .. } => {
-            run(OpKind::Arange { first, second, dtype, offset: offset + start, len }, len)
-        }
-        OpKind::Linspace { start: s, stop, num, endpoint, dtype, offset, .. } => {
-            run(OpKind::Linspace { start: s, stop, num, endpoint, dtype, offset: offset + start, len }, len)
-        }
-        OpKind::Random { key, dist, dtype, array_shape, start: block_start, .. } => {
-            let place = BlockPlace { array_shape: &array_shape, start: &block_start, shape };
-            Ok(random(key, dist, dtype, &place, start, len))
-        }
-        other => Err(internal_err!("{} is not a source", other.label())),
-    }
-}

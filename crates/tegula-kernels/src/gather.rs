@@ -27,7 +27,7 @@ fn wrap(v: i64, n: usize, axis: usize) -> Result<usize> {
     Ok(w as usize)
 }
 
-/// `OpKind::WrapIndex`: the indices as int64 in `[0, n)`.
+/// `KernelOp::WrapIndex`: the indices as int64 in `[0, n)`.
 pub fn wrap_index(idx: &Chunk, n: usize, axis: usize) -> Result<Chunk> {
     let values = index_values(idx)?;
     let mut out = values.to_owned();
@@ -46,7 +46,7 @@ pub struct GatherPlace {
     pub n: usize,
 }
 
-/// `OpKind::Gather`: inputs `idx` (x's ndim; along the other axes of length one, broadcast,
+/// `KernelOp::Gather`: inputs `idx` (x's ndim; along the other axes of length one, broadcast,
 /// or x's), the `x` block, and optionally the result so far. Every output position whose
 /// index falls in the `x` block takes that element; the others keep the result so far (zero
 /// in the first task).
@@ -95,7 +95,7 @@ fn gather_typed<T: Wrap>(a: &Block<T>, acc: Option<&Chunk>, local: &ndarray::Arr
     Ok(T::wrap(out.into_shared()))
 }
 
-/// `OpKind::Compress`: the rows (entries along axis 0) of `x` where the 1-D boolean `mask`
+/// `KernelOp::Compress`: the rows (entries along axis 0) of `x` where the 1-D boolean `mask`
 /// is true, in order.
 pub fn compress(x: &Chunk, mask: &Chunk) -> Result<Chunk> {
     let mask = mask.typed::<bool>()?;

@@ -1,6 +1,6 @@
 //! tegula-kernels: what happens inside one chunk. `Chunk` holds one block of any tegula dtype
-//! (an `ndarray::ArcArray`, so slices and transposes share data); `run` computes any `OpKind`
-//! on the CPU. Kernels know nothing of graphs, schedules or storage.
+//! (an `ndarray::ArcArray`, so slices and transposes share data); `run` computes any `KernelOp`
+//! on the CPU, `generate` any `SourceOp`. Kernels know nothing of graphs, schedules or storage.
 
 pub mod binary;
 pub mod buckets;
@@ -9,6 +9,7 @@ mod cmath;
 pub mod complex;
 pub mod element;
 pub mod fft;
+mod field;
 mod float_fn;
 pub mod fused;
 pub mod gather;
@@ -38,4 +39,4 @@ mod zip;
 pub use chunk::{Block, Chunk, Wrap};
 pub use element::Elem;
 pub use random::stream_key;
-pub use run::run;
+pub use run::{generate, run};

@@ -6,39 +6,14 @@
 
 use crate::chunk::{Block, Chunk, Wrap};
 use crate::element::{Elem, C128, C64};
+use crate::field::Field;
 use crate::tall_qr::{tall_q_times, tall_r};
 use faer::linalg::solvers::{DenseSolveCore, Solve};
 use faer::traits::{ComplexField, RealField};
 use faer::complex::Complex;
 use faer::{Mat, MatMut, MatRef, Side};
 use ndarray::ArrayD;
-use std::ops::{Add, Mul, SubAssign};
 use tegula_core::{internal_err, linalg_err, DType, LinalgOp, Result};
-
-/// An element type faer factorises, with its real counterpart.
-pub trait Field:
-    ComplexField<Real = Self::R> + Wrap + Copy + Add<Output = Self> + SubAssign + Mul<Output = Self>
-{
-    type R: RealField + Wrap + Copy;
-    /// The complex type of the same precision (general eigenpairs).
-    type Z: Wrap + Copy + From<Complex<Self::R>>;
-}
-impl Field for f32 {
-    type R = f32;
-    type Z = C64;
-}
-impl Field for f64 {
-    type R = f64;
-    type Z = C128;
-}
-impl Field for C64 {
-    type R = f32;
-    type Z = C64;
-}
-impl Field for C128 {
-    type R = f64;
-    type Z = C128;
-}
 
 pub fn linalg(op: LinalgOp, inputs: &[Chunk]) -> Result<Chunk> {
     match inputs.first().map(Chunk::dtype) {

@@ -1,12 +1,48 @@
-//! Blocks computed from their position alone: `arange` and `linspace` ranges, with NumPy's
-//! arithmetic so that every value is bit-identical to NumPy's.
+//! Blocks computed from their position alone (`SourceOp`): constants, random numbers, and
+//! `arange` and `linspace` ranges, with NumPy's arithmetic so that every value is
+//! bit-identical to NumPy's; whole, or a tile at a time for fused programs.
 
 use crate::chunk::{Chunk, Wrap};
 use crate::element::{Elem, C128, C64};
 use crate::with_dtype;
 use half::f16;
 use ndarray::{Array1, ArcArray};
-use tegula_core::{DType, Scalar};
+use crate::random::{random, random_block, BlockPlace};
+use crate::tiles::reshape;
+use tegula_core::{DType, Result, Scalar, SourceOp};
+
+/// The block `op` makes.
+pub fn generate(op: &SourceOp) -> Result<Chunk> {
+    match op {
+        SourceOp::Full { value, dtype, shape } => Ok(Chunk::full(*dtype, shape, *value)),
+        SourceOp::Arange { first, second, dtype, offset, len } => Ok(arange(*first, *second, *dtype, *offset, *len)),
+        SourceOp::Linspace { start, stop, num, endpoint, dtype, offset, len } => {
+            let spec = LinspaceSpec { start: *start, stop: *stop, num: *num, endpoint: *endpoint };
+            Ok(linspace(&spec, *dtype, *offset, *len))
+        }
+        SourceOp::Random { key, dist, dtype, array_shape, start, shape } => {
+            random_block(*key, *dist, *dtype, &BlockPlace { array_shape, start, shape })
+        }
+    }
+}
+
+/// A source's values at flat positions `start .. start + len` of its block, as a 1-D chunk.
+pub(crate) fn source_tile(op: &SourceOp, shape: &[usize], start: usize, len: usize) -> Result<Chunk> {
+    let run = |op: SourceOp, n: usize| generate(&op).and_then(|c| reshape(&c, &[n]));
+    match op.clone() {
+        SourceOp::Full { value, dtype, .. } => Ok(Chunk::full(dtype, &[len], value)),
+        SourceOp::Arange { first, second, dtype, offset, .. } => {
+            run(SourceOp::Arange { first, second, dtype, offset: offset + start, len }, len)
+        }
+        SourceOp::Linspace { start: s, stop, num, endpoint, dtype, offset, .. } => {
+            run(SourceOp::Linspace { start: s, stop, num, endpoint, dtype, offset: offset + start, len }, len)
+        }
+        SourceOp::Random { key, dist, dtype, array_shape, start: block_start, .. } => {
+            let place = BlockPlace { array_shape: &array_shape, start: &block_start, shape };
+            Ok(random(key, dist, dtype, &place, start, len))
+        }
+    }
+}
 
 /// NumPy's arange: elements 0 and 1 are `first` and `second` converted to `dtype`; element
 /// `i >= 2` is `v0 + i * (v1 - v0)` in the dtype's fill arithmetic (see `Fill`). Computes the

@@ -5,7 +5,7 @@
 //! stack's `Q`, then each slab's reflectors to its part. Both passes factorise the same slabs
 //! the same way, so the `Q` applied is the one whose `R` the first pass returned.
 
-use crate::linalg::Field;
+use crate::field::Field;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::householder as hh;
 use faer::{Mat, MatMut, MatRef};

@@ -9,12 +9,12 @@ use crate::chunk::Chunk;
 use crate::element::Elem;
 use crate::float_fn::{beyond_vecmath, float_binary_fn, float_unary_fn};
 use crate::vecmath;
-use crate::fused::source_tile;
+use crate::source::source_tile;
 use crate::random::{random_into, BlockPlace};
 use crate::strided::Strided;
 use crate::tiles::flatten;
 use tegula_core::program::{FusedBlock, Instr, Program};
-use tegula_core::{internal_err, BinaryOp, DType, OpKind, Result, UnaryOp};
+use tegula_core::{internal_err, BinaryOp, DType, SourceOp, Result, UnaryOp};
 
 /// Elements per register: 4 KB of float64, so a dozen live registers fit in L1 cache.
 const SUB: usize = 512;
@@ -32,7 +32,7 @@ enum Loc {
 enum Code<'a> {
     Unary(UnaryOp, Loc),
     Binary(BinaryOp, Loc, Loc),
-    Source(&'a OpKind),
+    Source(&'a SourceOp),
     /// The values of strided input `i`.
     Gather(usize),
 }
@@ -223,8 +223,8 @@ impl<'a> Tape<'a> {
         Ok(())
     }
 
-    fn source_into(&self, op: &OpKind, start: usize, out: &mut [f64]) -> Result<()> {
-        if let OpKind::Random { key, dist, array_shape, start: block_start, .. } = op {
+    fn source_into(&self, op: &SourceOp, start: usize, out: &mut [f64]) -> Result<()> {
+        if let SourceOp::Random { key, dist, array_shape, start: block_start, .. } = op {
             let place = BlockPlace { array_shape, start: block_start, shape: self.shape };
             random_into(*key, *dist, &place, start, out);
             return Ok(());

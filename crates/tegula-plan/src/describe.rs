@@ -3,12 +3,12 @@
 //! emitted for it (none when another operation's fused tasks compute it).
 
 use crate::graph::{Task, TaskGraph};
-use crate::lower::topological;
+use crate::walk::topological;
 use crate::memory::held_while_running;
 use crate::node::NodeRef;
 use crate::order::static_order;
 use std::collections::HashMap;
-use tegula_core::{DType, OpKind};
+use tegula_core::{TaskOp, DType, IoOp, KernelOp};
 
 /// One operation of the plan.
 #[derive(Debug, Clone)]
@@ -59,13 +59,13 @@ pub fn describe(roots: &[NodeRef], graph: &TaskGraph) -> PlanDescription {
         let i = if i == usize::MAX { extra_operation(&mut operations, t) } else { i };
         let op = &mut operations[i];
         op.tasks += 1;
-        if matches!(t.op, OpKind::Fused { .. } | OpKind::FusedReduce { .. }) && op.fused.is_none() {
+        if matches!(t.op, TaskOp::Kernel(KernelOp::Fused { .. }) | TaskOp::Kernel(KernelOp::FusedReduce { .. })) && op.fused.is_none() {
             op.fused = Some(t.op.label());
         }
         let inputs_bytes: usize = t.inputs.iter().map(|&i| graph.tasks[i].nbytes()).sum();
         match t.op {
-            OpKind::Read { .. } => op.bytes_read += t.nbytes(),
-            OpKind::Write { .. } => op.bytes_written += inputs_bytes,
+            TaskOp::Io(IoOp::Read { .. }) => op.bytes_read += t.nbytes(),
+            TaskOp::Io(IoOp::Write { .. }) => op.bytes_written += inputs_bytes,
             _ => {
                 op.bytes_read += inputs_bytes;
                 op.bytes_written += t.nbytes();

@@ -6,6 +6,7 @@
 //! and projected peak memory.
 
 use crate::describe::describe;
+use crate::memory::human_bytes;
 use crate::graph::TaskGraph;
 use crate::node::NodeRef;
 use std::fmt::Write;
@@ -51,19 +52,4 @@ pub fn explain(roots: &[NodeRef], graph: &TaskGraph, budget: usize) -> String {
         human_bytes(budget)
     );
     out
-}
-
-pub fn human_bytes(n: usize) -> String {
-    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = n as f64;
-    let mut u = 0;
-    while v >= 1024.0 && u + 1 < units.len() {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{n} B")
-    } else {
-        format!("{v:.1} {}", units[u])
-    }
 }

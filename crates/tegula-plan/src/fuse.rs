@@ -8,7 +8,7 @@
 //! generate again rather than hold between them. A constant (`full`) read by a program is a
 //! scalar step, whatever its shape.
 
-use crate::lower::topological;
+use crate::walk::topological;
 use crate::node::{Node, NodeKind, NodeRef, SourceKind};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;

@@ -1,17 +1,17 @@
-//! The chunk task graph: plain data. A task names its kernel by an `OpKind` value and its
+//! The chunk task graph: plain data. A task names what it computes by a `TaskOp` value and its
 //! inputs by task number; stored arrays are referenced by id (their bytes are carried beside
 //! the graph, not in it). Tasks are numbered in topological order.
 
-use crate::node::StoredArray;
+use crate::resource::Resource;
 use serde::Serialize;
 use std::sync::Arc;
-use tegula_core::{Chunks, DType, OpKind};
+use tegula_core::{Chunks, DType, TaskOp};
 
 pub type TaskId = usize;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Task {
-    pub op: OpKind,
+    pub op: TaskOp,
     pub inputs: Vec<TaskId>,
     /// Number of elements and dtype of the block the task produces (its shape is the op's
     /// business; a plan of millions of tasks should not hold millions of shape vectors).
@@ -42,7 +42,7 @@ pub struct TaskGraph {
     pub outputs: Vec<Output>,
     /// The stored arrays `Load` and `Read` tasks read and `Write` tasks write, by id.
     #[serde(skip)]
-    pub sources: Vec<Arc<StoredArray>>,
+    pub resources: Vec<Arc<Resource>>,
 }
 
 impl TaskGraph {

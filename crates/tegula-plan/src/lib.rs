@@ -1,8 +1,8 @@
-//! tegula-plan: pure planning. Expression nodes (`node`, built and validated by `build`) are
+//! tegula-plan: pure planning. Expression nodes (`node`, built and validated by `construct`) are
 //! lowered to a chunk task graph of plain data (`graph`, `lower`), fused (`fuse`), ordered
 //! (`order`), projected in memory (`memory`) and described (`explain`). Planning knows op kinds and sizes, never kernels, stores or threads.
 
-pub mod build;
+pub mod construct;
 pub mod describe;
 pub mod explain;
 pub mod fuse;
@@ -11,7 +11,10 @@ pub mod lower;
 pub mod memory;
 pub mod node;
 pub mod order;
+pub mod resource;
+pub mod walk;
 
 pub use graph::{Output, Task, TaskGraph, TaskId};
 pub use lower::{lower, Fusion};
-pub use node::{next_id, IndexAxis, Node, NodeKind, NodeRef, Residence, SourceKind, StoredArray};
+pub use node::{next_id, IndexAxis, Node, NodeKind, NodeRef, SourceKind};
+pub use resource::{Resource, ResourceKind};

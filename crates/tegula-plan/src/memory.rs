@@ -2,9 +2,8 @@
 //! budget at all, and the peak of running it one task at a time in static order. Executors
 //! account live chunks with the same `resident_bytes`, so what they measure is comparable.
 
-use crate::explain::human_bytes;
 use crate::graph::{Task, TaskGraph, TaskId};
-use tegula_core::{OpKind, Result, TegulaError};
+use tegula_core::{TaskOp, IoOp, KernelOp, Result, TegulaError};
 
 /// Working memory a kernel may take beside its inputs and its result: per-thread registers,
 /// tiles and reduction bands, all far below this.
@@ -15,7 +14,7 @@ pub const KERNEL_SCRATCH: usize = 1 << 20;
 /// computed chunk is counted again: an over-estimate, never an under-estimate).
 pub fn resident_bytes(task: &Task) -> usize {
     match task.op {
-        OpKind::Load { .. } => 0,
+        TaskOp::Io(IoOp::Load { .. }) => 0,
         _ => task.nbytes(),
     }
 }
@@ -23,7 +22,7 @@ pub fn resident_bytes(task: &Task) -> usize {
 /// Bytes a task adds while it runs, its inputs being already held: its result and scratch.
 pub fn added_bytes(task: &Task) -> usize {
     match task.op {
-        OpKind::Load { .. } => 0,
+        TaskOp::Io(IoOp::Load { .. }) => 0,
         _ => task.nbytes() + KERNEL_SCRATCH + block_scratch(task),
     }
 }
@@ -33,8 +32,8 @@ pub fn added_bytes(task: &Task) -> usize {
 /// (value, position) pairs (twice the positions for values of up to 8 bytes) with that buffer.
 fn block_scratch(task: &Task) -> usize {
     match task.op {
-        OpKind::Sort { .. } | OpKind::ArgSort { .. } | OpKind::MergeRuns { arg: false, .. } => task.nbytes() / 2,
-        OpKind::MergeRuns { arg: true, .. } => 3 * task.nbytes(),
+        TaskOp::Kernel(KernelOp::Sort { .. }) | TaskOp::Kernel(KernelOp::ArgSort { .. }) | TaskOp::Kernel(KernelOp::MergeRuns { arg: false, .. }) => task.nbytes() / 2,
+        TaskOp::Kernel(KernelOp::MergeRuns { arg: true, .. }) => 3 * task.nbytes(),
         _ => 0,
     }
 }
@@ -114,4 +113,20 @@ pub fn held_while_running(graph: &TaskGraph, rank: &[usize]) -> Vec<usize> {
         }
     }
     held
+}
+
+/// A byte count for people: `512 B`, `1.5 MiB`.
+pub fn human_bytes(n: usize) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < units.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", units[u])
+    }
 }

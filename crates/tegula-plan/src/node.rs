@@ -2,8 +2,8 @@
 //! and holds its inputs. Nodes are immutable and shared (`Arc`), so common subexpressions are
 //! lowered once; a node's `id` is its identity in plans.
 
+use crate::resource::Resource;
 use serde::Serialize;
-use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use tegula_core::limits::check_array_shape;
@@ -15,33 +15,12 @@ pub fn next_id() -> u64 {
     NEXT_ID.fetch_add(1, Ordering::Relaxed)
 }
 
-/// An array a plan reads from or writes to, held in memory or on disk. Planning never looks
-/// inside `data`; the executor knows its type.
-pub struct StoredArray {
-    pub id: u64,
-    pub data: Arc<dyn Any + Send + Sync>,
-    /// Where its values live: a block of an array in memory is a view, one on disk is read.
-    pub residence: Residence,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Residence {
-    Memory,
-    Disk,
-}
-
-impl std::fmt::Debug for StoredArray {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "StoredArray#{}", self.id)
-    }
-}
-
 /// Where a source node's values come from.
 #[derive(Debug, Clone)]
 pub enum SourceKind {
-    Stored(Arc<StoredArray>),
+    Stored(Arc<Resource>),
     Full(Scalar),
-    /// NumPy's arange from its first two values (see `OpKind::Arange`).
+    /// NumPy's arange from its first two values (see `SourceOp::Arange`).
     Arange { first: Scalar, second: Scalar },
     Linspace { start: f64, stop: f64, endpoint: bool },
     Random { key: u64, dist: Distribution },
@@ -86,23 +65,23 @@ pub enum NodeKind {
     Reduce { op: ReduceOp, axes: Vec<usize>, keepdims: bool, ddof: f64, split_every: usize },
     Matmul { split_every: usize },
     /// `op` of each matrix of the inputs, whose last two axes are one block each and whose
-    /// other (stack) axes are chunked alike; the result keeps the stack chunks (`build/linalg.rs`).
+    /// other (stack) axes are chunked alike; the result keeps the stack chunks (`construct/linalg.rs`).
     Linalg { op: LinalgOp },
     Transpose { perm: Vec<usize> },
     Index { axes: Vec<IndexAxis> },
     /// Input 0 with the selection `axes` (no new axes) replaced by input 1, chunked so that
     /// each of its blocks falls in one block of input 0.
     SetItem { axes: Vec<IndexAxis> },
-    /// The discrete Fourier transform along `axis`, which is one block (see `build/fft.rs`).
+    /// The discrete Fourier transform along `axis`, which is one block (see `construct/fft.rs`).
     Fft { axis: usize, inverse: bool },
     Rechunk,
     /// The input's elements in row-major order, in this node's shape. The chunkings match
-    /// block for block (`build/reshape.rs`): block `i` of the result is block `i` of the input.
+    /// block for block (`construct/reshape.rs`): block `i` of the result is block `i` of the input.
     Reshape,
     /// Integer indices into an axis of length `n` (`axis` of the indexed array, for errors),
     /// checked and wrapped to int64 in `[0, n)`.
     WrapIndex { n: usize, axis: usize },
-    /// The elements of input 0 at the integer indices input 1 along `axis` (`build/gather.rs`).
+    /// The elements of input 0 at the integer indices input 1 along `axis` (`construct/gather.rs`).
     Gather { axis: usize },
     /// The rows (axis 0) of input 0 where the 1-D boolean input 1 (same chunks along axis 0)
     /// is true; output block `b` along axis 0 comes from input block `blocks[b]`.
@@ -119,10 +98,10 @@ pub enum NodeKind {
     /// one block), or the int64 positions along the axis sorting it (`arg`).
     Sort { axis: usize, descending: bool, arg: bool },
     /// The elements of the 1-D input 0 at the int64 positions input 1, whose block `b` holds
-    /// positions inside block `b` of input 0 (`build/sample_sort.rs`).
+    /// positions inside block `b` of input 0 (`construct/sample_sort.rs`).
     TakeWithinBlocks,
     /// The int64 positions of regularly spaced elements of each sorted block of the 1-D input
-    /// (`build/sample_sort.rs`: `sample_every` for `buckets`).
+    /// (`construct/sample_sort.rs`: `sample_every` for `buckets`).
     SamplePositions { descending: bool, buckets: usize },
     /// How many elements of each block of the 1-D input 0 fall in each bucket between the
     /// splitters (input 1: values; input 2: positions), one int64 per bucket.
@@ -137,10 +116,10 @@ pub enum NodeKind {
     SearchSorted { right: bool, presorted: bool },
     /// Writes its input, block by block, to `sink` (whose stored chunks the blocks align with).
     /// Its blocks are empty: what it makes is the stored array.
-    Store { sink: Arc<StoredArray> },
+    Store { sink: Arc<Resource> },
     /// A user's function (`name`, held by `function`) applied to the same block of every
-    /// input (same block grids); its results are this node's blocks (`build/map_blocks.rs`).
-    MapBlocks { function: Arc<StoredArray>, name: String },
+    /// input (same block grids); its results are this node's blocks (`construct/map_blocks.rs`).
+    MapBlocks { function: Arc<Resource>, name: String },
 }
 
 #[derive(Debug)]
@@ -195,7 +174,7 @@ impl Node {
     /// A one-word description of the operation, for plans.
     pub fn label(&self) -> String {
         match &self.kind {
-            NodeKind::Source(SourceKind::Stored(s), _) if s.residence == Residence::Disk => "from-store".into(),
+            NodeKind::Source(SourceKind::Stored(s), _) if s.kind == crate::resource::ResourceKind::Source => "from-store".into(),
             NodeKind::Source(SourceKind::Stored(_), _) => "from-array".into(),
             NodeKind::Source(SourceKind::Full(v), _) => format!("full({v})"),
             NodeKind::Source(SourceKind::Arange { .. }, _) => "arange".into(),

@@ -3,17 +3,17 @@
 
 use std::sync::Arc;
 use tegula_core::program::Instr;
-use tegula_core::{BinaryOp, Chunks, DType, Distribution, OpKind, ReduceOp, Scalar, UnaryOp};
-use tegula_plan::build::creation;
-use tegula_plan::build::elementwise::{binary, binary_scalar, unary};
-use tegula_plan::build::reduce::{reduce, ReduceSpec};
+use tegula_core::{TaskOp, BinaryOp, Chunks, DType, Distribution, IoOp, KernelOp, ReduceOp, Scalar, SourceOp, UnaryOp};
+use tegula_plan::construct::creation;
+use tegula_plan::construct::elementwise::{binary, binary_scalar, unary};
+use tegula_plan::construct::reduce::{reduce, ReduceSpec};
 use tegula_plan::{lower, Fusion, NodeRef, TaskGraph};
 
 fn stored(n: usize, block: usize) -> NodeRef {
     creation::stored(Arc::new(()), DType::Float64, Chunks::regular(&[n], &[block]))
 }
 
-fn count(g: &TaskGraph, pred: impl Fn(&OpKind) -> bool) -> usize {
+fn count(g: &TaskGraph, pred: impl Fn(&TaskOp) -> bool) -> usize {
     g.tasks.iter().filter(|t| pred(&t.op)).count()
 }
 
@@ -25,13 +25,13 @@ fn elementwise_chain_into_a_sum_is_one_task_per_block_plus_the_tree() {
     let spec = ReduceSpec { split_every: 4, ..ReduceSpec::new(ReduceOp::Sum) };
     let g = lower(&[reduce(&y, &spec).unwrap()], Fusion::On).unwrap();
     // Loads are views that the fused tasks read; no element-wise task remains.
-    assert_eq!(count(&g, |op| matches!(op, OpKind::Load { .. })), 10);
-    assert_eq!(count(&g, |op| matches!(op, OpKind::FusedReduce { .. })), 10);
-    assert_eq!(count(&g, |op| matches!(op, OpKind::Binary { .. } | OpKind::Full { .. } | OpKind::Fused { .. })), 0);
+    assert_eq!(count(&g, |op| matches!(op, TaskOp::Io(IoOp::Load { .. }))), 10);
+    assert_eq!(count(&g, |op| matches!(op, TaskOp::Kernel(KernelOp::FusedReduce { .. }))), 10);
+    assert_eq!(count(&g, |op| matches!(op, TaskOp::Kernel(KernelOp::Binary { .. }) | TaskOp::Source(SourceOp::Full { .. }) | TaskOp::Kernel(KernelOp::Fused { .. }))), 0);
     // 10 partials -> 3 combines (4 + 4 + 2) -> 1 combine -> finish.
-    assert_eq!(count(&g, |op| matches!(op, OpKind::ReduceCombine { .. })), 3 + 1);
+    assert_eq!(count(&g, |op| matches!(op, TaskOp::Kernel(KernelOp::ReduceCombine { .. }))), 3 + 1);
     assert_eq!(g.tasks.len(), 10 + 10 + 4 + 1);
-    let OpKind::FusedReduce { block, .. } = &g.tasks.iter().find(|t| matches!(t.op, OpKind::FusedReduce { .. })).unwrap().op else {
+    let TaskOp::Kernel(KernelOp::FusedReduce { block, .. }) = &g.tasks.iter().find(|t| matches!(t.op, TaskOp::Kernel(KernelOp::FusedReduce { .. }))).unwrap().op else {
         unreachable!()
     };
     assert_eq!(block.label(), "add,multiply");
@@ -46,10 +46,10 @@ fn random_sources_are_generated_inside_the_fused_task() {
     let r2 = binary(BinaryOp::Add, &binary(BinaryOp::Multiply, &x, &x).unwrap(), &binary(BinaryOp::Multiply, &y, &y).unwrap()).unwrap();
     let inside = binary_scalar(BinaryOp::Less, &r2, Scalar::Float(1.0), false).unwrap();
     let g = lower(&[reduce(&inside, &ReduceSpec::new(ReduceOp::Sum)).unwrap()], Fusion::On).unwrap();
-    assert_eq!(count(&g, |op| matches!(op, OpKind::Random { .. })), 0, "points are never materialised");
-    for t in g.tasks.iter().filter(|t| matches!(t.op, OpKind::FusedReduce { .. })) {
+    assert_eq!(count(&g, |op| matches!(op, TaskOp::Source(SourceOp::Random { .. }))), 0, "points are never materialised");
+    for t in g.tasks.iter().filter(|t| matches!(t.op, TaskOp::Kernel(KernelOp::FusedReduce { .. }))) {
         assert!(t.inputs.is_empty());
-        let OpKind::FusedReduce { block, .. } = &t.op else { unreachable!() };
+        let TaskOp::Kernel(KernelOp::FusedReduce { block, .. }) = &t.op else { unreachable!() };
         // x and y are generated once each even though each is read twice.
         assert_eq!(block.program.steps.iter().filter(|s| matches!(s.instr, Instr::Source(_))).count(), 2);
         assert_eq!(block.sources.len(), 2);
@@ -67,7 +67,7 @@ fn shared_and_output_results_are_not_absorbed() {
     let exp_tasks = g
         .tasks
         .iter()
-        .filter(|t| matches!(&t.op, OpKind::Fused(block) if block.label() == "exp"))
+        .filter(|t| matches!(&t.op, TaskOp::Kernel(KernelOp::Fused(block)) if block.label() == "exp"))
         .count();
     assert_eq!(exp_tasks, 4);
     assert_eq!(g.outputs.len(), 3);
@@ -81,7 +81,7 @@ fn every_block_shares_its_operations_program_and_long_chains_plan() {
         y = binary_scalar(BinaryOp::Add, &y, Scalar::Int(1), false).unwrap();
     }
     let g = lower(&[y], Fusion::On).unwrap();
-    let blocks: Vec<_> = g.tasks.iter().filter_map(|t| if let OpKind::Fused(b) = &t.op { Some(b) } else { None }).collect();
+    let blocks: Vec<_> = g.tasks.iter().filter_map(|t| if let TaskOp::Kernel(KernelOp::Fused(b)) = &t.op { Some(b) } else { None }).collect();
     assert_eq!(blocks.len(), 100);
     assert!(blocks.iter().all(|b| Arc::ptr_eq(&b.program, &blocks[0].program)));
     assert_eq!(blocks[0].program.steps.len(), 1 + 2 * 20_000);

@@ -2,8 +2,8 @@
 //! block, and no task holds more than one block of x and one block of the indices.
 
 use std::sync::Arc;
-use tegula_core::{Chunks, DType, OpKind};
-use tegula_plan::build::{creation, gather};
+use tegula_core::{TaskOp, Chunks, DType, KernelOp};
+use tegula_plan::construct::{creation, gather};
 use tegula_plan::memory::{projected_bytes, KERNEL_SCRATCH};
 use tegula_plan::{lower, Fusion, NodeRef};
 
@@ -21,7 +21,7 @@ fn a_take_task_holds_one_x_block_and_one_index_block() {
     let y = gather::gather(&x, &idx, 0).unwrap();
     assert_eq!(y.chunks.sizes(), &[vec![10, 2, 10, 2, 6], vec![3, 3]]);
     let g = lower(std::slice::from_ref(&y), Fusion::On).unwrap();
-    let gathers: Vec<usize> = (0..g.tasks.len()).filter(|&t| matches!(g.tasks[t].op, OpKind::Gather { .. })).collect();
+    let gathers: Vec<usize> = (0..g.tasks.len()).filter(|&t| matches!(g.tasks[t].op, TaskOp::Kernel(KernelOp::Gather { .. }))).collect();
     assert_eq!(gathers.len(), k * y.chunks.nblocks());
     let x_block = 10 * 3 * 8;
     for &t in &gathers {

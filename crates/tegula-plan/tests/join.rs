@@ -3,9 +3,9 @@
 //! arguments fail when the expression is built.
 
 use std::sync::Arc;
-use tegula_core::{Chunks, DType, OpKind, TegulaError};
-use tegula_plan::build::creation;
-use tegula_plan::build::join::{concatenate, expand_dims, stack};
+use tegula_core::{TaskOp, Chunks, DType, IoOp, KernelOp, TegulaError};
+use tegula_plan::construct::creation;
+use tegula_plan::construct::join::{concatenate, expand_dims, stack};
 use tegula_plan::explain::explain;
 use tegula_plan::{lower, Fusion, NodeRef, TaskGraph};
 
@@ -14,7 +14,7 @@ fn source(sizes: Vec<Vec<usize>>, dtype: DType) -> NodeRef {
     creation::stored(Arc::new(()), dtype, Chunks::new(sizes, &shape).unwrap())
 }
 
-fn count(g: &TaskGraph, pred: impl Fn(&OpKind) -> bool) -> usize {
+fn count(g: &TaskGraph, pred: impl Fn(&TaskOp) -> bool) -> usize {
     g.tasks.iter().filter(|t| pred(&t.op)).count()
 }
 
@@ -28,7 +28,7 @@ fn concatenation_reuses_the_input_blocks() {
     assert_eq!(c.chunks.sizes(), &[vec![2, 2, 1, 4, 2, 2], vec![3, 3]]);
     for fusion in [Fusion::On, Fusion::Off] {
         let g = lower(std::slice::from_ref(&c), fusion).unwrap();
-        assert!(g.tasks.iter().all(|t| matches!(t.op, OpKind::Load { .. })));
+        assert!(g.tasks.iter().all(|t| matches!(t.op, TaskOp::Io(IoOp::Load { .. }))));
         assert_eq!(g.tasks.len(), 4 + 4);
         assert_eq!(g.outputs[0].blocks.len(), 12);
         // `a` is read twice and loaded once.
@@ -44,10 +44,10 @@ fn other_axes_are_unified_and_dtypes_promoted() {
     assert_eq!(c.dtype, DType::Float32);
     assert_eq!(c.chunks.sizes(), &[vec![4, 3], vec![2, 1, 1, 2]]);
     let g = lower(&[c], Fusion::Off).unwrap();
-    assert_eq!(count(&g, |op| matches!(op, OpKind::Cast { dtype: DType::Float32 })), 3);
+    assert_eq!(count(&g, |op| matches!(op, TaskOp::Kernel(KernelOp::Cast { dtype: DType::Float32 }))), 3);
     // Refining only splits blocks: views, no copies.
-    assert_eq!(count(&g, |op| matches!(op, OpKind::Assemble { .. })), 0);
-    assert_eq!(count(&g, |op| matches!(op, OpKind::Select { .. })), 2 + 4);
+    assert_eq!(count(&g, |op| matches!(op, TaskOp::Kernel(KernelOp::Assemble { .. }))), 0);
+    assert_eq!(count(&g, |op| matches!(op, TaskOp::Kernel(KernelOp::Select { .. }))), 2 + 4);
 }
 
 #[test]
@@ -57,7 +57,7 @@ fn a_new_axis_is_a_view_of_every_block() {
     assert_eq!(y.shape(), vec![1, 5, 9, 1]);
     assert_eq!(y.chunks.sizes(), &[vec![1], vec![2, 3], vec![4, 4, 1], vec![1]]);
     let g = lower(&[y], Fusion::On).unwrap();
-    assert_eq!(count(&g, |op| matches!(op, OpKind::ExpandDims { axes } if axes[..] == [0, 3])), 6);
+    assert_eq!(count(&g, |op| matches!(op, TaskOp::Kernel(KernelOp::ExpandDims { axes }) if axes[..] == [0, 3])), 6);
     assert_eq!(g.tasks.len(), 6 + 6);
     assert!(Arc::ptr_eq(&expand_dims(&x, &[]).unwrap(), &x));
 }
@@ -70,9 +70,9 @@ fn stacking_is_new_axes_then_a_concatenation() {
     assert_eq!(s.shape(), vec![4, 2]);
     assert_eq!(s.dtype, DType::Int16);
     let g = lower(std::slice::from_ref(&s), Fusion::Off).unwrap();
-    assert_eq!(count(&g, |op| matches!(op, OpKind::ExpandDims { .. })), 4);
-    assert_eq!(count(&g, |op| matches!(op, OpKind::Select { .. })), 4);
-    assert_eq!(count(&g, |op| matches!(op, OpKind::Assemble { .. })), 0);
+    assert_eq!(count(&g, |op| matches!(op, TaskOp::Kernel(KernelOp::ExpandDims { .. }))), 4);
+    assert_eq!(count(&g, |op| matches!(op, TaskOp::Kernel(KernelOp::Select { .. }))), 4);
+    assert_eq!(count(&g, |op| matches!(op, TaskOp::Kernel(KernelOp::Assemble { .. }))), 0);
     let plan = explain(std::slice::from_ref(&s), &g, usize::MAX);
     assert!(plan.contains("concatenate(axis=1)") && plan.contains("expand_dims(axis=[1])"), "{plan}");
 }

@@ -2,10 +2,10 @@
 //! the chunks it needs, serialisable graphs and a topological static order.
 
 use std::sync::Arc;
-use tegula_core::{AxisChunks, BinaryOp, ChunkSpec, Chunks, DType, OpKind, ReduceOp, Scalar, TegulaError};
-use tegula_plan::build::layout::{index, rechunk, transpose, IndexItem};
-use tegula_plan::build::reduce::{reduce, ReduceSpec};
-use tegula_plan::build::{creation, elementwise, matmul};
+use tegula_core::{TaskOp, AxisChunks, BinaryOp, ChunkSpec, Chunks, DType, IoOp, KernelOp, ReduceOp, Scalar, SourceOp, TegulaError};
+use tegula_plan::construct::layout::{index, rechunk, transpose, IndexItem};
+use tegula_plan::construct::reduce::{reduce, ReduceSpec};
+use tegula_plan::construct::{creation, elementwise, matmul};
 use tegula_plan::order::static_order;
 use tegula_plan::{lower, Fusion, NodeRef, TaskGraph};
 
@@ -14,7 +14,7 @@ fn source(shape: &[usize], block: usize) -> NodeRef {
     creation::stored(Arc::new(()), DType::Float64, chunks)
 }
 
-fn count(g: &TaskGraph, pred: impl Fn(&OpKind) -> bool) -> usize {
+fn count(g: &TaskGraph, pred: impl Fn(&TaskOp) -> bool) -> usize {
     g.tasks.iter().filter(|t| pred(&t.op)).count()
 }
 
@@ -23,9 +23,9 @@ fn elementwise_is_one_task_per_block_and_scalars_are_shared() {
     let x = source(&[10, 10], 3); // 4 x 4 blocks
     let y = elementwise::binary_scalar(BinaryOp::Add, &x, Scalar::Int(1), false).unwrap();
     let g = lower(&[y], Fusion::Off).unwrap();
-    assert_eq!(count(&g, |op| matches!(op, OpKind::Load { .. })), 16);
-    assert_eq!(count(&g, |op| matches!(op, OpKind::Binary { .. })), 16);
-    assert_eq!(count(&g, |op| matches!(op, OpKind::Full { .. })), 1);
+    assert_eq!(count(&g, |op| matches!(op, TaskOp::Io(IoOp::Load { .. }))), 16);
+    assert_eq!(count(&g, |op| matches!(op, TaskOp::Kernel(KernelOp::Binary { .. }))), 16);
+    assert_eq!(count(&g, |op| matches!(op, TaskOp::Source(SourceOp::Full { .. }))), 1);
 }
 
 #[test]
@@ -35,7 +35,7 @@ fn shared_subexpressions_are_lowered_once() {
     let a = reduce(&y, &ReduceSpec::new(ReduceOp::Sum)).unwrap();
     let b = reduce(&y, &ReduceSpec::new(ReduceOp::Max)).unwrap();
     let g = lower(&[a, b], Fusion::Off).unwrap();
-    assert_eq!(count(&g, |op| matches!(op, OpKind::Binary { .. })), 4);
+    assert_eq!(count(&g, |op| matches!(op, TaskOp::Kernel(KernelOp::Binary { .. }))), 4);
     assert_eq!(g.outputs.len(), 2);
 }
 
@@ -47,13 +47,13 @@ fn reductions_are_trees_with_the_chosen_fan_in() {
     let combines: Vec<usize> = g
         .tasks
         .iter()
-        .filter(|t| matches!(t.op, OpKind::ReduceCombine { .. }))
+        .filter(|t| matches!(t.op, TaskOp::Kernel(KernelOp::ReduceCombine { .. })))
         .map(|t| t.inputs.len())
         .collect();
     assert!(combines.iter().all(|&n| (2..=4).contains(&n)));
     // 100 -> 25 -> 7 -> 2 -> 1; a group of one passes up without a task (25 = 6 * 4 + 1).
     assert_eq!(combines.len(), 25 + 6 + 2 + 1);
-    assert_eq!(count(&g, |op| matches!(op, OpKind::ReducePartial { .. })), 100);
+    assert_eq!(count(&g, |op| matches!(op, TaskOp::Kernel(KernelOp::ReducePartial { .. }))), 100);
 }
 
 #[test]
@@ -63,16 +63,16 @@ fn matmul_never_gathers_the_contracted_axis() {
     let g = lower(&[matmul::matmul(&a, &b, 3).unwrap()], Fusion::Off).unwrap();
     for t in &g.tasks {
         match &t.op {
-            OpKind::Matmul { .. } => {
+            TaskOp::Kernel(KernelOp::Matmul { .. }) => {
                 assert_eq!(t.inputs.len(), 2);
                 assert!(t.size <= 4 * 4);
             }
-            OpKind::ReduceCombine { .. } => assert!(t.inputs.len() <= 3),
-            OpKind::Load { .. } => {}
+            TaskOp::Kernel(KernelOp::ReduceCombine { .. }) => assert!(t.inputs.len() <= 3),
+            TaskOp::Io(IoOp::Load { .. }) => {}
             other => panic!("unexpected task {other:?}"),
         }
     }
-    assert_eq!(count(&g, |op| matches!(op, OpKind::Matmul { .. })), 3 * 2 * 8);
+    assert_eq!(count(&g, |op| matches!(op, TaskOp::Kernel(KernelOp::Matmul { .. }))), 3 * 2 * 8);
 }
 
 fn stored(sizes: Vec<Vec<usize>>) -> NodeRef {
@@ -81,7 +81,7 @@ fn stored(sizes: Vec<Vec<usize>>) -> NodeRef {
 
 fn matmul_tasks(a: &NodeRef, b: &NodeRef) -> usize {
     let g = lower(&[matmul::matmul(a, b, 8).unwrap()], Fusion::Off).unwrap();
-    count(&g, |op| matches!(op, OpKind::Matmul { .. }))
+    count(&g, |op| matches!(op, TaskOp::Kernel(KernelOp::Matmul { .. })))
 }
 
 #[test]
@@ -106,12 +106,12 @@ fn a_matrix_times_its_transpose_computes_the_blocks_above_the_diagonal_only() {
     for product in [matmul::matmul(&a, &at, 8).unwrap(), matmul::matmul(&at, &a, 8).unwrap()] {
         let g = lower(&[product], Fusion::Off).unwrap();
         // 6 of the 9 output blocks by 3 products each; the other 3 are transposed views.
-        assert_eq!(count(&g, |op| matches!(op, OpKind::Matmul { .. })), 6 * 3);
-        assert_eq!(count(&g, |op| matches!(op, OpKind::Transpose { .. })), 3 + 9);
+        assert_eq!(count(&g, |op| matches!(op, TaskOp::Kernel(KernelOp::Matmul { .. }))), 6 * 3);
+        assert_eq!(count(&g, |op| matches!(op, TaskOp::Kernel(KernelOp::Transpose { .. }))), 3 + 9);
     }
     let b = source(&[12, 9], 4);
     let g = lower(&[matmul::matmul(&a, &transpose(&b, None).unwrap(), 8).unwrap()], Fusion::Off).unwrap();
-    assert_eq!(count(&g, |op| matches!(op, OpKind::Matmul { .. })), 9 * 3);
+    assert_eq!(count(&g, |op| matches!(op, TaskOp::Kernel(KernelOp::Matmul { .. }))), 9 * 3);
 }
 
 #[test]
@@ -121,12 +121,12 @@ fn indexing_touches_only_the_blocks_it_needs() {
     let g = lower(&[row], Fusion::Off).unwrap();
     // The last row lives in the last block row: 10 loads, of that row alone (a window of the
     // source in its blocks' boundaries).
-    assert_eq!(count(&g, |op| matches!(op, OpKind::Load { .. })), 10);
+    assert_eq!(count(&g, |op| matches!(op, TaskOp::Io(IoOp::Load { .. }))), 10);
     let loads: Vec<&Vec<(usize, usize)>> = g
         .tasks
         .iter()
         .filter_map(|t| match &t.op {
-            OpKind::Load { region, .. } => Some(region),
+            TaskOp::Io(IoOp::Load { region, .. }) => Some(region),
             _ => None,
         })
         .collect();
@@ -144,11 +144,11 @@ fn rechunk_assembles_only_across_boundaries() {
     let x = source(&[12], 4); // 4 4 4
     let same_edges = rechunk(&x, Chunks::new(vec![vec![4, 8]], &[12]).unwrap()).unwrap();
     let g = lower(&[same_edges], Fusion::Off).unwrap();
-    assert_eq!(count(&g, |op| matches!(op, OpKind::Assemble { .. })), 1);
+    assert_eq!(count(&g, |op| matches!(op, TaskOp::Kernel(KernelOp::Assemble { .. }))), 1);
     let split = rechunk(&x, Chunks::new(vec![vec![2, 2, 4, 4]], &[12]).unwrap()).unwrap();
     let g = lower(&[split], Fusion::Off).unwrap();
-    assert_eq!(count(&g, |op| matches!(op, OpKind::Select { .. })), 2);
-    assert_eq!(count(&g, |op| matches!(op, OpKind::Assemble { .. })), 0);
+    assert_eq!(count(&g, |op| matches!(op, TaskOp::Kernel(KernelOp::Select { .. }))), 2);
+    assert_eq!(count(&g, |op| matches!(op, TaskOp::Kernel(KernelOp::Assemble { .. }))), 0);
 }
 
 #[test]

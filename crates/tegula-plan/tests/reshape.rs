@@ -2,9 +2,9 @@
 //! into row-major runs is not rechunked, and blocks never grow past the input's chunk size.
 
 use std::sync::Arc;
-use tegula_core::{Chunks, DType, OpKind};
-use tegula_plan::build::creation;
-use tegula_plan::build::reshape::reshape;
+use tegula_core::{TaskOp, Chunks, DType, KernelOp};
+use tegula_plan::construct::creation;
+use tegula_plan::construct::reshape::reshape;
 use tegula_plan::{lower, Fusion, NodeKind, NodeRef, TaskGraph};
 
 fn source(sizes: Vec<Vec<usize>>) -> NodeRef {
@@ -15,14 +15,14 @@ fn source(sizes: Vec<Vec<usize>>) -> NodeRef {
 /// Checks that each reshape task takes one input of its own size and returns the graph.
 fn planned(y: &NodeRef) -> TaskGraph {
     let g = lower(std::slice::from_ref(y), Fusion::On).unwrap();
-    for t in g.tasks.iter().filter(|t| matches!(t.op, OpKind::Reshape { .. })) {
+    for t in g.tasks.iter().filter(|t| matches!(t.op, TaskOp::Kernel(KernelOp::Reshape { .. }))) {
         assert_eq!(t.inputs.len(), 1);
         assert_eq!(g.tasks[t.inputs[0]].size, t.size);
     }
     g
 }
 
-fn count(g: &TaskGraph, pred: impl Fn(&OpKind) -> bool) -> usize {
+fn count(g: &TaskGraph, pred: impl Fn(&TaskOp) -> bool) -> usize {
     g.tasks.iter().filter(|t| pred(&t.op)).count()
 }
 
@@ -33,8 +33,8 @@ fn row_major_runs_are_reshaped_in_place() {
     assert_eq!(y.chunks.sizes(), &[vec![8, 8, 8]]);
     assert!(Arc::ptr_eq(&y.inputs[0], &x));
     let g = planned(&y);
-    assert_eq!(count(&g, |op| matches!(op, OpKind::Reshape { .. })), 3);
-    assert_eq!(count(&g, |op| matches!(op, OpKind::Assemble { .. } | OpKind::Select { .. })), 0);
+    assert_eq!(count(&g, |op| matches!(op, TaskOp::Kernel(KernelOp::Reshape { .. }))), 3);
+    assert_eq!(count(&g, |op| matches!(op, TaskOp::Kernel(KernelOp::Assemble { .. }) | TaskOp::Kernel(KernelOp::Select { .. }))), 0);
     // And back: a split takes the same runs.
     let z = reshape(&y, &[3, 2, 4]).unwrap();
     assert_eq!(z.chunks.sizes(), &[vec![1, 1, 1], vec![2], vec![4]]);

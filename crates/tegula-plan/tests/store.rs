@@ -2,13 +2,13 @@
 //! align with its grid so no two tasks write one stored chunk.
 
 use std::sync::Arc;
-use tegula_core::{BinaryOp, Chunks, DType, OpKind, Scalar};
-use tegula_plan::build::layout::{index, IndexItem};
-use tegula_plan::build::{creation, elementwise, store};
-use tegula_plan::{lower, next_id, Fusion, NodeRef, Residence, StoredArray, TaskGraph};
+use tegula_core::{TaskOp, BinaryOp, Chunks, DType, IoOp, Scalar};
+use tegula_plan::construct::layout::{index, IndexItem};
+use tegula_plan::construct::{creation, elementwise, store};
+use tegula_plan::{lower, next_id, Fusion, NodeRef, ResourceKind, Resource, TaskGraph};
 
 fn on_disk(shape: &[usize], block: &[usize]) -> NodeRef {
-    creation::from_store(Arc::new(()), Residence::Disk, DType::Float64, Chunks::regular(shape, block))
+    creation::from_store(Arc::new(()), ResourceKind::Source, DType::Float64, Chunks::regular(shape, block))
 }
 
 fn regions(g: &TaskGraph, read: bool) -> Vec<Vec<(usize, usize)>> {
@@ -16,8 +16,8 @@ fn regions(g: &TaskGraph, read: bool) -> Vec<Vec<(usize, usize)>> {
         .tasks
         .iter()
         .filter_map(|t| match &t.op {
-            OpKind::Read { region, .. } if read => Some(region.clone()),
-            OpKind::Write { region, .. } if !read => Some(region.clone()),
+            TaskOp::Io(IoOp::Read { region, .. }) if read => Some(region.clone()),
+            TaskOp::Io(IoOp::Write { region, .. }) if !read => Some(region.clone()),
             _ => None,
         })
         .collect();
@@ -53,12 +53,12 @@ fn an_index_reads_only_its_bounding_box() {
 #[test]
 fn writes_align_with_the_store_grid() {
     let x = creation::stored(Arc::new(()), DType::Float64, Chunks::new(vec![vec![13, 29, 3, 40, 15], vec![7]], &[100, 7]).unwrap());
-    let sink = Arc::new(StoredArray { id: next_id(), data: Arc::new(()), residence: Residence::Disk });
+    let sink = Arc::new(Resource { id: next_id(), data: Arc::new(()), kind: ResourceKind::Sink });
     let s = store::store(&x, sink, &[10, 5]).unwrap();
     let g = lower(&[s], Fusion::On).unwrap();
     let writes = regions(&g, false);
     assert_eq!(writes.iter().map(|r| r[0]).collect::<Vec<_>>(), vec![(0, 10), (10, 40), (40, 50), (50, 90), (90, 100)]);
     assert!(writes.iter().all(|r| r[1] == (0, 7)));
-    assert!(g.tasks.iter().all(|t| !matches!(t.op, OpKind::Write { .. }) || t.size == 0));
-    assert!(store::store(&x, Arc::new(StoredArray { id: next_id(), data: Arc::new(()), residence: Residence::Disk }), &[0, 5]).is_err());
+    assert!(g.tasks.iter().all(|t| !matches!(t.op, TaskOp::Io(IoOp::Write { .. })) || t.size == 0));
+    assert!(store::store(&x, Arc::new(Resource { id: next_id(), data: Arc::new(()), kind: ResourceKind::Sink }), &[0, 5]).is_err());
 }

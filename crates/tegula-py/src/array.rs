@@ -51,7 +51,7 @@ impl PyArrayHandle {
     }
     #[pyo3(signature = (memory=None))]
     fn explain(&self, memory: Option<usize>) -> PyResult<String> {
-        self.inner.explain_with(&crate::functions::spec(memory, None)?).py()
+        self.inner.explain_with(&crate::options::spec(memory, None)?).py()
     }
 
     fn unary(&self, op: &str) -> PyResult<PyArrayHandle> {

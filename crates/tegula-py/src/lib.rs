@@ -6,6 +6,7 @@ mod errors;
 mod functions;
 mod interrupt;
 mod map_blocks;
+mod options;
 mod store;
 mod watch;
 
@@ -27,8 +28,8 @@ fn _tegula(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::compute, m)?)?;
     m.add_function(wrap_pyfunction!(map_blocks::map_blocks, m)?)?;
     m.add_function(wrap_pyfunction!(functions::weak_scalar_dtype, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::default_spec, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::memory_budget, m)?)?;
+    m.add_function(wrap_pyfunction!(options::default_spec, m)?)?;
+    m.add_function(wrap_pyfunction!(options::memory_budget, m)?)?;
     m.add_function(wrap_pyfunction!(store::open_zarr, m)?)?;
     m.add_function(wrap_pyfunction!(store::open_npy, m)?)?;
     m.add_function(wrap_pyfunction!(store::to_zarr, m)?)?;

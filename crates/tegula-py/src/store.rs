@@ -4,7 +4,7 @@
 use crate::array::{wrap, PyArrayHandle};
 use crate::convert::{chunk_spec, dtype, scalar, shape};
 use crate::errors::IntoPy;
-use crate::functions::{compute_options, report_dict};
+use crate::options::{compute_options, report_dict};
 use crate::interrupt::run_interruptible;
 use numpy::PyReadonlyArray1;
 use pyo3::prelude::*;

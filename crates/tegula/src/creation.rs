@@ -4,7 +4,7 @@ use crate::array::Array;
 use std::sync::Arc;
 use tegula_core::{normalize_chunks, result_type, ChunkSpec, DType, Result, Scalar};
 use tegula_kernels::{Chunk, Wrap};
-use tegula_plan::build::creation;
+use tegula_plan::construct::creation;
 
 impl Array {
     /// An array holding `data` (which is moved, not copied), split into `chunks`.

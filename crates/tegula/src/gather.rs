@@ -5,8 +5,8 @@
 use crate::array::Array;
 use tegula_core::shape::normalize_axis;
 use tegula_core::{index_err, value_err, AxisChunks, BinaryOp, ChunkSpec, DType, Result, Scalar, TegulaError};
-use tegula_plan::build::creation;
-use tegula_plan::build::{elementwise as ew, gather, mask};
+use tegula_plan::construct::creation;
+use tegula_plan::construct::{elementwise as ew, gather, mask};
 
 impl Array {
     /// NumPy's `take`: the elements at `indices` (any shape, negative ones counting from the

@@ -4,8 +4,8 @@ use crate::Array;
 use std::sync::Arc;
 use tegula_core::{Chunks, DType, Result};
 use tegula_exec::BlockFunction;
-use tegula_plan::build::map_blocks::map_blocks;
-use tegula_plan::{next_id, NodeRef, Residence, StoredArray};
+use tegula_plan::construct::map_blocks::map_blocks;
+use tegula_plan::{next_id, NodeRef, ResourceKind, Resource};
 
 impl Array {
     /// `function` of block `b` of every input gives block `b` of the result, which has the
@@ -18,7 +18,7 @@ impl Array {
         chunks: Chunks,
         dtype: DType,
     ) -> Result<Array> {
-        let stored = Arc::new(StoredArray { id: next_id(), data: Arc::new(function), residence: Residence::Memory });
+        let stored = Arc::new(Resource { id: next_id(), data: Arc::new(function), kind: ResourceKind::Function });
         let nodes: Vec<NodeRef> = inputs.iter().map(|a| a.node.clone()).collect();
         Ok(Array::from_node(map_blocks(&nodes, stored, name, chunks, dtype)?))
     }

@@ -2,9 +2,9 @@
 
 use crate::array::Array;
 use tegula_core::{normalize_chunks, shape_err, BinaryOp, ChunkSpec, DType, LinalgOp, ReduceOp, Result, Scalar, UnaryOp};
-use tegula_plan::build::layout::IndexItem;
-use tegula_plan::build::reduce::ReduceSpec;
-use tegula_plan::build::{elementwise as ew, join, layout, linalg, matmul, reduce, reshape, setitem, DEFAULT_SPLIT_EVERY};
+use tegula_plan::construct::layout::IndexItem;
+use tegula_plan::construct::reduce::ReduceSpec;
+use tegula_plan::construct::{elementwise as ew, join, layout, linalg, matmul, reduce, reshape, setitem, DEFAULT_SPLIT_EVERY};
 use tegula_plan::NodeRef;
 
 impl Array {
@@ -128,7 +128,7 @@ impl Array {
     /// The unnormalised discrete Fourier transform of a complex array along `axis`
     /// (`inverse`: positive exponent), its axis in one block.
     pub fn fft(&self, axis: i64, inverse: bool) -> Result<Array> {
-        tegula_plan::build::fft::fft(&self.node, axis, inverse).map(Array::from_node)
+        tegula_plan::construct::fft::fft(&self.node, axis, inverse).map(Array::from_node)
     }
 
     pub fn rechunk(&self, chunks: &ChunkSpec) -> Result<Array> {

@@ -5,9 +5,9 @@ use crate::sample_sort::sort_long_axis;
 use tegula_core::chunks::AUTO_CHUNK_BYTES;
 use tegula_core::shape::normalize_axis;
 use tegula_core::{Chunks, Result};
-use tegula_plan::build::layout::rechunk;
-use tegula_plan::build::scan::{cumulative, ScanSpec};
-use tegula_plan::build::sort;
+use tegula_plan::construct::layout::rechunk;
+use tegula_plan::construct::scan::{cumulative, ScanSpec};
+use tegula_plan::construct::sort;
 
 /// What `Array::sorted` computes, and the largest block it may make.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,7 +5,7 @@ use crate::array::Array;
 use std::sync::atomic::{AtomicU64, Ordering};
 use tegula_core::{normalize_chunks, ChunkSpec, DType, Distribution, Result};
 use tegula_kernels::stream_key;
-use tegula_plan::build::creation;
+use tegula_plan::construct::creation;
 
 /// Like NumPy's `Generator`: each call draws a fresh, independent stream.
 pub struct Generator {

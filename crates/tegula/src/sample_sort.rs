@@ -19,9 +19,9 @@ use std::sync::Arc;
 use tegula_core::{internal_err, Chunks, Result};
 use tegula_kernels::buckets::splitters;
 use tegula_kernels::Chunk;
-use tegula_plan::build::layout::{index, rechunk, transpose, IndexItem};
-use tegula_plan::build::sample_sort::{bucket_counts, merge_buckets, sample_positions, sort_blocks, take_within_blocks};
-use tegula_plan::build::{creation, join};
+use tegula_plan::construct::layout::{index, rechunk, transpose, IndexItem};
+use tegula_plan::construct::sample_sort::{bucket_counts, merge_buckets, sample_positions, sort_blocks, take_within_blocks};
+use tegula_plan::construct::{creation, join};
 use tegula_plan::NodeRef;
 
 /// `x` sorted (or argsorted, `arg`) along `axis`, longer than `most` elements, in blocks of

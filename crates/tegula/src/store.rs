@@ -6,8 +6,8 @@ use std::any::Any;
 use std::sync::Arc;
 use tegula_core::{normalize_chunks, ChunkSpec, Chunks, Result};
 use tegula_exec::Report;
-use tegula_plan::build::{creation, store};
-use tegula_plan::{next_id, Residence, StoredArray};
+use tegula_plan::construct::{creation, store};
+use tegula_plan::{next_id, ResourceKind, Resource};
 use tegula_store::{ChunkSink, ChunkSource, NpySink, NpySource, StoredInfo, ZarrOptions, ZarrSink, ZarrSource};
 
 /// Blocks read from a store by default grow to about this size, in whole stored chunks.
@@ -34,7 +34,7 @@ impl Array {
             None => stored_multiple(&info),
         };
         let data: Arc<dyn Any + Send + Sync> = Arc::new(source);
-        Ok(Array::from_node(creation::from_store(data, Residence::Disk, info.dtype, chunks)))
+        Ok(Array::from_node(creation::from_store(data, ResourceKind::Source, info.dtype, chunks)))
     }
 
     /// Computes the array into `sink`, block by block: each block is written as soon as it is
@@ -45,7 +45,7 @@ impl Array {
         let spec = options.spec()?;
         let grid: Vec<usize> = sink.write_grid().to_vec();
         let data: Arc<dyn Any + Send + Sync> = Arc::new(sink.clone());
-        let stored = Arc::new(StoredArray { id: next_id(), data, residence: Residence::Disk });
+        let stored = Arc::new(Resource { id: next_id(), data, kind: ResourceKind::Sink });
         let root = store::store(&self.node, stored, &grid)?;
         let graph = plan_within(&[root], options.fuse, spec.memory)?;
         let (_, report) = tegula_exec::execute(&graph, options.executor, &spec)?;

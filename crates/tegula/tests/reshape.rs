@@ -5,7 +5,7 @@
 use ndarray::ArrayD;
 use proptest::prelude::*;
 use tegula::{Array, AxisChunks, ChunkSpec, ComputeOptions, Executor};
-use tegula_plan::lower::topological;
+use tegula_plan::walk::topological;
 
 /// One axis: its length and irregular block lengths (drawn from `cuts`, the last one clipped).
 fn axis() -> impl Strategy<Value = (usize, Vec<usize>)> {

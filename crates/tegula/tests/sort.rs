@@ -6,7 +6,7 @@
 use ndarray::ArrayD;
 use proptest::prelude::*;
 use tegula::{Array, AxisChunks, ChunkSpec, Chunk, ComputeOptions, DType, Executor, SortSpec, TegulaError};
-use tegula_plan::lower::topological;
+use tegula_plan::walk::topological;
 use tegula_plan::{lower, Fusion};
 
 /// One axis: its length and irregular block lengths (drawn from `cuts`, the last one clipped).
@@ -101,7 +101,7 @@ fn a_long_axis_is_sample_sorted_in_bounded_blocks_and_tasks() {
     let y = x.sorted(&SortSpec { axis: 0, descending: false, arg: false, block_bytes: 1000 * 8 }).unwrap();
     let graph = lower(std::slice::from_ref(y.node()), Fusion::On).unwrap();
     // 20 blocks of 500 (kept: within the limit of 1000), 10 buckets.
-    let merges = graph.tasks.iter().filter(|t| matches!(t.op, tegula_core::OpKind::MergeRuns { .. })).count();
+    let merges = graph.tasks.iter().filter(|t| matches!(t.op, tegula_core::TaskOp::Kernel(tegula_core::KernelOp::MergeRuns { .. }))).count();
     assert_eq!(merges, 10);
     assert!(graph.tasks.len() <= 20 + 20 * 10 + 10 + 40, "{} tasks", graph.tasks.len());
     assert!(graph.tasks.iter().all(|t| t.size <= 1300), "a task holds more than 1.3 blocks");

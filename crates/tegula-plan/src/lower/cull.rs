@@ -33,14 +33,9 @@ pub(crate) fn cull(mut graph: TaskGraph) -> TaskGraph {
     }
     let used: std::collections::HashSet<u64> = kept
         .iter()
-        .filter_map(|t| match t.op {
-            tegula_core::OpKind::Load { source, .. } | tegula_core::OpKind::Read { source, .. } => Some(source),
-            tegula_core::OpKind::Write { sink, .. } => Some(sink),
-            tegula_core::OpKind::CallBlock { function, .. } => Some(function),
-            _ => None,
-        })
+        .filter_map(|t| t.op.as_io().map(tegula_core::IoOp::resource))
         .collect();
-    graph.sources.retain(|s| used.contains(&s.id));
+    graph.resources.retain(|s| used.contains(&s.id));
     graph.tasks = kept;
     graph
 }

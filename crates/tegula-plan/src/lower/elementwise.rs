@@ -5,9 +5,10 @@ use super::Lowering;
 use crate::graph::TaskId;
 use crate::node::Node;
 use tegula_core::grid::for_each_block;
-use tegula_core::{OpKind, Result};
+use tegula_core::Result;
+use tegula_core::KernelOp;
 
-pub(super) fn lower(l: &mut Lowering, node: &Node, inputs: &[Vec<TaskId>], op: OpKind) -> Result<Vec<TaskId>> {
+pub(super) fn lower(l: &mut Lowering, node: &Node, inputs: &[Vec<TaskId>], op: KernelOp) -> Result<Vec<TaskId>> {
     let numblocks: Vec<Vec<usize>> = node.inputs.iter().map(|i| i.chunks.numblocks()).collect();
     let mut out = Vec::with_capacity(node.chunks.nblocks());
     for_each_block(&node.chunks.numblocks(), |idx| {

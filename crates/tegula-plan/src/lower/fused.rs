@@ -7,18 +7,19 @@ use super::Lowering;
 use crate::fuse::Template;
 use crate::graph::TaskId;
 use crate::node::Node;
-use tegula_core::grid::for_each_block;
+use tegula_core::grid::try_for_each_block;
 use tegula_core::program::FusedBlock;
-use tegula_core::{OpKind, Result};
+use tegula_core::{KernelOp, Result};
 
 /// An element-wise operation whose blocks are fused tasks.
 pub(super) fn lower(l: &mut Lowering, node: &Node, template: &Template, reads: &[Vec<TaskId>]) -> Result<Vec<TaskId>> {
     let fused = FusedBlocks::new(template, reads)?;
     let mut out = Vec::with_capacity(node.chunks.nblocks());
-    for_each_block(&node.chunks.numblocks(), |idx| {
-        let (block, inputs) = fused.block(idx, node.chunks.block_shape(idx));
-        out.push(l.push(node, OpKind::Fused(block), inputs, node.chunks.block_size(idx), node.dtype));
-    });
+    try_for_each_block(&node.chunks.numblocks(), |idx| {
+        let (block, inputs) = fused.block(idx, node.chunks.block_shape(idx))?;
+        out.push(l.push(node, KernelOp::Fused(block), inputs, node.chunks.block_size(idx), node.dtype));
+        Ok(())
+    })?;
     Ok(out)
 }
 
@@ -38,9 +39,9 @@ impl<'a> FusedBlocks<'a> {
     }
 
     /// Block `idx` of the program's result, of `shape`, and the tasks it reads.
-    pub(super) fn block(&self, idx: &[usize], shape: Vec<usize>) -> (FusedBlock, Vec<TaskId>) {
+    pub(super) fn block(&self, idx: &[usize], shape: Vec<usize>) -> Result<(FusedBlock, Vec<TaskId>)> {
         let inputs = self.reads.iter().map(|(tasks, nb)| tasks[broadcast_block(nb, idx)]).collect();
-        let sources = self.sources.iter().map(|s| s.op(idx, &shape)).collect();
-        (FusedBlock { program: self.template.program.clone(), sources, shape }, inputs)
+        let sources = self.sources.iter().map(|s| s.generated(idx, &shape)).collect::<Result<_>>()?;
+        Ok((FusedBlock { program: self.template.program.clone(), sources, shape }, inputs))
     }
 }

@@ -1,17 +1,17 @@
 //! Gathers: each output block is a chain over x's blocks along the axis (see
-//! `build/gather.rs`); index checks: one task per block.
+//! `construct/gather.rs`); index checks: one task per block.
 
 use super::Lowering;
 use crate::graph::TaskId;
 use crate::node::Node;
 use tegula_core::grid::{for_each_block, offsets, ravel};
-use tegula_core::OpKind;
+use tegula_core::KernelOp;
 
 pub(super) fn wrap_index(l: &mut Lowering, node: &Node, input: &[TaskId], n: usize, axis: usize) -> Vec<TaskId> {
     let mut blocks = Vec::with_capacity(input.len());
     for_each_block(&node.chunks.numblocks(), |idx| {
         let task = input[blocks.len()];
-        blocks.push(l.push(node, OpKind::WrapIndex { n, axis }, vec![task], node.chunks.block_size(idx), node.dtype));
+        blocks.push(l.push(node, KernelOp::WrapIndex { n, axis }, vec![task], node.chunks.block_size(idx), node.dtype));
     });
     blocks
 }
@@ -36,7 +36,7 @@ pub(super) fn gather(l: &mut Lowering, node: &Node, inputs: &[Vec<TaskId>], axis
             x_idx[axis] = i;
             let mut reads = vec![index_task, inputs[0][ravel(&x_idx, &x_nb)]];
             reads.extend(acc);
-            acc = Some(l.push(node, OpKind::Gather { axis, start, n }, reads, size, node.dtype));
+            acc = Some(l.push(node, KernelOp::Gather { axis, start, n }, reads, size, node.dtype));
         }
         blocks.extend(acc);
     });

@@ -2,15 +2,15 @@
 //! no task at all: each of its blocks is a block of one input.
 
 use super::Lowering;
-use crate::build::join::joined_blocks;
+use crate::construct::join::joined_blocks;
 use crate::graph::TaskId;
 use crate::node::Node;
 use std::sync::Arc;
 use tegula_core::grid::{for_each_block, ravel};
-use tegula_core::OpKind;
+use tegula_core::KernelOp;
 
 pub(super) fn expand_dims(l: &mut Lowering, node: &Node, input: &[TaskId], axes: &Arc<[usize]>) -> Vec<TaskId> {
-    let op = OpKind::ExpandDims { axes: axes.clone() };
+    let op = KernelOp::ExpandDims { axes: axes.clone() };
     let mut blocks = Vec::with_capacity(input.len());
     // A new axis has one block, so the output's blocks are the input's, in the same order.
     for_each_block(&node.chunks.numblocks(), |idx| {

@@ -2,11 +2,12 @@
 //! (rechunk only) is assembled from pieces of several.
 
 use super::Lowering;
-use crate::build::layout::range_chunks;
+use crate::construct::layout::range_chunks;
 use crate::graph::TaskId;
 use crate::node::{range_select, IndexAxis, Node};
 use tegula_core::grid::{block_indices, intersect, locate, ravel, Overlap};
-use tegula_core::{OpKind, Piece, Select};
+use tegula_core::{IoOp, KernelOp, Piece, Select};
+use tegula_core::TaskOp;
 
 pub(super) fn transpose(l: &mut Lowering, node: &Node, input: &[TaskId], perm: &[usize]) -> Vec<TaskId> {
     let in_nb = node.inputs[0].chunks.numblocks();
@@ -15,14 +16,14 @@ pub(super) fn transpose(l: &mut Lowering, node: &Node, input: &[TaskId], perm: &
             let mut in_idx = vec![0; idx.len()];
             perm.iter().zip(&idx).for_each(|(&p, &b)| in_idx[p] = b);
             let shape = node.chunks.block_shape(&idx);
-            l.push(node, OpKind::Transpose { perm: perm.to_vec() }, vec![input[ravel(&in_idx, &in_nb)]], shape.iter().product(), node.dtype)
+            l.push(node, KernelOp::Transpose { perm: perm.to_vec() }, vec![input[ravel(&in_idx, &in_nb)]], shape.iter().product(), node.dtype)
         })
         .collect()
 }
 
 /// How one key item maps output blocks to input blocks.
 enum AxisPlan {
-    Range { parts: Vec<crate::build::layout::RangePart>, step: isize },
+    Range { parts: Vec<crate::construct::layout::RangePart>, step: isize },
     Index { block: usize, local: usize },
     NewAxis,
 }
@@ -75,7 +76,7 @@ pub(super) fn index(l: &mut Lowering, node: &Node, input: &[TaskId], axes: &[Ind
             }
             let shape = node.chunks.block_shape(&idx);
             let (task, select) = narrowed_read(l, node, input[ravel(&in_idx, &in_nb)], select);
-            l.push(node, OpKind::Select { axes: select }, vec![task], shape.iter().product(), node.dtype)
+            l.push(node, KernelOp::Select { axes: select }, vec![task], shape.iter().product(), node.dtype)
         })
         .collect()
 }
@@ -84,8 +85,8 @@ pub(super) fn index(l: &mut Lowering, node: &Node, input: &[TaskId], axes: &[Ind
 /// box) and `select` made relative to that part: indexing a stored array reads only what it
 /// needs, not whole blocks.
 fn narrowed_read(l: &mut Lowering, node: &Node, task: TaskId, select: Vec<Select>) -> (TaskId, Vec<Select>) {
-    let OpKind::Read { source, region } = &l.task(task).op else { return (task, select) };
-    let (source, mut narrow, mut relative) = (*source, Vec::with_capacity(region.len()), Vec::with_capacity(select.len()));
+    let TaskOp::Io(IoOp::Read { resource, region }) = &l.task(task).op else { return (task, select) };
+    let (resource, mut narrow, mut relative) = (*resource, Vec::with_capacity(region.len()), Vec::with_capacity(select.len()));
     let mut axis = 0;
     for &s in &select {
         let Some(&(origin, _)) = region.get(axis) else { return (task, select) };
@@ -108,7 +109,7 @@ fn narrowed_read(l: &mut Lowering, node: &Node, task: TaskId, select: Vec<Select
     }
     let size = narrow.iter().map(|(a, b)| b - a).product();
     let dtype = l.task(task).dtype;
-    (l.push(node, OpKind::Read { source, region: narrow }, vec![], size, dtype), relative)
+    (l.push(node, IoOp::Read { resource, region: narrow }, vec![], size, dtype), relative)
 }
 
 pub(super) fn rechunk(l: &mut Lowering, node: &Node, input: &[TaskId]) -> Vec<TaskId> {
@@ -130,7 +131,7 @@ pub(super) fn rechunk(l: &mut Lowering, node: &Node, input: &[TaskId]) -> Vec<Ta
                     return task;
                 }
                 let axes = src.iter().map(|o| Select::Range { start: o.local.start, stop: o.local.end, step: 1 }).collect();
-                return l.push(node, OpKind::Select { axes }, vec![task], shape.iter().product(), node.dtype);
+                return l.push(node, KernelOp::Select { axes }, vec![task], shape.iter().product(), node.dtype);
             }
             let (mut inputs, mut pieces) = (Vec::new(), Vec::new());
             for combo in combos {
@@ -146,7 +147,7 @@ pub(super) fn rechunk(l: &mut Lowering, node: &Node, input: &[TaskId]) -> Vec<Ta
                 pieces.push(Piece { input: inputs.len() - 1, src, dst });
             }
             let size = shape.iter().product();
-            l.push(node, OpKind::Assemble { shape, pieces }, inputs, size, node.dtype)
+            l.push(node, KernelOp::Assemble { shape, pieces }, inputs, size, node.dtype)
         })
         .collect()
 }

@@ -5,7 +5,7 @@ use super::Lowering;
 use crate::graph::TaskId;
 use crate::node::Node;
 use tegula_core::grid::for_each_block;
-use tegula_core::{LinalgOp, OpKind};
+use tegula_core::{KernelOp, LinalgOp};
 
 pub(super) fn lower(l: &mut Lowering, node: &Node, inputs: &[Vec<TaskId>], op: LinalgOp) -> Vec<TaskId> {
     let mut blocks = Vec::with_capacity(node.chunks.nblocks());
@@ -13,7 +13,7 @@ pub(super) fn lower(l: &mut Lowering, node: &Node, inputs: &[Vec<TaskId>], op: L
     // as the inputs' stack blocks are.
     for_each_block(&node.chunks.numblocks(), |idx| {
         let args = inputs.iter().map(|b| b[blocks.len()]).collect();
-        blocks.push(l.push(node, OpKind::Linalg { op }, args, node.chunks.block_size(idx), node.dtype));
+        blocks.push(l.push(node, KernelOp::Linalg { op }, args, node.chunks.block_size(idx), node.dtype));
     });
     blocks
 }

@@ -5,10 +5,10 @@ use super::Lowering;
 use crate::graph::TaskId;
 use crate::node::Node;
 use tegula_core::grid::{for_each_block, ravel};
-use tegula_core::{DType, OpKind, PartialReduce};
+use tegula_core::{DType, KernelOp, PartialReduce};
 
 pub(super) fn block_counts(l: &mut Lowering, node: &Node, mask: &[TaskId]) -> Vec<TaskId> {
-    let op = OpKind::ReducePartial { op: PartialReduce::Sum { acc: DType::Int64 }, axes: [0].as_slice().into() };
+    let op = KernelOp::ReducePartial { op: PartialReduce::Sum { acc: DType::Int64 }, axes: [0].as_slice().into() };
     mask.iter().map(|&m| l.push(node, op.clone(), vec![m], 1, DType::Int64)).collect()
 }
 
@@ -20,7 +20,7 @@ pub(super) fn compress(l: &mut Lowering, node: &Node, inputs: &[Vec<TaskId>], bl
         x_idx.copy_from_slice(idx);
         x_idx[0] = blocks[idx[0]];
         let reads = vec![inputs[0][ravel(&x_idx, &x_nb)], inputs[1][x_idx[0]]];
-        out.push(l.push(node, OpKind::Compress, reads, node.chunks.block_size(idx), node.dtype));
+        out.push(l.push(node, KernelOp::Compress, reads, node.chunks.block_size(idx), node.dtype));
     });
     out
 }

@@ -8,7 +8,7 @@ use super::Lowering;
 use crate::graph::TaskId;
 use crate::node::{Node, NodeKind};
 use tegula_core::grid::for_each_block;
-use tegula_core::{OpKind, PartialReduce, Result};
+use tegula_core::{KernelOp, PartialReduce, Result};
 
 pub(super) fn lower(l: &mut Lowering, node: &Node, inputs: &[Vec<TaskId>], split_every: usize) -> Result<Vec<TaskId>> {
     let (a, b) = (&node.inputs[0], &node.inputs[1]);
@@ -30,14 +30,14 @@ pub(super) fn lower(l: &mut Lowering, node: &Node, inputs: &[Vec<TaskId>], split
                 if symmetric && j < i {
                     let mirror = out[s * rows_n * cols_n + j * cols_n + i];
                     let perm = swap_last_two(nd);
-                    out.push(l.push(node, OpKind::Transpose { perm }, vec![mirror], count * m * n, node.dtype));
+                    out.push(l.push(node, KernelOp::Transpose { perm }, vec![mirror], count * m * n, node.dtype));
                     continue;
                 }
                 let products = (0..inner_n)
                     .map(|k| {
                         let args = vec![inputs[0][a0 + i * inner_n + k], inputs[1][b0 + k * cols_n + j]];
                         let size = count * m * n;
-                        l.push(node, OpKind::Matmul { dtype: node.dtype }, args, size, node.dtype)
+                        l.push(node, KernelOp::Matmul { dtype: node.dtype }, args, size, node.dtype)
                     })
                     .collect();
                 out.push(tree(l, node, products, PartialReduce::Sum { acc: node.dtype }, split_every));

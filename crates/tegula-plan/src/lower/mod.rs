@@ -28,7 +28,8 @@ use crate::graph::{Output, Task, TaskGraph, TaskId};
 use crate::node::{Node, NodeKind, NodeRef};
 use std::collections::{HashMap, HashSet};
 use tegula_core::limits::MAX_TASKS;
-use tegula_core::{DType, OpKind, Result, TegulaError};
+use tegula_core::{DType, KernelOp, Result, TegulaError};
+use tegula_core::TaskOp;
 
 /// Whether lowering fuses element-wise chains (on by default; off for debugging).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +43,7 @@ pub fn lower(roots: &[NodeRef], fusion: Fusion) -> Result<TaskGraph> {
     let templates = if fusion == Fusion::On { plan_fusion(roots) } else { HashMap::new() };
     let deps = |n: &Node| templates.get(&n.id).map_or_else(|| n.inputs.clone(), |t| t.reads.clone());
     let mut l = Lowering::default();
-    let nodes = topological_by(roots, deps);
+    let nodes = crate::walk::topological_by(roots, deps);
     let estimate = check_task_count(&nodes)?;
     // Reserved up front (in huge pages when big): a plan of millions of tasks would otherwise
     // be copied as it grows, and take a page fault every 4 KB.
@@ -99,35 +100,6 @@ fn matmul_products(node: &Node) -> usize {
     node.chunks.nblocks().saturating_mul(a.axis(a.ndim() - 1).len())
 }
 
-/// Every node reachable from `roots`, inputs before the nodes that use them (iterative, so
-/// long expression chains cannot overflow the stack).
-pub fn topological(roots: &[NodeRef]) -> Vec<NodeRef> {
-    topological_by(roots, |n| n.inputs.clone())
-}
-
-/// Like `topological`, with `deps` naming the nodes each node needs.
-fn topological_by(roots: &[NodeRef], deps: impl Fn(&Node) -> Vec<NodeRef>) -> Vec<NodeRef> {
-    let mut seen = HashSet::new();
-    let mut order = Vec::new();
-    let mut stack: Vec<(NodeRef, bool)> = roots.iter().rev().map(|r| (r.clone(), false)).collect();
-    while let Some((node, expanded)) = stack.pop() {
-        if expanded {
-            order.push(node);
-            continue;
-        }
-        if !seen.insert(node.id) {
-            continue;
-        }
-        stack.push((node.clone(), true));
-        for input in deps(&node).iter().rev() {
-            if !seen.contains(&input.id) {
-                stack.push((input.clone(), false));
-            }
-        }
-    }
-    order
-}
-
 #[derive(Default)]
 pub(crate) struct Lowering {
     graph: TaskGraph,
@@ -137,8 +109,8 @@ pub(crate) struct Lowering {
 
 impl Lowering {
     /// Appends a task producing a block of `size` elements of `dtype`.
-    pub(crate) fn push(&mut self, node: &Node, op: OpKind, inputs: Vec<TaskId>, size: usize, dtype: DType) -> TaskId {
-        self.graph.tasks.push(Task { op, inputs, size, dtype, node: node.id });
+    pub(crate) fn push(&mut self, node: &Node, op: impl Into<TaskOp>, inputs: Vec<TaskId>, size: usize, dtype: DType) -> TaskId {
+        self.graph.tasks.push(Task { op: op.into(), inputs, size, dtype, node: node.id });
         self.graph.tasks.len() - 1
     }
 
@@ -150,13 +122,13 @@ impl Lowering {
         match &node.kind {
             NodeKind::Source(kind, _) => source::lower(self, node, kind),
             NodeKind::Unary { op, compute } => {
-                elementwise::lower(self, node, inputs, OpKind::Unary { op: *op, compute: *compute })
+                elementwise::lower(self, node, inputs, KernelOp::Unary { op: *op, compute: *compute })
             }
             NodeKind::Binary { op, compute } => {
-                elementwise::lower(self, node, inputs, OpKind::Binary { op: *op, compute: *compute })
+                elementwise::lower(self, node, inputs, KernelOp::Binary { op: *op, compute: *compute })
             }
-            NodeKind::Where { compute } => elementwise::lower(self, node, inputs, OpKind::Where { compute: *compute }),
-            NodeKind::Cast => elementwise::lower(self, node, inputs, OpKind::Cast { dtype: node.dtype }),
+            NodeKind::Where { compute } => elementwise::lower(self, node, inputs, KernelOp::Where { compute: *compute }),
+            NodeKind::Cast => elementwise::lower(self, node, inputs, KernelOp::Cast { dtype: node.dtype }),
             NodeKind::Reduce { .. } => reduce::lower(self, node, reduce::Reduced::Tasks(&inputs[0])),
             NodeKind::Matmul { split_every } => matmul::lower(self, node, inputs, *split_every),
             NodeKind::Linalg { op } => Ok(linalg::lower(self, node, inputs, *op)),
@@ -164,7 +136,7 @@ impl Lowering {
             NodeKind::Index { axes } => Ok(layout::index(self, node, &inputs[0], axes)),
             NodeKind::SetItem { axes } => Ok(setitem::set_item(self, node, inputs, axes)),
             NodeKind::Fft { axis, inverse } => {
-                elementwise::lower(self, node, inputs, OpKind::Fft { axis: *axis, inverse: *inverse })
+                elementwise::lower(self, node, inputs, KernelOp::Fft { axis: *axis, inverse: *inverse })
             }
             NodeKind::Rechunk => Ok(layout::rechunk(self, node, &inputs[0])),
             NodeKind::Reshape => Ok(reshape::reshape(self, node, &inputs[0])),
@@ -199,9 +171,9 @@ impl Lowering {
         }
     }
 
-    pub(crate) fn register_stored(&mut self, stored: &std::sync::Arc<crate::node::StoredArray>) {
+    pub(crate) fn register_resource(&mut self, stored: &std::sync::Arc<crate::resource::Resource>) {
         if self.stored.insert(stored.id) {
-            self.graph.sources.push(stored.clone());
+            self.graph.resources.push(stored.clone());
         }
     }
 }

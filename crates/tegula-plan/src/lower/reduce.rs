@@ -5,8 +5,8 @@ use super::fused::FusedBlocks;
 use super::Lowering;
 use crate::graph::TaskId;
 use crate::node::{Node, NodeKind};
-use tegula_core::grid::{block_indices, for_each_block, ravel};
-use tegula_core::{internal_err, DType, Finish, OpKind, PartialReduce, ReduceOp, Result};
+use tegula_core::grid::{block_indices, ravel, try_for_each_block};
+use tegula_core::{DType, Finish, KernelOp, PartialReduce, ReduceOp, Result, internal_err};
 
 /// The blocks a reduction reduces: its input's tasks, or a fused program computed inside the
 /// partial reductions.
@@ -41,27 +41,28 @@ pub(super) fn lower(l: &mut Lowering, node: &Node, reduced: Reduced) -> Result<V
         let mut parts = Vec::new();
         let mut idx = vec![0; in_nb.len()];
         kept.iter().zip(&outer).for_each(|(&a, &b)| idx[a] = b);
-        for_each_block(&inner_nb, |inner| {
+        try_for_each_block(&inner_nb, |inner| {
             axes.iter().zip(inner).for_each(|(&a, &b)| idx[a] = b);
             let shape = input.chunks.block_shape(&idx);
             // Blocks with nothing to reduce add nothing (and min/max have no identity for them).
             if axes.iter().any(|&a| shape[a] == 0) && (count > 0 || !parts.is_empty()) {
-                return;
+                return Ok(());
             }
             let kept_size = shape.iter().enumerate().filter(|(a, _)| !axes.contains(a)).map(|(_, &n)| n).product();
             let (psize, pdtype) = partial_layout(partial, input.dtype, kept_size);
             let (op, inputs) = match &reduced {
-                Reduced::Tasks(blocks) => (OpKind::ReducePartial { op: partial, axes: shared_axes.clone() }, vec![blocks[ravel(&idx, &in_nb)]]),
+                Reduced::Tasks(blocks) => (KernelOp::ReducePartial { op: partial, axes: shared_axes.clone() }, vec![blocks[ravel(&idx, &in_nb)]]),
                 Reduced::Fused(fused) => {
-                    let (block, inputs) = fused.block(&idx, shape);
-                    (OpKind::FusedReduce { block, op: partial, axes: shared_axes.clone() }, inputs)
+                    let (block, inputs) = fused.block(&idx, shape)?;
+                    (KernelOp::FusedReduce { block, op: partial, axes: shared_axes.clone() }, inputs)
                 }
             };
             parts.push(l.push(node, op, inputs, psize, pdtype));
-        });
+            Ok(())
+        })?;
         let combined = tree(l, node, parts, partial, *split_every);
         let size = kept.iter().zip(&outer).map(|(&a, &b)| input.chunks.axis(a)[b]).product();
-        out.push(l.push(node, OpKind::ReduceFinish { finish, squeeze: squeeze.clone(), dtype: node.dtype }, vec![combined], size, node.dtype));
+        out.push(l.push(node, KernelOp::ReduceFinish { finish, squeeze: squeeze.clone(), dtype: node.dtype }, vec![combined], size, node.dtype));
     }
     Ok(out)
 }
@@ -77,7 +78,7 @@ pub(super) fn tree(l: &mut Lowering, node: &Node, mut parts: Vec<TaskId>, op: Pa
                 }
                 let t = l.task(group[0]);
                 let (size, dtype) = (t.size, t.dtype);
-                l.push(node, OpKind::ReduceCombine { op }, group.to_vec(), size, dtype)
+                l.push(node, KernelOp::ReduceCombine { op }, group.to_vec(), size, dtype)
             })
             .collect();
     }

@@ -5,12 +5,12 @@ use super::Lowering;
 use crate::graph::TaskId;
 use crate::node::Node;
 use tegula_core::grid::for_each_block;
-use tegula_core::OpKind;
+use tegula_core::KernelOp;
 
 pub(super) fn reshape(l: &mut Lowering, node: &Node, input: &[TaskId]) -> Vec<TaskId> {
     let mut blocks = Vec::with_capacity(input.len());
     for_each_block(&node.chunks.numblocks(), |idx| {
-        let op = OpKind::Reshape { shape: node.chunks.block_shape(idx) };
+        let op = KernelOp::Reshape { shape: node.chunks.block_shape(idx) };
         let task = input[blocks.len()];
         blocks.push(l.push(node, op, vec![task], node.chunks.block_size(idx), node.dtype));
     });

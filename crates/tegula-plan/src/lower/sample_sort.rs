@@ -1,15 +1,15 @@
-//! The sample sort's tasks (its nodes: `build/sample_sort.rs`): one `SamplePositions`, one
+//! The sample sort's tasks (its nodes: `construct/sample_sort.rs`): one `SamplePositions`, one
 //! `Gather` (values within a block) and one `BucketCounts` per block, and the merge cuts every
 //! sorted block into its buckets' runs, then merges each bucket's runs, taken in block order,
 //! in one task. The runs are copies, not views: a view would keep its whole block alive while
 //! the runs wait (held, or spilled to disk) for their merges.
 
 use super::Lowering;
-use crate::build::sample_sort::sample_every;
+use crate::construct::sample_sort::sample_every;
 use crate::graph::TaskId;
 use crate::node::Node;
 use tegula_core::grid::offsets;
-use tegula_core::{DType, OpKind, Piece, Scalar};
+use tegula_core::{DType, KernelOp, Piece, Scalar, SourceOp};
 
 pub(super) fn take_within_blocks(l: &mut Lowering, node: &Node, inputs: &[Vec<TaskId>]) -> Vec<TaskId> {
     let x = &node.inputs[0];
@@ -18,7 +18,7 @@ pub(super) fn take_within_blocks(l: &mut Lowering, node: &Node, inputs: &[Vec<Ta
     offsets(x.chunks.axis(0))
         .into_iter()
         .enumerate()
-        .map(|(b, start)| l.push(node, OpKind::Gather { axis: 0, start, n }, vec![inputs[1][b], inputs[0][b]], lens[b], node.dtype))
+        .map(|(b, start)| l.push(node, KernelOp::Gather { axis: 0, start, n }, vec![inputs[1][b], inputs[0][b]], lens[b], node.dtype))
         .collect()
 }
 
@@ -29,7 +29,7 @@ pub(super) fn sample_positions(l: &mut Lowering, node: &Node, input: &[TaskId], 
         .into_iter()
         .enumerate()
         .map(|(b, start)| {
-            let op = OpKind::SamplePositions { descending, every: sample_every(x_lens[b], buckets), start };
+            let op = KernelOp::SamplePositions { descending, every: sample_every(x_lens[b], buckets), start };
             l.push(node, op, vec![input[b]], lens[b], DType::Int64)
         })
         .collect()
@@ -42,7 +42,7 @@ pub(super) fn bucket_counts(l: &mut Lowering, node: &Node, inputs: &[Vec<TaskId>
         .enumerate()
         .map(|(b, start)| {
             let reads = vec![inputs[0][b], inputs[1][0], inputs[2][0]];
-            l.push(node, OpKind::BucketCounts { descending, start }, reads, lens[b], DType::Int64)
+            l.push(node, KernelOp::BucketCounts { descending, start }, reads, lens[b], DType::Int64)
         })
         .collect()
 }
@@ -71,10 +71,10 @@ pub(super) fn merge_buckets(l: &mut Lowering, node: &Node, inputs: &[Vec<TaskId>
     for (mut runs, at) in values.into_iter().zip(positions).filter(|(v, _)| !v.is_empty()) {
         let size = runs.iter().map(|&t| l.task(t).size).sum();
         runs.extend(at);
-        merged.push(l.push(node, OpKind::MergeRuns { descending, arg }, runs, size, node.dtype));
+        merged.push(l.push(node, KernelOp::MergeRuns { descending, arg }, runs, size, node.dtype));
     }
     if merged.is_empty() {
-        let empty = OpKind::Full { value: Scalar::Bool(false), dtype: node.dtype, shape: vec![0] };
+        let empty = SourceOp::Full { value: Scalar::Bool(false), dtype: node.dtype, shape: vec![0] };
         merged.push(l.push(node, empty, vec![], 0, node.dtype));
     }
     merged
@@ -84,5 +84,5 @@ pub(super) fn merge_buckets(l: &mut Lowering, node: &Node, inputs: &[Vec<TaskId>
 fn run(l: &mut Lowering, node: &Node, block: TaskId, range: std::ops::Range<usize>, dtype: DType) -> TaskId {
     let len = range.len();
     let piece = Piece { input: 0, src: vec![(range.start, range.end)], dst: vec![0] };
-    l.push(node, OpKind::Assemble { shape: vec![len], pieces: vec![piece] }, vec![block], len, dtype)
+    l.push(node, KernelOp::Assemble { shape: vec![len], pieces: vec![piece] }, vec![block], len, dtype)
 }

@@ -8,7 +8,7 @@ use super::Lowering;
 use crate::graph::TaskId;
 use crate::node::Node;
 use tegula_core::grid::{block_indices, ravel};
-use tegula_core::{OpKind, ScanOp, Select};
+use tegula_core::{KernelOp, ScanOp, Select};
 
 pub(super) fn lower(l: &mut Lowering, node: &Node, input: &[TaskId], op: ScanOp, axis: usize) -> Vec<TaskId> {
     let (chunks, dtype) = (&node.chunks, node.dtype);
@@ -22,10 +22,10 @@ pub(super) fn lower(l: &mut Lowering, node: &Node, input: &[TaskId], op: ScanOp,
             idx[axis] = k;
             let (flat, shape) = (ravel(&idx, &nb), chunks.block_shape(&idx));
             let size = shape.iter().product();
-            let scan = l.push(node, OpKind::Scan { op, axis }, vec![input[flat]], size, dtype);
+            let scan = l.push(node, KernelOp::Scan { op, axis }, vec![input[flat]], size, dtype);
             out[flat] = match prefix {
                 None => scan,
-                Some(p) => l.push(node, OpKind::Binary { op: op.combine(), compute: dtype }, vec![scan, p], size, dtype),
+                Some(p) => l.push(node, KernelOp::Binary { op: op.combine(), compute: dtype }, vec![scan, p], size, dtype),
             };
             if shape[axis] == 0 || k + 1 == nb[axis] {
                 continue;
@@ -33,10 +33,10 @@ pub(super) fn lower(l: &mut Lowering, node: &Node, input: &[TaskId], op: ScanOp,
             let last = (0..shape.len())
                 .map(|a| if a == axis { Select::Range { start: shape[a] - 1, stop: shape[a], step: 1 } } else { Select::Range { start: 0, stop: shape[a], step: 1 } })
                 .collect();
-            let total = l.push(node, OpKind::Select { axes: last }, vec![scan], size / shape[axis], dtype);
+            let total = l.push(node, KernelOp::Select { axes: last }, vec![scan], size / shape[axis], dtype);
             prefix = Some(match prefix {
                 None => total,
-                Some(p) => l.push(node, OpKind::ReduceCombine { op: op.partial(dtype) }, vec![p, total], size / shape[axis], dtype),
+                Some(p) => l.push(node, KernelOp::ReduceCombine { op: op.partial(dtype) }, vec![p, total], size / shape[axis], dtype),
             });
         }
     }

@@ -3,11 +3,11 @@
 //! covers it (the builder chunked the values that way).
 
 use super::Lowering;
-use crate::build::layout::range_chunks;
+use crate::construct::layout::range_chunks;
 use crate::graph::TaskId;
 use crate::node::{range_select, IndexAxis, Node};
 use tegula_core::grid::{block_indices, locate, ravel};
-use tegula_core::{OpKind, Select};
+use tegula_core::{KernelOp, Select};
 
 /// For one axis of `x`: per block, `None` when the selection misses it, else the values block
 /// along this axis (`None` for an integer index, which drops the axis) and the block's selection.
@@ -47,7 +47,7 @@ pub(super) fn set_item(l: &mut Lowering, node: &Node, inputs: &[Vec<TaskId>], ax
                 select.push(sel);
             }
             let size = node.chunks.block_shape(&idx).iter().product();
-            l.push(node, OpKind::SetSelect { axes: select }, vec![x_task, inputs[1][ravel(&v_idx, &v_nb)]], size, node.dtype)
+            l.push(node, KernelOp::SetSelect { axes: select }, vec![x_task, inputs[1][ravel(&v_idx, &v_nb)]], size, node.dtype)
         })
         .collect()
 }

@@ -6,11 +6,11 @@
 
 use super::reduce::tree;
 use super::Lowering;
-use crate::build::DEFAULT_SPLIT_EVERY;
+use crate::construct::DEFAULT_SPLIT_EVERY;
 use crate::graph::TaskId;
 use crate::node::Node;
 use tegula_core::grid::{block_indices, offsets};
-use tegula_core::{DType, OpKind, PartialReduce};
+use tegula_core::{DType, KernelOp, PartialReduce};
 
 pub(super) fn sort(l: &mut Lowering, node: &Node, input: &[TaskId], axis: usize, descending: bool, arg: bool) -> Vec<TaskId> {
     // Positions count from the block's start along the axis.
@@ -19,7 +19,7 @@ pub(super) fn sort(l: &mut Lowering, node: &Node, input: &[TaskId], axis: usize,
         .zip(input)
         .map(|(idx, &t)| {
             let offset = starts[idx[axis]];
-            let op = if arg { OpKind::ArgSort { axis, descending, offset } } else { OpKind::Sort { axis, descending } };
+            let op = if arg { KernelOp::ArgSort { axis, descending, offset } } else { KernelOp::Sort { axis, descending } };
             l.push(node, op, vec![t], node.chunks.block_size(&idx), node.dtype)
         })
         .collect()
@@ -39,7 +39,7 @@ pub(super) fn searchsorted(l: &mut Lowering, node: &Node, inputs: &[Vec<TaskId>]
         .iter()
         .map(|&i| match presorted {
             true => inputs[0][i],
-            false => l.push(node, OpKind::Sort { axis: 0, descending: false }, vec![inputs[0][i]], lens[i], sorted.dtype),
+            false => l.push(node, KernelOp::Sort { axis: 0, descending: false }, vec![inputs[0][i]], lens[i], sorted.dtype),
         })
         .collect();
     block_indices(&values.chunks.numblocks())
@@ -48,7 +48,7 @@ pub(super) fn searchsorted(l: &mut Lowering, node: &Node, inputs: &[Vec<TaskId>]
             let size = values.chunks.block_size(&idx);
             let counts = sorted_blocks
                 .iter()
-                .map(|&s| l.push(node, OpKind::SearchCount { right }, vec![s, v], size, DType::Int64))
+                .map(|&s| l.push(node, KernelOp::SearchCount { right }, vec![s, v], size, DType::Int64))
                 .collect();
             tree(l, node, counts, PartialReduce::Sum { acc: DType::Int64 }, DEFAULT_SPLIT_EVERY)
         })

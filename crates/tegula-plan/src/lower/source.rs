@@ -3,30 +3,35 @@
 
 use super::Lowering;
 use crate::graph::TaskId;
-use crate::node::{Node, NodeKind, Residence, SourceKind};
+use crate::node::{Node, NodeKind, SourceKind};
+use crate::resource::ResourceKind;
 use std::collections::HashMap;
-use tegula_core::grid::{for_each_block, offsets};
-use tegula_core::{internal_err, OpKind, Result};
+use tegula_core::grid::{offsets, try_for_each_block};
+use tegula_core::{IoOp, Result, SourceOp, internal_err};
+use tegula_core::TaskOp;
 
 pub(super) fn lower(l: &mut Lowering, node: &Node, kind: &SourceKind) -> Result<Vec<TaskId>> {
     if let SourceKind::Stored(stored) = kind {
-        l.register_stored(stored);
+        l.register_resource(stored);
     }
     let blocks = SourceBlocks::new(node)?;
     let mut constant_blocks: HashMap<Vec<usize>, TaskId> = HashMap::new();
     let mut out = Vec::with_capacity(node.chunks.nblocks());
-    for_each_block(&node.chunks.numblocks(), |idx| {
+    try_for_each_block(&node.chunks.numblocks(), |idx| {
         let shape = node.chunks.block_shape(idx);
         let size = shape.iter().product();
         if !matches!(kind, SourceKind::Full(_)) {
-            out.push(l.push(node, blocks.op(idx, &shape), vec![], size, node.dtype));
-            return;
+            out.push(l.push(node, blocks.op(idx, &shape)?, vec![], size, node.dtype));
+            return Ok(());
         }
-        let id = *constant_blocks
-            .entry(shape.clone())
-            .or_insert_with(|| l.push(node, blocks.op(idx, &shape), vec![], size, node.dtype));
+        let id = match constant_blocks.get(&shape) {
+            Some(&id) => id,
+            None => l.push(node, blocks.op(idx, &shape)?, vec![], size, node.dtype),
+        };
+        constant_blocks.insert(shape, id);
         out.push(id);
-    });
+        Ok(())
+    })?;
     Ok(out)
 }
 
@@ -51,22 +56,30 @@ impl<'n> SourceBlocks<'n> {
     }
 
     /// The op producing block `idx` (one block number per axis), of `shape`.
-    pub(super) fn op(&self, idx: &[usize], shape: &[usize]) -> OpKind {
+    pub(super) fn op(&self, idx: &[usize], shape: &[usize]) -> Result<TaskOp> {
+        let SourceKind::Stored(stored) = self.kind else {
+            return self.generated(idx, shape).map(TaskOp::Source);
+        };
+        let start = |a: usize| self.starts[a][idx[a]];
+        let region = shape.iter().enumerate().map(|(a, &n)| (start(a), start(a) + n)).collect();
+        Ok(TaskOp::Io(match stored.kind {
+            ResourceKind::Array => IoOp::Load { resource: stored.id, region },
+            ResourceKind::Source => IoOp::Read { resource: stored.id, region },
+            kind => return Err(internal_err!("a source node reads a resource of kind {kind:?}")),
+        }))
+    }
+
+    /// The op generating block `idx` of `shape` from its position alone.
+    pub(super) fn generated(&self, idx: &[usize], shape: &[usize]) -> Result<SourceOp> {
         let dtype = self.node.dtype;
         let start = |a: usize| self.starts[a][idx[a]];
-        match self.kind {
-            SourceKind::Stored(stored) => {
-                let region = shape.iter().enumerate().map(|(a, &n)| (start(a), start(a) + n)).collect();
-                match stored.residence {
-                    Residence::Memory => OpKind::Load { source: stored.id, region },
-                    Residence::Disk => OpKind::Read { source: stored.id, region },
-                }
-            }
-            SourceKind::Full(value) => OpKind::Full { value: *value, dtype, shape: shape.to_vec() },
+        Ok(match self.kind {
+            SourceKind::Stored(stored) => return Err(internal_err!("stored array #{} is not generated", stored.id)),
+            SourceKind::Full(value) => SourceOp::Full { value: *value, dtype, shape: shape.to_vec() },
             SourceKind::Arange { first, second } => {
-                OpKind::Arange { first: *first, second: *second, dtype, offset: start(0), len: shape[0] }
+                SourceOp::Arange { first: *first, second: *second, dtype, offset: start(0), len: shape[0] }
             }
-            SourceKind::Linspace { start: s, stop, endpoint } => OpKind::Linspace {
+            SourceKind::Linspace { start: s, stop, endpoint } => SourceOp::Linspace {
                 start: *s,
                 stop: *stop,
                 num: self.whole[0],
@@ -75,7 +88,7 @@ impl<'n> SourceBlocks<'n> {
                 offset: start(0),
                 len: shape[0],
             },
-            SourceKind::Random { key, dist } => OpKind::Random {
+            SourceKind::Random { key, dist } => SourceOp::Random {
                 key: *key,
                 dist: *dist,
                 dtype,
@@ -83,6 +96,6 @@ impl<'n> SourceBlocks<'n> {
                 start: (0..shape.len()).map(start).collect(),
                 shape: shape.to_vec(),
             },
-        }
+        })
     }
 }

@@ -1,18 +1,19 @@
 //! Source nodes: stored arrays (in memory or on disk), constants, ranges and random numbers.
 
-use crate::node::{next_id, Node, NodeKind, NodeRef, Residence, SourceKind, StoredArray, Window};
+use crate::node::{next_id, Node, NodeKind, NodeRef, SourceKind, Window};
+use crate::resource::{Resource, ResourceKind};
 use std::any::Any;
 use std::sync::Arc;
 use tegula_core::{value_err, Chunks, DType, Distribution, Result, Scalar};
 
 /// An array whose values are already in memory (`data` is opaque to planning).
 pub fn stored(data: Arc<dyn Any + Send + Sync>, dtype: DType, chunks: Chunks) -> NodeRef {
-    from_store(data, Residence::Memory, dtype, chunks)
+    from_store(data, ResourceKind::Array, dtype, chunks)
 }
 
-/// An array whose values are read from `data`, which lives in `residence`.
-pub fn from_store(data: Arc<dyn Any + Send + Sync>, residence: Residence, dtype: DType, chunks: Chunks) -> NodeRef {
-    let stored = Arc::new(StoredArray { id: next_id(), data, residence });
+/// An array whose values are read from `data`, which lives in `kind`.
+pub fn from_store(data: Arc<dyn Any + Send + Sync>, kind: ResourceKind, dtype: DType, chunks: Chunks) -> NodeRef {
+    let stored = Arc::new(Resource { id: next_id(), data, kind });
     Node::new(NodeKind::Source(SourceKind::Stored(stored), Window::default()), vec![], dtype, chunks)
 }
 

@@ -2,12 +2,13 @@
 //! block grid (the caller broadcasts and rechunks them); the result has that grid with block
 //! lengths `chunks` (a function may change a block's size, never the number of blocks).
 
-use crate::node::{Node, NodeKind, NodeRef, StoredArray};
+use crate::node::{Node, NodeKind, NodeRef};
+use crate::resource::Resource;
 use std::sync::Arc;
 use tegula_core::shape::fmt_shape;
 use tegula_core::{shape_err, value_err, Chunks, DType, Result};
 
-pub fn map_blocks(inputs: &[NodeRef], function: Arc<StoredArray>, name: &str, chunks: Chunks, dtype: DType) -> Result<NodeRef> {
+pub fn map_blocks(inputs: &[NodeRef], function: Arc<Resource>, name: &str, chunks: Chunks, dtype: DType) -> Result<NodeRef> {
     let grid = chunks.numblocks();
     if inputs.is_empty() {
         return Err(value_err!("map_blocks needs at least one array"));

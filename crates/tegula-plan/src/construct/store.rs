@@ -2,13 +2,14 @@
 //! two tasks ever write parts of one stored chunk.
 
 use super::layout::rechunk;
-use crate::node::{Node, NodeKind, NodeRef, StoredArray};
+use crate::node::{Node, NodeKind, NodeRef};
+use crate::resource::Resource;
 use std::sync::Arc;
 use tegula_core::shape::fmt_shape;
 use tegula_core::{shape_err, Chunks, Result};
 
 /// Writes `x` to `sink`, whose regions may only start at multiples of `grid` along each axis.
-pub fn store(x: &NodeRef, sink: Arc<StoredArray>, grid: &[usize]) -> Result<NodeRef> {
+pub fn store(x: &NodeRef, sink: Arc<Resource>, grid: &[usize]) -> Result<NodeRef> {
     if grid.len() != x.ndim() || grid.contains(&0) {
         return Err(shape_err!("store chunks {} do not fit an array of shape {}", fmt_shape(grid), fmt_shape(&x.shape())));
     }

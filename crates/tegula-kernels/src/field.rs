@@ -1,0 +1,33 @@
+//! The element types faer factorises (float32/float64/complex64/complex128), with their real
+//! and complex counterparts: what the per-matrix linear algebra and the tall QR share.
+
+use crate::chunk::Wrap;
+use crate::element::{C128, C64};
+use faer::complex::Complex;
+use faer::traits::{ComplexField, RealField};
+use std::ops::{Add, Mul, SubAssign};
+
+/// An element type faer factorises, with its real counterpart.
+pub trait Field:
+    ComplexField<Real = Self::R> + Wrap + Copy + Add<Output = Self> + SubAssign + Mul<Output = Self>
+{
+    type R: RealField + Wrap + Copy;
+    /// The complex type of the same precision (general eigenpairs).
+    type Z: Wrap + Copy + From<Complex<Self::R>>;
+}
+impl Field for f32 {
+    type R = f32;
+    type Z = C64;
+}
+impl Field for f64 {
+    type R = f64;
+    type Z = C128;
+}
+impl Field for C64 {
+    type R = f32;
+    type Z = C64;
+}
+impl Field for C128 {
+    type R = f64;
+    type Z = C128;
+}

@@ -1,0 +1,62 @@
+//! How a computation runs, from Python's keyword arguments and the environment, and what it
+//! reports back.
+
+use crate::errors::IntoPy;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::path::PathBuf;
+use tegula::{Executor, Spec};
+
+/// How to run a computation, from `compute`'s keyword arguments.
+pub fn compute_options(
+    scheduler: &str,
+    num_workers: Option<usize>,
+    fuse: bool,
+    memory: Option<usize>,
+    spill_dir: Option<PathBuf>,
+) -> PyResult<tegula::ComputeOptions> {
+    let executor = match scheduler {
+        "threads" => Executor::Threaded { threads: num_workers.unwrap_or_else(tegula::default_threads) },
+        "serial" | "synchronous" | "sync" => Executor::Serial,
+        other => return Err(PyValueError::new_err(format!("unknown scheduler {other:?}; use 'threads' or 'serial'"))),
+    };
+    Ok(tegula::ComputeOptions { executor, fuse, spec: Some(spec(memory, spill_dir)?) })
+}
+
+/// What the executor measured, as a dict.
+pub fn report_dict<'py>(py: Python<'py>, report: &tegula::Report) -> PyResult<Bound<'py, PyDict>> {
+    let info = PyDict::new(py);
+    info.set_item("tasks", report.tasks)?;
+    info.set_item("peak_bytes", report.peak_bytes)?;
+    info.set_item("projected_peak_bytes", report.projected_peak_bytes)?;
+    info.set_item("spilled_bytes", report.spilled_bytes)?;
+    info.set_item("memory", report.budget)?;
+    Ok(info)
+}
+
+/// The settings of a computation: the environment's (`TEGULA_MEMORY`, `TEGULA_SPILL_DIR`) or
+/// the machine's, overridden by the arguments given.
+pub fn spec(memory: Option<usize>, spill_dir: Option<PathBuf>) -> PyResult<Spec> {
+    let mut spec = Spec::from_env().py()?;
+    if let Some(bytes) = memory {
+        spec.memory = bytes;
+    }
+    if let Some(dir) = spill_dir {
+        spec.spill_dir = dir;
+    }
+    Ok(spec)
+}
+
+/// The memory budget and spill directory a computation would get without explicit settings.
+#[pyfunction]
+pub fn default_spec() -> PyResult<(usize, PathBuf)> {
+    let spec = Spec::from_env().py()?;
+    Ok((spec.memory, spec.spill_dir))
+}
+
+/// A memory budget written as a byte size (`"2GB"`, `"512 MiB"`), in bytes.
+#[pyfunction]
+pub fn memory_budget(text: &str) -> PyResult<usize> {
+    tegula::memory_budget(text).py()
+}
