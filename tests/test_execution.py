@@ -167,8 +167,8 @@ def test_repr_shows_the_plan_without_computing():
 
 
 def test_unknown_scheduler():
-    with pytest.raises(ValueError):
-        tg.zeros(3).compute(scheduler="processes")
+    with pytest.raises(ValueError, match="unknown scheduler 'gpu'.*threads, serial, processes"):
+        tg.zeros(3).compute(scheduler="gpu")
 
 
 @pytest.mark.parametrize("scheduler", ["serial", "threads"])

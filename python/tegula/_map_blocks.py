@@ -123,9 +123,12 @@ def map_blocks(func, *args, dtype=None, chunks=None, drop_axis=None, new_axis=No
             empties[i] = np.empty((0,) * n, a.dtype)
         dtype = _infer_dtype(lambda *b: func(*b, **kwargs), empties, label)
     block_id = _takes_block_id(func)
+    # The arrays' places are filled with blocks; the call keeps no array (it is pickled to
+    # reach worker processes).
+    fixed = [None if i in positions else a for i, a in enumerate(args)]
 
     def call(index, blocks):
-        call_args = list(args)
+        call_args = list(fixed)
         for i, b in zip(positions, blocks):
             call_args[i] = b.reshape(b.shape[:n]) if new else b
         extra = {"block_id": _result_block_id(index, n, drop, new, m)} if block_id else {}
@@ -225,8 +228,10 @@ def blockwise(func, out_ind, *args, dtype=None, new_axes=None, name=None, concat
         take = tuple(slice(None) if j in present else 0 for j in range(len(axes)))
         return np.transpose(block[take], np.argsort(order)) if order != sorted(order) else block[take]
 
+    fixed = [None if ind is not None else a for a, ind in pairs]
+
     def arguments(blocks):
-        values = [a for a, _ in pairs]
+        values = list(fixed)
         for k, b, layout in zip(array_positions, blocks, layouts):
             values[k] = own_block(b, layout)
         return values

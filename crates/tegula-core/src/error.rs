@@ -1,9 +1,10 @@
 //! The one error type of tegula. Each variant maps to one Python exception class
 //! (see `tegula-py/src/errors.rs`), so variants name the *kind* of mistake.
 
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-#[derive(Debug, Clone, PartialEq, Error)]
+#[derive(Debug, Clone, PartialEq, Error, Serialize, Deserialize)]
 pub enum TegulaError {
     /// Shapes that cannot be combined (broadcasting, matmul, reshape). Python: `ValueError`.
     #[error("{0}")]
@@ -44,6 +45,10 @@ pub enum TegulaError {
     /// computation ran the function. Python: that exception.
     #[error("{message}")]
     Callback { id: u64, message: String },
+    /// A caller's function raised in another process (a worker): the exception as the bytes
+    /// that process's front end made of it (Python: pickled). Python: that exception.
+    #[error("{message}")]
+    Remote { exception: Vec<u8>, message: String },
     /// A computation stopped before it finished because its caller asked (Ctrl-C).
     /// Python: `KeyboardInterrupt`.
     #[error("the computation was interrupted")]

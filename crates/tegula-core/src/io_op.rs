@@ -18,16 +18,20 @@ pub enum IoOp {
     /// Block `block` (one number per axis) of a user's function over the same blocks of the
     /// inputs (`map_blocks`): function `resource`, whose result must have `shape`.
     CallBlock { resource: ResourceId, block: Vec<usize>, shape: Vec<usize> },
+    /// Block `index` of those given to a plan fragment when it runs (a result of a task
+    /// outside the fragment), as given.
+    Input { index: usize },
 }
 
 impl IoOp {
-    /// The resource the task reaches.
-    pub fn resource(&self) -> ResourceId {
+    /// The resource the task reaches (none for a fragment's input).
+    pub fn resource(&self) -> Option<ResourceId> {
         match self {
             IoOp::Load { resource, .. }
             | IoOp::Read { resource, .. }
             | IoOp::Write { resource, .. }
-            | IoOp::CallBlock { resource, .. } => *resource,
+            | IoOp::CallBlock { resource, .. } => Some(*resource),
+            IoOp::Input { .. } => None,
         }
     }
 
@@ -37,6 +41,7 @@ impl IoOp {
             IoOp::Read { .. } => "read",
             IoOp::Write { .. } => "write",
             IoOp::CallBlock { .. } => "map-blocks",
+            IoOp::Input { .. } => "input",
         }
     }
 }

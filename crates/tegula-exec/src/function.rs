@@ -1,11 +1,15 @@
 //! Functions users give `map_blocks`: called with a block's number along each axis and the
 //! same block of every input, from any of the executor's threads.
 
-use tegula_core::Result;
+use tegula_core::{value_err, Result};
 use tegula_kernels::Chunk;
 
 pub trait BlockFunction: Send + Sync {
     /// The result block for block `block` of the inputs `args`. Its dtype and shape are
     /// checked by the executor against the plan's.
     fn call(&self, block: &[usize], args: &[Chunk]) -> Result<Chunk>;
+    /// The function as bytes another process decodes (`fragment::set_function_decoder`).
+    fn encode(&self) -> Result<Vec<u8>> {
+        Err(value_err!("this block function cannot leave its process"))
+    }
 }

@@ -4,36 +4,33 @@
 //! thread count and budget gives bit-identical results.
 
 mod assemble;
+mod executor;
+pub mod fragment;
 mod function;
 mod ledger;
 mod observe;
 mod pool;
+mod process_pool;
+mod registry;
+mod shared;
 mod spill;
 mod state;
 mod threaded;
+mod worker;
 
 pub use assemble::assemble_output;
+pub use executor::Executor;
+pub use process_pool::ProcessPool;
+pub use registry::{executor, names as executor_names, ExecutorConfig};
+pub use threaded::Threaded;
+pub use worker::{serve, set_callback_encoder, CallbackEncoder};
+pub use fragment::{run_fragment, Fragment};
 pub use function::BlockFunction;
+pub use shared::SharedArrays;
 pub use observe::{Both, Observer, Progress, TaskEvent, Trace};
-use state::Inputs;
 use tegula_core::{Result, Spec};
 use tegula_kernels::Chunk;
 use tegula_plan::TaskGraph;
-
-/// Which executor runs a graph.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Executor {
-    /// One task at a time, in static order (on a pool of one thread): the reference.
-    Serial,
-    /// `threads` workers taking ready tasks in static order.
-    Threaded { threads: usize },
-}
-
-impl Default for Executor {
-    fn default() -> Self {
-        Executor::Threaded { threads: default_threads() }
-    }
-}
 
 /// The number of cores this process may use.
 pub fn default_threads() -> usize {
@@ -56,45 +53,25 @@ pub struct Report {
     pub budget: usize,
 }
 
-/// Runs `graph` and returns the blocks of every output (row-major per output) and a report.
-pub fn execute(graph: &TaskGraph, executor: Executor, spec: &Spec) -> Result<(Vec<Vec<Chunk>>, Report)> {
-    execute_observed(graph, executor, spec, None)
-}
-
-/// `execute`, telling `observer` about each task as it ends.
-pub fn execute_observed(
-    graph: &TaskGraph,
-    executor: Executor,
-    spec: &Spec,
-    observer: Option<&dyn Observer>,
-) -> Result<(Vec<Vec<Chunk>>, Report)> {
-    let inputs = Inputs::new(graph)?;
-    let threads = match executor {
-        Executor::Serial => 1,
-        Executor::Threaded { threads } => threads,
-    };
-    let (results, report) = threaded::run(graph, &inputs, threads, spec, observer)?;
-    let outputs = graph
-        .outputs
-        .iter()
-        .map(|o| o.blocks.iter().map(|&t| state::take_result(&results, t)).collect::<Result<Vec<_>>>())
-        .collect::<Result<Vec<_>>>()?;
-    Ok((outputs, report))
+/// Runs `graph` on `executor` and returns the blocks of every output (row-major per output)
+/// and a report.
+pub fn execute(graph: &TaskGraph, executor: &dyn Executor, spec: &Spec) -> Result<(Vec<Vec<Chunk>>, Report)> {
+    executor.execute(graph, spec, None)
 }
 
 /// Runs `graph` and returns every output as one chunk.
-pub fn compute(graph: &TaskGraph, executor: Executor, spec: &Spec) -> Result<(Vec<Chunk>, Report)> {
+pub fn compute(graph: &TaskGraph, executor: &dyn Executor, spec: &Spec) -> Result<(Vec<Chunk>, Report)> {
     compute_observed(graph, executor, spec, None)
 }
 
 /// `compute`, telling `observer` about each task as it ends.
 pub fn compute_observed(
     graph: &TaskGraph,
-    executor: Executor,
+    executor: &dyn Executor,
     spec: &Spec,
     observer: Option<&dyn Observer>,
 ) -> Result<(Vec<Chunk>, Report)> {
-    let (blocks, report) = execute_observed(graph, executor, spec, observer)?;
+    let (blocks, report) = executor.execute(graph, spec, observer)?;
     let arrays = graph
         .outputs
         .iter()

@@ -12,8 +12,9 @@ use tegula_core::{DType, Result, TegulaError};
 use tegula_kernels::raw::{read_raw, write_raw};
 use tegula_kernels::Chunk;
 
-/// A chunk on disk: its file and what the bytes are.
-#[derive(Debug, Clone)]
+/// A chunk on disk: its file and what the bytes are. Worker processes send their results
+/// this way too, so it travels between processes.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Spilled {
     path: PathBuf,
     dtype: DType,
@@ -25,33 +26,9 @@ impl Spilled {
     pub fn nbytes(&self) -> usize {
         self.shape.iter().product::<usize>() * self.dtype.itemsize()
     }
-}
 
-pub struct SpillDir {
-    parent: PathBuf,
-    dir: OnceLock<std::result::Result<PathBuf, String>>,
-}
-
-/// Distinguishes the spill directories of computations running at once in one process.
-static NEXT: AtomicUsize = AtomicUsize::new(0);
-
-impl SpillDir {
-    /// A spill directory to be made inside `parent` when first needed.
-    pub fn new(parent: &Path) -> SpillDir {
-        SpillDir { parent: parent.to_path_buf(), dir: OnceLock::new() }
-    }
-
-    fn dir(&self) -> Result<&Path> {
-        let made = self.dir.get_or_init(|| {
-            let dir = self.parent.join(format!("tegula-spill-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
-            std::fs::create_dir_all(&dir).map(|()| dir.clone()).map_err(|e| format!("cannot make spill directory {}: {e}", dir.display()))
-        });
-        made.as_deref().map_err(|e| TegulaError::Io(e.clone()))
-    }
-
-    /// Writes task `id`'s chunk to its file.
-    pub fn write(&self, id: usize, chunk: &Chunk) -> Result<Spilled> {
-        let path = self.dir()?.join(format!("{id}.raw"));
+    /// Writes `chunk` to a new file at `path`; a failure names the file and leaves none.
+    pub fn write(path: PathBuf, chunk: &Chunk) -> Result<Spilled> {
         // Every failure names the file (a full disk is the common one), whatever layer saw it.
         let failed = |e: &dyn std::fmt::Display| TegulaError::Io(format!("spilling to {}: {e}", path.display()));
         let written = File::create(&path).map_err(|e| failed(&e)).and_then(|file| {
@@ -66,11 +43,51 @@ impl SpillDir {
         Ok(Spilled { path, dtype: chunk.dtype(), shape: chunk.shape().to_vec() })
     }
 
+    /// Reads the chunk back (the file stays).
+    pub fn read(&self) -> Result<Chunk> {
+        let failed = |e: &dyn std::fmt::Display| TegulaError::Io(format!("{}: {e}", self.path.display()));
+        let file = File::open(&self.path).map_err(|e| failed(&e))?;
+        read_raw(self.dtype, &self.shape, &mut BufReader::new(file)).map_err(|e| failed(&e))
+    }
+}
+
+pub struct SpillDir {
+    parent: PathBuf,
+    /// The start of the directory's name.
+    name: &'static str,
+    dir: OnceLock<std::result::Result<PathBuf, String>>,
+}
+
+/// Distinguishes the spill directories of computations running at once in one process.
+static NEXT: AtomicUsize = AtomicUsize::new(0);
+
+impl SpillDir {
+    /// A spill directory to be made inside `parent` when first needed.
+    pub fn new(parent: &Path) -> SpillDir {
+        SpillDir::named(parent, "tegula-spill")
+    }
+
+    /// A directory of chunk files named `name-PID-N`, made inside `parent` when first needed.
+    pub fn named(parent: &Path, name: &'static str) -> SpillDir {
+        SpillDir { parent: parent.to_path_buf(), name, dir: OnceLock::new() }
+    }
+
+    pub fn dir(&self) -> Result<&Path> {
+        let made = self.dir.get_or_init(|| {
+            let dir = self.parent.join(format!("{}-{}-{}", self.name, std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
+            std::fs::create_dir_all(&dir).map(|()| dir.clone()).map_err(|e| format!("cannot make spill directory {}: {e}", dir.display()))
+        });
+        made.as_deref().map_err(|e| TegulaError::Io(e.clone()))
+    }
+
+    /// Writes task `id`'s chunk to its file.
+    pub fn write(&self, id: usize, chunk: &Chunk) -> Result<Spilled> {
+        Spilled::write(self.dir()?.join(format!("{id}.raw")), chunk)
+    }
+
     /// Reads a spilled chunk back (the file stays until `remove`).
     pub fn read(&self, spilled: &Spilled) -> Result<Chunk> {
-        let failed = |e: &dyn std::fmt::Display| TegulaError::Io(format!("{}: {e}", spilled.path.display()));
-        let file = File::open(&spilled.path).map_err(|e| failed(&e))?;
-        read_raw(spilled.dtype, &spilled.shape, &mut BufReader::new(file)).map_err(|e| failed(&e))
+        spilled.read()
     }
 
     /// Deletes a spilled chunk's file once no task needs it.

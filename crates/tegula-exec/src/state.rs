@@ -22,10 +22,12 @@ enum Stored<'g> {
 /// The stored arrays of a graph, by id.
 pub struct Inputs<'g> {
     stored: HashMap<u64, Stored<'g>>,
+    /// The blocks given to a fragment (`IoOp::Input`).
+    given: &'g [Chunk],
 }
 
 impl<'g> Inputs<'g> {
-    pub fn new(graph: &'g TaskGraph) -> Result<Inputs<'g>> {
+    pub fn new(graph: &'g TaskGraph, given: &'g [Chunk]) -> Result<Inputs<'g>> {
         let stored = graph
             .resources
             .iter()
@@ -45,7 +47,7 @@ impl<'g> Inputs<'g> {
                 Ok((s.id, stored))
             })
             .collect::<Result<_>>()?;
-        Ok(Inputs { stored })
+        Ok(Inputs { stored, given })
     }
 
     /// Runs task `id` given its inputs' chunks; a panic in a kernel becomes an internal error.
@@ -64,7 +66,11 @@ impl<'g> Inputs<'g> {
     }
 
     fn run_io(&self, dtype: DType, op: &IoOp, args: &[Chunk]) -> Result<Chunk> {
-        let stored = self.stored.get(&op.resource()).ok_or_else(|| internal_err!("resource #{} missing", op.resource()))?;
+        let Some(id) = op.resource() else {
+            let IoOp::Input { index } = op else { return Err(internal_err!("{} reaches no resource", op.label())) };
+            return self.given.get(*index).cloned().ok_or_else(|| internal_err!("fragment input {index} not given"));
+        };
+        let stored = self.stored.get(&id).ok_or_else(|| internal_err!("resource #{id} missing"))?;
         match (op, stored) {
             (IoOp::Load { region, .. }, Stored::Memory(chunk)) => tegula_kernels::layout::load(chunk, region),
             (IoOp::Read { region, .. }, Stored::Source(source)) => {

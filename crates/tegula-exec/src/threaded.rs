@@ -11,15 +11,16 @@
 
 use crate::ledger::{held_bytes, Ledger};
 use crate::observe::{Observer, TaskEvent};
-use crate::pool::pool;
+use crate::executor::Executor;
+use crate::pool::{pool, MAX_THREADS};
 use crate::spill::{SpillDir, Spilled};
-use crate::state::Inputs;
+use crate::state::{take_result, Inputs};
 use crate::Report;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
-use tegula_core::{internal_err, Cancel, Result, Spec, TegulaError};
+use tegula_core::{internal_err, value_err, Cancel, Result, Spec, TegulaError};
 use tegula_kernels::Chunk;
 use tegula_plan::memory::added_bytes;
 use tegula_plan::order::static_order;
@@ -64,6 +65,47 @@ struct Run<'a> {
 enum Arg {
     Held(Chunk),
     OnDisk(TaskId, Spilled),
+}
+
+/// The threaded executor: `threads` jobs on a rayon pool of that size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Threaded {
+    pub threads: usize,
+}
+
+impl Threaded {
+    /// `threads` threads (`None`: one per core), from 1 to `MAX_THREADS`.
+    pub fn new(threads: Option<usize>) -> Result<Threaded> {
+        let threads = threads.unwrap_or_else(crate::default_threads);
+        if !(1..=MAX_THREADS).contains(&threads) {
+            return Err(value_err!("num_workers must be between 1 and {MAX_THREADS}, got {threads}"));
+        }
+        Ok(Threaded { threads })
+    }
+
+    /// One task at a time, in static order: the reference.
+    pub fn serial() -> Threaded {
+        Threaded { threads: 1 }
+    }
+}
+
+impl Default for Threaded {
+    fn default() -> Self {
+        Threaded { threads: crate::default_threads() }
+    }
+}
+
+impl Executor for Threaded {
+    fn execute(&self, graph: &TaskGraph, spec: &Spec, observer: Option<&dyn Observer>) -> Result<(Vec<Vec<Chunk>>, Report)> {
+        let inputs = Inputs::new(graph, &[])?;
+        let (results, report) = run(graph, &inputs, self.threads, spec, observer)?;
+        let outputs = graph
+            .outputs
+            .iter()
+            .map(|o| o.blocks.iter().map(|&t| take_result(&results, t)).collect::<Result<Vec<_>>>())
+            .collect::<Result<Vec<_>>>()?;
+        Ok((outputs, report))
+    }
 }
 
 pub fn run(

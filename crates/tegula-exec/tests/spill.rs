@@ -2,7 +2,7 @@
 //! and the spill directory is gone afterwards, also when a task fails after chunks were spilled.
 
 use tegula_core::{BinaryOp, Chunks, DType, IoOp, KernelOp, PartialReduce, Scalar, SourceOp, Spec, TaskOp};
-use tegula_exec::{compute, Executor};
+use tegula_exec::{compute, Threaded};
 use tegula_kernels::Chunk;
 use tegula_plan::{Output, Task, TaskGraph};
 
@@ -61,12 +61,12 @@ fn scratch_dir(name: &str) -> std::path::PathBuf {
 fn spilled_runs_match_and_stay_within_the_budget() {
     let dir = scratch_dir("match");
     let g = graph(None);
-    let (free, report) = compute(&g, Executor::Serial, &spec(usize::MAX, &dir)).unwrap();
+    let (free, report) = compute(&g, &Threaded::serial(), &spec(usize::MAX, &dir)).unwrap();
     assert!(report.peak_bytes > BUDGET, "the graph must not fit the budget unspilled: {report:?}");
     let expected: f64 = (0..BLOCKS).map(|b| 3.0 * (b as f64 + 0.1)).sum::<f64>() * BLOCK as f64;
     assert!((value(&free[0]) - expected).abs() <= 1e-9 * expected);
-    for executor in [Executor::Serial, Executor::Threaded { threads: 2 }, Executor::Threaded { threads: 4 }] {
-        let (bounded, report) = compute(&g, executor, &spec(BUDGET, &dir)).unwrap();
+    for executor in [Threaded::serial(), Threaded { threads: 2 }, Threaded { threads: 4 }] {
+        let (bounded, report) = compute(&g, &executor, &spec(BUDGET, &dir)).unwrap();
         assert_eq!(value(&bounded[0]).to_bits(), value(&free[0]).to_bits(), "{executor:?}");
         assert!(report.spilled_bytes > 0, "{executor:?}: {report:?}");
         assert!(report.peak_bytes <= report.projected_peak_bytes, "{report:?}");
@@ -81,8 +81,8 @@ fn a_failing_task_after_spilling_leaves_no_files() {
     let dir = scratch_dir("fail");
     // A load of an array the graph does not carry fails when it runs, after the spills.
     let g = graph(Some(IoOp::Load { resource: 7, region: vec![(0, 1)] }.into()));
-    for executor in [Executor::Serial, Executor::Threaded { threads: 2 }] {
-        let err = compute(&g, executor, &spec(BUDGET, &dir)).unwrap_err();
+    for executor in [Threaded::serial(), Threaded { threads: 2 }] {
+        let err = compute(&g, &executor, &spec(BUDGET, &dir)).unwrap_err();
         assert!(err.to_string().contains("resource #7"), "{err}");
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "spill directories left behind");
     }
@@ -93,7 +93,7 @@ fn a_failing_task_after_spilling_leaves_no_files() {
 fn an_unwritable_spill_directory_is_an_io_error() {
     let file = std::env::temp_dir().join(format!("tegula-test-not-a-dir-{}", std::process::id()));
     std::fs::write(&file, b"x").unwrap();
-    let err = compute(&graph(None), Executor::Serial, &spec(BUDGET, &file)).unwrap_err();
+    let err = compute(&graph(None), &Threaded::serial(), &spec(BUDGET, &file)).unwrap_err();
     assert!(matches!(err, tegula_core::TegulaError::Io(_)), "{err:?}");
     std::fs::remove_file(file).unwrap();
 }

@@ -3,13 +3,13 @@
 //! the graph, not in it). Tasks are numbered in topological order.
 
 use crate::resource::Resource;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use tegula_core::{Chunks, DType, TaskOp};
 
 pub type TaskId = usize;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Task {
     pub op: TaskOp,
     pub inputs: Vec<TaskId>,
@@ -28,7 +28,7 @@ impl Task {
 }
 
 /// One requested array: the tasks of its blocks, row-major over its block grid.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Output {
     pub node: u64,
     pub dtype: DType,
@@ -36,11 +36,12 @@ pub struct Output {
     pub blocks: Vec<TaskId>,
 }
 
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct TaskGraph {
     pub tasks: Vec<Task>,
     pub outputs: Vec<Output>,
-    /// The stored arrays `Load` and `Read` tasks read and `Write` tasks write, by id.
+    /// The resources `Io` tasks reach, by id. Their contents are not plain data: a plan
+    /// leaves the process as a fragment (`tegula_exec::Fragment`), which encodes them.
     #[serde(skip)]
     pub resources: Vec<Arc<Resource>>,
 }

@@ -5,6 +5,7 @@
 pub mod construct;
 pub mod describe;
 pub mod explain;
+pub mod fragments;
 pub mod fuse;
 pub mod graph;
 pub mod lower;

@@ -10,11 +10,11 @@ use tegula_core::{TaskOp, IoOp, KernelOp, Result, TegulaError};
 pub const KERNEL_SCRATCH: usize = 1 << 20;
 
 /// Bytes a task's result keeps alive. A load of an array the caller holds is a view of the
-/// caller's memory and costs nothing new; every other result counts in full (a view of a
+/// caller's memory and costs nothing new (as is a block given to a fragment); every other result counts in full (a view of a
 /// computed chunk is counted again: an over-estimate, never an under-estimate).
 pub fn resident_bytes(task: &Task) -> usize {
     match task.op {
-        TaskOp::Io(IoOp::Load { .. }) => 0,
+        TaskOp::Io(IoOp::Load { .. } | IoOp::Input { .. }) => 0,
         _ => task.nbytes(),
     }
 }
@@ -22,7 +22,7 @@ pub fn resident_bytes(task: &Task) -> usize {
 /// Bytes a task adds while it runs, its inputs being already held: its result and scratch.
 pub fn added_bytes(task: &Task) -> usize {
     match task.op {
-        TaskOp::Io(IoOp::Load { .. }) => 0,
+        TaskOp::Io(IoOp::Load { .. } | IoOp::Input { .. }) => 0,
         _ => task.nbytes() + KERNEL_SCRATCH + block_scratch(task),
     }
 }

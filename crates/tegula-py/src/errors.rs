@@ -49,9 +49,30 @@ pub fn to_py(err: TegulaError) -> PyErr {
             let original = CALLBACK_ERRORS.lock().ok().and_then(|mut kept| kept.remove(&id));
             original.unwrap_or_else(|| PyRuntimeError::new_err(msg))
         }
+        TegulaError::Remote { exception, .. } => unpickled(&exception).unwrap_or_else(|_| PyRuntimeError::new_err(msg)),
         TegulaError::Interrupted => PyKeyboardInterrupt::new_err(msg),
         TegulaError::Internal(_) => PyRuntimeError::new_err(msg),
     }
+}
+
+/// In a worker process: the exception kept for a `Callback` error, pickled, so the caller
+/// raises it as itself (`None`: kept nowhere, or it does not pickle; the message then goes).
+pub fn pickled_callback_error(err: &TegulaError) -> Option<TegulaError> {
+    let TegulaError::Callback { id, message } = err else { return None };
+    let original = CALLBACK_ERRORS.lock().ok()?.remove(id)?;
+    Python::attach(|py| {
+        let pickled = py.import("cloudpickle")?.call_method1("dumps", (original.value(py),))?;
+        pickled.extract::<Vec<u8>>()
+    })
+    .ok()
+    .map(|exception| TegulaError::Remote { exception, message: message.clone() })
+}
+
+fn unpickled(exception: &[u8]) -> PyResult<PyErr> {
+    Python::attach(|py| {
+        let value = py.import("pickle")?.call_method1("loads", (pyo3::types::PyBytes::new(py, exception),))?;
+        Ok(PyErr::from_value(value))
+    })
 }
 
 /// `numpy.exceptions.AxisError(axis, ndim)` (a subclass of both ValueError and IndexError).

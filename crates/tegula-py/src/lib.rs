@@ -3,6 +3,7 @@
 mod array;
 mod convert;
 mod errors;
+mod fragments;
 mod functions;
 mod interrupt;
 mod map_blocks;
@@ -17,6 +18,7 @@ fn _tegula(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // NumPy's C API is looked up on first use, by importing NumPy: done now, at import, and not
     // at the end of a computation, where a pending Ctrl-C would make the look-up fail (a panic).
     numpy::PyArray1::<f64>::zeros(m.py(), 0, false);
+    fragments::register_codecs();
     m.add_class::<array::PyArrayHandle>()?;
     m.add_class::<functions::PyGenerator>()?;
     m.add_function(wrap_pyfunction!(functions::from_numpy, m)?)?;
@@ -35,5 +37,8 @@ fn _tegula(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(store::to_zarr, m)?)?;
     m.add_function(wrap_pyfunction!(store::to_npy, m)?)?;
     m.add_function(wrap_pyfunction!(store::from_object, m)?)?;
+    m.add_function(wrap_pyfunction!(fragments::plan_fragments, m)?)?;
+    m.add_function(wrap_pyfunction!(fragments::run_fragment, m)?)?;
+    m.add_function(wrap_pyfunction!(fragments::serve_worker, m)?)?;
     Ok(())
 }

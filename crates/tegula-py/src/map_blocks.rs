@@ -5,7 +5,7 @@ use crate::array::{wrap, PyArrayHandle};
 use crate::convert::{chunk_from_numpy, chunk_to_numpy, dtype};
 use crate::errors::{stash_callback_error, IntoPy};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::types::{PyBytes, PyList, PyTuple};
 use std::sync::Arc;
 use tegula::{Array, BlockFunction, Chunk, Chunks};
 
@@ -23,6 +23,24 @@ impl BlockFunction for PyBlockFunction {
         })
         .map_err(stash_callback_error)
     }
+
+    /// The function pickled by cloudpickle, so lambdas and closures travel too.
+    fn encode(&self) -> tegula::Result<Vec<u8>> {
+        Python::attach(|py| {
+            let pickled = py.import("cloudpickle")?.call_method1("dumps", (self.function.bind(py),))?;
+            pickled.extract::<Vec<u8>>()
+        })
+        .map_err(|e| tegula::TegulaError::Value(format!("the function given to map_blocks cannot be pickled: {e}")))
+    }
+}
+
+/// A function pickled by `encode`, in another process.
+pub fn decode_function(bytes: &[u8]) -> tegula::Result<Arc<dyn BlockFunction>> {
+    Python::attach(|py| {
+        let function = py.import("pickle")?.call_method1("loads", (PyBytes::new(py, bytes),))?;
+        Ok(Arc::new(PyBlockFunction { function: function.unbind() }) as Arc<dyn BlockFunction>)
+    })
+    .map_err(|e: PyErr| tegula::TegulaError::Value(format!("cannot unpickle a map_blocks function: {e}")))
 }
 
 /// `function(block, [blocks])` of the same block of every array; `chunks`: the result's block

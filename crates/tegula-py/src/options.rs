@@ -2,11 +2,10 @@
 //! reports back.
 
 use crate::errors::IntoPy;
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::PathBuf;
-use tegula::{Executor, Spec};
+use tegula::{ExecutorConfig, Spec};
 
 /// How to run a computation, from `compute`'s keyword arguments.
 pub fn compute_options(
@@ -16,12 +15,14 @@ pub fn compute_options(
     memory: Option<usize>,
     spill_dir: Option<PathBuf>,
 ) -> PyResult<tegula::ComputeOptions> {
-    let executor = match scheduler {
-        "threads" => Executor::Threaded { threads: num_workers.unwrap_or_else(tegula::default_threads) },
-        "serial" | "synchronous" | "sync" => Executor::Serial,
-        other => return Err(PyValueError::new_err(format!("unknown scheduler {other:?}; use 'threads' or 'serial'"))),
-    };
+    let config = ExecutorConfig { workers: num_workers, worker_command: Some(worker_command()?) };
+    let executor = tegula::executor(scheduler, &config).py()?;
     Ok(tegula::ComputeOptions { executor, fuse, spec: Some(spec(memory, spill_dir)?) })
+}
+
+/// How the process pool starts a worker: this Python running `tegula._worker`.
+fn worker_command() -> PyResult<Vec<String>> {
+    Python::attach(|py| Ok(vec![py.import("sys")?.getattr("executable")?.extract()?, "-m".into(), "tegula._worker".into()]))
 }
 
 /// What the executor measured, as a dict.

@@ -48,6 +48,20 @@ pub trait ChunkSource: Send + Sync {
     /// Fills `out` (exactly the region's elements times the item size) with the region's
     /// elements, row-major, in native byte order.
     fn read_into(&self, region: &[(usize, usize)], out: &mut [u8]) -> Result<()>;
+    /// Where another process opens it again (`open_url`); `None` for a source that lives
+    /// only in this process.
+    fn url(&self) -> Option<String> {
+        None
+    }
+}
+
+/// Opens the source at `url`, as written by a source's `url`: `zarr:PATH` or `npy:PATH`.
+pub fn open_url(url: &str) -> Result<std::sync::Arc<dyn ChunkSource>> {
+    match url.split_once(':') {
+        Some(("zarr", path)) => Ok(std::sync::Arc::new(ZarrSource::open(path)?)),
+        Some(("npy", path)) => Ok(std::sync::Arc::new(NpySource::open(path)?)),
+        _ => Err(TegulaError::Value(format!("not a store URL tegula opens: {url:?}"))),
+    }
 }
 
 /// An array being written region by region. Concurrent writes to different regions must be

@@ -335,6 +335,10 @@ impl ChunkSource for NpySource {
         &self.info
     }
 
+    fn url(&self) -> Option<String> {
+        Some(format!("npy:{}", self.info.path))
+    }
+
     fn read_into(&self, region: &[(usize, usize)], out: &mut [u8]) -> Result<()> {
         check_region(&self.info, region, out.len())?;
         if self.header.fortran {

@@ -166,6 +166,10 @@ impl ChunkSource for ZarrSource {
         &self.info
     }
 
+    fn url(&self) -> Option<String> {
+        Some(format!("zarr:{}", self.info.path))
+    }
+
     fn read_into(&self, region: &[(usize, usize)], out: &mut [u8]) -> Result<()> {
         check_region(&self.info, region, out.len())?;
         if out.is_empty() {

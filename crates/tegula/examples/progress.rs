@@ -6,7 +6,7 @@
 use indicatif::{ProgressBar, ProgressStyle};
 use std::time::Duration;
 use tegula::random::Generator;
-use tegula::{compute_observed, AxisChunks, BinaryOp, ChunkSpec, Executor, Progress, Scalar};
+use tegula::{compute_observed, AxisChunks, BinaryOp, ChunkSpec, Threaded, Progress, Scalar};
 
 fn main() -> tegula::Result<()> {
     let points: usize = std::env::args().nth(1).and_then(|n| n.parse().ok()).unwrap_or(100_000_000);
@@ -23,7 +23,7 @@ fn main() -> tegula::Result<()> {
             .expect("a valid template"),
     );
     let (result, _, _) = std::thread::scope(|scope| {
-        let worker = scope.spawn(|| compute_observed(&[&inside], Executor::default(), Some(&progress), false));
+        let worker = scope.spawn(|| compute_observed(&[&inside], Threaded::default(), Some(&progress), false));
         while !worker.is_finished() {
             let (done, _, bytes) = progress.snapshot();
             bar.set_position(done as u64);

@@ -4,7 +4,7 @@
 
 use ndarray::ArrayD;
 use tegula::random::Generator;
-use tegula::{compute, Array, AxisChunks, BinaryOp, ChunkSpec, Executor, Result};
+use tegula::{compute, Array, AxisChunks, BinaryOp, ChunkSpec, Threaded, Result};
 
 fn main() -> Result<()> {
     // 20000 x 20000 random float64 (3.2 GB) in 2000 x 2000 chunks: lazy, nothing allocated.
@@ -14,7 +14,7 @@ fn main() -> Result<()> {
     println!("{y}");
     print!("{}", y.explain()?);
     let start = std::time::Instant::now();
-    let (out, report) = y.compute_with(Executor::default())?;
+    let (out, report) = y.compute_with(Threaded::default())?;
     let out = out.typed::<f64>()?;
     println!(
         "computed {} values in {:.2?} ({} tasks, at most {:.0} MB of chunks held); first: {:.4}",
@@ -28,7 +28,7 @@ fn main() -> Result<()> {
     // Several outputs in one pass: the shared input is read once.
     let data = ArrayD::from_shape_vec(vec![3, 4], (0..12).map(f64::from).collect()).expect("12 values");
     let a = Array::from_ndarray(data, &ChunkSpec::All(AxisChunks::Size(2)))?;
-    let (results, _) = compute(&[&a.sum(None, false)?, &a.mean(Some(&[1]), false)?], Executor::default())?;
+    let (results, _) = compute(&[&a.sum(None, false)?, &a.mean(Some(&[1]), false)?], Threaded::default())?;
     println!("sum = {}, row means = {}", results[0].typed::<f64>()?, results[1].typed::<f64>()?);
 
     // a @ a.T as blockwise products plus a tree sum.

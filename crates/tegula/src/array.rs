@@ -2,7 +2,8 @@
 
 use tegula_core::shape::fmt_shape;
 use tegula_core::{Chunks, DType, Result, Spec};
-use tegula_exec::{Executor, Observer, Report};
+use std::sync::Arc;
+use tegula_exec::{Executor, Observer, Report, Threaded};
 use tegula_kernels::Chunk;
 use tegula_plan::memory::{check_fits, check_results_fit};
 use tegula_plan::describe::{describe, PlanDescription};
@@ -59,7 +60,7 @@ impl Array {
 
     /// Computes the array on all cores.
     pub fn compute(&self) -> Result<Chunk> {
-        self.compute_with(Executor::default()).map(|(c, _)| c)
+        self.compute_with(ComputeOptions::default()).map(|(c, _)| c)
     }
 
     pub fn compute_with(&self, options: impl Into<ComputeOptions>) -> Result<(Chunk, Report)> {
@@ -69,9 +70,9 @@ impl Array {
 }
 
 /// How a computation runs.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct ComputeOptions {
-    pub executor: Executor,
+    pub executor: Arc<dyn Executor>,
     /// Fuse element-wise chains (and the reductions they feed) into single tasks. Turning it
     /// off is for debugging and comparison; results are the same.
     pub fuse: bool,
@@ -91,13 +92,13 @@ impl ComputeOptions {
 
 impl Default for ComputeOptions {
     fn default() -> Self {
-        ComputeOptions { executor: Executor::default(), fuse: true, spec: None }
+        ComputeOptions { executor: Arc::new(Threaded::default()), fuse: true, spec: None }
     }
 }
 
-impl From<Executor> for ComputeOptions {
-    fn from(executor: Executor) -> Self {
-        ComputeOptions { executor, ..ComputeOptions::default() }
+impl<E: Executor + 'static> From<E> for ComputeOptions {
+    fn from(executor: E) -> Self {
+        ComputeOptions { executor: Arc::new(executor), ..ComputeOptions::default() }
     }
 }
 
@@ -121,7 +122,7 @@ pub fn compute_observed(
     let roots: Vec<NodeRef> = arrays.iter().map(|a| a.node.clone()).collect();
     let graph = plan_within(&roots, options.fuse, spec.memory)?;
     let description = describe_plan.then(|| describe(&roots, &graph));
-    let (chunks, report) = tegula_exec::compute_observed(&graph, options.executor, &spec, observer)?;
+    let (chunks, report) = tegula_exec::compute_observed(&graph, options.executor.as_ref(), &spec, observer)?;
     Ok((chunks, report, description))
 }
 

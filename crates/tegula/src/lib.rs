@@ -13,6 +13,7 @@
 
 mod array;
 mod creation;
+mod fragments;
 mod gather;
 mod map_blocks;
 mod ops;
@@ -22,7 +23,10 @@ mod sample_sort;
 mod store;
 
 pub use array::{compute, compute_observed, plan_of, Array, ComputeOptions};
+pub use fragments::{plan_fragments, EncodedFragment};
 pub use ordering::SortSpec;
+pub use tegula_exec::fragment::{run_fragment, set_function_decoder, Fragment};
+pub use tegula_exec::{serve, set_callback_encoder};
 pub use store::{open_npy, open_zarr, STORE_BLOCK_BYTES};
 pub use tegula_store::{ChunkSink, ChunkSource, Codec, StoredInfo, ZarrOptions};
 pub use tegula_core::chunks::{parse_bytes, AUTO_CHUNK_BYTES};
@@ -31,7 +35,10 @@ pub use tegula_core::{
     AxisChunks, Cancel, Spec, BinaryOp, ChunkSpec, Chunks, DType, Distribution, LinalgOp, ReduceOp, Result, Scalar, ScanOp,
     TegulaError, UnaryOp,
 };
-pub use tegula_exec::{default_threads, BlockFunction, Both, Executor, Observer, Progress, Report, TaskEvent, Trace};
+pub use tegula_exec::{
+    default_threads, executor, executor_names, BlockFunction, Both, Executor, ExecutorConfig, Observer, ProcessPool, Progress, Report,
+    TaskEvent, Threaded, Trace,
+};
 pub use tegula_plan::describe::{Operation, PlanDescription};
 pub use tegula_plan::TaskGraph;
 pub use tegula_core::memory::big_vec;

@@ -48,7 +48,7 @@ impl Array {
         let stored = Arc::new(Resource { id: next_id(), data, kind: ResourceKind::Sink });
         let root = store::store(&self.node, stored, &grid)?;
         let graph = plan_within(&[root], options.fuse, spec.memory)?;
-        let (_, report) = tegula_exec::execute(&graph, options.executor, &spec)?;
+        let (_, report) = tegula_exec::execute(&graph, options.executor.as_ref(), &spec)?;
         sink.finish()?;
         Ok(report)
     }

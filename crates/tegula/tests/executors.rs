@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use tegula::random::Generator;
-use tegula::{compute, Array, AxisChunks, BinaryOp, ChunkSpec, Chunk, ComputeOptions, Executor, ReduceOp, ReduceSpec, UnaryOp};
+use tegula::{compute, Array, AxisChunks, BinaryOp, ChunkSpec, Chunk, ComputeOptions, Threaded, ReduceOp, ReduceSpec, UnaryOp};
 
 fn chunks(block: usize) -> ChunkSpec {
     ChunkSpec::All(AxisChunks::Size(block))
@@ -34,9 +34,9 @@ proptest! {
     fn threaded_and_unfused_match_serial_fused_bit_for_bit(seed in any::<u64>(), n in 1usize..40, block in 1usize..12, threads in 2usize..5) {
         let arrays = expression(seed, n, block);
         let refs: Vec<&Array> = arrays.iter().collect();
-        let (serial, _) = compute(&refs, Executor::Serial).unwrap();
-        let (threaded, _) = compute(&refs, Executor::Threaded { threads }).unwrap();
-        let (unfused, _) = compute(&refs, ComputeOptions { executor: Executor::Serial, fuse: false, spec: None }).unwrap();
+        let (serial, _) = compute(&refs, Threaded::serial()).unwrap();
+        let (threaded, _) = compute(&refs, Threaded { threads }).unwrap();
+        let (unfused, _) = compute(&refs, ComputeOptions { executor: std::sync::Arc::new(Threaded::serial()), fuse: false, spec: None }).unwrap();
         for ((s, t), u) in serial.iter().zip(&threaded).zip(&unfused) {
             prop_assert_eq!(values(s), values(u));
             let (s, t) = (values(s), values(t));
@@ -78,7 +78,7 @@ fn uniform_values_look_uniform() {
 fn outputs_free_nothing_they_need_and_report_peak_memory() {
     let x = Generator::new(1).random(&[256, 256], &chunks(64)).unwrap();
     let total = x.sum(None, false).unwrap();
-    let (_, report) = total.compute_with(Executor::Serial).unwrap();
+    let (_, report) = total.compute_with(Threaded::serial()).unwrap();
     // Depth-first order keeps only a few 32 KiB blocks alive, never the whole 512 KiB array.
     assert!(report.peak_bytes < 256 * 256 * 8 / 2, "peak {}", report.peak_bytes);
     assert!(report.tasks > 16);

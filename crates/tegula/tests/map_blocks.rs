@@ -4,7 +4,7 @@
 use ndarray::{ArrayD, IxDyn};
 use proptest::prelude::*;
 use std::sync::Arc;
-use tegula::{Array, AxisChunks, BlockFunction, ChunkSpec, Chunk, Chunks, DType, Executor, Result, TegulaError, Wrap};
+use tegula::{Array, AxisChunks, BlockFunction, ChunkSpec, Chunk, Chunks, DType, Threaded, Result, TegulaError, Wrap};
 
 /// `a + 10 * b + block number along axis 0`, or a broken variant.
 struct AddWithBlock {
@@ -40,7 +40,7 @@ proptest! {
         let (b, y) = matrix(rows, cols, 0.7, block);
         let f = Arc::new(AddWithBlock { broken: None });
         let z = Array::map_blocks(&[&x, &y], f, "add_with_block", x.chunks().clone(), DType::Float64).unwrap();
-        let (out, _) = z.compute_with(Executor::Threaded { threads }).unwrap();
+        let (out, _) = z.compute_with(Threaded { threads }).unwrap();
         let out = out.typed::<f64>().unwrap();
         for r in 0..rows {
             for c in 0..cols {

@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use tegula::random::Generator;
-use tegula::{compute, compute_observed, plan_of, Array, AxisChunks, ChunkSpec, ComputeOptions, Executor, Progress, ReduceOp, ReduceSpec, Spec, Trace};
+use tegula::{compute, compute_observed, plan_of, Array, AxisChunks, ChunkSpec, ComputeOptions, Threaded, Progress, ReduceOp, ReduceSpec, Spec, Trace};
 
 fn expression(seed: u64, n: usize, block: usize) -> Array {
     let x = Generator::new(seed).random(&[n, n], &ChunkSpec::All(AxisChunks::Size(block))).unwrap();
@@ -18,7 +18,7 @@ proptest! {
     fn a_trace_holds_every_task_once(seed in any::<u64>(), n in 1usize..30, block in 1usize..10, threads in 1usize..4, budget in prop::option::of((1usize << 21)..(1 << 22))) {
         let y = expression(seed, n, block);
         let spec = budget.map(|memory| Spec { memory, ..Spec::default() });
-        let options = ComputeOptions { executor: Executor::Threaded { threads }, fuse: true, spec };
+        let options = ComputeOptions { executor: std::sync::Arc::new(Threaded { threads }), fuse: true, spec };
         let trace = Trace::new();
         let (observed, report, plan) = compute_observed(&[&y], options.clone(), Some(&trace), true).unwrap();
         let (plain, _) = compute(&[&y], options).unwrap();
@@ -49,7 +49,7 @@ proptest! {
 fn progress_counts_every_task_and_byte() {
     let y = expression(7, 40, 7);
     let progress = Progress::new();
-    let (_, report, _) = compute_observed(&[&y], Executor::Threaded { threads: 2 }, Some(&progress), false).unwrap();
+    let (_, report, _) = compute_observed(&[&y], Threaded { threads: 2 }, Some(&progress), false).unwrap();
     let (done, total, bytes) = progress.snapshot();
     assert_eq!((done, total), (report.tasks, report.tasks));
     let (_, graph) = plan_of(&[&y], true).unwrap();
@@ -76,7 +76,7 @@ fn the_description_matches_the_plan() {
 #[test]
 fn a_trace_follows_spilled_bytes() {
     let y = expression(11, 600, 100);
-    let options = ComputeOptions { executor: Executor::Threaded { threads: 2 }, fuse: true, spec: Some(Spec { memory: 2_000_000, ..Spec::default() }) };
+    let options = ComputeOptions { executor: std::sync::Arc::new(Threaded { threads: 2 }), fuse: true, spec: Some(Spec { memory: 2_000_000, ..Spec::default() }) };
     let trace = Trace::new();
     let (_, report, _) = compute_observed(&[&y], options, Some(&trace), false).unwrap();
     assert!(report.spilled_bytes > 0, "{report:?}");

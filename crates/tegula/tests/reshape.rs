@@ -4,7 +4,7 @@
 
 use ndarray::ArrayD;
 use proptest::prelude::*;
-use tegula::{Array, AxisChunks, ChunkSpec, ComputeOptions, Executor};
+use tegula::{Array, AxisChunks, ChunkSpec, ComputeOptions, Threaded};
 use tegula_plan::walk::topological;
 
 /// One axis: its length and irregular block lengths (drawn from `cuts`, the last one clipped).
@@ -72,7 +72,7 @@ proptest! {
         let dims: Vec<usize> = wanted.iter().zip(y.shape()).map(|(&w, n)| if w < 0 { n } else { w as usize }).collect();
         prop_assert_eq!(y.shape(), dims.clone());
         let expected = data.into_shape_with_order(dims).unwrap();
-        let options = ComputeOptions { executor: Executor::Threaded { threads: 2 }, fuse, spec: None };
+        let options = ComputeOptions { executor: std::sync::Arc::new(Threaded { threads: 2 }), fuse, spec: None };
         let (got, _) = y.compute_with(options).unwrap();
         prop_assert_eq!(got.typed::<i64>().unwrap(), &expected.into_shared());
         let bound = max_block(x.chunks());

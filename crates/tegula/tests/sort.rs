@@ -5,7 +5,7 @@
 
 use ndarray::ArrayD;
 use proptest::prelude::*;
-use tegula::{Array, AxisChunks, ChunkSpec, Chunk, ComputeOptions, DType, Executor, SortSpec, TegulaError};
+use tegula::{Array, AxisChunks, ChunkSpec, Chunk, ComputeOptions, DType, Threaded, SortSpec, TegulaError};
 use tegula_plan::walk::topological;
 use tegula_plan::{lower, Fusion};
 
@@ -37,7 +37,7 @@ fn value(code: u8) -> f64 {
 }
 
 fn compute(x: &Array) -> Chunk {
-    let options = ComputeOptions { executor: Executor::Threaded { threads: 2 }, fuse: true, spec: None };
+    let options = ComputeOptions { executor: std::sync::Arc::new(Threaded { threads: 2 }), fuse: true, spec: None };
     x.compute_with(options).unwrap().0
 }
 

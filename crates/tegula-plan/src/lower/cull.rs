@@ -33,7 +33,7 @@ pub(crate) fn cull(mut graph: TaskGraph) -> TaskGraph {
     }
     let used: std::collections::HashSet<u64> = kept
         .iter()
-        .filter_map(|t| t.op.as_io().map(tegula_core::IoOp::resource))
+        .filter_map(|t| t.op.as_io().and_then(tegula_core::IoOp::resource))
         .collect();
     graph.resources.retain(|s| used.contains(&s.id));
     graph.tasks = kept;

@@ -1,0 +1,156 @@
+//! A plan (or a fragment of one, `tegula_plan::fragments`) as bytes, and running it where the
+//! bytes arrive. The task graph is plain data; its resources are encoded here, where their
+//! types are known: an in-memory array by value (its bytes) or by reference (a `.npy` file in a
+//! directory the processes share, read region by region), a store by its URL, a user's
+//! function by the bytes its own codec makes (the Python layer pickles). The wire format is
+//! postcard: compact (varints, no field names) and serde's own.
+
+use crate::function::BlockFunction;
+use crate::shared::SharedArrays;
+use crate::state::{take_result, Inputs};
+use crate::{threaded, Observer, Report};
+use serde::{Deserialize, Serialize};
+use std::any::Any;
+use std::sync::{Arc, OnceLock};
+use tegula_core::{internal_err, value_err, DType, IoOp, ResourceId, Result, Spec, TaskOp};
+use tegula_kernels::raw::{chunk_from_bytes, with_bytes};
+use tegula_kernels::Chunk;
+use tegula_plan::{Resource, ResourceKind, TaskGraph};
+use tegula_store::{open_url, ChunkSource};
+
+/// A self-contained plan: its tasks and outputs, and every resource they reach, encoded.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Fragment {
+    pub graph: TaskGraph,
+    pub resources: Vec<EncodedResource>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EncodedResource {
+    pub id: ResourceId,
+    pub kind: ResourceKind,
+    pub payload: Payload,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum Payload {
+    /// An array by value: row-major bytes in native order.
+    Array { dtype: DType, shape: Vec<usize>, bytes: Vec<u8> },
+    /// An array by reference: a `.npy` file whose regions are read where needed.
+    ArrayFile { path: String },
+    /// A stored array, opened again from its URL (`tegula_store::open_url`).
+    Store { url: String },
+    /// A user's function, as its codec's bytes.
+    Function { bytes: Vec<u8> },
+}
+
+/// Turns a function's bytes back into a function; registered once by the layer that encodes
+/// them (the Python module unpickles).
+pub type FunctionDecoder = fn(&[u8]) -> Result<Arc<dyn BlockFunction>>;
+
+static FUNCTION_DECODER: OnceLock<FunctionDecoder> = OnceLock::new();
+
+/// Registers how functions' bytes are decoded in this process (the first registration holds).
+pub fn set_function_decoder(decoder: FunctionDecoder) {
+    let _ = FUNCTION_DECODER.set(decoder);
+}
+
+impl Fragment {
+    /// Encodes `graph`'s resources: in-memory arrays by value, or in `shared`'s files when
+    /// given. Fails for what cannot leave the process (a sink being written, a source or a
+    /// function without a codec); such work runs where it is.
+    pub fn encode(graph: &TaskGraph, shared: Option<&SharedArrays>) -> Result<Fragment> {
+        let resources = graph.resources.iter().map(|r| encode_resource(r, shared)).collect::<Result<_>>()?;
+        let graph = TaskGraph { tasks: graph.tasks.clone(), outputs: graph.outputs.clone(), resources: vec![] };
+        Ok(Fragment { graph, resources })
+    }
+
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        postcard::to_stdvec(self).map_err(|e| internal_err!("encoding a plan: {e}"))
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> Result<Fragment> {
+        postcard::from_bytes(bytes).map_err(|e| value_err!("not a tegula plan fragment: {e}"))
+    }
+
+    /// The runnable graph, its resources decoded. An array shipped as a file is read region
+    /// by region: its loads become reads.
+    pub fn decode(self) -> Result<TaskGraph> {
+        let mut graph = self.graph;
+        let mut files = Vec::new();
+        for r in &self.resources {
+            let (kind, data) = decode_resource(r)?;
+            if r.kind == ResourceKind::Array && kind == ResourceKind::Source {
+                files.push(r.id);
+            }
+            graph.resources.push(Arc::new(Resource { id: r.id, kind, data }));
+        }
+        for task in &mut graph.tasks {
+            if let TaskOp::Io(IoOp::Load { resource, region }) = &task.op {
+                if files.contains(resource) {
+                    task.op = IoOp::Read { resource: *resource, region: region.clone() }.into();
+                }
+            }
+        }
+        Ok(graph)
+    }
+}
+
+fn encode_resource(r: &Resource, shared: Option<&SharedArrays>) -> Result<EncodedResource> {
+    let refuse = |what: &str| value_err!("resource #{} ({what}) cannot leave this process", r.id);
+    let payload = match r.kind {
+        ResourceKind::Array => {
+            let chunk = r.data.downcast_ref::<Chunk>().ok_or_else(|| refuse("not an array"))?;
+            match shared {
+                Some(files) => Payload::ArrayFile { path: files.path_of(r.id, chunk)? },
+                None => with_bytes(chunk, |b| Payload::Array { dtype: chunk.dtype(), shape: chunk.shape().to_vec(), bytes: b.to_vec() }),
+            }
+        }
+        ResourceKind::Source => {
+            let source = r.data.downcast_ref::<Arc<dyn ChunkSource>>().ok_or_else(|| refuse("not a store"))?;
+            Payload::Store { url: source.url().ok_or_else(|| refuse("a source without a URL"))? }
+        }
+        ResourceKind::Function => {
+            let function = r.data.downcast_ref::<Arc<dyn BlockFunction>>().ok_or_else(|| refuse("not a function"))?;
+            Payload::Function { bytes: function.encode()? }
+        }
+        ResourceKind::Sink => return Err(refuse("a store being written")),
+    };
+    Ok(EncodedResource { id: r.id, kind: r.kind, payload })
+}
+
+fn decode_resource(r: &EncodedResource) -> Result<(ResourceKind, Arc<dyn Any + Send + Sync>)> {
+    Ok(match &r.payload {
+        Payload::Array { dtype, shape, bytes } => {
+            let chunk = chunk_from_bytes(*dtype, shape, |out| {
+                if out.len() != bytes.len() {
+                    return Err(value_err!("array resource #{}: {} bytes for {} expected", r.id, bytes.len(), out.len()));
+                }
+                out.copy_from_slice(bytes);
+                Ok(())
+            })?;
+            (ResourceKind::Array, Arc::new(chunk))
+        }
+        Payload::ArrayFile { path } => (ResourceKind::Source, Arc::new(open_url(&format!("npy:{path}"))?)),
+        Payload::Store { url } => (r.kind, Arc::new(open_url(url)?)),
+        Payload::Function { bytes } => {
+            let decode = FUNCTION_DECODER.get().ok_or_else(|| value_err!("no decoder of functions is registered in this process"))?;
+            (r.kind, Arc::new(decode(bytes)?))
+        }
+    })
+}
+
+/// Runs `graph` (a fragment's, decoded) given the blocks its `IoOp::Input` tasks name, on
+/// `threads` threads within `spec`'s budget; returns its outputs' blocks, in order.
+pub fn run_fragment(
+    graph: &TaskGraph,
+    given: &[Chunk],
+    threads: usize,
+    spec: &Spec,
+    observer: Option<&dyn Observer>,
+) -> Result<(Vec<Chunk>, Report)> {
+    let inputs = Inputs::new(graph, given)?;
+    let (results, report) = threaded::run(graph, &inputs, threads, spec, observer)?;
+    let blocks = graph.outputs.iter().flat_map(|o| o.blocks.iter()).map(|&t| take_result(&results, t)).collect::<Result<_>>()?;
+    Ok((blocks, report))
+}

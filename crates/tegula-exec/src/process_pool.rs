@@ -1,0 +1,414 @@
+//! The process-pool executor (Dask's "processes" scheduler): the plan is cut into fragments
+//! (`tegula_plan::fragments`), each encoded once (`fragment.rs`) and run by one of `workers`
+//! worker processes (`worker.rs`), which are started by a command and kept for the life of
+//! this process. Blocks pass between processes as files in a directory on a memory file system
+//! (`/dev/shm` where there is one), in-memory arrays as `.npy` files read region by region.
+//! A fragment whose resources cannot leave the process (a store being written, a Python object
+//! as a source) runs here. A worker that dies is replaced and its fragment run again (three
+//! times at most); an error inside a fragment stops the computation and is returned as is.
+
+use crate::executor::Executor;
+use crate::fragment::{run_fragment, Fragment};
+use crate::registry::ExecutorConfig;
+use crate::shared::SharedArrays;
+use crate::spill::{SpillDir, Spilled};
+use crate::worker::{read_frame, write_frame, Done, Request, Response};
+use crate::{Observer, Report, TaskEvent};
+use std::collections::{HashMap, VecDeque};
+use std::io::{BufReader, BufWriter};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::{Condvar, Mutex, OnceLock};
+use std::time::Instant;
+use tegula_core::{internal_err, value_err, Result, Spec, TegulaError};
+use tegula_kernels::Chunk;
+use tegula_plan::fragments::{cut, sub_graph, FragmentCut};
+use tegula_plan::{TaskGraph, TaskId};
+
+/// The most worker processes one pool may have.
+pub const MAX_WORKERS: usize = 256;
+/// Runs of one fragment (a worker dying each time) before the computation fails.
+const ATTEMPTS: usize = 3;
+
+#[derive(Debug, Clone)]
+pub struct ProcessPool {
+    workers: usize,
+    command: Vec<String>,
+}
+
+impl ProcessPool {
+    /// `config.workers` processes (default: one per core) started by `config.worker_command`,
+    /// else by the command in `TEGULA_WORKER_COMMAND` (words separated by spaces).
+    pub fn new(config: &ExecutorConfig) -> Result<ProcessPool> {
+        let workers = config.workers.unwrap_or_else(crate::default_threads);
+        if !(1..=MAX_WORKERS).contains(&workers) {
+            return Err(value_err!("num_workers must be between 1 and {MAX_WORKERS}, got {workers}"));
+        }
+        let command = match &config.worker_command {
+            Some(command) => command.clone(),
+            None => std::env::var("TEGULA_WORKER_COMMAND").unwrap_or_default().split_whitespace().map(String::from).collect(),
+        };
+        if command.is_empty() {
+            return Err(value_err!("the process pool needs the command that starts a worker (TEGULA_WORKER_COMMAND)"));
+        }
+        Ok(ProcessPool { workers, command })
+    }
+}
+
+/// A block held by the driver: a worker's file, or a chunk computed here.
+#[derive(Debug, Clone)]
+enum Held {
+    File(Spilled),
+    Memory(Chunk),
+}
+
+/// How one fragment runs.
+enum Job {
+    Remote(Vec<u8>),
+    Local(TaskGraph),
+}
+
+struct State {
+    ready: VecDeque<usize>,
+    /// Fragments each fragment still waits for.
+    waiting: Vec<usize>,
+    held: HashMap<TaskId, Held>,
+    /// Reads of each held block still to come (outputs are read at the end).
+    left: HashMap<TaskId, usize>,
+    running: usize,
+    finished: usize,
+    error: Option<TegulaError>,
+    peak_bytes: usize,
+    spilled_bytes: usize,
+    tasks_done: usize,
+}
+
+struct Run<'a> {
+    pool: &'a ProcessPool,
+    graph: &'a TaskGraph,
+    cuts: Vec<FragmentCut>,
+    jobs: Vec<Job>,
+    /// The fragments reading each fragment's outputs.
+    dependents: Vec<Vec<usize>>,
+    blocks: SpillDir,
+    spec: &'a Spec,
+    observer: Option<&'a dyn Observer>,
+    start: Instant,
+    state: Mutex<State>,
+    changed: Condvar,
+}
+
+impl Executor for ProcessPool {
+    fn execute(&self, graph: &TaskGraph, spec: &Spec, observer: Option<&dyn Observer>) -> Result<(Vec<Vec<Chunk>>, Report)> {
+        let blocks = SpillDir::named(&shared_parent(spec), "tegula-pool");
+        let cuts = cut(graph);
+        let shared = SharedArrays::new(blocks.dir()?);
+        let jobs = cuts.iter().map(|c| job(graph, c, &shared)).collect::<Result<Vec<_>>>()?;
+        let run = Run::new(self, graph, cuts, jobs, blocks, spec, observer);
+        std::thread::scope(|scope| {
+            for index in 0..self.workers.min(run.cuts.len()) {
+                let run = &run;
+                scope.spawn(move || run.dispatch(index));
+            }
+        });
+        run.finish()
+    }
+}
+
+/// Where the blocks and arrays shared with workers live: memory (`/dev/shm`) where the
+/// machine has it, else the spill directory.
+fn shared_parent(spec: &Spec) -> PathBuf {
+    let shm = Path::new("/dev/shm");
+    if shm.is_dir() { shm.to_path_buf() } else { spec.spill_dir.clone() }
+}
+
+fn job(graph: &TaskGraph, fragment: &FragmentCut, shared: &SharedArrays) -> Result<Job> {
+    let sub = sub_graph(graph, fragment)?;
+    match Fragment::encode(&sub, Some(shared)).and_then(|f| f.to_bytes()) {
+        Ok(bytes) => Ok(Job::Remote(bytes)),
+        // What cannot leave the process runs in it (a store being written, a Python source).
+        Err(TegulaError::Value(_)) => Ok(Job::Local(sub)),
+        Err(e) => Err(e),
+    }
+}
+
+impl<'a> Run<'a> {
+    fn new(
+        pool: &'a ProcessPool,
+        graph: &'a TaskGraph,
+        cuts: Vec<FragmentCut>,
+        jobs: Vec<Job>,
+        blocks: SpillDir,
+        spec: &'a Spec,
+        observer: Option<&'a dyn Observer>,
+    ) -> Run<'a> {
+        let mut producer = HashMap::new();
+        for (f, c) in cuts.iter().enumerate() {
+            c.outputs.iter().for_each(|&t| {
+                producer.insert(t, f);
+            });
+        }
+        let mut dependents = vec![Vec::new(); cuts.len()];
+        let mut waiting = vec![0; cuts.len()];
+        let mut left: HashMap<TaskId, usize> = HashMap::new();
+        for (f, c) in cuts.iter().enumerate() {
+            let mut sources: Vec<usize> = c.inputs.iter().filter_map(|t| producer.get(t).copied()).collect();
+            sources.sort_unstable();
+            sources.dedup();
+            waiting[f] = sources.len();
+            sources.into_iter().for_each(|p| dependents[p].push(f));
+            c.inputs.iter().for_each(|&t| *left.entry(t).or_default() += 1);
+        }
+        for o in &graph.outputs {
+            o.blocks.iter().for_each(|&t| *left.entry(t).or_default() += 1);
+        }
+        let ready = (0..cuts.len()).filter(|&f| waiting[f] == 0).collect();
+        let state = State {
+            ready,
+            waiting,
+            held: HashMap::new(),
+            left,
+            running: 0,
+            finished: 0,
+            error: None,
+            peak_bytes: 0,
+            spilled_bytes: 0,
+            tasks_done: 0,
+        };
+        Run { pool, graph, cuts, jobs, dependents, blocks, spec, observer, start: Instant::now(), state: Mutex::new(state), changed: Condvar::new() }
+    }
+
+    fn lock(&self) -> Result<std::sync::MutexGuard<'_, State>> {
+        self.state.lock().map_err(|_| internal_err!("process pool state poisoned"))
+    }
+
+    /// One dispatcher per worker: takes ready fragments until all are done or one failed.
+    fn dispatch(&self, index: usize) {
+        let mut worker: Option<Worker> = None;
+        while let Some((f, inputs)) = self.next() {
+            let started = self.start.elapsed();
+            let result = match &self.jobs[f] {
+                Job::Remote(bytes) => self.remote(&mut worker, f, bytes, inputs),
+                Job::Local(graph) => self.local(graph, inputs),
+            };
+            self.record(f, index, started, result);
+        }
+        if let Some(w) = worker {
+            w.release(&self.pool.command);
+        }
+    }
+
+    /// The next ready fragment and its inputs, waiting while others run; `None` when done.
+    fn next(&self) -> Option<(usize, Vec<Held>)> {
+        let mut s = self.lock().ok()?;
+        loop {
+            if s.error.is_none() && self.spec.cancel.is_set() {
+                s.error = Some(TegulaError::Interrupted);
+            }
+            if s.error.is_some() || s.finished == self.cuts.len() {
+                self.changed.notify_all();
+                return None;
+            }
+            if let Some(f) = s.ready.pop_front() {
+                let inputs = self.cuts[f].inputs.iter().map(|t| s.held.get(t).cloned()).collect::<Option<Vec<_>>>();
+                let Some(inputs) = inputs else {
+                    s.error = Some(internal_err!("fragment {f} is ready but an input is missing"));
+                    continue;
+                };
+                s.running += 1;
+                return Some((f, inputs));
+            }
+            s = self.changed.wait(s).ok()?;
+        }
+    }
+
+    fn remote(&self, worker: &mut Option<Worker>, f: usize, fragment: &[u8], inputs: Vec<Held>) -> Result<(Vec<Held>, Done)> {
+        let inputs = inputs
+            .into_iter()
+            .enumerate()
+            .map(|(k, held)| match held {
+                Held::File(file) => Ok(file),
+                Held::Memory(chunk) => Spilled::write(self.blocks.dir()?.join(format!("in-{f}-{k}.raw")), &chunk),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let memory = (self.spec.memory / self.pool.workers).max(1);
+        for attempt in 0..ATTEMPTS {
+            let out_prefix = self.blocks.dir()?.join(format!("out-{f}-{attempt}")).to_string_lossy().into_owned();
+            let request = Request { fragment: fragment.to_vec(), inputs: inputs.clone(), out_prefix, memory, spill_dir: self.spec.spill_dir.clone() };
+            let bytes = postcard::to_stdvec(&request).map_err(|e| internal_err!("encoding a request: {e}"))?;
+            let w = match worker {
+                Some(w) => w,
+                None => worker.insert(Worker::take(&self.pool.command)?),
+            };
+            match w.call(&bytes) {
+                Ok(answer) => {
+                    let response: Response = postcard::from_bytes(&answer).map_err(|e| internal_err!("a worker's answer: {e}"))?;
+                    let done = response?;
+                    let held = done.outputs.iter().cloned().map(Held::File).collect();
+                    return Ok((held, done));
+                }
+                // The worker died (killed, out of memory): start another, run the fragment again.
+                Err(_) => {
+                    if let Some(dead) = worker.take() {
+                        dead.kill();
+                    }
+                }
+            }
+        }
+        Err(TegulaError::Io(format!("worker processes died {ATTEMPTS} times running one fragment of the plan")))
+    }
+
+    fn local(&self, graph: &TaskGraph, inputs: Vec<Held>) -> Result<(Vec<Held>, Done)> {
+        let given = inputs
+            .into_iter()
+            .map(|held| match held {
+                Held::File(file) => file.read(),
+                Held::Memory(chunk) => Ok(chunk),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let (blocks, report) = run_fragment(graph, &given, 1, self.spec, None)?;
+        let done = Done { outputs: vec![], peak_bytes: report.peak_bytes, spilled_bytes: report.spilled_bytes };
+        Ok((blocks.into_iter().map(Held::Memory).collect(), done))
+    }
+
+    fn record(&self, f: usize, worker: usize, started: std::time::Duration, result: Result<(Vec<Held>, Done)>) {
+        let Ok(mut s) = self.lock() else { return };
+        s.running -= 1;
+        s.finished += 1;
+        match result {
+            Err(e) => {
+                s.error.get_or_insert(e);
+            }
+            Ok((outputs, done)) => {
+                s.peak_bytes = s.peak_bytes.max(done.peak_bytes);
+                s.spilled_bytes += done.spilled_bytes;
+                let cut = &self.cuts[f];
+                for (&t, held) in cut.outputs.iter().zip(outputs) {
+                    s.held.insert(t, held);
+                }
+                for &t in &cut.inputs {
+                    self.release(&mut s, t);
+                }
+                for &d in &self.dependents[f] {
+                    s.waiting[d] -= 1;
+                    if s.waiting[d] == 0 {
+                        s.ready.push_back(d);
+                    }
+                }
+                self.observe(&mut s, cut, worker, started);
+            }
+        }
+        self.changed.notify_all();
+    }
+
+    /// One read of block `t` done: its file goes once nothing else reads it.
+    fn release(&self, s: &mut State, t: TaskId) {
+        let left = s.left.entry(t).or_default();
+        *left = left.saturating_sub(1);
+        if *left == 0 {
+            if let Some(Held::File(file)) = s.held.remove(&t) {
+                self.blocks.remove(file);
+            }
+        }
+    }
+
+    fn observe(&self, s: &mut State, cut: &FragmentCut, worker: usize, start: std::time::Duration) {
+        let Some(observer) = self.observer else { return };
+        let end = self.start.elapsed();
+        for &t in &cut.tasks {
+            s.tasks_done += 1;
+            let bytes = self.graph.tasks[t].nbytes();
+            let event = TaskEvent { task: t, thread: worker, start, end, bytes, held: 0, on_disk: 0, done: s.tasks_done, total: self.graph.tasks.len() };
+            observer.task_done(&event);
+        }
+    }
+
+    fn finish(self) -> Result<(Vec<Vec<Chunk>>, Report)> {
+        let mut s = self.state.into_inner().map_err(|_| internal_err!("process pool state poisoned"))?;
+        if let Some(e) = s.error.take() {
+            return Err(e);
+        }
+        let outputs = self
+            .graph
+            .outputs
+            .iter()
+            .map(|o| {
+                o.blocks
+                    .iter()
+                    .map(|t| match s.held.get(t) {
+                        Some(Held::File(file)) => file.read(),
+                        Some(Held::Memory(chunk)) => Ok(chunk.clone()),
+                        None => Err(internal_err!("output task {t} has no result")),
+                    })
+                    .collect::<Result<Vec<_>>>()
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let report = Report {
+            tasks: self.graph.tasks.len(),
+            peak_bytes: s.peak_bytes,
+            projected_peak_bytes: s.peak_bytes,
+            spilled_bytes: s.spilled_bytes,
+            budget: self.spec.memory,
+        };
+        Ok((outputs, report))
+    }
+}
+
+/// A worker process and the pipes to it.
+struct Worker {
+    child: Child,
+    input: BufWriter<ChildStdin>,
+    output: BufReader<ChildStdout>,
+}
+
+/// Workers not in use, by the command that started them: kept for the next computation.
+static IDLE: OnceLock<Mutex<Vec<(Vec<String>, Worker)>>> = OnceLock::new();
+
+impl Worker {
+    /// An idle worker started by `command`, or a new one.
+    fn take(command: &[String]) -> Result<Worker> {
+        let idle = IDLE.get_or_init(Default::default);
+        if let Ok(mut idle) = idle.lock() {
+            while let Some(i) = idle.iter().position(|(c, _)| c == command) {
+                let (_, mut w) = idle.swap_remove(i);
+                if matches!(w.child.try_wait(), Ok(None)) {
+                    return Ok(w);
+                }
+                let _ = w.child.wait();
+            }
+        }
+        Worker::start(command)
+    }
+
+    fn start(command: &[String]) -> Result<Worker> {
+        let (program, args) = command.split_first().ok_or_else(|| value_err!("an empty worker command"))?;
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| TegulaError::Io(format!("cannot start a worker process ({program}): {e}")))?;
+        let (Some(input), Some(output)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(internal_err!("a worker process without pipes"));
+        };
+        Ok(Worker { child, input: BufWriter::new(input), output: BufReader::new(output) })
+    }
+
+    /// Sends a request and waits for the answer; an error means the worker is gone.
+    fn call(&mut self, request: &[u8]) -> Result<Vec<u8>> {
+        write_frame(&mut self.input, request)?;
+        read_frame(&mut self.output)?.ok_or_else(|| TegulaError::Io("a worker process ended".into()))
+    }
+
+    fn release(self, command: &[String]) {
+        if let Ok(mut idle) = IDLE.get_or_init(Default::default).lock() {
+            idle.push((command.to_vec(), self));
+        }
+    }
+
+    fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

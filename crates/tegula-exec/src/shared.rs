@@ -1,0 +1,38 @@
+//! In-memory arrays shared with other processes as `.npy` files in one directory (on a
+//! memory file system such as `/dev/shm` where there is one): each array is written once, when
+//! a fragment first names it, and workers read only the regions their tasks load.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use tegula_core::{internal_err, ResourceId, Result};
+use tegula_kernels::raw::with_bytes;
+use tegula_kernels::Chunk;
+use tegula_store::{ChunkSink, NpySink};
+
+pub struct SharedArrays {
+    dir: PathBuf,
+    written: Mutex<HashMap<ResourceId, String>>,
+}
+
+impl SharedArrays {
+    /// Arrays written to `dir`, which must exist and is the caller's to remove.
+    pub fn new(dir: &Path) -> SharedArrays {
+        SharedArrays { dir: dir.to_path_buf(), written: Mutex::new(HashMap::new()) }
+    }
+
+    /// The file holding array `id`, written on first use.
+    pub fn path_of(&self, id: ResourceId, chunk: &Chunk) -> Result<String> {
+        let mut written = self.written.lock().map_err(|_| internal_err!("shared arrays poisoned"))?;
+        if let Some(path) = written.get(&id) {
+            return Ok(path.clone());
+        }
+        let path = self.dir.join(format!("array-{id}.npy")).to_string_lossy().into_owned();
+        let sink = NpySink::create(&path, chunk.shape(), chunk.dtype(), true)?;
+        let region: Vec<(usize, usize)> = chunk.shape().iter().map(|&n| (0, n)).collect();
+        with_bytes(chunk, |bytes| sink.write(&region, bytes))?;
+        sink.finish()?;
+        written.insert(id, path.clone());
+        Ok(path)
+    }
+}

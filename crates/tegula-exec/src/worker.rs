@@ -1,0 +1,101 @@
+//! A worker process's side of the process pool: it reads requests from its input (a fragment
+//! as bytes, the files of the blocks it is given, its memory budget), runs each through
+//! `run_fragment` and answers with the files of its outputs or the error it met, until its
+//! input closes. Messages are postcard values, each preceded by its length (8 bytes, little
+//! endian). Blocks travel as files in a directory both processes see (a memory file system
+//! where there is one), never through the pipe.
+
+use crate::fragment::{run_fragment, Fragment};
+use crate::spill::Spilled;
+use serde::{Deserialize, Serialize};
+use std::io::{ErrorKind, Read, Write};
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use tegula_core::{internal_err, Result, Spec, TegulaError};
+
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct Request {
+    pub fragment: Vec<u8>,
+    pub inputs: Vec<Spilled>,
+    /// Output `k` goes to `{out_prefix}-{k}.raw`.
+    pub out_prefix: String,
+    pub memory: usize,
+    pub spill_dir: PathBuf,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct Done {
+    pub outputs: Vec<Spilled>,
+    /// The worker's measured peak of chunks held and bytes spilled, for the report.
+    pub peak_bytes: usize,
+    pub spilled_bytes: usize,
+}
+
+pub(crate) type Response = std::result::Result<Done, TegulaError>;
+
+/// Turns the error a caller's function raised in this process into one that carries the
+/// exception itself (`TegulaError::Remote`); registered by the front end that keeps them.
+pub type CallbackEncoder = fn(&TegulaError) -> Option<TegulaError>;
+
+static CALLBACK_ENCODER: OnceLock<CallbackEncoder> = OnceLock::new();
+
+/// Registers how this process sends its functions' exceptions (the first registration holds).
+pub fn set_callback_encoder(encoder: CallbackEncoder) {
+    let _ = CALLBACK_ENCODER.set(encoder);
+}
+
+/// Serves requests from `input` until it closes.
+pub fn serve(input: &mut impl Read, output: &mut impl Write) -> Result<()> {
+    while let Some(bytes) = read_frame(input)? {
+        let response: Response = postcard::from_bytes::<Request>(&bytes)
+            .map_err(|e| internal_err!("a worker got a request it cannot read: {e}"))
+            .and_then(|request| handle(&request))
+            .map_err(sendable);
+        let bytes = postcard::to_stdvec(&response).map_err(|e| internal_err!("encoding a worker's answer: {e}"))?;
+        write_frame(output, &bytes)?;
+    }
+    Ok(())
+}
+
+fn handle(request: &Request) -> Result<Done> {
+    let graph = Fragment::from_bytes(&request.fragment)?.decode()?;
+    let given = request.inputs.iter().map(Spilled::read).collect::<Result<Vec<_>>>()?;
+    let spec = Spec { memory: request.memory, spill_dir: request.spill_dir.clone(), ..Spec::default() };
+    let (blocks, report) = run_fragment(&graph, &given, 1, &spec, None)?;
+    let outputs = blocks
+        .iter()
+        .enumerate()
+        .map(|(k, block)| Spilled::write(PathBuf::from(format!("{}-{k}.raw", request.out_prefix)), block))
+        .collect::<Result<_>>()?;
+    Ok(Done { outputs, peak_bytes: report.peak_bytes, spilled_bytes: report.spilled_bytes })
+}
+
+fn sendable(error: TegulaError) -> TegulaError {
+    match (&error, CALLBACK_ENCODER.get()) {
+        (TegulaError::Callback { .. }, Some(encode)) => encode(&error).unwrap_or(error),
+        _ => error,
+    }
+}
+
+/// The next message, or `None` when the input closed between messages.
+pub(crate) fn read_frame(input: &mut impl Read) -> Result<Option<Vec<u8>>> {
+    let mut len = [0u8; 8];
+    match input.read_exact(&mut len) {
+        Err(e) if e.kind() == ErrorKind::UnexpectedEof => return Ok(None),
+        other => other.map_err(pipe_err)?,
+    }
+    let len = usize::try_from(u64::from_le_bytes(len)).map_err(|_| internal_err!("a message too long for memory"))?;
+    let mut bytes = vec![0; len];
+    input.read_exact(&mut bytes).map_err(pipe_err)?;
+    Ok(Some(bytes))
+}
+
+pub(crate) fn write_frame(output: &mut impl Write, bytes: &[u8]) -> Result<()> {
+    output.write_all(&(bytes.len() as u64).to_le_bytes()).map_err(pipe_err)?;
+    output.write_all(bytes).map_err(pipe_err)?;
+    output.flush().map_err(pipe_err)
+}
+
+fn pipe_err(e: std::io::Error) -> TegulaError {
+    TegulaError::Io(format!("talking to a worker process: {e}"))
+}

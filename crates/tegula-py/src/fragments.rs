@@ -1,0 +1,73 @@
+//! Plans that leave the process: a plan's fragments as bytes (`plan_fragments`), running one
+//! on NumPy arrays (`run_fragment`, the GIL released), and the loop of a worker process of
+//! the process pool (`serve_worker`). Functions travel pickled (cloudpickle), and exceptions
+//! they raise in a worker come back pickled too, raised as themselves by the caller.
+
+use crate::array::PyArrayHandle;
+use crate::convert::{chunk_from_numpy, chunk_to_numpy};
+use crate::errors::{pickled_callback_error, IntoPy};
+use crate::map_blocks::decode_function;
+use crate::options::spec;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList};
+use std::fs::File;
+use std::io::{BufReader, BufWriter};
+use std::os::fd::FromRawFd;
+use tegula::{Array, Fragment};
+
+/// Registers the codecs worker processes use: functions are unpickled, their exceptions
+/// pickled.
+pub fn register_codecs() {
+    tegula::set_function_decoder(decode_function);
+    tegula::set_callback_encoder(pickled_callback_error);
+}
+
+/// The fragments computing `arrays`: a list of (bytes, input task ids, output task ids), and
+/// for each array the task ids of its blocks, row-major.
+#[pyfunction]
+#[pyo3(signature = (arrays, fuse=true, memory=None))]
+#[allow(clippy::type_complexity)]
+pub fn plan_fragments<'py>(
+    py: Python<'py>,
+    arrays: Vec<PyRef<'_, PyArrayHandle>>,
+    fuse: bool,
+    memory: Option<usize>,
+) -> PyResult<(Vec<(Bound<'py, PyBytes>, Vec<usize>, Vec<usize>)>, Vec<Vec<usize>>)> {
+    let inputs: Vec<&Array> = arrays.iter().map(|a| &a.inner).collect();
+    let (fragments, outputs) = tegula::plan_fragments(&inputs, fuse, &spec(memory, None)?).py()?;
+    let fragments = fragments.into_iter().map(|f| (PyBytes::new(py, &f.bytes), f.inputs, f.outputs)).collect();
+    Ok((fragments, outputs))
+}
+
+/// Runs a fragment (its bytes) given the blocks its inputs name, within `memory` bytes, and
+/// returns its outputs' blocks.
+#[pyfunction]
+#[pyo3(signature = (fragment, inputs, memory=None, num_workers=1))]
+pub fn run_fragment<'py>(
+    py: Python<'py>,
+    fragment: &[u8],
+    inputs: Vec<Bound<'py, PyAny>>,
+    memory: Option<usize>,
+    num_workers: usize,
+) -> PyResult<Bound<'py, PyList>> {
+    let given = inputs.iter().map(chunk_from_numpy).collect::<PyResult<Vec<_>>>()?;
+    let spec = spec(memory, None)?;
+    let bytes = fragment.to_vec();
+    let blocks = py
+        .detach(move || {
+            let graph = Fragment::from_bytes(&bytes)?.decode()?;
+            tegula::run_fragment(&graph, &given, num_workers, &spec, None).map(|(blocks, _)| blocks)
+        })
+        .py()?;
+    PyList::new(py, blocks.into_iter().map(|b| chunk_to_numpy(py, b)).collect::<PyResult<Vec<_>>>()?)
+}
+
+/// Serves a process pool's requests read from file descriptor `input`, answering on `output`,
+/// until `input` closes (the pool's process ended or let this worker go).
+#[pyfunction]
+pub fn serve_worker(py: Python<'_>, input: i32, output: i32) -> PyResult<()> {
+    // SAFETY: the caller hands over two open descriptors that nothing else in this process
+    // uses; the files own them from here on.
+    let (input, output) = unsafe { (File::from_raw_fd(input), File::from_raw_fd(output)) };
+    py.detach(move || tegula::serve(&mut BufReader::new(input), &mut BufWriter::new(output))).py()
+}
