@@ -1,14 +1,15 @@
 //! Cutting a plan into fragments: pieces an executor ships elsewhere (another process, another
 //! machine) and runs there whole, so that what it pays per shipment is paid per fragment, not
 //! per task. A fragment is a chain of tasks each read only by the next (a read, then the
-//! element-wise operations on its block), with the views of arrays the caller holds that it
-//! reads; a task read by several others, or one of several substantial inputs of a task, ends
-//! a fragment, so independent work stays in separate fragments that run in parallel.
+//! element-wise operations on its block), with the free tasks it reads — views of arrays the
+//! caller holds, constant blocks — copied into every fragment that reads them; a task read by
+//! several others, or one of several substantial inputs of a task, ends a fragment, so
+//! independent work stays in separate fragments that run in parallel.
 
 use crate::graph::{Output, Task, TaskGraph, TaskId};
 use std::collections::HashSet;
 use std::sync::Arc;
-use tegula_core::{Chunks, IoOp, Result, TaskOp};
+use tegula_core::{Chunks, IoOp, Result, SourceOp, TaskOp};
 
 /// One fragment of a graph, in the graph's task numbers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,6 +33,9 @@ pub fn cut(graph: &TaskGraph) -> Vec<FragmentCut> {
     let mut owner = vec![usize::MAX; n];
     let mut roots = Vec::new();
     for t in (0..n).rev() {
+        if is_free(&graph.tasks[t]) && !returned.contains(&t) && !consumers[t].is_empty() {
+            continue;
+        }
         owner[t] = match joins(graph, &consumers, &returned, t) {
             Some(c) => owner[c],
             None => {
@@ -44,14 +48,19 @@ pub fn cut(graph: &TaskGraph) -> Vec<FragmentCut> {
     roots
         .into_iter()
         .map(|root| {
-            let tasks: Vec<TaskId> = (0..=root).filter(|&t| owner[t] == root).collect();
-            fragment_of(graph, &consumers, &returned, &owner, tasks)
+            let mut tasks: Vec<TaskId> = (0..=root).filter(|&t| owner[t] == root).collect();
+            let mut free: Vec<TaskId> =
+                tasks.iter().flat_map(|&t| graph.tasks[t].inputs.iter().copied()).filter(|&i| owner[i] == usize::MAX).collect();
+            tasks.append(&mut free);
+            tasks.sort_unstable();
+            tasks.dedup();
+            fragment_of(graph, &consumers, &returned, &owner, root, tasks)
         })
         .collect()
 }
 
-/// The consumer whose fragment task `t` joins: its only consumer, when `t` is a view of an
-/// array the caller holds, or the consumer's only input that is not such a view.
+/// The consumer whose fragment task `t` joins: its only consumer, when `t` is its only input
+/// that is not free.
 fn joins(graph: &TaskGraph, consumers: &[Vec<TaskId>], returned: &HashSet<TaskId>, t: TaskId) -> Option<TaskId> {
     let mut readers = consumers[t].clone();
     readers.dedup();
@@ -59,15 +68,14 @@ fn joins(graph: &TaskGraph, consumers: &[Vec<TaskId>], returned: &HashSet<TaskId
     if returned.contains(&t) {
         return None;
     }
-    if is_view(&graph.tasks[t]) {
-        return Some(c);
-    }
-    let substantial = graph.tasks[c].inputs.iter().filter(|&&i| i != t && !is_view(&graph.tasks[i])).count();
+    let substantial = graph.tasks[c].inputs.iter().filter(|&&i| i != t && !is_free(&graph.tasks[i])).count();
     (substantial == 0).then_some(c)
 }
 
-fn is_view(task: &Task) -> bool {
-    matches!(task.op, TaskOp::Io(IoOp::Load { .. }))
+/// Whether a task costs nothing worth shipping a block for: a view of an array the caller
+/// holds, or a constant block (made again wherever it is read).
+fn is_free(task: &Task) -> bool {
+    matches!(task.op, TaskOp::Io(IoOp::Load { .. }) | TaskOp::Source(SourceOp::Full { .. }))
 }
 
 fn fragment_of(
@@ -75,13 +83,14 @@ fn fragment_of(
     consumers: &[Vec<TaskId>],
     returned: &HashSet<TaskId>,
     owner: &[usize],
+    root: TaskId,
     tasks: Vec<TaskId>,
 ) -> FragmentCut {
-    let root = *tasks.last().unwrap_or(&0);
+    let inside: HashSet<TaskId> = tasks.iter().copied().collect();
     let mut inputs = Vec::new();
     for &t in &tasks {
         for &i in &graph.tasks[t].inputs {
-            if owner[i] != root && !inputs.contains(&i) {
+            if !inside.contains(&i) && !inputs.contains(&i) {
                 inputs.push(i);
             }
         }
@@ -89,7 +98,7 @@ fn fragment_of(
     let outputs = tasks
         .iter()
         .copied()
-        .filter(|&t| returned.contains(&t) || consumers[t].iter().any(|&c| owner[c] != root))
+        .filter(|&t| owner[t] == root && (returned.contains(&t) || consumers[t].iter().any(|&c| owner[c] != root)))
         .collect();
     FragmentCut { tasks, inputs, outputs }
 }

@@ -36,7 +36,7 @@ pub use tegula_core::{
     TegulaError, UnaryOp,
 };
 pub use tegula_exec::{
-    default_threads, executor, executor_names, BlockFunction, Both, Executor, ExecutorConfig, Observer, ProcessPool, Progress, Report,
+    default_threads, executor, executor_names, BlockFunction, SharedArrays, Both, Executor, ExecutorConfig, Observer, ProcessPool, Progress, Report,
     TaskEvent, Threaded, Trace,
 };
 pub use tegula_plan::describe::{Operation, PlanDescription};
