@@ -107,8 +107,9 @@ def test_spilled_chunks_round_trip_bit_exactly(dtype, data, tmp_path_factory):
     # Room for one block and the kernel's scratch: every block but the one being made (the
     # reversed blocks are outputs, kept to the end) goes to disk and comes back.
     budget = KERNEL_SCRATCH + int(np.prod([max(c) for c in x.chunks])) * dtype.itemsize
+    # The threaded executor's spilling (the process pool's is tested in test_executors.py).
     with tg.config.set(memory=budget, spill_dir=spill):
-        (out,), report = tg.compute(x, report=True)
+        (out,), report = tg.compute(x, report=True, scheduler="threads")
     assert out.dtype == a.dtype and out.tobytes() == np.ascontiguousarray(a[key]).tobytes()
     assert report["spilled_bytes"] > 0
     assert list(spill.iterdir()) == []
@@ -145,7 +146,7 @@ def test_shared_inputs_are_consumed_block_by_block(workers, blocks):
     # inside each consumer and never held).
     u, v = tg.sin(rng.random(400_000, chunks=20_000)), tg.sin(rng.random(400_000, chunks=20_000))
     means = [(u * v).mean(), u.mean(), v.mean(), (u ** 2).mean()]
-    _, report = tg.compute(*means, num_workers=workers, report=True)
+    _, report = tg.compute(*means, scheduler="threads", num_workers=workers, report=True)
     block = 20_000 * 8
     assert report["peak_bytes"] <= blocks * block + 4096, report
 
@@ -156,7 +157,8 @@ def test_two_reductions_of_stacked_rows_hold_a_few_row_blocks():
     rng = tg.random.default_rng(4)
     x1, y1, x2, y2 = (tg.sin(rng.random((400, 300), chunks=(20, 300))) for _ in range(4))
     pairs = [(x1, y1), (x2, y2), (x1 ** 2 + x2 ** 2, y1 ** 2 + y2 ** 2)]
-    results, report = tg.compute(*[abs(a - b).mean(axis=-1) for a, b in pairs], num_workers=1, report=True)
+    results, report = tg.compute(*[abs(a - b).mean(axis=-1) for a, b in pairs], scheduler="threads", num_workers=1,
+                                 report=True)
     total = 4 * 400 * 300 * 8
     assert report["peak_bytes"] <= total / 5, report
     a1, b1, a2, b2 = (np.asarray(t) for t in (x1, y1, x2, y2))

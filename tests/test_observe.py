@@ -110,7 +110,7 @@ def test_report_shows_spilling_against_the_budget(tmp_path):
     x = tg.asarray(a, chunks=100)
     path = tmp_path / "spill.html"
     with tg.config.set(memory=2_000_000, spill_dir=tmp_path), tg.report(str(path)) as rep:
-        out = (x @ x.T).sum(axis=0).compute()
+        out = (x @ x.T).sum(axis=0).compute(scheduler="threads")  # its trace has the spilled bytes
     np.testing.assert_allclose(out, (a @ a.T).sum(axis=0))
     (computation,) = rep.computations
     assert computation["info"]["spilled_bytes"] > 0

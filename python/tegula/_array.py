@@ -131,7 +131,7 @@ class Array:
         return self.shape[0]
 
     # --- computing ------------------------------------------------------------------------
-    def compute(self, scheduler="threads", num_workers=None, fuse=True, progress=None):
+    def compute(self, scheduler=None, num_workers=None, fuse=True, progress=None):
         """Computes the array on all cores and returns a NumPy array. ``fuse=False`` runs every
         operation as its own tasks (for debugging; the result is the same). ``progress``: a
         progress bar (True), none (False), or as ``tg.config`` says (unset)."""

@@ -173,9 +173,12 @@ REDUCTIONS = {f.__name__: f for f in (sum, prod, mean, var, std, min, max, any, 
 REDUCTIONS.update(amin=min, amax=max)
 
 
-def compute(*arrays, scheduler="threads", num_workers=None, fuse=True, report=False, progress=None):
+def compute(*arrays, scheduler=None, num_workers=None, fuse=True, report=False, progress=None):
     """Computes several arrays in one pass (shared work is done once); returns a tuple of
-    NumPy arrays. Arguments that are not tegula arrays are returned unchanged. The memory
+    NumPy arrays. Arguments that are not tegula arrays are returned unchanged. ``scheduler``:
+    ``"threads"`` (one process, all cores), ``"serial"`` (one thread: the reference) or
+    ``"processes"`` (a pool of ``num_workers`` worker processes, each running whole fragments
+    of the plan, blocks passing through shared memory); unset, ``tg.config``'s. The memory
     budget and spill directory come from ``tg.config``. With ``report=True``, returns
     ``(results, report)``: a dict with the task count, the measured peak bytes of chunks held
     (``peak_bytes``), the projected peak (``projected_peak_bytes``), the bytes spilled to
@@ -195,6 +198,8 @@ def run_compute(handles, scheduler, num_workers, fuse, progress=None):
     from . import _progress, _report
 
     settings = config.explicit()
+    scheduler = config.get("scheduler") if scheduler is None else scheduler
+    num_workers = config.get("num_workers") if num_workers is None else num_workers
     bar = _progress.resolve(progress)
     recorder = _report.active()
     computed, info = _tegula.compute(

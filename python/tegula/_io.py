@@ -48,7 +48,8 @@ def from_npy(path, chunks="auto"):
 
 def _compute_settings():
     settings = config.explicit()
-    return {"memory": settings.get("memory"), "spill_dir": settings.get("spill_dir")}
+    return {"memory": settings.get("memory"), "spill_dir": settings.get("spill_dir"),
+            "scheduler": config.get("scheduler"), "num_workers": config.get("num_workers")}
 
 
 def to_zarr(x, path, chunks=None, compressor=None, overwrite=False, *, zarr_format=3, shards=None,

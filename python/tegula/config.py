@@ -5,9 +5,11 @@ which chunks that do not fit are written while it runs; and for building express
 (bool, integer, real and complex floating point, the array API's categories) a ``TypeError``
 instead of NumPy's implicit promotion, and Python scalars only combine with arrays of kinds
 the array API allows (``int`` with integer or floating arrays, ``float`` with floating ones);
-and ``progress``: ``"auto"`` (the default: a progress bar for computations longer than half a
+``progress``: ``"auto"`` (the default: a progress bar for computations longer than half a
 second where someone watches — a terminal or a notebook, not a script's redirected output),
-``True`` (always) or ``False`` (never).
+``True`` (always) or ``False`` (never); and ``scheduler`` (``"threads"``, the default,
+``"serial"`` or ``"processes"``) and ``num_workers`` (default: one per core), for
+computations that do not name their own, as ``dask.config.set(scheduler=...)``.
 
 >>> import tegula as tg
 >>> with tg.config.set(memory="1GB"):
@@ -18,7 +20,7 @@ second where someone watches — a terminal or a notebook, not a script's redire
 changed. ``with tg.config.set(...):`` changes them only inside the block and only for the code
 it runs: the current thread (or asyncio task, as a ``contextvars`` context), never computations
 that other threads run meanwhile; the previous settings are back at the end. Unset, they come
-from the environment (``TEGULA_MEMORY``, ``TEGULA_SPILL_DIR``), else the machine (half its RAM,
+from the environment (``TEGULA_MEMORY``, ``TEGULA_SPILL_DIR``, ``TEGULA_SCHEDULER``), else the machine (half its RAM,
 its temporary directory)."""
 
 import contextvars
@@ -28,7 +30,7 @@ import sys
 
 from . import _tegula
 
-_KEYS = ("memory", "spill_dir", "strict_promotion", "progress")
+_KEYS = ("memory", "spill_dir", "strict_promotion", "progress", "scheduler", "num_workers")
 _settings = {}  # process-wide, from ``set(...)`` outside a ``with`` statement
 _scoped = contextvars.ContextVar("tegula_config", default={})  # from ``with set(...)`` blocks
 
@@ -104,6 +106,10 @@ def get(key):
         return False
     if key == "progress":
         return "auto"
+    if key == "scheduler":
+        return os.environ.get("TEGULA_SCHEDULER") or "threads"
+    if key == "num_workers":
+        return None
     memory, spill_dir = _tegula.default_spec()
     return memory if key == "memory" else spill_dir
 
@@ -124,6 +130,14 @@ def _normalise(key, value):
     if key == "progress":
         if not (value is True or value is False or value == "auto"):
             raise ValueError(f"progress must be True, False or 'auto', got {value!r}")
+        return value
+    if key == "scheduler":
+        if not isinstance(value, str):
+            raise TypeError(f"scheduler must be a name such as 'threads' or 'processes', got {value!r}")
+        return value
+    if key == "num_workers":
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"num_workers must be a positive int, got {value!r}")
         return value
     if key == "memory":
         if isinstance(value, str):

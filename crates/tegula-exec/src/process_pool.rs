@@ -3,6 +3,9 @@
 //! worker processes (`worker.rs`), which are started by a command and kept for the life of
 //! this process. Blocks pass between processes as files in a directory on a memory file system
 //! (`/dev/shm` where there is one), in-memory arrays as `.npy` files read region by region.
+//! Half the memory budget holds blocks between fragments, the other half is the workers'
+//! (shared equally); a fragment whose outputs would not fit writes them to the spill
+//! directory instead.
 //! A fragment whose resources cannot leave the process (a store being written, a Python object
 //! as a source) runs here. A worker that dies is replaced and its fragment run again (three
 //! times at most); an error inside a fragment stops the computation and is returned as is.
@@ -14,7 +17,8 @@ use crate::shared::SharedArrays;
 use crate::spill::{SpillDir, Spilled};
 use crate::worker::{read_frame, write_frame, Done, Request, Response};
 use crate::{Observer, Report, TaskEvent};
-use std::collections::{HashMap, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::io::{BufReader, BufWriter};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -23,6 +27,7 @@ use std::time::Instant;
 use tegula_core::{internal_err, value_err, Result, Spec, TegulaError};
 use tegula_kernels::Chunk;
 use tegula_plan::fragments::{cut, sub_graph, FragmentCut};
+use tegula_plan::order::static_order;
 use tegula_plan::{TaskGraph, TaskId};
 
 /// The most worker processes one pool may have.
@@ -55,11 +60,19 @@ impl ProcessPool {
     }
 }
 
-/// A block held by the driver: a worker's file, or a chunk computed here.
+/// A block held by the driver: a worker's file (in memory, or on disk when spilled), or a
+/// chunk computed here.
 #[derive(Debug, Clone)]
 enum Held {
-    File(Spilled),
+    File(Spilled, Place),
     Memory(Chunk),
+}
+
+/// Where a fragment's outputs go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    Memory,
+    Disk,
 }
 
 /// How one fragment runs.
@@ -69,7 +82,9 @@ enum Job {
 }
 
 struct State {
-    ready: VecDeque<usize>,
+    /// Ready fragments by the static rank of their last task: the threaded executor's order,
+    /// so a block feeds its consumers before the next one is made.
+    ready: BinaryHeap<Reverse<(usize, usize)>>,
     /// Fragments each fragment still waits for.
     waiting: Vec<usize>,
     held: HashMap<TaskId, Held>,
@@ -78,9 +93,14 @@ struct State {
     running: usize,
     finished: usize,
     error: Option<TegulaError>,
-    peak_bytes: usize,
+    /// Bytes of blocks held in memory between fragments (and promised to running ones).
+    held_bytes: usize,
+    peak_held: usize,
+    worker_peak: usize,
     spilled_bytes: usize,
     tasks_done: usize,
+    /// Tasks already reported to the observer (free tasks run in several fragments).
+    observed: Vec<bool>,
 }
 
 struct Run<'a> {
@@ -90,7 +110,9 @@ struct Run<'a> {
     jobs: Vec<Job>,
     /// The fragments reading each fragment's outputs.
     dependents: Vec<Vec<usize>>,
+    priority: Vec<usize>,
     blocks: SpillDir,
+    disk: SpillDir,
     spec: &'a Spec,
     observer: Option<&'a dyn Observer>,
     start: Instant,
@@ -104,7 +126,7 @@ impl Executor for ProcessPool {
         let cuts = cut(graph);
         let shared = SharedArrays::new(blocks.dir()?);
         let jobs = cuts.iter().map(|c| job(graph, c, &shared)).collect::<Result<Vec<_>>>()?;
-        let run = Run::new(self, graph, cuts, jobs, blocks, spec, observer);
+        let run = Run::new(self, graph, cuts, jobs, [blocks, SpillDir::new(&spec.spill_dir)], spec, observer);
         std::thread::scope(|scope| {
             for index in 0..self.workers.min(run.cuts.len()) {
                 let run = &run;
@@ -138,7 +160,7 @@ impl<'a> Run<'a> {
         graph: &'a TaskGraph,
         cuts: Vec<FragmentCut>,
         jobs: Vec<Job>,
-        blocks: SpillDir,
+        [blocks, disk]: [SpillDir; 2],
         spec: &'a Spec,
         observer: Option<&'a dyn Observer>,
     ) -> Run<'a> {
@@ -162,7 +184,9 @@ impl<'a> Run<'a> {
         for o in &graph.outputs {
             o.blocks.iter().for_each(|&t| *left.entry(t).or_default() += 1);
         }
-        let ready = (0..cuts.len()).filter(|&f| waiting[f] == 0).collect();
+        let rank = static_order(graph, &graph.consumers());
+        let priority: Vec<usize> = cuts.iter().map(|c| c.tasks.iter().map(|&t| rank[t]).max().unwrap_or(0)).collect();
+        let ready = (0..cuts.len()).filter(|&f| waiting[f] == 0).map(|f| Reverse((priority[f], f))).collect();
         let state = State {
             ready,
             waiting,
@@ -171,11 +195,14 @@ impl<'a> Run<'a> {
             running: 0,
             finished: 0,
             error: None,
-            peak_bytes: 0,
+            held_bytes: 0,
+            peak_held: 0,
+            worker_peak: 0,
             spilled_bytes: 0,
             tasks_done: 0,
+            observed: vec![false; graph.tasks.len()],
         };
-        Run { pool, graph, cuts, jobs, dependents, blocks, spec, observer, start: Instant::now(), state: Mutex::new(state), changed: Condvar::new() }
+        Run { pool, graph, cuts, jobs, dependents, priority, blocks, disk, spec, observer, start: Instant::now(), state: Mutex::new(state), changed: Condvar::new() }
     }
 
     fn lock(&self) -> Result<std::sync::MutexGuard<'_, State>> {
@@ -185,21 +212,22 @@ impl<'a> Run<'a> {
     /// One dispatcher per worker: takes ready fragments until all are done or one failed.
     fn dispatch(&self, index: usize) {
         let mut worker: Option<Worker> = None;
-        while let Some((f, inputs)) = self.next() {
+        while let Some((f, inputs, place)) = self.next() {
             let started = self.start.elapsed();
             let result = match &self.jobs[f] {
-                Job::Remote(bytes) => self.remote(&mut worker, f, bytes, inputs),
+                Job::Remote(bytes) => self.remote(&mut worker, f, bytes, inputs, place),
                 Job::Local(graph) => self.local(graph, inputs),
             };
-            self.record(f, index, started, result);
+            self.record(f, index, started, place, result);
         }
         if let Some(w) = worker {
             w.release(&self.pool.command);
         }
     }
 
-    /// The next ready fragment and its inputs, waiting while others run; `None` when done.
-    fn next(&self) -> Option<(usize, Vec<Held>)> {
+    /// The next ready fragment, its inputs and where its outputs go, waiting while others
+    /// run; `None` when done.
+    fn next(&self) -> Option<(usize, Vec<Held>, Place)> {
         let mut s = self.lock().ok()?;
         loop {
             if s.error.is_none() && self.spec.cancel.is_set() {
@@ -209,31 +237,55 @@ impl<'a> Run<'a> {
                 self.changed.notify_all();
                 return None;
             }
-            if let Some(f) = s.ready.pop_front() {
+            if let Some(Reverse((_, f))) = s.ready.pop() {
                 let inputs = self.cuts[f].inputs.iter().map(|t| s.held.get(t).cloned()).collect::<Option<Vec<_>>>();
                 let Some(inputs) = inputs else {
                     s.error = Some(internal_err!("fragment {f} is ready but an input is missing"));
                     continue;
                 };
                 s.running += 1;
-                return Some((f, inputs));
+                let bytes = self.output_bytes(f);
+                let place = if matches!(self.jobs[f], Job::Local(_)) || s.held_bytes + bytes <= self.spec.memory / 2 {
+                    s.held_bytes += bytes;
+                    s.peak_held = s.peak_held.max(s.held_bytes);
+                    Place::Memory
+                } else {
+                    Place::Disk
+                };
+                return Some((f, inputs, place));
             }
             s = self.changed.wait(s).ok()?;
         }
     }
 
-    fn remote(&self, worker: &mut Option<Worker>, f: usize, fragment: &[u8], inputs: Vec<Held>) -> Result<(Vec<Held>, Done)> {
-        let inputs = inputs
-            .into_iter()
-            .enumerate()
-            .map(|(k, held)| match held {
-                Held::File(file) => Ok(file),
-                Held::Memory(chunk) => Spilled::write(self.blocks.dir()?.join(format!("in-{f}-{k}.raw")), &chunk),
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let memory = (self.spec.memory / self.pool.workers).max(1);
+    fn output_bytes(&self, f: usize) -> usize {
+        self.cuts[f].outputs.iter().map(|&t| self.graph.tasks[t].nbytes()).sum()
+    }
+
+    fn remote(&self, worker: &mut Option<Worker>, f: usize, fragment: &[u8], inputs: Vec<Held>, place: Place) -> Result<(Vec<Held>, Done)> {
+        // Blocks computed here go to files for the worker, deleted once it answered.
+        let mut written = Vec::new();
+        let mut files = Vec::with_capacity(inputs.len());
+        for (k, held) in inputs.into_iter().enumerate() {
+            match held {
+                Held::File(file, _) => files.push(file),
+                Held::Memory(chunk) => {
+                    let file = Spilled::write(self.blocks.dir()?.join(format!("in-{f}-{k}.raw")), &chunk)?;
+                    written.push(file.clone());
+                    files.push(file);
+                }
+            }
+        }
+        let answer = self.call(worker, f, fragment, files, place);
+        written.into_iter().for_each(|file| self.blocks.remove(file));
+        answer
+    }
+
+    fn call(&self, worker: &mut Option<Worker>, f: usize, fragment: &[u8], inputs: Vec<Spilled>, place: Place) -> Result<(Vec<Held>, Done)> {
+        let memory = (self.spec.memory / 2 / self.pool.workers).max(1);
+        let out_dir = if place == Place::Memory { &self.blocks } else { &self.disk };
         for attempt in 0..ATTEMPTS {
-            let out_prefix = self.blocks.dir()?.join(format!("out-{f}-{attempt}")).to_string_lossy().into_owned();
+            let out_prefix = out_dir.dir()?.join(format!("out-{f}-{attempt}")).to_string_lossy().into_owned();
             let request = Request { fragment: fragment.to_vec(), inputs: inputs.clone(), out_prefix, memory, spill_dir: self.spec.spill_dir.clone() };
             let bytes = postcard::to_stdvec(&request).map_err(|e| internal_err!("encoding a request: {e}"))?;
             let w = match worker {
@@ -244,7 +296,7 @@ impl<'a> Run<'a> {
                 Ok(answer) => {
                     let response: Response = postcard::from_bytes(&answer).map_err(|e| internal_err!("a worker's answer: {e}"))?;
                     let done = response?;
-                    let held = done.outputs.iter().cloned().map(Held::File).collect();
+                    let held = done.outputs.iter().cloned().map(|file| Held::File(file, place)).collect();
                     return Ok((held, done));
                 }
                 // The worker died (killed, out of memory): start another, run the fragment again.
@@ -262,26 +314,30 @@ impl<'a> Run<'a> {
         let given = inputs
             .into_iter()
             .map(|held| match held {
-                Held::File(file) => file.read(),
+                Held::File(file, _) => file.read(),
                 Held::Memory(chunk) => Ok(chunk),
             })
             .collect::<Result<Vec<_>>>()?;
-        let (blocks, report) = run_fragment(graph, &given, 1, self.spec, None)?;
+        let spec = Spec { memory: (self.spec.memory / 2).max(1), ..self.spec.clone() };
+        let (blocks, report) = run_fragment(graph, &given, 1, &spec, None)?;
         let done = Done { outputs: vec![], peak_bytes: report.peak_bytes, spilled_bytes: report.spilled_bytes };
         Ok((blocks.into_iter().map(Held::Memory).collect(), done))
     }
 
-    fn record(&self, f: usize, worker: usize, started: std::time::Duration, result: Result<(Vec<Held>, Done)>) {
+    fn record(&self, f: usize, worker: usize, started: std::time::Duration, place: Place, result: Result<(Vec<Held>, Done)>) {
         let Ok(mut s) = self.lock() else { return };
         s.running -= 1;
         s.finished += 1;
+        if place == Place::Memory && result.is_err() {
+            s.held_bytes -= self.output_bytes(f);
+        }
         match result {
             Err(e) => {
                 s.error.get_or_insert(e);
             }
             Ok((outputs, done)) => {
-                s.peak_bytes = s.peak_bytes.max(done.peak_bytes);
-                s.spilled_bytes += done.spilled_bytes;
+                s.worker_peak = s.worker_peak.max(done.peak_bytes);
+                s.spilled_bytes += done.spilled_bytes + if place == Place::Disk { self.output_bytes(f) } else { 0 };
                 let cut = &self.cuts[f];
                 for (&t, held) in cut.outputs.iter().zip(outputs) {
                     s.held.insert(t, held);
@@ -292,7 +348,7 @@ impl<'a> Run<'a> {
                 for &d in &self.dependents[f] {
                     s.waiting[d] -= 1;
                     if s.waiting[d] == 0 {
-                        s.ready.push_back(d);
+                        s.ready.push(Reverse((self.priority[d], d)));
                     }
                 }
                 self.observe(&mut s, cut, worker, started);
@@ -305,10 +361,18 @@ impl<'a> Run<'a> {
     fn release(&self, s: &mut State, t: TaskId) {
         let left = s.left.entry(t).or_default();
         *left = left.saturating_sub(1);
-        if *left == 0 {
-            if let Some(Held::File(file)) = s.held.remove(&t) {
+        if *left > 0 {
+            return;
+        }
+        let bytes = self.graph.tasks[t].nbytes();
+        match s.held.remove(&t) {
+            Some(Held::File(file, Place::Disk)) => self.disk.remove(file),
+            Some(Held::File(file, Place::Memory)) => {
                 self.blocks.remove(file);
+                s.held_bytes -= bytes;
             }
+            Some(Held::Memory(_)) => s.held_bytes -= bytes,
+            None => {}
         }
     }
 
@@ -316,6 +380,9 @@ impl<'a> Run<'a> {
         let Some(observer) = self.observer else { return };
         let end = self.start.elapsed();
         for &t in &cut.tasks {
+            if std::mem::replace(&mut s.observed[t], true) {
+                continue;
+            }
             s.tasks_done += 1;
             let bytes = self.graph.tasks[t].nbytes();
             let event = TaskEvent { task: t, thread: worker, start, end, bytes, held: 0, on_disk: 0, done: s.tasks_done, total: self.graph.tasks.len() };
@@ -336,17 +403,18 @@ impl<'a> Run<'a> {
                 o.blocks
                     .iter()
                     .map(|t| match s.held.get(t) {
-                        Some(Held::File(file)) => file.read(),
+                        Some(Held::File(file, _)) => file.read(),
                         Some(Held::Memory(chunk)) => Ok(chunk.clone()),
                         None => Err(internal_err!("output task {t} has no result")),
                     })
                     .collect::<Result<Vec<_>>>()
             })
             .collect::<Result<Vec<_>>>()?;
+        // Blocks held between fragments, and the largest worker's own peak.
         let report = Report {
             tasks: self.graph.tasks.len(),
-            peak_bytes: s.peak_bytes,
-            projected_peak_bytes: s.peak_bytes,
+            peak_bytes: s.peak_held + s.worker_peak,
+            projected_peak_bytes: s.peak_held + s.worker_peak,
             spilled_bytes: s.spilled_bytes,
             budget: self.spec.memory,
         };

@@ -61,6 +61,11 @@ impl Root {
         Ok(Root { given: root.to_path_buf(), resolved: root.canonicalize()?, identity: identity(root)? })
     }
 
+    /// The directory's device and inode when opened.
+    pub(crate) fn identity(&self) -> (u64, u64) {
+        self.identity
+    }
+
     /// Checks that the root is still the directory opened. Called after a file is opened (or
     /// found missing): if it is, that file was this array's, so a read never mixes the chunks
     /// of an old array with those of one that replaced it.

@@ -55,12 +55,19 @@ pub trait ChunkSource: Send + Sync {
     }
 }
 
-/// Opens the source at `url`, as written by a source's `url`: `zarr:PATH` or `npy:PATH`.
+/// Opens the source at `url`, as written by a source's `url`: `zarr:DEV.INODE:PATH` or
+/// `npy:PATH`.
 pub fn open_url(url: &str) -> Result<std::sync::Arc<dyn ChunkSource>> {
+    let bad = || TegulaError::Value(format!("not a store URL tegula opens: {url:?}"));
     match url.split_once(':') {
-        Some(("zarr", path)) => Ok(std::sync::Arc::new(ZarrSource::open(path)?)),
+        Some(("zarr", rest)) => {
+            let (identity, path) = rest.split_once(':').ok_or_else(bad)?;
+            let (dev, ino) = identity.split_once('.').ok_or_else(bad)?;
+            let identity = (dev.parse().map_err(|_| bad())?, ino.parse().map_err(|_| bad())?);
+            Ok(std::sync::Arc::new(ZarrSource::open_same(path, identity)?))
+        }
         Some(("npy", path)) => Ok(std::sync::Arc::new(NpySource::open(path)?)),
-        _ => Err(TegulaError::Value(format!("not a store URL tegula opens: {url:?}"))),
+        _ => Err(bad()),
     }
 }
 

@@ -130,6 +130,16 @@ impl ZarrSource {
         Ok(ZarrSource { info, array, store, raw, compressed, requested: AtomicU64::new(0) })
     }
 
+    /// Opens the array at `path` if it is still the directory `identity` (device, inode) names:
+    /// an array that replaced it since is an `Io` error, as its reads would be.
+    pub fn open_same(path: &str, identity: (u64, u64)) -> Result<ZarrSource> {
+        let source = ZarrSource::open(path)?;
+        if source.store.root().identity() != identity {
+            return Err(io(path, crate::files::REPLACED));
+        }
+        Ok(source)
+    }
+
     /// Asks the kernel (from the prefetch thread) to start reading the stored chunks that
     /// follow `region` in row-major order (plans read blocks in that order), so the disk works
     /// while this block is computed on. Each chunk is asked for once per source (a high-water
@@ -166,8 +176,11 @@ impl ChunkSource for ZarrSource {
         &self.info
     }
 
+    /// `zarr:DEV.INODE:PATH`: opened again only while the path holds the same directory, so
+    /// another process never reads an array that replaced this one.
     fn url(&self) -> Option<String> {
-        Some(format!("zarr:{}", self.info.path))
+        let (dev, ino) = self.store.root().identity();
+        Some(format!("zarr:{dev}.{ino}:{}", self.info.path))
     }
 
     fn read_into(&self, region: &[(usize, usize)], out: &mut [u8]) -> Result<()> {
