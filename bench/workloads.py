@@ -46,6 +46,8 @@ import numpy as np
 
 LIBRARIES = ("tegula", "dask", "numpy")
 WORKLOADS = ("a", "b_mean", "b_std", "c", "pi", "e30", "plan")
+# The executor the libraries' computations use (bench/executors.py compares tegula's).
+SCHEDULER = "threads"
 
 
 def sizes(quick):
@@ -156,7 +158,7 @@ def prepare(workload, library, quick, threads):
         if library == "numpy":
             return 0.0, (lambda: expr(x)), {"x": x, "setup_rss": 0}
         _, arr, setup, setup_rss = convert(library, x, chunk)
-        run = lambda: expr(arr).compute(scheduler="threads", num_workers=threads)  # noqa: E731
+        run = lambda: expr(arr).compute(scheduler=SCHEDULER, num_workers=threads)  # noqa: E731
         return setup, run, {"x": x, "arr": arr, "setup_rss": setup_rss,
                             "tasks": graph_size(expr(arr)), "chunks": len(range(0, n, chunk))}
 
@@ -181,7 +183,7 @@ def prepare(workload, library, quick, threads):
             return tg.random.default_rng(0).random((n, n), chunks=(chunk, chunk))
 
         def run():
-            return reduce(build()).compute(scheduler="threads", num_workers=threads)
+            return reduce(build()).compute(scheduler=SCHEDULER, num_workers=threads)
 
         tasks = reduce(build()).task_count()
     else:
@@ -195,7 +197,7 @@ def prepare(workload, library, quick, threads):
                 return da.random.RandomState(0).random_sample((n, n), chunks=(chunk, chunk))
 
         def run():
-            return reduce(build()).compute(scheduler="threads", num_workers=threads)
+            return reduce(build()).compute(scheduler=SCHEDULER, num_workers=threads)
 
         tasks = len(reduce(build()).__dask_graph__())
     return 0.0, run, {"build": build, "reduce": reduce, "tasks": tasks, "chunks": (n // chunk) ** 2}
@@ -240,13 +242,13 @@ def prepare_pi(library, size, threads):
         return rng.random(n, chunks=chunk), rng.random(n, chunks=chunk)
 
     def run():
-        return pi_estimate(m, *points()).compute(scheduler="threads", num_workers=threads)
+        return pi_estimate(m, *points()).compute(scheduler=SCHEDULER, num_workers=threads)
 
     def check_prefix():
         # the same expression on a prefix, against NumPy on the library's own points
         k = min(n, 4 * chunk)
         x, y = (v[:k] for v in points())
-        got = pi_estimate(m, x, y).compute(scheduler="threads", num_workers=threads)
+        got = pi_estimate(m, x, y).compute(scheduler=SCHEDULER, num_workers=threads)
         xs, ys = (np.asarray(v.compute()) for v in (x, y))
         return got, pi_estimate(np, xs, ys)
 
@@ -262,7 +264,7 @@ def prepare_e30(library, size, threads):
     m, arr, setup, setup_rss = convert(library, x, chunk)
 
     def run():
-        return np.asarray(expr30(m, arr).compute(scheduler="threads", num_workers=threads))
+        return np.asarray(expr30(m, arr).compute(scheduler=SCHEDULER, num_workers=threads))
 
     return setup, run, {"x": x, "setup_rss": setup_rss, "tasks": graph_size(expr30(m, arr)),
                         "chunks": n // chunk}
@@ -331,7 +333,7 @@ def verify(workload, library, value, extra, threads):
         return {"ok": ok, "what": "vs NumPy on the same input", "ref": float(ref),
                 "got": float(value)}
     # b: materialise the library's random array, reduce it with NumPy
-    data = np.asarray(extra["build"]().compute(scheduler="threads", num_workers=threads))
+    data = np.asarray(extra["build"]().compute(scheduler=SCHEDULER, num_workers=threads))
     ref = extra["reduce"](data)
     del data
     ok = bool(np.allclose(value, ref, rtol=1e-9, atol=1e-12))
@@ -348,7 +350,10 @@ def main(argv=None):
     p.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
     p.add_argument("--warmup", type=int, default=1)
     p.add_argument("--verify", action="store_true")
+    p.add_argument("--scheduler", default="threads", help="the executor (default threads)")
     args = p.parse_args(argv)
+    global SCHEDULER
+    SCHEDULER = args.scheduler
 
     setup, run, extra = prepare(args.workload, args.library, args.quick, args.threads)
     times, cold = [], None

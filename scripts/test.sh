@@ -5,3 +5,5 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 cargo test --workspace --quiet
 .venv/bin/python -m pytest -q
+# The same suite with every computation on the process pool (scheduler="processes").
+TEGULA_SCHEDULER=processes .venv/bin/python -m pytest -q -p no:cacheprovider

@@ -122,7 +122,9 @@ struct Run<'a> {
 
 impl Executor for ProcessPool {
     fn execute(&self, graph: &TaskGraph, spec: &Spec, observer: Option<&dyn Observer>) -> Result<(Vec<Vec<Chunk>>, Report)> {
-        let blocks = SpillDir::named(&shared_parent(spec), "tegula-pool");
+        let parent = shared_parent(spec);
+        remove_dead_pools(&parent);
+        let blocks = SpillDir::named(&parent, POOL_DIR);
         let cuts = cut(graph);
         let shared = SharedArrays::new(blocks.dir()?);
         let jobs = cuts.iter().map(|c| job(graph, c, &shared)).collect::<Result<Vec<_>>>()?;
@@ -134,6 +136,24 @@ impl Executor for ProcessPool {
             }
         });
         run.finish()
+    }
+}
+
+/// The start of the names of the pool's directories (`tegula-pool-PID-N`).
+const POOL_DIR: &str = "tegula-pool";
+
+/// Deletes the directories of pools whose process is gone (killed before it could): they
+/// hold memory on a memory file system.
+fn remove_dead_pools(parent: &Path) {
+    let Ok(entries) = std::fs::read_dir(parent) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix(POOL_DIR)).and_then(|n| n.split('-').nth(1)) else {
+            continue;
+        };
+        if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
     }
 }
 

@@ -20,9 +20,15 @@ pub fn compute_options(
     Ok(tegula::ComputeOptions { executor, fuse, spec: Some(spec(memory, spill_dir)?) })
 }
 
-/// How the process pool starts a worker: this Python running `tegula._worker`.
+/// How the process pool starts a worker: this Python running `tegula._worker`, given this
+/// process's module search path.
 fn worker_command() -> PyResult<Vec<String>> {
-    Python::attach(|py| Ok(vec![py.import("sys")?.getattr("executable")?.extract()?, "-m".into(), "tegula._worker".into()]))
+    Python::attach(|py| {
+        let sys = py.import("sys")?;
+        let mut command = vec![sys.getattr("executable")?.extract()?, "-m".into(), "tegula._worker".into()];
+        command.extend(sys.getattr("path")?.extract::<Vec<String>>()?.into_iter().filter(|p| !p.is_empty()));
+        Ok(command)
+    })
 }
 
 /// What the executor measured, as a dict.
