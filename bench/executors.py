@@ -9,7 +9,7 @@ pool's cost per fragment.
 ``pip install --target DIR tegula-*.whl`` of the previous commit), imported by its children
 before the installed one. Every measurement runs in a fresh child process
 (bench/workloads.py); the variants alternate round by round so that drift of the machine
-affects all alike; a time is the median over the rounds.
+affects all alike; a time is the median over the rounds of each child's median of 5 runs.
 """
 
 import argparse
@@ -24,13 +24,15 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKLOADS = ("a", "b_mean", "b_std", "c", "pi", "e30")
+# Timed runs per child (after one untimed run): the median is the child's time.
+REPEATS = 5
 
 
 def measure(workload, scheduler, quick, threads, path=None):
     env = dict(os.environ)
     if path:
         env["PYTHONPATH"] = path + os.pathsep + env.get("PYTHONPATH", "")
-    args = [sys.executable, os.path.join(HERE, "workloads.py"), workload, "tegula", "1",
+    args = [sys.executable, os.path.join(HERE, "workloads.py"), workload, "tegula", str(REPEATS),
             "--threads", str(threads), "--scheduler", scheduler, "--verify"] + (["--quick"] if quick else [])
     out = subprocess.run(args, capture_output=True, text=True, env=env, timeout=1800)
     if out.returncode:
@@ -38,16 +40,17 @@ def measure(workload, scheduler, quick, threads, path=None):
     result = json.loads(out.stdout.strip().splitlines()[-1])
     if not result["verify"]["ok"]:
         raise SystemExit(f"{workload} ({scheduler}) gave a wrong result: {result['verify']}")
-    return result["times"][0]
+    return statistics.median(result["times"])
 
 
 def fragment_cost(workers, fragments=2000):
-    """Seconds per fragment the pool adds: a plan of independent one-task fragments (a
-    partial sum of a tiny block each), processes minus threads."""
+    """Seconds per fragment the pool adds: a plan of independent fragments of almost no work
+    (a user's function, never gathered with others, on a block of 16 numbers, and its
+    partial sum), processes minus threads."""
     import tegula as tg
     from tegula import _tegula
 
-    x = tg.sin(tg.asarray(np.arange(fragments * 16.0), chunks=16))
+    x = tg.map_blocks(np.negative, tg.asarray(np.arange(fragments * 16.0), chunks=16))
     y = x.sum(split_every=fragments)
     count = len(_tegula.plan_fragments([y._h])[0])
     y.compute(scheduler="processes", num_workers=workers)  # the workers started

@@ -145,8 +145,8 @@ def test_a_killed_worker_is_replaced_and_its_work_done_again():
 
 
 def test_fragments_run_from_their_bytes_give_the_threaded_results():
-    a = np.random.default_rng(3).standard_normal((30, 20))
-    x = tg.asarray(a, chunks=(7, 6))
+    a = np.random.default_rng(3).standard_normal((1200, 800))
+    x = tg.asarray(a, chunks=(300, 170))
     y = (tg.exp(x) - x.mean(axis=0)) @ x.T
     fragments, (blocks,) = _tegula.plan_fragments([y._h])
     assert len(fragments) > 1

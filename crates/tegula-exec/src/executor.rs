@@ -13,3 +13,13 @@ pub trait Executor: Send + Sync + std::fmt::Debug {
     /// output) and what it measured. Results must equal the threaded executor's, bit for bit.
     fn execute(&self, graph: &TaskGraph, spec: &Spec, observer: Option<&dyn Observer>) -> Result<(Vec<Vec<Chunk>>, Report)>;
 }
+
+/// What a user may say about the executor beside its name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExecutorConfig {
+    /// Threads or processes; `None`: one per core.
+    pub workers: Option<usize>,
+    /// The command that starts a worker process (its program, then its arguments), for
+    /// executors with worker processes.
+    pub worker_command: Option<Vec<String>>,
+}

@@ -19,9 +19,9 @@ mod threaded;
 mod worker;
 
 pub use assemble::assemble_output;
-pub use executor::Executor;
+pub use executor::{Executor, ExecutorConfig};
 pub use process_pool::ProcessPool;
-pub use registry::{executor, names as executor_names, ExecutorConfig};
+pub use registry::{executor, names as executor_names};
 pub use threaded::Threaded;
 pub use worker::{serve, set_callback_encoder, CallbackEncoder};
 pub use fragment::{run_fragment, Fragment};

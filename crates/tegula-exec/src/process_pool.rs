@@ -10,9 +10,8 @@
 //! as a source) runs here. A worker that dies is replaced and its fragment run again (three
 //! times at most); an error inside a fragment stops the computation and is returned as is.
 
-use crate::executor::Executor;
+use crate::executor::{Executor, ExecutorConfig};
 use crate::fragment::{run_fragment, Fragment};
-use crate::registry::ExecutorConfig;
 use crate::shared::SharedArrays;
 use crate::spill::{SpillDir, Spilled};
 use crate::worker::{read_frame, write_frame, Done, Request, Response};

@@ -1,20 +1,10 @@
 //! The executors, by the names users give `compute(scheduler=...)`: one row each.
 
-use crate::executor::Executor;
+use crate::executor::{Executor, ExecutorConfig};
 use crate::process_pool::ProcessPool;
 use crate::threaded::Threaded;
 use std::sync::Arc;
 use tegula_core::{value_err, Result};
-
-/// What a user may say about the executor beside its name.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ExecutorConfig {
-    /// Threads or processes; `None`: one per core.
-    pub workers: Option<usize>,
-    /// The command that starts a worker process (its program, then its arguments), for
-    /// executors with worker processes.
-    pub worker_command: Option<Vec<String>>,
-}
 
 struct Entry {
     names: &'static [&'static str],

@@ -4,12 +4,14 @@
 //! element-wise operations on its block), with the free tasks it reads — views of arrays the
 //! caller holds, constant blocks — copied into every fragment that reads them; a task read by
 //! several others, or one of several substantial inputs of a task, ends a fragment, so
-//! independent work stays in separate fragments that run in parallel.
+//! independent work stays in separate fragments that run in parallel — unless that work is
+//! small (`SMALL_FRAGMENT_BYTES`): small inputs of a task join its fragment, so a reduction
+//! tree over tiny blocks is a few local subtrees, not a fragment per block.
 
 use crate::graph::{Output, Task, TaskGraph, TaskId};
 use std::collections::HashSet;
 use std::sync::Arc;
-use tegula_core::{Chunks, IoOp, Result, SourceOp, TaskOp};
+use tegula_core::{Chunks, IoOp, KernelOp, Result, SourceOp, TaskOp};
 
 /// One fragment of a graph, in the graph's task numbers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,32 +25,71 @@ pub struct FragmentCut {
     pub outputs: Vec<TaskId>,
 }
 
+/// Fragments whose work (bytes read, made and written) stays under this are joined with
+/// their consumer's, together with its other inputs of the kind, until the whole stays under
+/// it: shipping a fragment costs about a tenth of a millisecond, what a core spends on a
+/// megabyte or so.
+pub const SMALL_FRAGMENT_BYTES: usize = 4 << 20;
+
 /// The fragments of `graph`, in topological order of their last tasks: every fragment's
 /// inputs are outputs of earlier fragments.
 pub fn cut(graph: &TaskGraph) -> Vec<FragmentCut> {
     let consumers = graph.consumers();
     let returned: HashSet<TaskId> = graph.outputs.iter().flat_map(|o| o.blocks.iter().copied()).collect();
     let n = graph.tasks.len();
-    // Consumers come after their inputs: walking backwards, a task's consumer has its fragment.
+    let copied = |t: TaskId| is_free(&graph.tasks[t]) && !returned.contains(&t) && !consumers[t].is_empty();
+    // Forwards: each task takes in the inputs that join it (their fragments complete by then).
+    let mut joined = vec![false; n];
+    let mut weight = vec![0; n];
+    for t in 0..n {
+        if copied(t) {
+            continue;
+        }
+        weight[t] = work_bytes(graph, t);
+        let mut inputs: Vec<TaskId> = graph.tasks[t].inputs.iter().copied().filter(|&i| !copied(i)).collect();
+        inputs.sort_unstable();
+        inputs.dedup();
+        let only_reader = |i: TaskId| !returned.contains(&i) && consumers[i].iter().all(|&c| c == t);
+        if let [i] = inputs[..] {
+            // A chain: the block goes straight on, whatever its size.
+            if only_reader(i) {
+                joined[i] = true;
+                weight[t] += weight[i];
+            }
+            continue;
+        }
+        inputs.retain(|&i| only_reader(i));
+        inputs.sort_by_key(|&i| weight[i]);
+        for i in inputs {
+            if weight[t] + weight[i] <= SMALL_FRAGMENT_BYTES {
+                joined[i] = true;
+                weight[t] += weight[i];
+            }
+        }
+    }
+    // Backwards: a joined task belongs to its (only) consumer's fragment.
     let mut owner = vec![usize::MAX; n];
     let mut roots = Vec::new();
     for t in (0..n).rev() {
-        if is_free(&graph.tasks[t]) && !returned.contains(&t) && !consumers[t].is_empty() {
+        if copied(t) {
             continue;
         }
-        owner[t] = match joins(graph, &consumers, &returned, t) {
-            Some(c) => owner[c],
-            None => {
-                roots.push(t);
-                t
-            }
-        };
+        owner[t] = if joined[t] { owner[consumers[t][0]] } else { t };
+        if !joined[t] {
+            roots.push(t);
+        }
     }
     roots.reverse();
+    let mut members: Vec<Vec<TaskId>> = vec![Vec::new(); n];
+    for t in 0..n {
+        if owner[t] != usize::MAX {
+            members[owner[t]].push(t);
+        }
+    }
     roots
         .into_iter()
         .map(|root| {
-            let mut tasks: Vec<TaskId> = (0..=root).filter(|&t| owner[t] == root).collect();
+            let mut tasks = std::mem::take(&mut members[root]);
             let mut free: Vec<TaskId> =
                 tasks.iter().flat_map(|&t| graph.tasks[t].inputs.iter().copied()).filter(|&i| owner[i] == usize::MAX).collect();
             tasks.append(&mut free);
@@ -59,17 +100,20 @@ pub fn cut(graph: &TaskGraph) -> Vec<FragmentCut> {
         .collect()
 }
 
-/// The consumer whose fragment task `t` joins: its only consumer, when `t` is its only input
-/// that is not free.
-fn joins(graph: &TaskGraph, consumers: &[Vec<TaskId>], returned: &HashSet<TaskId>, t: TaskId) -> Option<TaskId> {
-    let mut readers = consumers[t].clone();
-    readers.dedup();
-    let [c] = readers[..] else { return None };
-    if returned.contains(&t) {
-        return None;
-    }
-    let substantial = graph.tasks[c].inputs.iter().filter(|&&i| i != t && !is_free(&graph.tasks[i])).count();
-    (substantial == 0).then_some(c)
+/// Bytes a task reads, makes (a fused task's generated block too) and writes: what running
+/// it costs, in the unit fragments are weighed in.
+fn work_bytes(graph: &TaskGraph, t: TaskId) -> usize {
+    let task = &graph.tasks[t];
+    let read: usize = task.inputs.iter().map(|&i| graph.tasks[i].nbytes()).sum();
+    let generated = match &task.op {
+        TaskOp::Kernel(KernelOp::Fused(block) | KernelOp::FusedReduce { block, .. }) => {
+            block.shape.iter().product::<usize>() * task.dtype.itemsize().max(8)
+        }
+        // A user's function may take any time: never gathered with others.
+        TaskOp::Io(IoOp::CallBlock { .. }) => SMALL_FRAGMENT_BYTES,
+        _ => 0,
+    };
+    task.nbytes() + read + generated
 }
 
 /// Whether a task costs nothing worth shipping a block for: a view of an array the caller

@@ -90,13 +90,23 @@ proptest! {
 
 #[test]
 fn fragments_are_chains_not_single_tasks() {
-    let x = Generator::new(1).random(&[64, 64], &chunks(16)).unwrap();
+    // Blocks of 2 MB: each block's chain is worth a fragment of its own.
+    let x = Generator::new(1).random(&[2048, 2048], &chunks(512)).unwrap();
     let y = x.add_scalar(1.0).unwrap().unary(UnaryOp::Exp).unwrap().reduce(&ReduceSpec::new(ReduceOp::Sum)).unwrap();
     let (_, graph) = plan_of(&[&y], false).unwrap();
     let (fragments, _) = plan_fragments(&[&y], false, &Spec::default()).unwrap();
     // Unfused: per block a source, an add, an exp and a partial sum, which one fragment runs.
     assert!(fragments.len() * 3 < graph.tasks.len(), "{} fragments for {} tasks", fragments.len(), graph.tasks.len());
     assert!(fragments.len() >= 16, "the 16 blocks stay in parallel fragments");
+}
+
+#[test]
+fn small_blocks_are_gathered_into_local_subtrees() {
+    // 4096 blocks of 128 bytes: a fragment per block would cost far more than its work.
+    let x = Generator::new(1).random(&[1 << 16], &chunks(16)).unwrap();
+    let y = x.unary(UnaryOp::Sin).unwrap().reduce(&ReduceSpec::new(ReduceOp::Sum)).unwrap();
+    let (fragments, _) = plan_fragments(&[&y], true, &Spec::default()).unwrap();
+    assert!(fragments.len() <= 8, "{} fragments", fragments.len());
 }
 
 #[test]
