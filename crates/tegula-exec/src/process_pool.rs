@@ -448,8 +448,11 @@ struct Worker {
     output: BufReader<ChildStdout>,
 }
 
-/// Workers not in use, by the command that started them: kept for the next computation.
-static IDLE: OnceLock<Mutex<Vec<(Vec<String>, Worker)>>> = OnceLock::new();
+/// A worker not in use and the command that started it.
+type Idle = (Vec<String>, Worker);
+
+/// Workers not in use: kept for the next computation.
+static IDLE: OnceLock<Mutex<Vec<Idle>>> = OnceLock::new();
 
 impl Worker {
     /// An idle worker started by `command`, or a new one.
