@@ -1,6 +1,6 @@
 //! What every executor is: something that runs a plan (a whole one, or a fragment) within a
 //! memory budget and returns its outputs, telling an observer about each task. The threaded
-//! executor (`threaded.rs`) is the reference; another one is a file implementing this trait
+//! executor (`threaded/`) is the reference; another one is a file implementing this trait
 //! plus a row in `registry.rs`.
 
 use crate::{Observer, Report};

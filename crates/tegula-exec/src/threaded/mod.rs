@@ -9,6 +9,8 @@
 //! pool, so the process keeps one thread budget. Once the spec's cancel token is set, no task
 //! starts and the run ends with `TegulaError::Interrupted`.
 
+
+mod admission;
 use crate::ledger::{held_bytes, Ledger};
 use crate::observe::{Observer, TaskEvent};
 use crate::executor::Executor;
@@ -18,11 +20,10 @@ use crate::state::{take_result, Inputs};
 use crate::Report;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use tegula_core::{internal_err, value_err, Cancel, Result, Spec, TegulaError};
 use tegula_kernels::Chunk;
-use tegula_plan::memory::added_bytes;
 use tegula_plan::order::static_order;
 use tegula_plan::{TaskGraph, TaskId};
 
@@ -206,111 +207,6 @@ fn job<'a>(scope: &rayon::Scope<'a>, run: &'a Run<'a>) {
 }
 
 impl Run<'_> {
-    /// Bytes task `id` adds if admitted now: its result and scratch, and its inputs on disk.
-    fn need(&self, s: &State, id: TaskId) -> usize {
-        let task = &self.graph.tasks[id];
-        let mut need = added_bytes(task);
-        for (k, &i) in task.inputs.iter().enumerate() {
-            if !task.inputs[..k].contains(&i) && s.results[i].is_none() && !s.spilling.contains_key(&i) {
-                need += s.spilled.get(&i).map_or(0, Spilled::nbytes);
-            }
-        }
-        need
-    }
-
-    /// The held results to write out (or, when already on disk, drop) so that `need` fits:
-    /// those read again furthest in the future first, never the task's own inputs or inputs
-    /// of running tasks. `None` when that cannot make room while other tasks run (waiting for
-    /// them is cheaper), or when nothing can leave memory.
-    fn evict(&self, s: &mut State, id: TaskId, need: usize) -> Option<Vec<(TaskId, Chunk)>> {
-        let inputs = &self.graph.tasks[id].inputs;
-        let mut candidates: Vec<(usize, TaskId, usize)> = (0..s.results.len())
-            .filter_map(|v| {
-                let chunk = s.results[v].as_ref()?;
-                let bytes = held_bytes(&self.graph.tasks[v], chunk);
-                (bytes > 0 && s.in_use[v] == 0 && !inputs.contains(&v)).then(|| (self.next_use(s, v), v, bytes))
-            })
-            .collect();
-        candidates.sort_unstable_by_key(|&(next, v, _)| Reverse((next, v)));
-        let shortfall = s.ledger.shortfall(need);
-        let (mut freed, mut chosen) = (0, Vec::new());
-        for (_, v, bytes) in candidates {
-            if freed >= shortfall {
-                break;
-            }
-            freed += bytes;
-            chosen.push(v);
-        }
-        if chosen.is_empty() || (freed < shortfall && (s.running > 0 || !s.spilling.is_empty())) {
-            return None;
-        }
-        let mut to_write = Vec::new();
-        for v in chosen {
-            let chunk = s.results[v].take()?;
-            if s.spilled.contains_key(&v) {
-                s.ledger.release(held_bytes(&self.graph.tasks[v], &chunk));
-            } else {
-                s.spilling.insert(v, chunk.clone());
-                to_write.push((v, chunk));
-            }
-        }
-        Some(to_write)
-    }
-
-    /// The rank of the first task still to read result `v` (after everything: an output).
-    fn next_use(&self, s: &State, v: TaskId) -> usize {
-        self.consumers[v].iter().filter(|&&c| !s.done[c]).map(|&c| self.rank[c]).min().unwrap_or(usize::MAX)
-    }
-
-    /// Writes `victims` to disk without holding the lock, then records them as spilled.
-    fn spill<'s>(&'s self, s: MutexGuard<'s, State>, victims: Vec<(TaskId, Chunk)>) -> MutexGuard<'s, State> {
-        drop(s);
-        let written: Vec<(TaskId, usize, Result<Spilled>)> =
-            victims.into_iter().map(|(v, chunk)| (v, held_bytes(&self.graph.tasks[v], &chunk), self.disk.write(v, &chunk))).collect();
-        let mut s = match self.state.lock() {
-            Ok(s) => s,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        for (v, bytes, outcome) in written {
-            s.spilling.remove(&v);
-            // The chunk leaves memory whatever happened; if its last reader ran meanwhile, the
-            // file is not needed either.
-            s.ledger.release(bytes);
-            match outcome {
-                Ok(file) if s.left[v] > 0 => {
-                    s.ledger.spilled_bytes += bytes;
-                    s.ledger.on_disk += file.nbytes();
-                    s.spilled.insert(v, file);
-                }
-                Ok(file) => self.disk.remove(file),
-                Err(e) => {
-                    s.error.get_or_insert(e);
-                }
-            }
-        }
-        s
-    }
-
-    /// Starts task `id`, which adds `need` bytes (`Run::need`): promises its memory and
-    /// gathers its inputs.
-    fn admit(&self, s: &mut State, id: TaskId, need: usize) -> Vec<Arg> {
-        let task = &self.graph.tasks[id];
-        let mut args = Vec::with_capacity(task.inputs.len());
-        for &i in &task.inputs {
-            s.in_use[i] += 1;
-            let held = s.results[i].as_ref().or_else(|| s.spilling.get(&i));
-            match (held, s.spilled.get(&i)) {
-                (Some(c), _) => args.push(Arg::Held(c.clone())),
-                (None, Some(file)) => args.push(Arg::OnDisk(i, file.clone())),
-                // Reported by `execute`, which finds no chunk.
-                (None, None) => {}
-            }
-        }
-        s.running += 1;
-        s.ledger.admit(task, need - added_bytes(task));
-        args
-    }
-
     /// Reads spilled inputs back and runs the kernel; returns the result and the inputs read.
     fn execute(&self, id: TaskId, args: Vec<Arg>) -> Result<(Chunk, Vec<(TaskId, Chunk)>)> {
         let task = &self.graph.tasks[id];
