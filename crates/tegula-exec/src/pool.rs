@@ -9,11 +9,17 @@ use tegula_core::{internal_err, value_err, Result};
 /// that starting them (once, kept for the process) takes a moment, not minutes.
 pub const MAX_THREADS: usize = 1024;
 
-/// The pool of `threads` threads (1 to `MAX_THREADS`; else a value error).
-pub fn pool(threads: usize) -> Result<Arc<rayon::ThreadPool>> {
+/// Refuses a thread count outside 1 to `MAX_THREADS` (a value error).
+pub fn check_threads(threads: usize) -> Result<()> {
     if !(1..=MAX_THREADS).contains(&threads) {
         return Err(value_err!("num_workers must be between 1 and {MAX_THREADS}, got {threads}"));
     }
+    Ok(())
+}
+
+/// The pool of `threads` threads (1 to `MAX_THREADS`; else a value error).
+pub fn pool(threads: usize) -> Result<Arc<rayon::ThreadPool>> {
+    check_threads(threads)?;
     static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
     let mut pools = POOLS.get_or_init(Default::default).lock().map_err(|_| internal_err!("thread pools poisoned"))?;
     if let Some(p) = pools.get(&threads) {

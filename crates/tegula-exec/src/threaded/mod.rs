@@ -14,7 +14,7 @@ mod admission;
 use crate::ledger::{held_bytes, Ledger};
 use crate::observe::{Observer, TaskEvent};
 use crate::executor::Executor;
-use crate::pool::{pool, MAX_THREADS};
+use crate::pool::{check_threads, pool};
 use crate::spill::{SpillDir, Spilled};
 use crate::state::{take_result, Inputs};
 use crate::Report;
@@ -22,7 +22,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-use tegula_core::{internal_err, value_err, Cancel, Result, Spec, TegulaError};
+use tegula_core::{internal_err, Cancel, Result, Spec, TegulaError};
 use tegula_kernels::Chunk;
 use tegula_plan::order::static_order;
 use tegula_plan::{TaskGraph, TaskId};
@@ -78,9 +78,7 @@ impl Threaded {
     /// `threads` threads (`None`: one per core), from 1 to `MAX_THREADS`.
     pub fn new(threads: Option<usize>) -> Result<Threaded> {
         let threads = threads.unwrap_or_else(crate::default_threads);
-        if !(1..=MAX_THREADS).contains(&threads) {
-            return Err(value_err!("num_workers must be between 1 and {MAX_THREADS}, got {threads}"));
-        }
+        check_threads(threads)?;
         Ok(Threaded { threads })
     }
 
