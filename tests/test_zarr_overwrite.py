@@ -208,5 +208,16 @@ def test_a_full_spill_directory_is_named(tmp):
         y = x - x[::-1]  # the first blocks wait for the last ones, so ~46 MB spill
         with pytest.raises(OSError, match=f"spilling to {disk}/tegula-spill.*space"):
             with tg.config.set(memory="24MB", spill_dir=disk):
-                tg.compute(y.sum(), fuse=False)
+                tg.compute(y.sum(), fuse=False, scheduler="threads")
+        assert os.listdir(disk) == []
+
+
+def test_a_full_spill_directory_is_named_by_the_process_pool():
+    # Half the budget holds blocks between fragments; a 16 MB block beyond it goes to the
+    # spill directory, which has 8 MB.
+    with small_filesystem(8) as disk:
+        x = tg.random.default_rng(1).random((2048, 1024), chunks=(2048, 1024))
+        with pytest.raises(OSError, match=f"spilling to {disk}/tegula-spill.*space"):
+            with tg.config.set(memory="24MB", spill_dir=disk):
+                tg.compute(x + 1, scheduler="processes", num_workers=1)
         assert os.listdir(disk) == []
