@@ -550,3 +550,26 @@ def test_svd_compressed_integer_input_factorises_in_float64():
 def test_svd_compressed_refuses_bad_arguments(args, kwargs):
     with pytest.raises(ValueError):
         la.svd_compressed(*args, **kwargs)
+
+
+@given(data=st.data(), stack=stacks, m=sides, n=sides, dtype=st.sampled_from(INEXACT), full=st.booleans(),
+       seed=seeds)
+def test_results_computed_together_equal_each_computed_alone(data, stack, m, n, dtype, full, seed):
+    # Computed together, the results of one factorisation come from one task per block with
+    # several outputs; each must be what that result computed alone is (values alone are
+    # computed without vectors, so to rounding), and NumPy's where the result is unique.
+    rng = np.random.default_rng(seed)
+    square = well_conditioned(rng, stack + (n, n), dtype)
+    cases = [la.svd(chunked(data, random(rng, stack + (m, n), dtype)), full_matrices=full),
+             la.qr(chunked(data, random(rng, stack + (m, n), dtype)), mode="complete" if full else "reduced"),
+             la.eigh(chunked(data, hermitian_pd(rng, stack + (n, n), dtype))),
+             la.eig(chunked(data, square)),
+             la.slogdet(chunked(data, square))]
+    for results in cases:
+        together = tg.compute(*results)
+        for result, value in zip(results, together):
+            close(value, result.compute(), scale=10 * max(m, n))
+    sign, logdet = tg.compute(*cases[-1])
+    expected = np.linalg.slogdet(square)
+    close(sign, expected.sign)
+    close(logdet, expected.logabsdet, scale=10)

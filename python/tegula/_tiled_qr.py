@@ -47,7 +47,7 @@ def _eliminate_column(a, k):
 
 
 def _complete_qr(x):
-    return tuple(Array(x._h.linalg("qr", [], flag=True, output=o)) for o in (0, 1))
+    return tuple(Array(h) for h in x._h.linalg_results("qr", flag=True))
 
 
 def _stacked(top, bottom):

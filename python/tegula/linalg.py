@@ -57,6 +57,12 @@ def _core(name, x, *others, **params):
     return Array(asarray(x)._h.linalg(name, [asarray(o)._h for o in others], **params))
 
 
+def _results(name, x, flag=False):
+    """Every result of the Rust core's factorisation ``name`` of each matrix of ``x``: computed
+    together, each matrix is factorised once."""
+    return [Array(h) for h in asarray(x)._h.linalg_results(name, flag=flag)]
+
+
 def cholesky(x, /, *, upper=False):
     """The lower Cholesky factor ``L`` of each Hermitian positive-definite matrix (``x = L L^H``;
     only the lower triangle is read), or ``U = L^H`` when ``upper``."""
@@ -90,7 +96,7 @@ def det(x, /):
 def slogdet(x, /):
     """The sign (a unit complex number for complex input; 0 for a singular matrix) and the
     natural log of the absolute value of each determinant."""
-    return SlogdetResult(_core("slogdet", x, output=0), _core("slogdet", x, output=1))
+    return SlogdetResult(*_results("slogdet", x))
 
 
 def qr(x, /, *, mode="reduced"):
@@ -110,7 +116,7 @@ def qr(x, /, *, mode="reduced"):
     if not complete and _tall_skinny(x):
         factor, r = _tsqr(x)
         return QRResult(_qr_apply(x, factor), r)
-    return QRResult(_core("qr", x, flag=complete, output=0), _core("qr", x, flag=complete, output=1))
+    return QRResult(*_results("qr", x, flag=complete))
 
 
 def svd(x, /, *, full_matrices=True):
@@ -123,7 +129,7 @@ def svd(x, /, *, full_matrices=True):
         factor, r = _tsqr(x)
         u, s, vh = svd(r, full_matrices=False)
         return SVDResult(_qr_apply(x, factor @ u), s, vh)
-    return SVDResult(*(_core("svd", x, flag=full, output=i) for i in range(3)))
+    return SVDResult(*_results("svd", x, flag=full))
 
 
 def svdvals(x, /):
@@ -237,7 +243,7 @@ def _qr_apply(x, factor):
 def eigh(x, /):
     """Eigenvalues (ascending) and eigenvectors (columns) of each Hermitian matrix; only the
     lower triangle is read."""
-    return EighResult(_core("eigh", x, output=0), _core("eigh", x, output=1))
+    return EighResult(*_results("eigh", x))
 
 
 def eigvalsh(x, /):
@@ -247,7 +253,7 @@ def eigvalsh(x, /):
 def eig(x, /):
     """Eigenvalues and eigenvectors (unit columns) of each general square matrix, always
     complex (the array API's rule; NumPy returns real ones when all are real)."""
-    return EigResult(_core("eig", x, output=0), _core("eig", x, output=1))
+    return EigResult(*_results("eig", x))
 
 
 def eigvals(x, /):

@@ -29,6 +29,12 @@ pub enum KernelOp {
     Matmul { dtype: DType },
     /// `op` applied to each matrix (last two axes, whole) of the input blocks.
     Linalg { op: LinalgOp },
+    /// Every result of the factorisation `op` (`LinalgOp::results`) of each matrix, at once:
+    /// a task with several outputs, packed one after another as the bytes of one block.
+    Factorise { op: LinalgOp },
+    /// One output of a task with several: the `dtype` block of `shape` whose bytes start at
+    /// `offset` in the packed block (input 0).
+    Part { offset: usize, dtype: DType, shape: Vec<usize> },
     Transpose { perm: Vec<usize> },
     /// Inserts length-one axes at `axes` (ascending positions in the result; shared by all
     /// the blocks of an operation).
@@ -98,6 +104,9 @@ impl KernelOp {
             KernelOp::ReduceFinish { .. } => "finish".into(),
             KernelOp::Matmul { .. } => "matmul-block".into(),
             KernelOp::Linalg { op } => op.name().into(),
+            // Named by its last result (a first result may be named as computed alone).
+            KernelOp::Factorise { op } => format!("{}-factors", op.results().last().map_or(op.name(), |r| r.name())),
+            KernelOp::Part { .. } => "part".into(),
             KernelOp::Transpose { .. } => "transpose".into(),
             KernelOp::ExpandDims { .. } => "expand_dims".into(),
             KernelOp::Select { .. } => "select".into(),

@@ -1,6 +1,8 @@
 //! The dense linear algebra of the array API's `linalg` extension: which factorisation a task
 //! computes for each matrix (the last two axes) of its block, and the shape and dtype rules of
-//! each. A function with several results (`qr`, `svd`, `eigh`, `slogdet`) is one op per result.
+//! each. A function with several results (`qr`, `svd`, `eigh`, `eig`, `slogdet`) is one op per
+//! result; where a plan asks for several results of one matrix, they share one factorisation
+//! (`factorisation`), computed by one task with several outputs.
 
 use crate::dtype::{complex_for, DType};
 use crate::error::Result;
@@ -35,6 +37,33 @@ pub enum LinalgOp {
 }
 
 impl LinalgOp {
+    /// The factorisation this result is one of, as the op of its first result, and which
+    /// result it is; `None` for an op with one result, or computed on its own (`eigvals`).
+    pub fn factorisation(self) -> Option<(LinalgOp, u8)> {
+        use LinalgOp::*;
+        match self {
+            Slogdet { output } => Some((Slogdet { output: 0 }, output)),
+            Qr { complete, output } => Some((Qr { complete, output: 0 }, output)),
+            Svd { full, output } => Some((Svd { full, output: 0 }, output)),
+            Eigh { output } => Some((Eigh { output: 0 }, output)),
+            Eig { output: output @ (0 | 1) } => Some((Eig { output: 0 }, output)),
+            _ => None,
+        }
+    }
+
+    /// The ops of every result of this factorisation, in order.
+    pub fn results(self) -> Vec<LinalgOp> {
+        use LinalgOp::*;
+        match self {
+            Slogdet { .. } => (0..2).map(|output| Slogdet { output }).collect(),
+            Qr { complete, .. } => (0..2).map(|output| Qr { complete, output }).collect(),
+            Svd { full, .. } => (0..3).map(|output| Svd { full, output }).collect(),
+            Eigh { .. } => (0..2).map(|output| Eigh { output }).collect(),
+            Eig { .. } => (0..2).map(|output| Eig { output }).collect(),
+            _ => vec![self],
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             LinalgOp::Cholesky { .. } => "cholesky",

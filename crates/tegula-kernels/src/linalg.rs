@@ -27,13 +27,13 @@ pub fn linalg(op: LinalgOp, inputs: &[Chunk]) -> Result<Chunk> {
 
 /// The matrices of one block: `(count, m, n)`, row-major; the block itself where it already
 /// is (no copy), else a row-major copy.
-struct Stack<T> {
-    stack: Vec<usize>,
-    data: ndarray::ArcArray<T, ndarray::Ix3>,
+pub(crate) struct Stack<T> {
+    pub(crate) stack: Vec<usize>,
+    pub(crate) data: ndarray::ArcArray<T, ndarray::Ix3>,
 }
 
 impl<T: Field> Stack<T> {
-    fn new(c: &Chunk) -> Result<Stack<T>> {
+    pub(crate) fn new(c: &Chunk) -> Result<Stack<T>> {
         let a: &Block<T> = c.typed()?;
         let s = a.shape();
         if s.len() < 2 {
@@ -47,7 +47,7 @@ impl<T: Field> Stack<T> {
     }
     /// Matrix `i`, copied column-major (the layout faer factorises in; faer's own copy of a
     /// row-major matrix goes element by element down each column, a new cache line each time).
-    fn matrix(&self, i: usize) -> Mat<T> {
+    pub(crate) fn matrix(&self, i: usize) -> Mat<T> {
         let x = self.view(i);
         let mut out = Mat::zeros(x.nrows(), x.ncols());
         banded_copy(out.as_mut(), x);
@@ -104,10 +104,7 @@ fn typed<T: Field>(op: LinalgOp, inputs: &[Chunk]) -> Result<Chunk> {
             each(&a, &shape(&op.result_shape(&[(m, n)])), |i| svd(x(i).as_ref(), full, output == 0))
         }
         LinalgOp::Eigh { output: 0 } => each(&a, &shape(&[n]), |i| eigvalsh(x(i).as_ref())),
-        LinalgOp::Eigh { .. } => each(&a, &shape(&[n, n]), |i| {
-            let e = scaled(x(i).as_ref()).0.self_adjoint_eigen(Side::Lower).map_err(|_| not_converged())?;
-            Ok(rows(e.U()))
-        }),
+        LinalgOp::Eigh { .. } => each(&a, &shape(&[n, n]), |i| Ok(eigh_pair(x(i).as_ref())?.1)),
         LinalgOp::Eig { output } => each(&a, &shape(&op.result_shape(&[(m, n)])), |i| eig(x(i).as_ref(), output)),
         LinalgOp::Pinv { rtol } => each(&a, &shape(&[n, m]), |i| pinv(x(i).as_ref(), rtol)),
         LinalgOp::QrApply => {
@@ -129,14 +126,14 @@ fn each<T, U: Wrap>(a: &Stack<T>, shape: &[usize], f: impl FnMut(usize) -> Resul
 }
 
 /// A matrix's elements in row-major order.
-fn rows<T: ComplexField + Copy>(x: MatRef<T>) -> Vec<T> {
+pub(crate) fn rows<T: ComplexField + Copy>(x: MatRef<T>) -> Vec<T> {
     let mut out = vec![T::zero_impl(); x.nrows() * x.ncols()];
     banded_copy(MatMut::from_row_major_slice_mut(&mut out, x.nrows(), x.ncols()), x);
     out
 }
 
 /// The conjugate transpose's elements in row-major order.
-fn adjoint_rows<T: Field>(x: MatRef<T>) -> Vec<T> {
+pub(crate) fn adjoint_rows<T: Field>(x: MatRef<T>) -> Vec<T> {
     rows(x.adjoint().to_owned().as_ref())
 }
 
@@ -237,7 +234,7 @@ fn det<T: Field>(x: MatRef<T>) -> T {
 
 /// `(sign, log|det|)`, computed in double precision: a sign of zero and `-inf` for a singular
 /// matrix, as NumPy's.
-fn slogdet<T: Field>(x: MatRef<T>) -> (T, T::R) {
+pub(crate) fn slogdet<T: Field>(x: MatRef<T>) -> (T, T::R) {
     let Some((sign, diagonal)) = lu_diagonal(x) else {
         return (T::from_f64(0.0), T::R::from_f64(f64::NEG_INFINITY));
     };
@@ -256,12 +253,17 @@ fn slogdet<T: Field>(x: MatRef<T>) -> (T, T::R) {
 
 fn qr<T: Field>(x: MatRef<T>, complete: bool, output: u8) -> Vec<T> {
     let qr = x.qr();
-    if output == 0 {
-        return rows(if complete { qr.compute_Q() } else { qr.compute_thin_Q() }.as_ref());
-    }
-    // The upper triangle of faer's `R`, with zero rows below it up to `m` when complete.
-    let (r, n) = (qr.thin_R(), x.ncols());
-    let height = if complete { x.nrows() } else { r.nrows() };
+    if output == 0 { qr_q(&qr, complete) } else { qr_r(&qr, x.shape(), complete) }
+}
+
+pub(crate) fn qr_q<T: Field>(qr: &faer::linalg::solvers::Qr<T>, complete: bool) -> Vec<T> {
+    rows(if complete { qr.compute_Q() } else { qr.compute_thin_Q() }.as_ref())
+}
+
+/// The upper triangle of faer's `R`, with zero rows below it up to `m` when complete.
+pub(crate) fn qr_r<T: Field>(qr: &faer::linalg::solvers::Qr<T>, (m, n): (usize, usize), complete: bool) -> Vec<T> {
+    let r = qr.thin_R();
+    let height = if complete { m } else { r.nrows() };
     let at = |i: usize, j: usize| if j >= i && i < r.nrows() { r[(i, j)] } else { T::zero_impl() };
     (0..height).flat_map(|i| (0..n).map(move |j| at(i, j))).collect()
 }
@@ -269,7 +271,7 @@ fn qr<T: Field>(x: MatRef<T>, complete: bool, output: u8) -> Vec<T> {
 /// `x` divided by the power of two nearest below its largest modulus, and that power: faer's
 /// SVD and eigensolvers do not converge on matrices near the overflow threshold (LAPACK scales
 /// them the same way). Singular values and eigenvalues scale back; vectors are unchanged.
-fn scaled<T: Field>(x: MatRef<T>) -> (Mat<T>, f64) {
+pub(crate) fn scaled<T: Field>(x: MatRef<T>) -> (Mat<T>, f64) {
     let largest: f64 = x.norm_max().cast();
     if !(largest.is_finite() && largest > 0.0) {
         return (x.to_owned(), 1.0);
@@ -280,7 +282,7 @@ fn scaled<T: Field>(x: MatRef<T>) -> (Mat<T>, f64) {
     (Mat::from_fn(x.nrows(), x.ncols(), |r, c| x[(r, c)] * factor), scale)
 }
 
-fn not_converged() -> tegula_core::TegulaError {
+pub(crate) fn not_converged() -> tegula_core::TegulaError {
     linalg_err!("Eigenvalues did not converge")
 }
 
@@ -293,26 +295,43 @@ fn eigvalsh<T: Field>(x: MatRef<T>) -> Result<Vec<T::R>> {
 /// `output` 0: the eigenvalues of the eigendecomposition, 1: its eigenvectors, 2: the
 /// eigenvalues alone.
 fn eig<T: Field>(x: MatRef<T>, output: u8) -> Result<Vec<T::Z>> {
-    let (x, scale) = scaled(x);
-    let unscale = |v: Complex<T::R>| -> T::Z {
-        let (re, im): (f64, f64) = (v.re.cast(), v.im.cast());
-        Complex::new(T::R::from_f64(re * scale), T::R::from_f64(im * scale)).into()
-    };
     if output == 2 {
+        let (x, scale) = scaled(x);
         let values = x.eigenvalues().map_err(|_| not_converged())?;
-        return Ok(values.into_iter().map(unscale).collect());
+        return Ok(values.into_iter().map(|v| unscaled::<T>(v, scale)).collect());
     }
+    let (values, vectors) = eig_pair(x)?;
+    Ok(if output == 0 { values } else { vectors })
+}
+
+/// Two results of one factorisation of a matrix, each row-major.
+pub(crate) type Pair<A, B> = (Vec<A>, Vec<B>);
+
+/// The eigenvalues of a general matrix and its eigenvectors, unit columns in the same order.
+pub(crate) fn eig_pair<T: Field>(x: MatRef<T>) -> Result<Pair<T::Z, T::Z>> {
+    let (x, scale) = scaled(x);
     let e = x.eigen().map_err(|_| not_converged())?;
-    Ok(if output == 0 {
-        e.S().column_vector().iter().map(|&v| unscale(v)).collect()
-    } else {
-        rows(unit_columns(e.U()).as_ref()).into_iter().map(T::Z::from).collect()
-    })
+    let values = e.S().column_vector().iter().map(|&v| unscaled::<T>(v, scale)).collect();
+    Ok((values, rows(unit_columns(e.U()).as_ref()).into_iter().map(T::Z::from).collect()))
+}
+
+/// An eigenvalue of a matrix divided by `scale` (`scaled`), scaled back.
+fn unscaled<T: Field>(v: Complex<T::R>, scale: f64) -> T::Z {
+    let (re, im): (f64, f64) = (v.re.cast(), v.im.cast());
+    Complex::new(T::R::from_f64(re * scale), T::R::from_f64(im * scale)).into()
+}
+
+/// The eigenvalues (ascending) and eigenvectors of a Hermitian matrix (its lower triangle).
+pub(crate) fn eigh_pair<T: Field>(x: MatRef<T>) -> Result<Pair<T::R, T>> {
+    let (x, scale) = scaled(x);
+    let e = x.self_adjoint_eigen(Side::Lower).map_err(|_| not_converged())?;
+    let values = e.S().column_vector().iter().map(|v| T::R::from_f64(T::real_part_impl(v).cast::<f64>() * scale)).collect();
+    Ok((values, rows(e.U())))
 }
 
 /// Each column divided by its norm and by the phase of its largest element, so the vectors
 /// are unit vectors with a real, positive largest element (LAPACK's convention, NumPy's).
-fn unit_columns<R: RealField + Wrap + Copy>(u: MatRef<Complex<R>>) -> Mat<Complex<R>> {
+pub(crate) fn unit_columns<R: RealField + Wrap + Copy>(u: MatRef<Complex<R>>) -> Mat<Complex<R>> {
     let mut out = u.to_owned();
     for j in 0..u.ncols() {
         let column: Vec<C128> = (0..u.nrows()).map(|i| C128::new(u[(i, j)].re.cast(), u[(i, j)].im.cast())).collect();
@@ -341,20 +360,26 @@ fn singular_values<T: Field>(x: MatRef<T>) -> Result<Vec<T::R>> {
 
 /// `U` (when `left`) or `Vh` of `x`'s SVD, square when `full`.
 fn svd<T: Field>(x: MatRef<T>, full: bool, left: bool) -> Result<Vec<T>> {
+    let (u, _, vh) = svd_factors(x, full)?;
+    Ok(if left { u } else { vh })
+}
+
+/// `U`, the singular values and `Vh` of a matrix, each row-major.
+pub(crate) type Svd<T> = (Vec<T>, Vec<<T as Field>::R>, Vec<T>);
+
+/// `U`, the singular values and `Vh` of `x`, `U` and `Vh` square when `full`.
+pub(crate) fn svd_factors<T: Field>(x: MatRef<T>, full: bool) -> Result<Svd<T>> {
     let (m, n) = x.shape();
     if m == 0 || n == 0 {
         // No singular vectors to compute: NumPy's full factors are identities.
-        let size = match (full, left) {
-            (true, true) => (m, m),
-            (true, false) => (n, n),
-            (false, true) => (m, 0),
-            (false, false) => (0, n),
-        };
-        return Ok(rows(Mat::<T>::identity(size.0, size.1).as_ref()));
+        let (u, v) = if full { ((m, m), (n, n)) } else { ((m, 0), (0, n)) };
+        let identity = |(r, c): (usize, usize)| rows(Mat::<T>::identity(r, c).as_ref());
+        return Ok((identity(u), Vec::new(), identity(v)));
     }
-    let x = scaled(x).0;
+    let (x, scale) = scaled(x);
     let svd = if full { x.svd() } else { x.thin_svd() }.map_err(|_| linalg_err!("SVD did not converge"))?;
-    Ok(if left { rows(svd.U()) } else { adjoint_rows(svd.V()) })
+    let values = svd.S().column_vector().iter().map(|v| T::R::from_f64(T::real_part_impl(v).cast::<f64>() * scale)).collect();
+    Ok((rows(svd.U()), values, adjoint_rows(svd.V())))
 }
 
 /// `V diag(1/s) U^H`, inverting the singular values above `rtol` times the largest.

@@ -7,7 +7,9 @@ use crate::chunk::Chunk;
 use crate::fused::{fused, fused_reduce};
 use crate::gather::{compress, gather, wrap_index, GatherPlace};
 use crate::layout::{assemble, expand_dims, reshape, select, set_select, transpose};
+use crate::factorise::factorise;
 use crate::linalg::linalg;
+use crate::parts::{pack, part};
 use crate::matmul::matmul;
 use crate::reduce::{reduce_combine, reduce_finish, reduce_partial};
 use crate::scan::scan;
@@ -34,6 +36,8 @@ pub fn run(op: &KernelOp, inputs: &[Chunk]) -> Result<Chunk> {
         KernelOp::ReduceFinish { finish, squeeze, dtype } => reduce_finish(*finish, squeeze, *dtype, arg(0)?),
         KernelOp::Matmul { dtype } => matmul(*dtype, arg(0)?, arg(1)?),
         KernelOp::Linalg { op } => linalg(*op, inputs),
+        KernelOp::Factorise { op } => Ok(pack(&factorise(*op, arg(0)?)?)),
+        KernelOp::Part { offset, dtype, shape } => part(arg(0)?, *offset, *dtype, shape),
         KernelOp::Transpose { perm } => transpose(arg(0)?, perm),
         KernelOp::ExpandDims { axes } => expand_dims(arg(0)?, axes),
         KernelOp::Select { axes } => select(arg(0)?, axes),

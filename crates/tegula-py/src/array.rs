@@ -95,26 +95,20 @@ impl PyArrayHandle {
     /// steps of a tall-skinny QR).
     #[pyo3(signature = (name, others, flag=false, output=0, rtol=None, row_blocks=false))]
     fn linalg(&self, name: &str, others: Vec<PyRef<PyArrayHandle>>, flag: bool, output: u8, rtol: Option<f64>, row_blocks: bool) -> PyResult<PyArrayHandle> {
-        let op = match name {
-            "cholesky" => LinalgOp::Cholesky { upper: flag },
-            "inv" => LinalgOp::Inv,
-            "solve" => LinalgOp::Solve,
-            "det" => LinalgOp::Det,
-            "slogdet" => LinalgOp::Slogdet { output },
-            "qr" => LinalgOp::Qr { complete: flag, output },
-            "svd" => LinalgOp::Svd { full: flag, output },
-            "eigh" => LinalgOp::Eigh { output },
-            "eig" => LinalgOp::Eig { output },
-            "pinv" => LinalgOp::Pinv { rtol },
-            "qr-apply" => LinalgOp::QrApply,
-            _ => return Err(op_error("linalg", name)),
-        };
+        let op = linalg_op(name, flag, output, rtol)?;
         let others: Vec<&Array> = others.iter().map(|h| &h.inner).collect();
         if row_blocks {
             self.inner.linalg_row_blocks(op, &others).py().map(wrap)
         } else {
             self.inner.linalg(op, &others).py().map(wrap)
         }
+    }
+    /// Every result of the factorisation `name` (slogdet, qr, svd, eigh, eig) of each matrix,
+    /// computed once where several are computed together.
+    #[pyo3(signature = (name, flag=false))]
+    fn linalg_results(&self, name: &str, flag: bool) -> PyResult<Vec<PyArrayHandle>> {
+        let op = linalg_op(name, flag, 0, None)?;
+        Ok(self.inner.linalg_results(op, &[]).py()?.into_iter().map(wrap).collect())
     }
     #[pyo3(signature = (axes=None))]
     fn transpose(&self, axes: Option<Vec<i64>>) -> PyResult<PyArrayHandle> {
@@ -186,4 +180,22 @@ impl PyArrayHandle {
 fn sort_spec(axis: i64, descending: bool, arg: bool, block_bytes: Option<usize>) -> SortSpec {
     let spec = SortSpec::new(axis, descending, arg);
     SortSpec { block_bytes: block_bytes.unwrap_or(spec.block_bytes), ..spec }
+}
+
+/// The linear algebra op `name` (see `PyArrayHandle::linalg`).
+fn linalg_op(name: &str, flag: bool, output: u8, rtol: Option<f64>) -> PyResult<LinalgOp> {
+    Ok(match name {
+        "cholesky" => LinalgOp::Cholesky { upper: flag },
+        "inv" => LinalgOp::Inv,
+        "solve" => LinalgOp::Solve,
+        "det" => LinalgOp::Det,
+        "slogdet" => LinalgOp::Slogdet { output },
+        "qr" => LinalgOp::Qr { complete: flag, output },
+        "svd" => LinalgOp::Svd { full: flag, output },
+        "eigh" => LinalgOp::Eigh { output },
+        "eig" => LinalgOp::Eig { output },
+        "pinv" => LinalgOp::Pinv { rtol },
+        "qr-apply" => LinalgOp::QrApply,
+        _ => return Err(op_error("linalg", name)),
+    })
 }

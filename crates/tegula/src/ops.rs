@@ -97,6 +97,13 @@ impl Array {
         linalg::linalg(op, &inputs).map(Array::from_node)
     }
 
+    /// Every result of the factorisation `op` of each matrix (`U`, `S` and `Vh` of an SVD, in
+    /// `LinalgOp::results` order): computed together, each matrix is factorised once.
+    pub fn linalg_results(&self, op: LinalgOp, others: &[&Array]) -> Result<Vec<Array>> {
+        let inputs: Vec<NodeRef> = std::iter::once(self).chain(others.iter().copied()).map(|a| a.node.clone()).collect();
+        Ok(linalg::linalg_results(op, &inputs)?.into_iter().map(Array::from_node).collect())
+    }
+
     /// `op` of each row block of this matrix as a matrix of its own (the steps of a
     /// tall-skinny QR: `Qr` gives the blocks' `R`s stacked, `QrApply` each block's `Q` times
     /// its rows of `others[0]`).

@@ -58,3 +58,50 @@ fn errors_speak_numpy() {
     let err = singular.linalg(LinalgOp::Inv, &[]).unwrap().compute().unwrap_err();
     assert_eq!(err, TegulaError::LinAlg("Singular matrix".into()));
 }
+
+/// The tasks of a plan computing `arrays` together that run `kernel` (by label).
+fn tasks_labelled(arrays: &[&Array], label: &str) -> usize {
+    let (_, graph) = tegula::plan_of(arrays, true).unwrap();
+    graph.tasks.iter().filter(|t| t.op.label() == label).count()
+}
+
+#[test]
+fn results_asked_together_share_one_factorisation_per_block() {
+    let (_, x) = stack();
+    let results = |op: LinalgOp| x.linalg_results(op, &[]).unwrap();
+    let cases: [(Vec<Array>, &str); 5] = [
+        (results(LinalgOp::Svd { full: true, output: 0 }), "svd-factors"),
+        (results(LinalgOp::Qr { complete: false, output: 0 }), "qr-factors"),
+        (results(LinalgOp::Eigh { output: 0 }), "eigh-factors"),
+        (results(LinalgOp::Eig { output: 0 }), "eig-factors"),
+        (results(LinalgOp::Slogdet { output: 0 }), "slogdet-factors"),
+    ];
+    for (arrays, label) in cases {
+        let arrays: Vec<&Array> = arrays.iter().collect();
+        // Four matrices: four factorisations, and no task computing one result alone.
+        assert_eq!(tasks_labelled(&arrays, label), 4, "{label}");
+        let (_, graph) = tegula::plan_of(&arrays, true).unwrap();
+        // Besides the matrices' loads and assembly (1×1 pieces into whole matrices), only
+        // factorisations and parts.
+        let mut labels: Vec<String> = graph.tasks.iter().map(|t| t.op.label()).filter(|l| l != "load" && l != "assemble").collect();
+        labels.sort();
+        labels.dedup();
+        let mut expected = [label, "part"];
+        expected.sort();
+        assert_eq!(labels, expected, "{label}");
+        // Each result is the one computed alone, bit for bit.
+        let (together, _) = tegula::compute(&arrays, tegula::ComputeOptions::default()).unwrap();
+        for (a, t) in arrays.iter().zip(&together) {
+            let single = a.compute().unwrap();
+            assert_eq!((single.dtype(), single.shape()), (t.dtype(), t.shape()), "{label}");
+            assert_eq!(tegula_raw(&single), tegula_raw(t), "{label}");
+        }
+    }
+    // One result alone is computed on its own (the singular values without vectors).
+    let s = x.linalg(LinalgOp::Svd { full: true, output: 1 }, &[]).unwrap();
+    assert_eq!(tasks_labelled(&[&s], "svd-factors"), 0);
+}
+
+fn tegula_raw(c: &tegula::Chunk) -> Vec<u8> {
+    tegula_kernels::raw::with_bytes(c, |b| b.to_vec())
+}

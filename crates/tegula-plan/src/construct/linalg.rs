@@ -6,9 +6,29 @@ use super::elementwise::cast;
 use super::layout::rechunk;
 use crate::node::{Node, NodeKind, NodeRef};
 use tegula_core::shape::fmt_shape;
-use tegula_core::{linalg_err, promote, shape_err, Chunks, LinalgOp, Result};
+use tegula_core::{linalg_err, promote, shape_err, Chunks, DType, LinalgOp, Result};
 
 pub fn linalg(op: LinalgOp, inputs: &[NodeRef]) -> Result<NodeRef> {
+    result(op, &prepared(op, inputs)?)
+}
+
+/// Every result of the factorisation `op` (`LinalgOp::results`) of the same prepared inputs,
+/// so a plan asking for several of them factorises each matrix once.
+pub fn linalg_results(op: LinalgOp, inputs: &[NodeRef]) -> Result<Vec<NodeRef>> {
+    let prepared = prepared(op, inputs)?;
+    op.results().into_iter().map(|r| result(r, &prepared)).collect()
+}
+
+/// The inputs of a factorisation, checked, cast to the dtype it runs in and rechunked to
+/// whole matrices.
+struct Prepared {
+    inputs: Vec<NodeRef>,
+    /// Each input's matrix shape.
+    matrices: Vec<(usize, usize)>,
+    compute: DType,
+}
+
+fn prepared(op: LinalgOp, inputs: &[NodeRef]) -> Result<Prepared> {
     check_arity(op, inputs)?;
     if let Some(x) = inputs.iter().find(|x| x.ndim() < 2) {
         return Err(linalg_err!("{}-dimensional array given. Array must be at least two-dimensional", x.ndim()));
@@ -26,8 +46,14 @@ pub fn linalg(op: LinalgOp, inputs: &[NodeRef]) -> Result<NodeRef> {
         .zip(&matrices)
         .map(|(x, &(m, n))| rechunk(&cast(x, compute), Chunks::from_axes(with_tail(stack_chunks, &[m, n]))))
         .collect::<Result<Vec<_>>>()?;
-    let chunks = Chunks::from_axes(with_tail(stack_chunks, &op.result_shape(&matrices)));
-    Node::checked(NodeKind::Linalg { op }, inputs, op.output_dtype(compute), chunks)
+    Ok(Prepared { inputs, matrices, compute })
+}
+
+/// `op` of prepared inputs.
+fn result(op: LinalgOp, p: &Prepared) -> Result<NodeRef> {
+    let stack_chunks = &p.inputs[0].chunks.sizes()[..p.inputs[0].ndim() - 2];
+    let chunks = Chunks::from_axes(with_tail(stack_chunks, &op.result_shape(&p.matrices)));
+    Node::checked(NodeKind::Linalg { op }, p.inputs.clone(), op.output_dtype(p.compute), chunks)
 }
 
 fn check_arity(op: LinalgOp, inputs: &[NodeRef]) -> Result<()> {

@@ -45,6 +45,7 @@ pub fn lower(roots: &[NodeRef], fusion: Fusion) -> Result<TaskGraph> {
     let mut l = Lowering::default();
     let nodes = crate::walk::topological_by(roots, deps);
     let estimate = check_task_count(&nodes)?;
+    l.factorisations = linalg::Factorisations::new(&nodes);
     // Reserved up front (in huge pages when big): a plan of millions of tasks would otherwise
     // be copied as it grows, and take a page fault every 4 KB.
     l.graph.tasks = tegula_core::memory::big_vec(estimate);
@@ -105,6 +106,7 @@ pub(crate) struct Lowering {
     graph: TaskGraph,
     memo: HashMap<u64, Vec<TaskId>>,
     stored: HashSet<u64>,
+    factorisations: linalg::Factorisations,
 }
 
 impl Lowering {
