@@ -57,14 +57,18 @@ class Array:
 
     @property
     def device(self):
-        """tegula computes on the CPU: its one device, ``"cpu"``."""
-        return "cpu"
+        """The name of the device the array is computed on: ``"cpu"`` unless placed on another
+        by ``to_device``."""
+        return self._h.device()
 
     def to_device(self, device, /, *, stream=None):
+        """The array on ``device`` (a name from ``__array_namespace_info__().devices()``): its
+        blocks are moved there when computed, and operations on it run there. ``stream`` is
+        accepted for the array API and unused."""
         from ._info import _check_device
 
         _check_device(device)
-        return self
+        return self if device == self.device else Array(self._h.to_device(device), self._attrs)
 
     def __array_namespace__(self, /, *, api_version=None):
         import tegula

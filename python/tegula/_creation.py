@@ -5,7 +5,7 @@ import numpy as np
 from . import _tegula
 from ._array import Array
 from ._dtypes import SUPPORTED, dtype_name, float64, is_python_scalar
-from ._info import _check_device
+from ._info import _check_device, _on
 
 
 def _shape(shape):
@@ -22,8 +22,13 @@ def asarray(a, /, dtype=None, *, device=None, copy=None, chunks="auto"):
     back without a copy (``copy`` false or ``None``, its own dtype) is the same object, and
     sees later assignments to it as a NumPy view would; ``copy=True`` gives a new object that
     does not. ``copy=False`` raises ``ValueError`` when the input must be copied (its dtype
-    changes)."""
+    changes); ``device``: the device it is placed on (by default, where a tegula array is; the
+    CPU for anything else)."""
     _check_device(device)
+    return _on(device, _asarray(a, dtype, copy, chunks))
+
+
+def _asarray(a, dtype, copy, chunks):
     if copy is False and isinstance(a, np.ndarray) and dtype is not None and np.dtype(dtype) != a.dtype:
         raise ValueError("asarray(copy=False) would have to copy to change the dtype")
     if isinstance(a, Array):
@@ -71,7 +76,7 @@ def from_dlpack(x, /, *, device=None, copy=None, chunks="auto"):
     through NumPy; tegula arrays never share memory with a writer, so ``copy`` changes
     nothing)."""
     _check_device(device)
-    return asarray(np.from_dlpack(x), chunks=chunks)
+    return asarray(np.from_dlpack(x), device=device, chunks=chunks)
 
 
 def from_array(a, chunks="auto"):
@@ -90,7 +95,7 @@ def full(shape, fill_value, dtype=None, *, device=None, chunks="auto"):
         fill_value = value.item()
     elif dtype is None:
         dtype = np.asarray(fill_value).dtype  # Python ints past int64 take uint64, as in NumPy
-    return Array(_tegula.full(_shape(shape), fill_value, dtype_name(dtype), chunks))
+    return _on(device, Array(_tegula.full(_shape(shape), fill_value, dtype_name(dtype), chunks)))
 
 
 def zeros(shape, dtype=None, *, device=None, chunks="auto"):
@@ -106,28 +111,29 @@ def empty(shape, dtype=None, *, device=None, chunks="auto"):
     return zeros(shape, dtype, device=device, chunks=chunks)
 
 
-def _like(x, dtype, chunks):
+def _like(x, dtype, device, chunks):
+    """The shape of ``x``, and the dtype, device and chunks given, else those of ``x``."""
     x = x if isinstance(x, Array) else asarray(x)
-    return x.shape, (x.dtype if dtype is None else dtype), (x.chunks if chunks is None else chunks)
+    return x.shape, (x.dtype if dtype is None else dtype), (x.device if device is None else device), (x.chunks if chunks is None else chunks)
 
 
 def zeros_like(x, /, dtype=None, *, device=None, chunks=None):
-    shape, dtype, chunks = _like(x, dtype, chunks)
+    shape, dtype, device, chunks = _like(x, dtype, device, chunks)
     return zeros(shape, dtype, device=device, chunks=chunks)
 
 
 def ones_like(x, /, dtype=None, *, device=None, chunks=None):
-    shape, dtype, chunks = _like(x, dtype, chunks)
+    shape, dtype, device, chunks = _like(x, dtype, device, chunks)
     return ones(shape, dtype, device=device, chunks=chunks)
 
 
 def empty_like(x, /, dtype=None, *, device=None, chunks=None):
-    shape, dtype, chunks = _like(x, dtype, chunks)
+    shape, dtype, device, chunks = _like(x, dtype, device, chunks)
     return empty(shape, dtype, device=device, chunks=chunks)
 
 
 def full_like(x, /, fill_value, dtype=None, *, device=None, chunks=None):
-    shape, dtype, chunks = _like(x, dtype, chunks)
+    shape, dtype, device, chunks = _like(x, dtype, device, chunks)
     return full(shape, fill_value, dtype, device=device, chunks=chunks)
 
 
@@ -147,11 +153,11 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None, chunks="auto
     start, stop, step = (_py_number(v, n) for v, n in ((start, "start"), (stop, "stop"), (step, "step")))
     if step == 0:
         raise ZeroDivisionError("arange step must not be zero")
-    return Array(_tegula.arange(start, stop, step, dtype_name(dtype), chunks))
+    return _on(device, Array(_tegula.arange(start, stop, step, dtype_name(dtype), chunks)))
 
 
 def linspace(start, stop, /, num=50, endpoint=True, *, dtype=None, device=None, chunks="auto"):
     """``num`` evenly spaced values from ``start`` to ``stop`` (NumPy's ``linspace``)."""
     _check_device(device)
     start, stop = float(_py_number(start, "start")), float(_py_number(stop, "stop"))
-    return Array(_tegula.linspace(start, stop, int(num), bool(endpoint), dtype_name(dtype) or "float64", chunks))
+    return _on(device, Array(_tegula.linspace(start, stop, int(num), bool(endpoint), dtype_name(dtype) or "float64", chunks)))

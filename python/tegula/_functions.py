@@ -5,7 +5,7 @@ import operator
 
 from . import _tegula, config
 from ._array import Array, binary
-from ._creation import asarray
+from ._creation import asarray, full
 from ._dtypes import dtype_name, is_python_scalar
 from ._strict import check_promotion
 
@@ -75,7 +75,8 @@ def _with_weak_scalars(items, name):
     if not arrays:
         return [asarray(a) for a in items]
     dtype = result_type(*arrays).name
-    return [asarray(a, dtype=_tegula.weak_scalar_dtype(a, dtype)) if c is None else c for a, c in zip(items, converted)]
+    # Constants (`full`), so they go to whatever device the arrays are on.
+    return [full((), a, _tegula.weak_scalar_dtype(a, dtype)) if c is None else c for a, c in zip(items, converted)]
 
 
 def concatenate(arrays, /, axis=0):
@@ -105,10 +106,10 @@ def expand_dims(x, /, axis=0):
 
 
 def astype(x, dtype, /, *, copy=True, device=None):
-    from ._info import _check_device
+    from ._info import _check_device, _on
 
     _check_device(device)
-    return asarray(x).astype(dtype)
+    return _on(device, asarray(x).astype(dtype))
 
 
 def matmul(x1, x2, /):

@@ -1,6 +1,7 @@
 """What the array API standard asks a namespace to tell about itself: dtype limits (``finfo``,
 ``iinfo``), dtype kinds (``isdtype``) and the inspection namespace (``__array_namespace_info__``).
-tegula computes on the CPU, so it has one device, ``"cpu"``."""
+tegula's devices are the CPU, ``"cpu"``, where every array starts, and those added to its
+device table (``tegula._tegula.device_names()``)."""
 
 import numpy as np
 
@@ -92,8 +93,16 @@ def isdtype(dtype, kind):
 
 
 def _check_device(device):
-    if device not in (None, CPU):
-        raise ValueError(f"tegula has one device, {CPU!r}, not {device!r}")
+    """Refuses a ``device`` that is not one of tegula's (``None``: the default, the CPU)."""
+    from . import _tegula
+
+    if device is not None and device not in _tegula.device_names():
+        raise ValueError(f"no device {device!r}; tegula's devices are {', '.join(map(repr, _tegula.device_names()))}")
+
+
+def _on(device, x):
+    """The array ``x`` (made on the CPU) on ``device`` (``None``: where it is)."""
+    return x if device is None else x.to_device(device)
 
 
 class Info:
@@ -107,7 +116,9 @@ class Info:
         return CPU
 
     def devices(self):
-        return (CPU,)
+        from . import _tegula
+
+        return tuple(_tegula.device_names())
 
     def default_dtypes(self, *, device=None):
         _check_device(device)

@@ -10,7 +10,7 @@ from ._array import Array
 from ._creation import arange, asarray
 from ._dtypes import float64
 from ._functions import UFUNCS, matmul, stack, where
-from ._info import _check_device
+from ._info import _check_device, _on
 from ._manipulation import broadcast_arrays, broadcast_to
 
 
@@ -30,7 +30,7 @@ def eye(n_rows, n_cols=None, k=0, dtype=None, *, device=None, chunks="auto"):
     if n_rows < 0 or n_cols < 0:
         raise ValueError("negative dimensions are not allowed")
     on_diagonal = _diagonal_offsets(n_rows, n_cols, chunks, chunks) == operator.index(k)
-    return on_diagonal.astype(float64 if dtype is None else dtype)
+    return _on(device, on_diagonal.astype(float64 if dtype is None else dtype))
 
 
 def _triangle(x, k, upper):

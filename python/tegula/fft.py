@@ -9,7 +9,7 @@ import numpy as np
 from ._array import Array
 from ._creation import arange, asarray, zeros
 from ._functions import UFUNCS, concat
-from ._info import _check_device
+from ._info import _check_device, _on
 from ._manipulation import roll
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft", "fftfreq",
@@ -214,7 +214,7 @@ def fftfreq(n, /, d=1.0, *, dtype=None, device=None):
         raise ValueError("n must be positive")
     k = arange(n, dtype="int64")
     k = k - n * (k >= (n + 1) // 2)
-    return (k / (n * d)).astype(np.float64 if dtype is None else dtype)
+    return _on(device, (k / (n * d)).astype(np.float64 if dtype is None else dtype))
 
 
 def rfftfreq(n, /, d=1.0, *, dtype=None, device=None):
@@ -223,7 +223,7 @@ def rfftfreq(n, /, d=1.0, *, dtype=None, device=None):
     n = operator.index(n)
     if n <= 0:
         raise ValueError("n must be positive")
-    return (arange(n // 2 + 1, dtype="int64") / (n * d)).astype(np.float64 if dtype is None else dtype)
+    return _on(device, (arange(n // 2 + 1, dtype="int64") / (n * d)).astype(np.float64 if dtype is None else dtype))
 
 
 def fftshift(x, /, axes=None):

@@ -84,6 +84,9 @@ pub enum KernelOp {
     /// For every element `v` of input 1, how many elements of input 0 (a 1-D block sorted in
     /// NumPy's order, same dtype) come before `v` in that order (`right`: or equal it); int64.
     SearchCount { right: bool },
+    /// Its input, on the task's device: moving a block from one device to another (the
+    /// executor moves an input that lives on another device; this kernel adds nothing).
+    ToDevice,
     /// A fused element-wise program producing its block.
     Fused(FusedBlock),
     /// The partial reduction `op` over `axes` of a fused program's block, computed without
@@ -124,6 +127,7 @@ impl KernelOp {
             KernelOp::SamplePositions { .. } => "sample-positions".into(),
             KernelOp::MergeRuns { arg, .. } => if *arg { "merge-argsort".into() } else { "merge-sort".into() },
             KernelOp::SearchCount { .. } => "searchsorted-count".into(),
+            KernelOp::ToDevice => "to-device".into(),
             KernelOp::Fused(block) => format!("fused[{}]", block.label()),
             KernelOp::FusedReduce { block, op, .. } => format!("fused[{},{}]", block.label(), partial_name(op)),
         }

@@ -4,6 +4,7 @@
 
 pub mod cancel;
 pub mod chunks;
+pub mod device;
 pub mod dtype;
 pub mod error;
 pub mod grid;
@@ -22,6 +23,7 @@ pub mod task_op;
 
 pub use cancel::Cancel;
 pub use chunks::{normalize_chunks, AxisChunks, ChunkSpec, Chunks};
+pub use device::DeviceId;
 pub use dtype::{promote, result_type, DType, Kind};
 pub use error::{Result, TegulaError};
 pub use linalg::LinalgOp;

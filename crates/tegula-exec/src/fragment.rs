@@ -12,7 +12,7 @@ use crate::{threaded, Observer, Report};
 use serde::{Deserialize, Serialize};
 use std::any::Any;
 use std::sync::{Arc, OnceLock};
-use tegula_core::{internal_err, value_err, DType, IoOp, ResourceId, Result, Spec, TaskOp};
+use tegula_core::{internal_err, value_err, DType, DeviceId, IoOp, ResourceId, Result, Spec, TaskOp};
 use tegula_kernels::raw::{chunk_from_bytes, with_bytes};
 use tegula_kernels::Chunk;
 use tegula_plan::{Resource, ResourceKind, TaskGraph};
@@ -60,6 +60,10 @@ impl Fragment {
     /// given. Fails for what cannot leave the process (a sink being written, a source or a
     /// function without a codec); such work runs where it is.
     pub fn encode(graph: &TaskGraph, shared: Option<&SharedArrays>) -> Result<Fragment> {
+        // Devices are numbered per process: a task on one other than the CPU stays in its own.
+        if let Some(task) = graph.tasks.iter().find(|t| t.device != DeviceId::CPU) {
+            return Err(value_err!("a task on {} cannot leave the process that has that device", task.device));
+        }
         let resources = graph.resources.iter().map(|r| encode_resource(r, shared)).collect::<Result<_>>()?;
         let graph = TaskGraph { tasks: graph.tasks.clone(), outputs: graph.outputs.clone(), resources: vec![] };
         Ok(Fragment { graph, resources })

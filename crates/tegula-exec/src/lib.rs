@@ -4,6 +4,7 @@
 //! thread count and budget gives bit-identical results.
 
 mod assemble;
+pub mod device;
 mod executor;
 pub mod fragment;
 mod function;
@@ -19,6 +20,7 @@ mod threaded;
 mod worker;
 
 pub use assemble::assemble_output;
+pub use device::{add_device, device_id, device_names, Cpu, Device, HostDevice};
 pub use executor::{Executor, ExecutorConfig};
 pub use process_pool::ProcessPool;
 pub use registry::{executor, names as executor_names};
@@ -38,7 +40,7 @@ pub fn default_threads() -> usize {
 }
 
 /// What an execution measured.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Report {
     pub tasks: usize,
     /// The most bytes of chunks held in memory at once (outputs included; loads of arrays the
@@ -51,6 +53,9 @@ pub struct Report {
     pub spilled_bytes: usize,
     /// The memory budget it ran under.
     pub budget: usize,
+    /// The most bytes of chunks held at once on each device, by its number (the CPU first;
+    /// executors that keep no ledger per device give the CPU's alone).
+    pub device_peaks: Vec<usize>,
 }
 
 /// Runs `graph` on `executor` and returns the blocks of every output (row-major per output)

@@ -10,6 +10,7 @@
 //! as a source) runs here. A worker that dies is replaced and its fragment run again (three
 //! times at most); an error inside a fragment stops the computation and is returned as is.
 
+use crate::device::to_host;
 use crate::executor::{Executor, ExecutorConfig};
 use crate::fragment::{run_fragment, Fragment};
 use crate::shared::SharedArrays;
@@ -423,7 +424,7 @@ impl<'a> Run<'a> {
                     .iter()
                     .map(|t| match s.held.get(t) {
                         Some(Held::File(file, _)) => file.read(),
-                        Some(Held::Memory(chunk)) => Ok(chunk.clone()),
+                        Some(Held::Memory(chunk)) => to_host(self.graph.tasks[*t].device, chunk.clone()),
                         None => Err(internal_err!("output task {t} has no result")),
                     })
                     .collect::<Result<Vec<_>>>()
@@ -436,6 +437,7 @@ impl<'a> Run<'a> {
             projected_peak_bytes: s.peak_held + s.worker_peak,
             spilled_bytes: s.spilled_bytes,
             budget: self.spec.memory,
+            device_peaks: vec![s.peak_held + s.worker_peak],
         };
         Ok((outputs, report))
     }

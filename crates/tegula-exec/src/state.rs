@@ -1,11 +1,14 @@
-//! A graph's resources as their types (arrays, stores, functions), and running one task:
-//! a source, a kernel, or I/O through a resource.
+//! A graph's resources as their types (arrays, stores, functions) and devices, and running one
+//! task: a source or a kernel on its device (inputs from other devices moved to it), or I/O
+//! through a resource, on the host.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
+use crate::device::{device, transfer, Device};
 use crate::BlockFunction;
-use tegula_core::{dtype_err, internal_err, value_err, DType, IoOp, Result, TaskOp};
+use tegula_core::{dtype_err, internal_err, value_err, DType, DeviceId, IoOp, Result, TaskOp};
 use tegula_kernels::raw::{chunk_from_bytes, with_bytes};
 use tegula_kernels::Chunk;
 use tegula_plan::{TaskGraph, TaskId};
@@ -24,6 +27,8 @@ pub struct Inputs<'g> {
     stored: HashMap<u64, Stored<'g>>,
     /// The blocks given to a fragment (`IoOp::Input`).
     given: &'g [Chunk],
+    /// The devices of this process, up to the last one the graph names.
+    devices: Vec<Arc<dyn Device>>,
 }
 
 impl<'g> Inputs<'g> {
@@ -47,20 +52,43 @@ impl<'g> Inputs<'g> {
                 Ok((s.id, stored))
             })
             .collect::<Result<_>>()?;
-        Ok(Inputs { stored, given })
+        let last = graph.tasks.iter().map(|t| t.device.0).max().unwrap_or(0);
+        let devices = (0..=last).map(|d| device(DeviceId(d))).collect::<Result<_>>()?;
+        Ok(Inputs { stored, given, devices })
     }
+
+    /// The memory budget of each device: its own, else `memory`.
+    pub fn budgets(&self, memory: usize) -> Vec<usize> {
+        self.devices.iter().map(|d| d.memory().unwrap_or(memory)).collect()
+    }
+
+    /// The device task `id` runs on.
+    pub fn device(&self, graph: &TaskGraph, id: TaskId) -> &dyn Device {
+        self.devices[graph.tasks[id].device.index()].as_ref()
+    }
+
 
     /// Runs task `id` given its inputs' chunks; a panic in a kernel becomes an internal error.
     pub fn run(&self, graph: &TaskGraph, id: TaskId, args: &[Chunk]) -> Result<Chunk> {
         let task = &graph.tasks[id];
-        catch_unwind(AssertUnwindSafe(|| self.run_op(task.dtype, &task.op, args)))
+        let here = self.device(graph, id);
+        let args: Cow<[Chunk]> = if task.inputs.iter().all(|&i| graph.tasks[i].device == task.device) {
+            Cow::Borrowed(args)
+        } else {
+            let moved = task.inputs.iter().zip(args).map(|(&i, chunk)| match graph.tasks[i].device == task.device {
+                true => Ok(chunk.clone()),
+                false => transfer(chunk, self.device(graph, i), here),
+            });
+            Cow::Owned(moved.collect::<Result<Vec<_>>>()?)
+        };
+        catch_unwind(AssertUnwindSafe(|| self.run_op(here, task.dtype, &task.op, &args)))
             .unwrap_or_else(|_| Err(internal_err!("kernel {} panicked", task.op.label())))
     }
 
-    fn run_op(&self, dtype: DType, op: &TaskOp, args: &[Chunk]) -> Result<Chunk> {
+    fn run_op(&self, device: &dyn Device, dtype: DType, op: &TaskOp, args: &[Chunk]) -> Result<Chunk> {
         match op {
-            TaskOp::Source(op) => tegula_kernels::generate(op),
-            TaskOp::Kernel(op) => tegula_kernels::run(op, args),
+            TaskOp::Source(op) => device.generate(op),
+            TaskOp::Kernel(op) => device.run(op, args),
             TaskOp::Io(op) => self.run_io(dtype, op, args),
         }
     }

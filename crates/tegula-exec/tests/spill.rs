@@ -13,7 +13,7 @@ const BLOCKS: usize = 20;
 const BUDGET: usize = 8 * BLOCK * 8 + 4 * (1 << 20);
 
 fn task(op: impl Into<TaskOp>, inputs: Vec<usize>, size: usize) -> Task {
-    Task { op: op.into(), inputs, size, dtype: DType::Float64, node: 0 }
+    Task { op: op.into(), inputs, size, dtype: DType::Float64, node: 0, device: tegula_core::DeviceId::CPU }
 }
 
 /// Filled blocks, each read twice: early (doubled, and the doubles summed in a chain) and

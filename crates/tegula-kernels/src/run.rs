@@ -38,6 +38,7 @@ pub fn run(op: &KernelOp, inputs: &[Chunk]) -> Result<Chunk> {
         KernelOp::Linalg { op } => linalg(*op, inputs),
         KernelOp::Factorise { op } => Ok(pack(&factorise(*op, arg(0)?)?)),
         KernelOp::Part { offset, dtype, shape } => part(arg(0)?, *offset, *dtype, shape),
+        KernelOp::ToDevice => Ok(arg(0)?.clone()),
         KernelOp::Transpose { perm } => transpose(arg(0)?, perm),
         KernelOp::ExpandDims { axes } => expand_dims(arg(0)?, axes),
         KernelOp::Select { axes } => select(arg(0)?, axes),

@@ -156,7 +156,7 @@ pub fn sub_graph(graph: &TaskGraph, fragment: &FragmentCut) -> Result<TaskGraph>
     for (index, &i) in fragment.inputs.iter().enumerate() {
         let t = &graph.tasks[i];
         new_id.insert(i, tasks.len());
-        tasks.push(Task { op: IoOp::Input { index }.into(), inputs: vec![], size: t.size, dtype: t.dtype, node: t.node });
+        tasks.push(Task { op: IoOp::Input { index }.into(), inputs: vec![], size: t.size, dtype: t.dtype, node: t.node, device: t.device });
     }
     for &id in &fragment.tasks {
         let t = &graph.tasks[id];

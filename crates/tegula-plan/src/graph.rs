@@ -5,7 +5,7 @@
 use crate::resource::Resource;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
-use tegula_core::{Chunks, DType, TaskOp};
+use tegula_core::{Chunks, DType, DeviceId, TaskOp};
 
 pub type TaskId = usize;
 
@@ -19,6 +19,8 @@ pub struct Task {
     pub dtype: DType,
     /// The expression node this task belongs to.
     pub node: u64,
+    /// Where it runs and its result lives.
+    pub device: DeviceId,
 }
 
 impl Task {

@@ -7,7 +7,7 @@ use serde::Serialize;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use tegula_core::limits::check_array_shape;
-use tegula_core::{BinaryOp, Chunks, Result, DType, Distribution, LinalgOp, ReduceOp, Scalar, ScanOp, Select, UnaryOp};
+use tegula_core::{value_err, BinaryOp, Chunks, DeviceId, Result, DType, Distribution, LinalgOp, ReduceOp, Scalar, ScanOp, Select, UnaryOp};
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -120,6 +120,8 @@ pub enum NodeKind {
     /// A user's function (`name`, held by `function`) applied to the same block of every
     /// input (same block grids); its results are this node's blocks (`construct/map_blocks.rs`).
     MapBlocks { function: Arc<Resource>, name: String },
+    /// The input on `device` (the node's own device; see `Node::device`).
+    ToDevice { device: DeviceId },
 }
 
 #[derive(Debug)]
@@ -129,6 +131,9 @@ pub struct Node {
     pub inputs: Vec<Arc<Node>>,
     pub dtype: DType,
     pub chunks: Chunks,
+    /// Where its tasks run and its blocks live: its inputs' device (all on one), the CPU for
+    /// sources, stores and user functions (which run on the host), the target of `ToDevice`.
+    pub device: DeviceId,
 }
 
 pub type NodeRef = Arc<Node>;
@@ -149,13 +154,19 @@ impl Drop for Node {
 impl Node {
     /// A node whose shape is its input's, or known to be valid.
     pub fn new(kind: NodeKind, inputs: Vec<NodeRef>, dtype: DType, chunks: Chunks) -> NodeRef {
-        Arc::new(Node { id: next_id(), kind, inputs, dtype, chunks })
+        let device = match &kind {
+            NodeKind::ToDevice { device } => *device,
+            NodeKind::Store { .. } | NodeKind::MapBlocks { .. } => DeviceId::CPU,
+            _ => placed(&inputs).next().map_or(DeviceId::CPU, |i| i.device),
+        };
+        Arc::new(Node { id: next_id(), kind, inputs, dtype, chunks, device })
     }
 
     /// A node of a shape made from user input: refused, as NumPy refuses such arrays, when it
     /// has more than `MAX_DIMS` axes or more bytes than an address can count.
     pub fn checked(kind: NodeKind, inputs: Vec<NodeRef>, dtype: DType, chunks: Chunks) -> Result<NodeRef> {
         check_array_shape(&chunks.shape(), dtype.itemsize())?;
+        check_one_device(&kind, &inputs)?;
         Ok(Node::new(kind, inputs, dtype, chunks))
     }
     pub fn shape(&self) -> Vec<usize> {
@@ -212,6 +223,7 @@ impl Node {
             NodeKind::SearchSorted { right, .. } => format!("searchsorted(side={})", if *right { "right" } else { "left" }),
             NodeKind::Store { .. } => "store".into(),
             NodeKind::MapBlocks { name, .. } => format!("map_blocks({name})"),
+            NodeKind::ToDevice { device } => format!("to_device({device})"),
         }
     }
 }
@@ -223,4 +235,28 @@ pub(crate) fn range_select(first: usize, last: usize, step: isize) -> Select {
     } else {
         Select::Range { start: last, stop: first + 1, step }
     }
+}
+
+/// Refuses an operation on arrays on different devices (as the array API asks), except those
+/// that run on the host whatever their inputs' devices (stores, user functions).
+fn check_one_device(kind: &NodeKind, inputs: &[NodeRef]) -> Result<()> {
+    if matches!(kind, NodeKind::Store { .. } | NodeKind::MapBlocks { .. }) {
+        return Ok(());
+    }
+    let mut placed = placed(inputs);
+    let Some(first) = placed.next() else { return Ok(()) };
+    match placed.find(|i| i.device != first.device) {
+        Some(other) => Err(value_err!(
+            "arrays on different devices ({} and {}) cannot be combined: move them to one with to_device",
+            first.device,
+            other.device
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The inputs that have a place: all but constants (a Python scalar in `x * 2`), which go
+/// where the arrays they meet are.
+fn placed(inputs: &[NodeRef]) -> impl Iterator<Item = &NodeRef> {
+    inputs.iter().filter(|i| !matches!(i.kind, NodeKind::Source(SourceKind::Full(_), _)))
 }

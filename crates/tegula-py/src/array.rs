@@ -41,6 +41,14 @@ impl PyArrayHandle {
             .collect::<PyResult<Vec<_>>>()?;
         PyTuple::new(py, axes)
     }
+    /// The name of the device the array is on.
+    fn device(&self) -> PyResult<String> {
+        Ok(tegula::device(self.inner.device()).py()?.name().to_string())
+    }
+    /// The array on the device named `name`.
+    fn to_device(&self, name: &str) -> PyResult<PyArrayHandle> {
+        Ok(wrap(self.inner.to_device(tegula::device_id(name).py()?)))
+    }
     fn task_count(&self) -> PyResult<usize> {
         self.inner.task_count().py()
     }

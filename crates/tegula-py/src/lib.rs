@@ -2,6 +2,7 @@
 
 mod array;
 mod convert;
+mod devices;
 mod errors;
 mod fragments;
 mod functions;
@@ -40,5 +41,8 @@ fn _tegula(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fragments::plan_fragments, m)?)?;
     m.add_function(wrap_pyfunction!(fragments::run_fragment, m)?)?;
     m.add_function(wrap_pyfunction!(fragments::serve_worker, m)?)?;
+    m.add_function(wrap_pyfunction!(devices::device_names, m)?)?;
+    m.add_function(wrap_pyfunction!(devices::add_host_device, m)?)?;
+    m.add_function(wrap_pyfunction!(devices::device_transfers, m)?)?;
     Ok(())
 }

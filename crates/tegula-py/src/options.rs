@@ -39,6 +39,7 @@ pub fn report_dict<'py>(py: Python<'py>, report: &tegula::Report) -> PyResult<Bo
     info.set_item("projected_peak_bytes", report.projected_peak_bytes)?;
     info.set_item("spilled_bytes", report.spilled_bytes)?;
     info.set_item("memory", report.budget)?;
+    info.set_item("device_peak_bytes", report.device_peaks.clone())?;
     Ok(info)
 }
 

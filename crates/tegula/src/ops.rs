@@ -1,7 +1,7 @@
 //! Operations on arrays. Each validates its arguments and returns a new lazy array.
 
 use crate::array::Array;
-use tegula_core::{normalize_chunks, shape_err, BinaryOp, ChunkSpec, DType, LinalgOp, ReduceOp, Result, Scalar, UnaryOp};
+use tegula_core::{normalize_chunks, shape_err, BinaryOp, ChunkSpec, DType, DeviceId, LinalgOp, ReduceOp, Result, Scalar, UnaryOp};
 use tegula_plan::construct::layout::IndexItem;
 use tegula_plan::construct::reduce::ReduceSpec;
 use tegula_plan::construct::{elementwise as ew, join, layout, linalg, matmul, reduce, reshape, setitem, DEFAULT_SPLIT_EVERY};
@@ -40,6 +40,18 @@ impl Array {
     /// `where(cond, self, other)`.
     pub fn where_(cond: &Array, a: &Array, b: &Array) -> Result<Array> {
         ew::where_(&cond.node, &a.node, &b.node).map(Array::from_node)
+    }
+
+    /// The device its tasks run on and its blocks live on.
+    pub fn device(&self) -> DeviceId {
+        self.node.device
+    }
+
+    /// This array on `device` (see `tegula_exec::device`): its blocks are moved there when
+    /// computed, and operations on it run there. Operations on arrays on different devices
+    /// are `ValueError`s.
+    pub fn to_device(&self, device: DeviceId) -> Array {
+        Array::from_node(tegula_plan::construct::device::to_device(&self.node, device))
     }
 
     pub fn astype(&self, dtype: DType) -> Array {

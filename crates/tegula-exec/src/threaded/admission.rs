@@ -15,25 +15,29 @@ use tegula_plan::memory::added_bytes;
 use tegula_plan::TaskId;
 
 impl Run<'_> {
-    /// Bytes task `id` adds if admitted now: its result and scratch, and its inputs on disk.
+    /// Bytes task `id` adds to its device's memory if admitted now: its result and scratch,
+    /// its inputs on disk, and the copies of inputs moved from other devices.
     pub(super) fn need(&self, s: &State, id: TaskId) -> usize {
         let task = &self.graph.tasks[id];
-        let mut need = added_bytes(task);
+        let mut need = added_bytes(task) + self.moved_bytes(id);
         for (k, &i) in task.inputs.iter().enumerate() {
-            if !task.inputs[..k].contains(&i) && s.results[i].is_none() && !s.spilling.contains_key(&i) {
+            let here = self.graph.tasks[i].device == task.device;
+            if here && !task.inputs[..k].contains(&i) && s.results[i].is_none() && !s.spilling.contains_key(&i) {
                 need += s.spilled.get(&i).map_or(0, Spilled::nbytes);
             }
         }
         need
     }
 
-    /// The held results to write out (or, when already on disk, drop) so that `need` fits:
-    /// those read again furthest in the future first, never the task's own inputs or inputs
-    /// of running tasks. `None` when that cannot make room while other tasks run (waiting for
+    /// The held results of the task's device to write out (or, when already on disk, drop) so
+    /// that `need` fits: those read again furthest in the future first, never the task's own
+    /// inputs or inputs of running tasks. `None` when that cannot make room while other tasks run (waiting for
     /// them is cheaper), or when nothing can leave memory.
     pub(super) fn evict(&self, s: &mut State, id: TaskId, need: usize) -> Option<Vec<(TaskId, Chunk)>> {
         let inputs = &self.graph.tasks[id].inputs;
+        let ledger = self.device(id);
         let mut candidates: Vec<(usize, TaskId, usize)> = (0..s.results.len())
+            .filter(|&v| self.device(v) == ledger)
             .filter_map(|v| {
                 let chunk = s.results[v].as_ref()?;
                 let bytes = held_bytes(&self.graph.tasks[v], chunk);
@@ -41,7 +45,7 @@ impl Run<'_> {
             })
             .collect();
         candidates.sort_unstable_by_key(|&(next, v, _)| Reverse((next, v)));
-        let shortfall = s.ledger.shortfall(need);
+        let shortfall = s.ledgers[ledger].shortfall(need);
         let (mut freed, mut chosen) = (0, Vec::new());
         for (_, v, bytes) in candidates {
             if freed >= shortfall {
@@ -57,7 +61,7 @@ impl Run<'_> {
         for v in chosen {
             let chunk = s.results[v].take()?;
             if s.spilled.contains_key(&v) {
-                s.ledger.release(held_bytes(&self.graph.tasks[v], &chunk));
+                s.ledgers[ledger].release(held_bytes(&self.graph.tasks[v], &chunk));
             } else {
                 s.spilling.insert(v, chunk.clone());
                 to_write.push((v, chunk));
@@ -84,11 +88,13 @@ impl Run<'_> {
             s.spilling.remove(&v);
             // The chunk leaves memory whatever happened; if its last reader ran meanwhile, the
             // file is not needed either.
-            s.ledger.release(bytes);
+            let needed = s.left[v] > 0;
+            let ledger = &mut s.ledgers[self.device(v)];
+            ledger.release(bytes);
             match outcome {
-                Ok(file) if s.left[v] > 0 => {
-                    s.ledger.spilled_bytes += bytes;
-                    s.ledger.on_disk += file.nbytes();
+                Ok(file) if needed => {
+                    ledger.spilled_bytes += bytes;
+                    ledger.on_disk += file.nbytes();
                     s.spilled.insert(v, file);
                 }
                 Ok(file) => self.disk.remove(file),
@@ -116,7 +122,7 @@ impl Run<'_> {
             }
         }
         s.running += 1;
-        s.ledger.admit(task, need - added_bytes(task));
+        s.ledgers[self.device(id)].admit(task, need - added_bytes(task));
         args
     }
 }

@@ -3,6 +3,8 @@
 //! without holding the lock; a task is admitted only when the bytes it adds (its result, its
 //! scratch, inputs read back from disk) fit in the memory budget beside the chunks held and
 //! those promised to running tasks, so sources are never produced ahead of what memory allows.
+//! Each device has a ledger and a budget of its own (`Device::memory`, else the spec's); a task
+//! counts against its device's, with the copies of inputs moved to it from other devices.
 //! When the next task does not fit, the chunks needed furthest in the future are spilled to
 //! disk — while other tasks compute, if that makes enough room, else once nothing runs. A
 //! result is freed after its last consumer has run. Kernels split big blocks over the same
@@ -13,6 +15,7 @@
 mod admission;
 use crate::ledger::{held_bytes, Ledger};
 use crate::observe::{Observer, TaskEvent};
+use crate::device::to_host;
 use crate::executor::Executor;
 use crate::pool::{check_threads, pool};
 use crate::spill::{SpillDir, Spilled};
@@ -45,7 +48,8 @@ struct State {
     running: usize,
     finished: usize,
     error: Option<TegulaError>,
-    ledger: Ledger,
+    /// One per device, by its number.
+    ledgers: Vec<Ledger>,
 }
 
 /// What every job reads.
@@ -98,11 +102,8 @@ impl Executor for Threaded {
     fn execute(&self, graph: &TaskGraph, spec: &Spec, observer: Option<&dyn Observer>) -> Result<(Vec<Vec<Chunk>>, Report)> {
         let inputs = Inputs::new(graph, &[])?;
         let (results, report) = run(graph, &inputs, self.threads, spec, observer)?;
-        let outputs = graph
-            .outputs
-            .iter()
-            .map(|o| o.blocks.iter().map(|&t| take_result(&results, t)).collect::<Result<Vec<_>>>())
-            .collect::<Result<Vec<_>>>()?;
+        let host = |t: TaskId| take_result(&results, t).and_then(|c| to_host(graph.tasks[t].device, c));
+        let outputs = graph.outputs.iter().map(|o| o.blocks.iter().map(|&t| host(t)).collect::<Result<Vec<_>>>()).collect::<Result<Vec<_>>>()?;
         Ok((outputs, report))
     }
 }
@@ -133,7 +134,7 @@ pub fn run(
         running: 0,
         finished: 0,
         error: None,
-        ledger: Ledger::new(spec.memory),
+        ledgers: inputs.budgets(spec.memory).into_iter().map(Ledger::new).collect(),
     };
     let disk = SpillDir::new(&spec.spill_dir);
     let start = Instant::now();
@@ -156,9 +157,20 @@ pub fn run(
             }
         }
     }
-    let l = &state.ledger;
-    let report = Report { tasks: n, peak_bytes: l.peak_live, projected_peak_bytes: l.peak_projected, spilled_bytes: l.spilled_bytes, budget: l.budget };
-    Ok((state.results, report))
+    Ok((state.results, report(n, &state.ledgers)))
+}
+
+/// The report of a run: the CPU's ledger, and each device's peak.
+fn report(tasks: usize, ledgers: &[Ledger]) -> Report {
+    let cpu = &ledgers[0];
+    Report {
+        tasks,
+        peak_bytes: cpu.peak_live,
+        projected_peak_bytes: cpu.peak_projected,
+        spilled_bytes: ledgers.iter().map(|l| l.spilled_bytes).sum(),
+        budget: cpu.budget,
+        device_peaks: ledgers.iter().map(|l| l.peak_live).collect(),
+    }
 }
 
 /// Takes tasks while the next one fits (spilling to make room when that helps), then leaves
@@ -172,7 +184,7 @@ fn job<'a>(scope: &rayon::Scope<'a>, run: &'a Run<'a>) {
         }
         let Some(&Reverse((_, id))) = s.ready.peek() else { break };
         let need = run.need(&s, id);
-        if !s.ledger.fits(need) {
+        if !s.ledgers[run.device(id)].fits(need) {
             if let Some(victims) = run.evict(&mut s, id, need) {
                 s = run.spill(s, victims);
                 continue;
@@ -205,6 +217,24 @@ fn job<'a>(scope: &rayon::Scope<'a>, run: &'a Run<'a>) {
 }
 
 impl Run<'_> {
+    /// The number of the device task `id` runs on: its ledger's.
+    fn device(&self, id: TaskId) -> usize {
+        self.graph.tasks[id].device.index()
+    }
+
+    /// Bytes of the copies of task `id`'s inputs moved to its device from others, held while
+    /// it runs.
+    fn moved_bytes(&self, id: TaskId) -> usize {
+        let task = &self.graph.tasks[id];
+        if task.inputs.iter().all(|&i| self.graph.tasks[i].device == task.device) {
+            return 0;
+        }
+        let mut from_others: Vec<TaskId> = task.inputs.iter().copied().filter(|&i| self.graph.tasks[i].device != task.device).collect();
+        from_others.sort_unstable();
+        from_others.dedup();
+        from_others.iter().map(|&i| self.graph.tasks[i].nbytes()).sum()
+    }
+
     /// Reads spilled inputs back and runs the kernel; returns the result and the inputs read.
     fn execute(&self, id: TaskId, args: Vec<Arg>) -> Result<(Chunk, Vec<(TaskId, Chunk)>)> {
         let task = &self.graph.tasks[id];
@@ -237,10 +267,12 @@ impl Run<'_> {
     fn finish(&self, s: &mut State, id: TaskId, outcome: Result<(Chunk, Vec<(TaskId, Chunk)>)>) {
         let task = &self.graph.tasks[id];
         s.running -= 1;
-        s.ledger.end(task);
+        s.ledgers[self.device(id)].end(task);
         for &i in &task.inputs {
             s.in_use[i] -= 1;
         }
+        let ledger = self.device(id);
+        s.ledgers[ledger].release(self.moved_bytes(id));
         let (chunk, reloaded) = match outcome {
             Ok(done) => done,
             Err(e) => {
@@ -248,14 +280,16 @@ impl Run<'_> {
                 return;
             }
         };
-        for (i, c) in reloaded {
+        // An input read back from disk stays, on its own device (one from another device was
+        // only read to be moved, and is counted as moved).
+        for (i, c) in reloaded.into_iter().filter(|&(i, _)| self.device(i) == ledger) {
             if s.results[i].is_none() {
                 s.results[i] = Some(c);
             } else {
-                s.ledger.release(held_bytes(&self.graph.tasks[i], &c));
+                s.ledgers[ledger].release(held_bytes(&self.graph.tasks[i], &c));
             }
         }
-        s.ledger.hold(held_bytes(task, &chunk));
+        s.ledgers[ledger].hold(held_bytes(task, &chunk));
         s.results[id] = Some(chunk);
         s.done[id] = true;
         for &i in &task.inputs {
@@ -274,11 +308,12 @@ impl Run<'_> {
 
     /// Drops a result no task reads any more, in memory and on disk.
     fn free(&self, s: &mut State, i: TaskId) {
+        let ledger = &mut s.ledgers[self.device(i)];
         if let Some(c) = s.results[i].take() {
-            s.ledger.release(held_bytes(&self.graph.tasks[i], &c));
+            ledger.release(held_bytes(&self.graph.tasks[i], &c));
         }
         if let Some(file) = s.spilled.remove(&i) {
-            s.ledger.on_disk -= file.nbytes();
+            ledger.on_disk -= file.nbytes();
             self.disk.remove(file);
         }
     }
@@ -294,8 +329,8 @@ impl Run<'_> {
             start: started.unwrap_or_default(),
             end: started.map_or(Duration::ZERO, |_| self.start.elapsed()),
             bytes: s.results[id].as_ref().map_or(0, Chunk::nbytes),
-            held: s.ledger.live,
-            on_disk: s.ledger.on_disk,
+            held: s.ledgers.iter().map(|l| l.live).sum(),
+            on_disk: s.ledgers.iter().map(|l| l.on_disk).sum(),
             done: s.finished,
             total: self.graph.tasks.len(),
         };

@@ -3,6 +3,7 @@
 //! is computed.
 
 pub mod creation;
+pub mod device;
 pub mod elementwise;
 pub mod fft;
 pub mod gather;

@@ -112,7 +112,7 @@ pub(crate) struct Lowering {
 impl Lowering {
     /// Appends a task producing a block of `size` elements of `dtype`.
     pub(crate) fn push(&mut self, node: &Node, op: impl Into<TaskOp>, inputs: Vec<TaskId>, size: usize, dtype: DType) -> TaskId {
-        self.graph.tasks.push(Task { op: op.into(), inputs, size, dtype, node: node.id });
+        self.graph.tasks.push(Task { op: op.into(), inputs, size, dtype, node: node.id, device: node.device });
         self.graph.tasks.len() - 1
     }
 
@@ -159,6 +159,7 @@ impl Lowering {
             NodeKind::SearchSorted { right, presorted } => Ok(sort::searchsorted(self, node, inputs, *right, *presorted)),
             NodeKind::Store { sink } => Ok(store::lower(self, node, &inputs[0], sink)),
             NodeKind::MapBlocks { function, .. } => Ok(map_blocks::lower(self, node, inputs, function)),
+            NodeKind::ToDevice { .. } => elementwise::lower(self, node, inputs, KernelOp::ToDevice),
         }
     }
 

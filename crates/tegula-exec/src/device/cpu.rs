@@ -1,0 +1,29 @@
+//! The CPU: kernels on the host's cores, blocks in its memory.
+
+use super::Device;
+use tegula_core::{KernelOp, Result, SourceOp};
+use tegula_kernels::Chunk;
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Cpu;
+
+impl Device for Cpu {
+    fn name(&self) -> &str {
+        "cpu"
+    }
+    fn memory(&self) -> Option<usize> {
+        None
+    }
+    fn generate(&self, op: &SourceOp) -> Result<Chunk> {
+        tegula_kernels::generate(op)
+    }
+    fn run(&self, op: &KernelOp, inputs: &[Chunk]) -> Result<Chunk> {
+        tegula_kernels::run(op, inputs)
+    }
+    fn to_host(&self, chunk: &Chunk) -> Result<Chunk> {
+        Ok(chunk.clone())
+    }
+    fn to_device(&self, chunk: &Chunk) -> Result<Chunk> {
+        Ok(chunk.clone())
+    }
+}
