@@ -41,7 +41,7 @@ fn key(factorisation: LinalgOp, node: &Node) -> String {
 }
 
 pub(super) fn lower(l: &mut Lowering, node: &Node, inputs: &[Vec<TaskId>], op: LinalgOp) -> Vec<TaskId> {
-    let shared = op.factorisation().filter(|(f, _)| l.factorisations.wanted[&key(*f, node)].count_ones() > 1);
+    let shared = op.factorisation().filter(|(f, _)| l.factorisations.wanted.get(&key(*f, node)).is_some_and(|w| w.count_ones() > 1));
     let mut blocks = Vec::with_capacity(node.chunks.nblocks());
     // The result's trailing axes (if any) are one block each, so its blocks are numbered
     // as the inputs' stack blocks are.
