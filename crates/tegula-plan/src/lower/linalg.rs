@@ -41,17 +41,21 @@ fn key(factorisation: LinalgOp, node: &Node) -> String {
 }
 
 pub(super) fn lower(l: &mut Lowering, node: &Node, inputs: &[Vec<TaskId>], op: LinalgOp) -> Vec<TaskId> {
-    let shared = op.factorisation().filter(|(f, _)| l.factorisations.wanted.get(&key(*f, node)).is_some_and(|w| w.count_ones() > 1));
+    // The factorisation's key, made once per node (it is a string).
+    let shared = op.factorisation().map(|(f, result)| (f, result, key(f, node)));
+    let shared = shared.filter(|(_, _, k)| l.factorisations.wanted.get(k).is_some_and(|w| w.count_ones() > 1));
     let mut blocks = Vec::with_capacity(node.chunks.nblocks());
     // The result's trailing axes (if any) are one block each, so its blocks are numbered
     // as the inputs' stack blocks are.
     for_each_block(&node.chunks.numblocks(), |idx| {
         let args: Vec<TaskId> = inputs.iter().map(|b| b[blocks.len()]).collect();
         let size = node.chunks.block_size(idx);
-        blocks.push(match shared {
-            Some((factorisation, result)) => {
-                let factors = factors_task(l, node, factorisation, idx, args);
-                let (offset, shape) = part_of(node, factorisation, idx, result);
+        blocks.push(match &shared {
+            Some((factorisation, result, key)) => {
+                let all = results(node, *factorisation, idx);
+                let factors = factors_task(l, node, *factorisation, key, args, &all);
+                let offset = all[..*result as usize].iter().map(byte_count).sum();
+                let shape = all[*result as usize].1.clone();
                 l.push(node, KernelOp::Part { offset, dtype: node.dtype, shape }, vec![factors], size, node.dtype)
             }
             None => l.push(node, KernelOp::Linalg { op }, args, size, node.dtype),
@@ -60,16 +64,21 @@ pub(super) fn lower(l: &mut Lowering, node: &Node, inputs: &[Vec<TaskId>], op: L
     blocks
 }
 
-/// The task computing every result of `factorisation` of the input blocks `args`.
-fn factors_task(l: &mut Lowering, node: &Node, factorisation: LinalgOp, idx: &[usize], args: Vec<TaskId>) -> TaskId {
-    let id = (key(factorisation, node), args);
+/// The task computing every result (`all`: their dtypes and shapes) of `factorisation` of the
+/// input blocks `args`.
+fn factors_task(l: &mut Lowering, node: &Node, factorisation: LinalgOp, key: &str, args: Vec<TaskId>, all: &[(DType, Vec<usize>)]) -> TaskId {
+    let id = (key.to_string(), args);
     if let Some(&task) = l.factorisations.tasks.get(&id) {
         return task;
     }
-    let bytes = results(node, factorisation, idx).iter().map(|(dtype, shape)| dtype.itemsize() * shape.iter().product::<usize>()).sum();
+    let bytes = all.iter().map(byte_count).sum();
     let task = l.push(node, KernelOp::Factorise { op: factorisation }, id.1.clone(), bytes, DType::UInt8);
     l.factorisations.tasks.insert(id, task);
     task
+}
+
+fn byte_count((dtype, shape): &(DType, Vec<usize>)) -> usize {
+    dtype.itemsize() * shape.iter().product::<usize>()
 }
 
 /// The dtype and block shape of each result of `factorisation` for block `idx` of `node`.
@@ -84,11 +93,4 @@ fn results(node: &Node, factorisation: LinalgOp, idx: &[usize]) -> Vec<(DType, V
         .into_iter()
         .map(|r| (r.output_dtype(input.dtype), shape[..stack].iter().copied().chain(r.result_shape(&[matrix])).collect()))
         .collect()
-}
-
-/// Where result `result` starts in the packed block of `factorisation`, and its shape.
-fn part_of(node: &Node, factorisation: LinalgOp, idx: &[usize], result: u8) -> (usize, Vec<usize>) {
-    let all = results(node, factorisation, idx);
-    let offset = all[..result as usize].iter().map(|(dtype, shape)| dtype.itemsize() * shape.iter().product::<usize>()).sum();
-    (offset, all[result as usize].1.clone())
 }
