@@ -148,9 +148,9 @@ fn one_d<T: Copy>(block: &Block<T>) -> Result<Vec<T>> {
     }
 }
 
-fn vector<T: Clone>(data: Vec<T>) -> Result<Block<T>> {
+fn vector<T: crate::element::Elem>(data: Vec<T>) -> Result<Block<T>> {
     let n = data.len();
-    Ok(ArrayD::from_shape_vec(IxDyn(&[n]), data).map_err(|e| internal_err!("vector: {e}"))?.into_shared())
+    Ok(ArrayD::from_shape_vec(IxDyn(&[n]), data).map_err(|e| internal_err!("vector: {e}"))?.into())
 }
 
 #[cfg(test)]

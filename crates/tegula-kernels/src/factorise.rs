@@ -20,7 +20,7 @@ pub fn factorise(op: LinalgOp, block: &Chunk) -> Result<Vec<Chunk>> {
 
 fn typed<T: Field>(op: LinalgOp, block: &Chunk) -> Result<Vec<Chunk>> {
     let a = Stack::<T>::new(block)?;
-    let (_, m, n) = a.data.dim();
+    let (_, m, n) = a.dim();
     let shapes: Vec<Vec<usize>> =
         op.results().into_iter().map(|r| a.stack.iter().copied().chain(r.result_shape(&[(m, n)])).collect()).collect();
     let x = |i: usize| a.matrix(i);
@@ -57,7 +57,7 @@ fn two<T, U: Wrap, V: Wrap>(
     mut f: impl FnMut(usize) -> Result<Pair<U, V>>,
 ) -> Result<Vec<Chunk>> {
     let (mut first, mut second) = (Vec::new(), Vec::new());
-    for i in 0..a.data.dim().0 {
+    for i in 0..a.dim().0 {
         let (u, v) = f(i)?;
         first.extend(u);
         second.extend(v);
@@ -67,5 +67,5 @@ fn two<T, U: Wrap, V: Wrap>(
 
 fn gathered<U: Wrap>(shape: &[usize], elements: Vec<U>) -> Result<Chunk> {
     let array = ArrayD::from_shape_vec(shape, elements).map_err(|e| internal_err!("a factor's shape: {e}"))?;
-    Ok(U::wrap(array.into_shared()))
+    Ok(U::wrap(array.into()))
 }

@@ -25,7 +25,7 @@ fn transform<F: FftNum + Float>(a: &Block<Complex<F>>, axis: usize, inverse: boo
     let n = a.shape()[axis];
     let mut out = a.to_owned();
     if n == 0 {
-        return out.into_shared();
+        return out.into();
     }
     let mut planner = FftPlanner::<F>::new();
     let plan = if inverse { planner.plan_fft_inverse(n) } else { planner.plan_fft_forward(n) };
@@ -36,5 +36,5 @@ fn transform<F: FftNum + Float>(a: &Block<Complex<F>>, axis: usize, inverse: boo
         plan.process_with_scratch(&mut lane_buf, &mut scratch);
         lane.iter_mut().zip(&lane_buf).for_each(|(v, b)| *v = *b);
     }
-    out.into_shared()
+    out.into()
 }

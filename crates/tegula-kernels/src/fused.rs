@@ -12,7 +12,7 @@ use crate::source::source_tile;
 use crate::parallel::{build_1d, build_f64};
 use crate::reduce_f64::{reduce_flat_f64, reduce_rows_f64};
 use crate::tape::{Registers, Tape};
-use ndarray::ArcArray;
+use ndarray::Array;
 use crate::reduce::{reduce_bands, reduce_flat};
 use crate::tiles::{concat, flatten, ranges, reshape, tile};
 use crate::unary::unary;
@@ -46,7 +46,7 @@ pub fn fused_reduce(block: &FusedBlock, op: PartialReduce, axes: &[usize], input
             return reduce_bands(op, axes, shape, |start, len| {
                 let mut values = vec![0.0; len];
                 tape.fill(start, &mut values, &mut Registers::default())?;
-                Ok(Chunk::Float64(ArcArray::from_vec(values).into_dyn()))
+                Ok(Chunk::Float64(Array::from_vec(values).into_dyn().into()))
             });
         }
         let spans = |start, len, regs: &mut Registers, sink: &mut dyn FnMut(&[f64])| tape.spans(start, len, regs, sink);
@@ -110,7 +110,7 @@ impl<'a> Bound<'a> {
             return Ok(out);
         }
         // A program of constants only (a broadcast scalar) computes one value for the tile.
-        with_chunk!(&out, a => Ok(Wrap::wrap(a.broadcast(vec![len]).ok_or_else(|| internal_err!("tile of {}", a.len()))?.to_owned().into_shared())))
+        with_chunk!(&out, a => Ok(Wrap::wrap(a.broadcast(vec![len]).ok_or_else(|| internal_err!("tile of {}", a.len()))?.to_owned().into())))
     }
 }
 

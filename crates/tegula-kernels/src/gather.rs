@@ -4,14 +4,14 @@
 use crate::chunk::{Block, Chunk, Wrap};
 use crate::element::Elem;
 use crate::with_chunk;
-use ndarray::{ArcArray, Axis, IxDyn, Zip};
+use ndarray::{Axis, IxDyn, Zip};
 use tegula_core::{index_err, internal_err, Result};
 
 /// The indices of an integer block as int64 (unsigned ones past `i64::MAX` saturate: they are
 /// out of bounds either way).
 fn index_values(idx: &Chunk) -> Result<Block<i64>> {
     match idx {
-        Chunk::UInt64(a) => Ok(a.mapv(|v| v.min(i64::MAX as u64) as i64).into_shared()),
+        Chunk::UInt64(a) => Ok(a.mapv(|v| v.min(i64::MAX as u64) as i64).into()),
         c if c.dtype().is_integer() => Ok(c.cast(tegula_core::DType::Int64).typed::<i64>()?.clone()),
         c => Err(index_err!("arrays used as indices must be of integer (or boolean) type, not {}", c.dtype())),
     }
@@ -34,7 +34,7 @@ pub fn wrap_index(idx: &Chunk, n: usize, axis: usize) -> Result<Chunk> {
     for v in out.iter_mut() {
         *v = wrap(*v, n, axis)? as i64;
     }
-    Ok(Chunk::Int64(out.into_shared()))
+    Ok(Chunk::Int64(out.into()))
 }
 
 /// Where one `Gather` task reads: its `x` block starts at element `start` of an axis of
@@ -92,7 +92,7 @@ fn gather_typed<T: Wrap>(a: &Block<T>, acc: Option<&Chunk>, local: &ndarray::Arr
             }
         }
     });
-    Ok(T::wrap(out.into_shared()))
+    Ok(T::wrap(out.into()))
 }
 
 /// `KernelOp::Compress`: the rows (entries along axis 0) of `x` where the 1-D boolean `mask`
@@ -106,6 +106,6 @@ pub fn compress(x: &Chunk, mask: &Chunk) -> Result<Chunk> {
     with_chunk!(x, a => Ok(Wrap::wrap(select_rows(a, &rows))))
 }
 
-fn select_rows<T: Elem>(a: &Block<T>, rows: &[usize]) -> ArcArray<T, IxDyn> {
-    a.select(Axis(0), rows).into_shared()
+fn select_rows<T: Elem>(a: &Block<T>, rows: &[usize]) -> Block<T> {
+    a.select(Axis(0), rows).into()
 }

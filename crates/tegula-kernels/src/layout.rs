@@ -12,19 +12,18 @@ pub fn load(source: &Chunk, region: &[(usize, usize)]) -> Result<Chunk> {
     if region.len() != source.ndim() || region.iter().zip(source.shape()).any(|(r, &n)| r.0 > r.1 || r.1 > n) {
         return Err(TegulaError::Internal(format!("region {region:?} outside {:?}", source.shape())));
     }
-    Ok(with_chunk!(source.clone(), a => {
-        let mut a = a;
+    Ok(with_chunk!(source.clone(), a => Wrap::wrap(a.map_view(|mut a| {
         for (axis, &(lo, hi)) in region.iter().enumerate() {
             a.slice_axis_inplace(Axis(axis), Slice::from(lo..hi));
         }
-        Wrap::wrap(a)
-    }))
+        a
+    }))))
 }
 
 /// Basic indexing of one block: ranges (possibly reversed), single indices, new axes.
 pub fn select(source: &Chunk, axes: &[Select]) -> Result<Chunk> {
     let info = slice_info(source, axes)?;
-    with_chunk!(source, a => Ok(Wrap::wrap(a.clone().slice_move(info.as_ref()))))
+    with_chunk!(source, a => Ok(Wrap::wrap(a.clone().map_view(|a| a.slice_move(info.as_ref())))))
 }
 
 /// A copy of `source` with its selection `axes` replaced by `values` (of the selection's shape
@@ -40,7 +39,7 @@ pub fn set_select(source: &Chunk, values: &Chunk, axes: &[Select]) -> Result<Chu
             return Err(TegulaError::Internal(format!("values {:?} for a selection {:?}", v.shape(), target.shape())));
         }
         target.assign(v);
-        Ok(Wrap::wrap(out.into_shared()))
+        Ok(Wrap::wrap(out.into()))
     })
 }
 
@@ -71,7 +70,7 @@ pub fn transpose(source: &Chunk, perm: &[usize]) -> Result<Chunk> {
     if perm.len() != source.ndim() || perm.iter().any(|&p| p >= seen.len() || std::mem::replace(&mut seen[p], true)) {
         return Err(TegulaError::Internal(format!("bad permutation {perm:?}")));
     }
-    Ok(with_chunk!(source.clone(), a => Wrap::wrap(a.permuted_axes(perm.to_vec()))))
+    Ok(with_chunk!(source.clone(), a => Wrap::wrap(a.map_view(|a| a.permuted_axes(perm.to_vec())))))
 }
 
 /// The block with length-one axes at `axes` (ascending positions in the result), sharing its data.
@@ -79,11 +78,10 @@ pub fn expand_dims(source: &Chunk, axes: &[usize]) -> Result<Chunk> {
     if axes.iter().enumerate().any(|(i, &a)| a > source.ndim() + i || i > 0 && a <= axes[i - 1]) {
         return Err(TegulaError::Internal(format!("new axes {axes:?} for a {}-d block", source.ndim())));
     }
-    Ok(with_chunk!(source.clone(), a => {
-        let mut a = a;
+    Ok(with_chunk!(source.clone(), a => Wrap::wrap(a.map_view(|mut a| {
         axes.iter().for_each(|&axis| a.insert_axis_inplace(Axis(axis)));
-        Wrap::wrap(a)
-    }))
+        a
+    }))))
 }
 
 /// The block's elements in row-major order as a block of `shape`: a view of a row-major block
@@ -98,9 +96,9 @@ pub fn reshape(source: &Chunk, shape: &[usize]) -> Result<Chunk> {
         } else {
             let mut data = tegula_core::memory::big_vec(a.len());
             data.extend(a.iter().copied());
-            ArrayD::from_shape_vec(a.shape(), data).map_err(|e| TegulaError::Internal(format!("reshape: {e}")))?.into_shared()
+            ArrayD::from_shape_vec(a.shape(), data).map_err(|e| TegulaError::Internal(format!("reshape: {e}")))?.into()
         };
-        let a = a.into_shape_with_order(shape).map_err(|e| TegulaError::Internal(format!("reshape: {e}")))?;
+        let a = a.try_map_view(|a| a.into_shape_with_order(shape)).map_err(|e| TegulaError::Internal(format!("reshape: {e}")))?;
         Ok(Wrap::wrap(a))
     })
 }
@@ -126,10 +124,10 @@ pub fn assemble(inputs: &[Chunk], shape: &[usize], pieces: &[Piece]) -> Result<C
             }
             dst_view.assign(&src_view);
         }
-        Ok(Wrap::wrap(out.into_shared()))
+        Ok(Wrap::wrap(out.into()))
     })
 }
 
-fn zero_like<T: crate::element::Elem>(_: &ndarray::ArcArray<T, ndarray::IxDyn>) -> T {
+fn zero_like<T: crate::element::Elem>(_: &crate::chunk::Block<T>) -> T {
     T::from_bool(false)
 }

@@ -1,6 +1,8 @@
 //! tegula-kernels: what happens inside one chunk. `Chunk` holds one block of any tegula dtype
-//! (an `ndarray::ArcArray`, so slices and transposes share data); `run` computes any `KernelOp`
-//! on the CPU, `generate` any `SourceOp`. Kernels know nothing of graphs, schedules or storage.
+//! (a `Block`: a read-only `ndarray` view over memory its owner keeps alive, Rust's or a NumPy
+//! array's, so slices and transposes share data and inputs need no copy); `run` computes any
+//! `KernelOp` on the CPU, `generate` any `SourceOp`. Kernels know nothing of graphs, schedules
+//! or storage.
 
 pub mod binary;
 pub mod buckets;

@@ -27,9 +27,18 @@ pub fn linalg(op: LinalgOp, inputs: &[Chunk]) -> Result<Chunk> {
 
 /// The matrices of one block: `(count, m, n)`, row-major; the block itself where it already
 /// is (no copy), else a row-major copy.
-pub(crate) struct Stack<T> {
+pub(crate) struct Stack<T: 'static> {
     pub(crate) stack: Vec<usize>,
-    pub(crate) data: ndarray::ArcArray<T, ndarray::Ix3>,
+    /// Three axes: `(count, m, n)`.
+    pub(crate) data: Block<T>,
+}
+
+impl<T> Stack<T> {
+    /// `(count, m, n)`.
+    pub(crate) fn dim(&self) -> (usize, usize, usize) {
+        let s = self.data.shape();
+        (s[0], s[1], s[2])
+    }
 }
 
 impl<T: Field> Stack<T> {
@@ -41,8 +50,8 @@ impl<T: Field> Stack<T> {
         }
         let (stack, (m, n)) = (s[..s.len() - 2].to_vec(), (s[s.len() - 2], s[s.len() - 1]));
         let count = stack.iter().product();
-        let standard = if a.is_standard_layout() { a.clone() } else { a.as_standard_layout().into_owned().into_shared() };
-        let data = standard.into_shape_with_order((count, m, n));
+        let standard = if a.is_standard_layout() { a.clone() } else { a.as_standard_layout().into_owned().into() };
+        let data = standard.try_map_view(|v| v.into_shape_with_order(ndarray::IxDyn(&[count, m, n])));
         Ok(Stack { stack, data: data.map_err(|e| internal_err!("linalg block: {e}"))? })
     }
     /// Matrix `i`, copied column-major (the layout faer factorises in; faer's own copy of a
@@ -55,7 +64,7 @@ impl<T: Field> Stack<T> {
     }
     /// Matrix `i` in place.
     fn view(&self, i: usize) -> MatRef<'_, T> {
-        let (_, m, n) = self.data.dim();
+        let (_, m, n) = self.dim();
         let view = self.data.index_axis(ndarray::Axis(0), i);
         // SAFETY: the pointer, extents and element strides are those of a view of `self.data`,
         // which the returned matrix borrows.
@@ -77,7 +86,7 @@ pub(crate) fn banded_copy<T: ComplexField>(mut dst: MatMut<T>, src: MatRef<T>) {
 fn typed<T: Field>(op: LinalgOp, inputs: &[Chunk]) -> Result<Chunk> {
     let a = Stack::<T>::new(&inputs[0])?;
     let b = inputs.get(1).map(Stack::<T>::new).transpose()?;
-    let (m, n) = (a.data.dim().1, a.data.dim().2);
+    let (m, n) = (a.dim().1, a.dim().2);
     let shape = |tail: &[usize]| a.stack.iter().chain(tail).copied().collect::<Vec<usize>>();
     let k = m.min(n);
     let x = |i: usize| a.matrix(i);
@@ -86,7 +95,7 @@ fn typed<T: Field>(op: LinalgOp, inputs: &[Chunk]) -> Result<Chunk> {
         LinalgOp::Inv => each(&a, &shape(&[n, n]), |i| Ok(rows(lu(x(i).as_ref())?.inverse().as_ref()))),
         LinalgOp::Solve => {
             let b = b.ok_or_else(|| internal_err!("solve needs two inputs"))?;
-            let k = b.data.dim().2;
+            let k = b.dim().2;
             each(&a, &shape(&[n, k]), |i| Ok(rows(lu(x(i).as_ref())?.solve(b.matrix(i).as_ref().as_ref()).as_ref())))
         }
         LinalgOp::Det => each(&a, &shape(&[]), |i| Ok(vec![det(x(i).as_ref())])),
@@ -109,7 +118,7 @@ fn typed<T: Field>(op: LinalgOp, inputs: &[Chunk]) -> Result<Chunk> {
         LinalgOp::Pinv { rtol } => each(&a, &shape(&[n, m]), |i| pinv(x(i).as_ref(), rtol)),
         LinalgOp::QrApply => {
             let b = b.ok_or_else(|| internal_err!("qr-apply needs two inputs"))?;
-            each(&a, &shape(&[m, b.data.dim().2]), |i| tall_q_times(a.view(i), b.view(i)))
+            each(&a, &shape(&[m, b.dim().2]), |i| tall_q_times(a.view(i), b.view(i)))
         }
     }
 }
@@ -118,11 +127,11 @@ fn typed<T: Field>(op: LinalgOp, inputs: &[Chunk]) -> Result<Chunk> {
 /// of `shape`.
 fn each<T, U: Wrap>(a: &Stack<T>, shape: &[usize], f: impl FnMut(usize) -> Result<Vec<U>>) -> Result<Chunk> {
     let mut out = Vec::with_capacity(shape.iter().product());
-    for part in (0..a.data.dim().0).map(f) {
+    for part in (0..a.dim().0).map(f) {
         out.extend(part?);
     }
     let out = ArrayD::from_shape_vec(shape, out).map_err(|e| internal_err!("linalg result: {e}"))?;
-    Ok(U::wrap(out.into_shared()))
+    Ok(U::wrap(out.into()))
 }
 
 /// A matrix's elements in row-major order.

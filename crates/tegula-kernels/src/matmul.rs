@@ -41,7 +41,7 @@ fn stacked<T: Num + Wrap>(a: &Block<T>, b: &Block<T>, product: Product<T>) -> Re
         }
     }
     let out = ArrayD::from_shape_vec(shape, out).map_err(|e| TegulaError::Internal(format!("matmul result: {e}")))?;
-    Ok(T::wrap(out.into_shared()))
+    Ok(T::wrap(out.into()))
 }
 
 /// The `s`-th matrix (in row-major order of the stack axes) of a block.

@@ -8,7 +8,7 @@ use crate::element::Elem;
 use tegula_core::memory::big_vec;
 use crate::tiles::TILE;
 use crate::with_dtype;
-use ndarray::ArcArray;
+use ndarray::Array;
 use rayon::prelude::*;
 use std::mem::MaybeUninit;
 use std::ops::Range;
@@ -96,5 +96,5 @@ fn build<T: Elem + Wrap, S: Default>(
     // SAFETY: every tile was written in full (`write_all` fails on a short one, and a failing
     // piece returned above), and the pieces cover the first `size` elements.
     unsafe { data.set_len(size) };
-    Ok(T::wrap(ArcArray::from_vec(data).into_dyn()))
+    Ok(T::wrap(Array::from_vec(data).into_dyn().into()))
 }

@@ -13,7 +13,7 @@ pub fn pack(outputs: &[Chunk]) -> Chunk {
     for output in outputs {
         with_bytes(output, |b| bytes.extend_from_slice(b));
     }
-    Chunk::UInt8(Array1::from_vec(bytes).into_dyn().into_shared())
+    Chunk::UInt8(Array1::from_vec(bytes).into_dyn().into())
 }
 
 /// The output of `dtype` and `shape` whose bytes start at `offset` in `packed`.

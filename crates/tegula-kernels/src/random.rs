@@ -9,7 +9,7 @@ use crate::element::Elem;
 use crate::with_dtype;
 use crate::tiles::reshape;
 use crate::ziggurat::ziggurat;
-use ndarray::ArcArray;
+use ndarray::Array;
 use tegula_core::{DType, Distribution, Result};
 
 const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -61,7 +61,7 @@ pub fn random(key: u64, dist: Distribution, dtype: DType, place: &BlockPlace, st
         let mut data = tegula_core::memory::big_vec(len);
         data.resize(len, T::default());
         random_into(key, dist, place, start, &mut data);
-        T::wrap(ArcArray::from_vec(data).into_dyn())
+        T::wrap(Array::from_vec(data).into_dyn().into())
     })
 }
 

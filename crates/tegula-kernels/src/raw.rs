@@ -8,7 +8,7 @@ use crate::chunk::{Block, Chunk, Wrap};
 use crate::element::Elem;
 use crate::with_chunk;
 use crate::with_dtype;
-use ndarray::{ArcArray, IxDyn};
+use ndarray::{Array, IxDyn};
 use std::io::{Read, Write};
 use tegula_core::{DType, Result, TegulaError};
 
@@ -43,7 +43,7 @@ pub fn chunk_from_bytes(dtype: DType, shape: &[usize], fill: impl FnOnce(&mut [u
         if bytes.iter().any(|&b| b > 1) {
             return Err(TegulaError::Io("a boolean chunk holds bytes other than 0 and 1".into()));
         }
-        return Ok(Chunk::Bool(bytes.mapv(|b| b == 1).into_shared()));
+        return Ok(Chunk::Bool(bytes.mapv(|b| b == 1).into()));
     }
     with_dtype!(dtype, T => filled::<T>(shape, fill).map(T::wrap))
 }
@@ -67,8 +67,8 @@ fn filled<T: Elem>(shape: &[usize], fill: impl FnOnce(&mut [u8]) -> Result<()>) 
     // are a valid value, and `elements` is `len` initialised elements.
     let bytes = unsafe { std::slice::from_raw_parts_mut(elements.as_mut_ptr().cast::<u8>(), std::mem::size_of_val(elements)) };
     fill(bytes)?;
-    let flat = ArcArray::from_vec(values).slice_move(ndarray::s![skip..skip + len]);
-    flat.into_shape_with_order(IxDyn(shape)).map_err(|e| TegulaError::Internal(format!("chunk from bytes: {e}")))
+    let flat = Array::from_vec(values).slice_move(ndarray::s![skip..skip + len]);
+    flat.into_shape_with_order(IxDyn(shape)).map(Block::from).map_err(|e| TegulaError::Internal(format!("chunk from bytes: {e}")))
 }
 
 fn bytes_of<T: Elem>(values: &[T]) -> &[u8] {

@@ -119,7 +119,7 @@ fn join(parts: &[Chunk], axis: usize) -> Result<Chunk> {
 fn join_typed<T: Wrap>(_: &Block<T>, parts: &[Chunk], axis: usize) -> Result<Chunk> {
     let views = parts.iter().map(|p| p.typed::<T>().map(|b| b.view())).collect::<Result<Vec<_>>>()?;
     let joined = ndarray::concatenate(Axis(axis), &views).map_err(|e| TegulaError::Internal(format!("join partials: {e}")))?;
-    Ok(T::wrap(joined.into_shared()))
+    Ok(T::wrap(joined.into()))
 }
 
 /// The partial reduction of `axes` of one block, computed along the axes.
@@ -162,8 +162,8 @@ pub fn reduce_finish(finish: Finish, squeeze: &[usize], dtype: DType, a: &Chunk)
         Finish::AddZero => plus_zero(a),
         Finish::DivideBy(n) => match a {
             // NumPy divides by the count as a complex number (which matters for infinities)
-            Chunk::Complex128(x) => Chunk::Complex128(x.mapv(|v| complex::div(v + C128::new(0.0, 0.0), C128::new(n, 0.0))).into_shared()),
-            _ => Chunk::Float64(a.cast(DType::Float64).typed::<f64>()?.mapv(|v| (v + 0.0) / n).into_shared()),
+            Chunk::Complex128(x) => Chunk::Complex128(x.mapv(|v| complex::div(v + C128::new(0.0, 0.0), C128::new(n, 0.0))).into()),
+            _ => Chunk::Float64(a.cast(DType::Float64).typed::<f64>()?.mapv(|v| (v + 0.0) / n).into()),
         },
         Finish::Variance { ddof, sqrt } => {
             let m = a.cast(DType::Complex128);
@@ -173,27 +173,26 @@ pub fn reduce_finish(finish: Finish, squeeze: &[usize], dtype: DType, a: &Chunk)
                 let v = m2.re / (n.re - ddof).max(0.0);
                 if sqrt { v.sqrt() } else { v }
             });
-            Chunk::Float64(var.into_shared())
+            Chunk::Float64(var.into())
         }
     };
-    let value = with_chunk!(value, x => {
-        let mut x = x;
+    let value = with_chunk!(value, x => Wrap::wrap(x.map_view(|mut x| {
         for &axis in squeeze.iter().rev() {
             x = x.index_axis_move(Axis(axis), 0);
         }
-        Wrap::wrap(x)
-    });
+        x
+    })));
     Ok(value.cast(dtype))
 }
 
 /// `a + 0.0`: negative zeros become positive, every other value stays (floating types only).
 fn plus_zero(a: &Chunk) -> Chunk {
     match a {
-        Chunk::Float16(x) => Chunk::Float16(x.mapv(|v| v + half::f16::ZERO).into_shared()),
-        Chunk::Float32(x) => Chunk::Float32(x.mapv(|v| v + 0.0).into_shared()),
-        Chunk::Float64(x) => Chunk::Float64(x.mapv(|v| v + 0.0).into_shared()),
-        Chunk::Complex64(x) => Chunk::Complex64(x.mapv(|v| v + num_complex::Complex32::new(0.0, 0.0)).into_shared()),
-        Chunk::Complex128(x) => Chunk::Complex128(x.mapv(|v| v + C128::new(0.0, 0.0)).into_shared()),
+        Chunk::Float16(x) => Chunk::Float16(x.mapv(|v| v + half::f16::ZERO).into()),
+        Chunk::Float32(x) => Chunk::Float32(x.mapv(|v| v + 0.0).into()),
+        Chunk::Float64(x) => Chunk::Float64(x.mapv(|v| v + 0.0).into()),
+        Chunk::Complex64(x) => Chunk::Complex64(x.mapv(|v| v + num_complex::Complex32::new(0.0, 0.0)).into()),
+        Chunk::Complex128(x) => Chunk::Complex128(x.mapv(|v| v + C128::new(0.0, 0.0)).into()),
         other => other.clone(),
     }
 }
@@ -204,7 +203,7 @@ fn fold_axes<T: Wrap>(a: &Block<T>, axes: &[usize], identity: Option<T>, f: impl
     if axes.len() == a.ndim() && !a.is_empty() {
         if let Some(s) = a.as_slice_memory_order() {
             let v = fold_slice(s, f).ok_or_else(|| TegulaError::Internal("fold of an empty block".into()))?;
-            return Ok(T::wrap(Block::from_elem(IxDyn(&vec![1; a.ndim()]), v)));
+            return Ok(T::wrap(ArrayD::from_elem(IxDyn(&vec![1; a.ndim()]), v).into()));
         }
     }
     let mut cur: Option<ArrayD<T>> = None;
@@ -212,7 +211,7 @@ fn fold_axes<T: Wrap>(a: &Block<T>, axes: &[usize], identity: Option<T>, f: impl
         let view = cur.as_ref().map(|c| c.view()).unwrap_or_else(|| a.view());
         cur = Some(fold_axis(view, axis, identity, f)?);
     }
-    Ok(T::wrap(cur.map(|c| c.into_shared()).unwrap_or_else(|| a.clone())))
+    Ok(T::wrap(cur.map(|c| c.into()).unwrap_or_else(|| a.clone())))
 }
 
 fn fold_axis<T: Elem>(v: ArrayViewD<T>, axis: usize, identity: Option<T>, f: impl Fn(T, T) -> T + Copy) -> Result<ArrayD<T>> {
@@ -247,7 +246,7 @@ fn fold_parts<T: Wrap>(first: &Block<T>, parts: &[Chunk], f: impl Fn(T, T) -> T)
         }
         Zip::from(&mut acc).and(p).for_each(|a, &x| *a = f(*a, x));
     }
-    Ok(T::wrap(acc.into_shared()))
+    Ok(T::wrap(acc.into()))
 }
 
 /// The element types moments are accumulated in (float64 and complex128).
@@ -285,8 +284,8 @@ fn moments<T: MomentElem>(a: &Block<T>, axes: &[usize]) -> Result<Chunk> {
     if axes.len() == a.ndim() {
         if let Some(s) = a.as_slice_memory_order() {
             let (n, mean, m2) = slice_moments(s);
-            let out = Block::from_shape_vec(IxDyn(&[&[3][..], &vec![1; a.ndim()][..]].concat()), vec![n, mean, m2]);
-            return out.map(T::wrap).map_err(|e| TegulaError::Internal(format!("moments: {e}")));
+            let out = ArrayD::from_shape_vec(IxDyn(&[&[3][..], &vec![1; a.ndim()][..]].concat()), vec![n, mean, m2]);
+            return out.map(|o| T::wrap(o.into())).map_err(|e| TegulaError::Internal(format!("moments: {e}")));
         }
     }
     let n: usize = axes.iter().map(|&ax| a.len_of(Axis(ax))).product();
@@ -297,14 +296,14 @@ fn moments<T: MomentElem>(a: &Block<T>, axes: &[usize]) -> Result<Chunk> {
     let dev = Zip::from(a)
         .and(&mean.broadcast(a.raw_dim()).ok_or_else(|| TegulaError::Internal("moments broadcast".into()))?)
         .map_collect(|&x, &m| T::real((x - m).abs2()))
-        .into_shared();
+        .into();
     let m2 = fold_axes(&dev, axes, Some(T::zero()), Num::add)?;
     let m2 = m2.typed::<T>()?;
     let mut out = ArrayD::from_elem([&[3][..], &keep[..]].concat(), T::zero());
     out.index_axis_mut(Axis(0), 0).fill(T::real(n as f64));
     out.index_axis_mut(Axis(0), 1).assign(&mean);
     out.index_axis_mut(Axis(0), 2).assign(m2);
-    Ok(T::wrap(out.into_shared()))
+    Ok(T::wrap(out.into()))
 }
 
 /// Count, mean and M2 of a contiguous run, without a temporary for the deviations.
@@ -331,7 +330,7 @@ fn merge_moments<T: MomentElem>(parts: &[Chunk]) -> Result<Chunk> {
             merge_moment((an, am, am2), (bn, bm, bm2))
         });
     }
-    Ok(T::wrap(acc.into_shared()))
+    Ok(T::wrap(acc.into()))
 }
 
 /// Merges the (count, mean, M2) of one part into those of another.

@@ -9,7 +9,7 @@ use crate::parallel::{groups, map_groups};
 use crate::lanes::LaneFold;
 use crate::reduce::{band_rows, combine_flat, merge_moment, reduce_combine, slice_moments};
 use crate::tiles::TILE;
-use ndarray::{ArcArray, IxDyn};
+use ndarray::{Array, IxDyn};
 use tegula_core::{internal_err, DType, PartialReduce, Result};
 
 /// The partial reduction over every axis of an `ndim`-dimensional block of `size` float64
@@ -74,7 +74,7 @@ pub fn reduce_rows_f64<S: Default>(
         }
         let acc = acc.ok_or_else(|| internal_err!("a group without bands"))?;
         let keep = [&[1][..], &shape[1..]].concat();
-        ArcArray::from_shape_vec(IxDyn(&keep), acc).map(Chunk::Float64).map_err(|e| internal_err!("partial: {e}"))
+        Array::from_shape_vec(IxDyn(&keep), acc).map(|a| Chunk::Float64(a.into())).map_err(|e| internal_err!("partial: {e}"))
     });
     Some(partials.and_then(|p| reduce_combine(op, &p)))
 }
@@ -148,10 +148,10 @@ impl Fold {
     /// The partial as `reduce_flat` shapes a 1-D tile's: `[1]`, or `[3, 1]` for moments.
     fn chunk(self, acc: [f64; 3]) -> Result<Chunk> {
         let block = match self {
-            Fold::Moments => ArcArray::from_shape_vec(IxDyn(&[3, 1]), acc.to_vec()),
-            _ => ArcArray::from_shape_vec(IxDyn(&[1]), vec![acc[0]]),
+            Fold::Moments => Array::from_shape_vec(IxDyn(&[3, 1]), acc.to_vec()),
+            _ => Array::from_shape_vec(IxDyn(&[1]), vec![acc[0]]),
         };
-        block.map(Chunk::Float64).map_err(|e| internal_err!("partial: {e}"))
+        block.map(|b| Chunk::Float64(b.into())).map_err(|e| internal_err!("partial: {e}"))
     }
 }
 
@@ -221,7 +221,7 @@ mod tests {
                     Ok(())
                 };
                 let rows = reduce_rows_f64(op, &shape, fill).expect("a float64 fold").unwrap();
-                let bands = reduce_bands(op, &[0], &shape, |start, len| Ok(Chunk::Float64(ArcArray::from_vec(data[start..start + len].to_vec()).into_dyn()))).unwrap();
+                let bands = reduce_bands(op, &[0], &shape, |start, len| Ok(Chunk::Float64(Array::from_vec(data[start..start + len].to_vec()).into_dyn().into()))).unwrap();
                 assert_eq!(rows.shape(), bands.shape(), "{shape:?} {op:?}");
                 let (r, b) = (rows.typed::<f64>().unwrap(), bands.typed::<f64>().unwrap());
                 assert!(r.iter().zip(b.iter()).all(|(x, y)| x.to_bits() == y.to_bits()), "{shape:?} {op:?}");

@@ -21,5 +21,5 @@ pub fn scan(op: ScanOp, axis: usize, a: &Chunk) -> Result<Chunk> {
 fn running<T: Num + Wrap>(a: &Block<T>, axis: usize, f: impl Fn(T, T) -> T) -> Chunk {
     let mut out = a.as_standard_layout().into_owned();
     out.accumulate_axis_inplace(Axis(axis), |&prev, cur| *cur = f(prev, *cur));
-    T::wrap(out.into_shared())
+    T::wrap(out.into())
 }

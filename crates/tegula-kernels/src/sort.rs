@@ -69,10 +69,10 @@ fn by_rows<T: Elem + SortOrder, O: Elem + Default>(a: &Block<T>, axis: usize, f:
         }
     }
     if axis == last {
-        return out.into_shared();
+        return out.into();
     }
     out.swap_axes(axis, last);
-    out.as_standard_layout().into_owned().into_shared()
+    out.as_standard_layout().into_owned().into()
 }
 
 /// For each element `v` of `values`, the number of elements of `sorted` before `v` in NumPy's
@@ -89,5 +89,5 @@ fn count<T: Wrap + SortOrder>(sorted: &Block<T>, values: &Block<T>, right: bool)
         let n = if right { s.partition_point(|x| x.order(v) != Ordering::Greater) } else { s.partition_point(|x| x.order(v) == Ordering::Less) };
         n as i64
     };
-    Ok(Chunk::Int64(values.map(|&v| before(v)).into_shared()))
+    Ok(Chunk::Int64(values.map(|&v| before(v)).into()))
 }

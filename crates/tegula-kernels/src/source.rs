@@ -6,7 +6,7 @@ use crate::chunk::{Chunk, Wrap};
 use crate::element::{Elem, C128, C64};
 use crate::with_dtype;
 use half::f16;
-use ndarray::{Array1, ArcArray};
+use ndarray::Array1;
 use crate::random::{random, random_block, BlockPlace};
 use crate::tiles::reshape;
 use tegula_core::{DType, Result, Scalar, SourceOp};
@@ -55,7 +55,7 @@ pub fn arange(first: Scalar, second: Scalar, dtype: DType, offset: usize, len: u
             1 => v1,
             _ => T::fill(v0, v1, i),
         };
-        T::wrap(Array1::from_shape_fn(len, |i| value(offset + i)).into_dyn().into_shared())
+        T::wrap(Array1::from_shape_fn(len, |i| value(offset + i)).into_dyn().into())
     })
 }
 
@@ -149,5 +149,5 @@ pub fn linspace(spec: &LinspaceSpec, dtype: DType, offset: usize, len: usize) ->
             v
         }
     };
-    with_dtype!(dtype, T => T::wrap(ArcArray::from_shape_fn(len, |i| T::from_f64(value(offset + i))).into_dyn()))
+    with_dtype!(dtype, T => T::wrap(Array1::from_shape_fn(len, |i| T::from_f64(value(offset + i))).into_dyn().into()))
 }

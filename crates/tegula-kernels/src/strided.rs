@@ -116,7 +116,7 @@ mod tests {
         cases.push((flipped, vec![5, 6]));
         for (array, shape) in cases {
             let expected: Vec<f64> = array.broadcast(IxDyn(&shape)).unwrap().iter().copied().collect();
-            let strided = Strided::new(&Wrap::wrap(array.clone()), &shape).unwrap();
+            let strided = Strided::new(&Wrap::wrap(array.clone().into()), &shape).unwrap();
             let memory = strided.memory().unwrap();
             for at in 0..expected.len() {
                 for len in [1, 2, 3, 7, expected.len() - at] {
@@ -132,7 +132,7 @@ mod tests {
     #[test]
     fn a_sliced_view_or_a_shape_it_does_not_broadcast_to_is_refused() {
         let sliced = chunk(&[4, 6]).slice_move(ndarray::s![.., ..3]).into_dyn();
-        assert!(Strided::new(&Wrap::wrap(sliced), &[4, 3]).is_none());
-        assert!(Strided::new(&Wrap::wrap(chunk(&[3])), &[2, 4]).is_none());
+        assert!(Strided::new(&Wrap::wrap(sliced.into()), &[4, 3]).is_none());
+        assert!(Strided::new(&Wrap::wrap(chunk(&[3]).into()), &[2, 4]).is_none());
     }
 }

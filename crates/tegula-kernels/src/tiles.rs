@@ -28,9 +28,9 @@ pub fn flatten(chunk: &Chunk, shape: &[usize]) -> Result<Chunk> {
         let standard = if a.shape() == shape && a.is_standard_layout() {
             a.clone()
         } else {
-            full.as_standard_layout().into_owned().into_shared()
+            full.as_standard_layout().into_owned().into()
         };
-        standard.into_shape_with_order(IxDyn(&[size])).map(Wrap::wrap).map_err(|e| internal_err!("flatten: {e}"))
+        standard.try_map_view(|v| v.into_shape_with_order(IxDyn(&[size]))).map(Wrap::wrap).map_err(|e| internal_err!("flatten: {e}"))
     })
 }
 
@@ -39,18 +39,17 @@ pub fn tile(flat: &Chunk, start: usize, len: usize) -> Chunk {
     if flat.len() == 1 {
         return flat.clone();
     }
-    with_chunk!(flat.clone(), a => {
-        let mut a = a;
+    with_chunk!(flat.clone(), a => Wrap::wrap(a.map_view(|mut a| {
         a.slice_axis_inplace(Axis(0), Slice::from(start..start + len));
-        Wrap::wrap(a)
-    })
+        a
+    })))
 }
 
 /// The same elements in row-major order with another shape.
 pub fn reshape(c: &Chunk, shape: &[usize]) -> Result<Chunk> {
     with_chunk!(c, a => {
-        let standard = if a.is_standard_layout() { a.clone() } else { a.as_standard_layout().into_owned().into_shared() };
-        standard.into_shape_with_order(IxDyn(shape)).map(Wrap::wrap).map_err(|e| internal_err!("reshape: {e}"))
+        let standard = if a.is_standard_layout() { a.clone() } else { a.as_standard_layout().into_owned().into() };
+        standard.try_map_view(|v| v.into_shape_with_order(IxDyn(shape))).map(Wrap::wrap).map_err(|e| internal_err!("reshape: {e}"))
     })
 }
 
@@ -69,5 +68,5 @@ fn join<T: Wrap>(_: &crate::chunk::Block<T>, parts: &[Chunk], shape: &[usize]) -
             None => data.extend(p.iter().copied()),
         }
     }
-    ndarray::ArcArray::from_shape_vec(IxDyn(shape), data).map(T::wrap).map_err(|e| internal_err!("join: {e}"))
+    ndarray::Array::from_shape_vec(IxDyn(shape), data).map(|a| T::wrap(a.into())).map_err(|e| internal_err!("join: {e}"))
 }

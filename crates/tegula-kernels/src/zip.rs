@@ -13,7 +13,7 @@ fn broadcast_to<'a, T>(a: &'a Block<T>, shape: &[usize]) -> Result<ndarray::Arra
 }
 
 pub fn map1<A: Elem, O: Wrap>(a: &Block<A>, f: impl Fn(A) -> O + Sync) -> Chunk {
-    O::wrap(a.map(|&x| f(x)).into_shared())
+    O::wrap(a.map(|&x| f(x)).into())
 }
 
 pub fn map2<A: Elem, B: Elem, O: Wrap>(a: &Block<A>, b: &Block<B>, f: impl Fn(A, B) -> O) -> Result<Chunk> {
@@ -21,13 +21,13 @@ pub fn map2<A: Elem, B: Elem, O: Wrap>(a: &Block<A>, b: &Block<B>, f: impl Fn(A,
     // A one-element operand (a Python scalar) is read once, so the loop over the other operand
     // runs over contiguous memory and vectorises; a stride-0 broadcast would not.
     if let (Some(&y), true) = (b.first().filter(|_| b.len() == 1), shape == a.shape()) {
-        return Ok(O::wrap(a.map(|&x| f(x, y)).into_shared()));
+        return Ok(O::wrap(a.map(|&x| f(x, y)).into()));
     }
     if let (Some(&x), true) = (a.first().filter(|_| a.len() == 1), shape == b.shape()) {
-        return Ok(O::wrap(b.map(|&y| f(x, y)).into_shared()));
+        return Ok(O::wrap(b.map(|&y| f(x, y)).into()));
     }
     let (va, vb) = (broadcast_to(a, &shape)?, broadcast_to(b, &shape)?);
-    Ok(O::wrap(Zip::from(&va).and(&vb).map_collect(|&x, &y| f(x, y)).into_shared()))
+    Ok(O::wrap(Zip::from(&va).and(&vb).map_collect(|&x, &y| f(x, y)).into()))
 }
 
 pub fn map3<A: Elem, B: Elem, C: Elem, O: Wrap>(
@@ -38,5 +38,5 @@ pub fn map3<A: Elem, B: Elem, C: Elem, O: Wrap>(
 ) -> Result<Chunk> {
     let shape = broadcast_all(&[a.shape(), b.shape(), c.shape()])?;
     let (va, vb, vc) = (broadcast_to(a, &shape)?, broadcast_to(b, &shape)?, broadcast_to(c, &shape)?);
-    Ok(O::wrap(Zip::from(&va).and(&vb).and(&vc).map_collect(|&x, &y, &z| f(x, y, z)).into_shared()))
+    Ok(O::wrap(Zip::from(&va).and(&vb).and(&vc).map_collect(|&x, &y, &z| f(x, y, z)).into()))
 }

@@ -51,7 +51,7 @@ pub fn chunk_from_numpy(obj: &Bound<'_, PyAny>) -> PyResult<Chunk> {
                 }
                 None => view.to_owned(),
             };
-            return Ok(T::wrap(data.into_shared()));
+            return Ok(T::wrap(data.into()));
         }
     });
     let dtype = obj.getattr("dtype").map(|d| d.to_string()).unwrap_or_default();

@@ -15,7 +15,7 @@ impl Array {
     }
 
     pub fn from_ndarray<T: Wrap>(data: ndarray::ArrayD<T>, chunks: &ChunkSpec) -> Result<Array> {
-        Array::from_chunk(T::wrap(data.into_shared()), chunks)
+        Array::from_chunk(T::wrap(data.into()), chunks)
     }
 
     /// An array of `shape` filled with `value` (dtype: `dtype`, or the value's own).

@@ -43,7 +43,7 @@ pub use tegula_exec::{
 pub use tegula_plan::describe::{Operation, PlanDescription};
 pub use tegula_plan::TaskGraph;
 pub use tegula_core::memory::big_vec;
-pub use tegula_kernels::{Chunk, Elem, Wrap};
+pub use tegula_kernels::{Block, Chunk, Elem, Wrap};
 pub use tegula_plan::construct::layout::IndexItem;
 pub use tegula_plan::construct::reduce::ReduceSpec;
 pub use tegula_plan::construct::scan::ScanSpec;

@@ -40,7 +40,7 @@ fn every_block_moved_is_counted() {
     let x = Array::from_ndarray(data.clone(), &ChunkSpec::All(AxisChunks::Size(4))).unwrap(); // 3×3 blocks
     let y = x.to_device(id).mul_scalar(3.0).unwrap();
     let got = y.compute().unwrap();
-    assert_eq!(got.typed::<f64>().unwrap(), &(data * 3.0).into_shared());
+    assert_eq!(got.typed::<f64>().unwrap(), &(data * 3.0).into());
     // Nine blocks in, nine results out, each 4×4 or less: the whole array twice.
     assert_eq!(device.transfers(), (18, 2 * 12 * 10 * 8));
 }

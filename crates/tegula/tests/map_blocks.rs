@@ -15,12 +15,12 @@ impl BlockFunction for AddWithBlock {
     fn call(&self, block: &[usize], args: &[Chunk]) -> Result<Chunk> {
         let a = args[0].typed::<f64>()?;
         let b = args[1].typed::<f64>()?;
-        let out = a + &(b * 10.0) + block[0] as f64;
+        let out = &**a + (&**b * 10.0) + block[0] as f64;
         match self.broken {
-            Some("dtype") => Ok(Wrap::wrap(out.mapv(|v| v as f32).into_shared())),
-            Some("shape") => Ok(Wrap::wrap(ArrayD::<f64>::zeros(IxDyn(&[1])).into_shared())),
+            Some("dtype") => Ok(Wrap::wrap(out.mapv(|v| v as f32).into())),
+            Some("shape") => Ok(Wrap::wrap(ArrayD::<f64>::zeros(IxDyn(&[1])).into())),
             Some(_) => Err(TegulaError::Value("the function failed".into())),
-            None => Ok(Wrap::wrap(out.into_shared())),
+            None => Ok(Wrap::wrap(out.into())),
         }
     }
 }

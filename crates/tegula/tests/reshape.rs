@@ -74,7 +74,7 @@ proptest! {
         let expected = data.into_shape_with_order(dims).unwrap();
         let options = ComputeOptions { executor: std::sync::Arc::new(Threaded { threads: 2 }), fuse, spec: None };
         let (got, _) = y.compute_with(options).unwrap();
-        prop_assert_eq!(got.typed::<i64>().unwrap(), &expected.into_shared());
+        prop_assert_eq!(got.typed::<i64>().unwrap(), &expected.into());
         let bound = max_block(x.chunks());
         for node in topological(std::slice::from_ref(y.node())) {
             prop_assert!(max_block(&node.chunks) <= bound, "{} has chunks {:?}, input {:?}", node.label(), node.chunks, x.chunks());
