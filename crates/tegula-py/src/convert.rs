@@ -1,18 +1,20 @@
 //! Conversions between Python objects and tegula values: NumPy arrays ↔ chunks, Python
 //! scalars, dtype names, chunk specifications and index keys.
 
-use numpy::{PyArray, PyArrayDyn, PyArrayMethods};
+use numpy::{
+    PyArray, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArray, PyUntypedArrayMethods,
+};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyList, PyString, PyTuple};
-use tegula::{AxisChunks, Chunk, ChunkSpec, DType, IndexItem, Scalar, Wrap};
+use tegula::{AxisChunks, Block, Chunk, ChunkSpec, DType, IndexItem, Scalar, Wrap};
 
 use crate::errors::IntoPy;
 
-/// Calls `$body` with `$t` bound to every element type; the first whose cast succeeds wins.
+/// Calls `$body` with `$t` bound to every element type but bool; the first whose cast
+/// succeeds wins.
 macro_rules! each_elem {
     ($t:ident => $body:block) => {{
-        { type $t = bool; $body }
         { type $t = i8; $body }
         { type $t = i16; $body }
         { type $t = i32; $body }
@@ -29,8 +31,10 @@ macro_rules! each_elem {
     }};
 }
 
-/// Copies a NumPy array (any layout, native byte order) into a chunk.
+/// Copies a NumPy array (any layout and byte order) into a chunk.
 pub fn chunk_from_numpy(obj: &Bound<'_, PyAny>) -> PyResult<Chunk> {
+    let normalised = native_aligned(obj)?;
+    let obj = normalised.as_ref().unwrap_or(obj);
     let shape: Option<Vec<usize>> = obj.getattr("shape").and_then(|s| s.extract()).ok();
     // rust-numpy reads at most 32 axes (NumPy allows 64): more are read from a flat copy.
     let flat = match &shape {
@@ -38,19 +42,18 @@ pub fn chunk_from_numpy(obj: &Bound<'_, PyAny>) -> PyResult<Chunk> {
         _ => None,
     };
     let source = flat.as_ref().unwrap_or(obj);
+    let shape = shape.as_deref();
+    if source.cast::<PyArrayDyn<bool>>().is_ok() {
+        // NumPy takes any nonzero byte of a bool array for True, but a Rust bool must be 0 or
+        // 1: the bytes are read as such and mapped.
+        let bytes = source.call_method1("view", ("u1",))?;
+        let bytes = bytes.cast::<PyArrayDyn<u8>>()?;
+        let data = copied(bytes, shape, |b, data| data.extend(b.iter().map(|&b| b != 0)), |&b| b != 0)?;
+        return Ok(bool::wrap(data.into()));
+    }
     each_elem!(T => {
         if let Ok(a) = source.cast::<PyArrayDyn<T>>() {
-            let readonly = a.readonly();
-            let view = readonly.as_array();
-            let data = match view.as_slice() {
-                Some(values) => {
-                    let mut data = tegula::big_vec(values.len());
-                    data.extend_from_slice(values);
-                    let dims = shape.as_deref().map_or_else(|| view.raw_dim(), ndarray::IxDyn);
-                    ndarray::ArrayD::from_shape_vec(dims, data).map_err(|e| PyValueError::new_err(e.to_string()))?
-                }
-                None => view.to_owned(),
-            };
+            let data = copied(a, shape, |values, data| data.extend_from_slice(values), |&x| x)?;
             return Ok(T::wrap(data.into()));
         }
     });
@@ -58,8 +61,107 @@ pub fn chunk_from_numpy(obj: &Bound<'_, PyAny>) -> PyResult<Chunk> {
     Err(PyTypeError::new_err(format!("tegula does not support arrays of dtype {dtype}")))
 }
 
+/// A new array of `a`'s elements as `each` maps them (`fill` maps a contiguous run into the
+/// buffer, in huge pages when big), of `shape` when given (`a` being its flat copy).
+fn copied<T: numpy::Element, U>(
+    a: &Bound<'_, PyArrayDyn<T>>,
+    shape: Option<&[usize]>,
+    fill: impl FnOnce(&[T], &mut Vec<U>),
+    each: impl FnMut(&T) -> U,
+) -> PyResult<ndarray::ArrayD<U>> {
+    let readonly = a.readonly();
+    let view = readonly.as_array();
+    Ok(match view.as_slice() {
+        Some(values) => {
+            let mut data = tegula::big_vec(values.len());
+            fill(values, &mut data);
+            let dims = shape.map_or_else(|| view.raw_dim(), ndarray::IxDyn);
+            ndarray::ArrayD::from_shape_vec(dims, data).map_err(|e| PyValueError::new_err(e.to_string()))?
+        }
+        None => view.map(each),
+    })
+}
+
 /// The most axes rust-numpy converts (its stride buffers are 32 long).
 const NUMPY_CRATE_MAX_DIMS: usize = 32;
+
+/// Whether Rust can read a NumPy array's elements where they are: native byte order, aligned,
+/// and strides whole elements apart (rust-numpy's views assume both: a stride of 9 bytes
+/// between float64s, from a field of a structured array, is neither).
+fn readable_in_place(array: &Bound<'_, PyUntypedArray>) -> bool {
+    let dtype = array.dtype();
+    let itemsize = dtype.itemsize().max(1) as isize;
+    dtype.is_native_byteorder() != Some(false)
+        && array.is_aligned()
+        && array.strides().iter().all(|s| s % itemsize == 0)
+}
+
+/// A NumPy array Rust cannot read in place (see `readable_in_place`) as NumPy's own native,
+/// aligned copy of it; `None` for anything else, read as it is.
+fn native_aligned<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let Ok(array) = obj.cast::<PyUntypedArray>() else {
+        return Ok(None);
+    };
+    if readable_in_place(array) || array.dtype().has_object() {
+        return Ok(None);
+    }
+    let native = array.dtype().call_method1("newbyteorder", ("=",))?;
+    array.call_method1("astype", (native,)).map(Some)
+}
+
+/// Read borrows of NumPy arrays (rust-numpy's borrow checking, shared between extensions),
+/// held while chunks over their memory are in use and released when dropped.
+#[derive(Default)]
+pub struct ReadBorrows<'py>(Vec<Box<dyn ReadBorrow + 'py>>);
+
+/// A read borrow of some NumPy array, whatever its element type.
+trait ReadBorrow {}
+impl<T: numpy::Element> ReadBorrow for PyReadonlyArrayDyn<'_, T> {}
+
+/// A NumPy array as a chunk over the array's own memory, without a copy, where Rust can read
+/// it in place (`readable_in_place`, at most 32 axes) and its dtype is not bool (NumPy may hold
+/// bytes other than 0 and 1 in a bool array, which are not Rust bools); an array of another
+/// byte order, misaligned or with strides between elements is read from NumPy's native copy
+/// of it, and anything else copied (`chunk_from_numpy`). The chunk holds a reference to the array, so the memory
+/// outlives it; `borrows` keeps the array read-borrowed, and must outlive every use of the
+/// chunk — that is what stands for "nothing writes to it" (see `Block::from_raw_parts`).
+/// Letting the chunk go without the GIL is fine: pyo3 queues the reference's decrement until
+/// a thread next attaches.
+pub fn chunk_over_numpy<'py>(obj: &Bound<'py, PyAny>, borrows: &mut ReadBorrows<'py>) -> PyResult<Chunk> {
+    // An array Rust cannot read in place is copied by NumPy, and that copy read in place.
+    let normalised = native_aligned(obj)?;
+    let obj = normalised.as_ref().unwrap_or(obj);
+    let in_place = match obj.cast::<PyUntypedArray>() {
+        Ok(array) => array.ndim() <= NUMPY_CRATE_MAX_DIMS && readable_in_place(array),
+        Err(_) => false,
+    };
+    if in_place {
+        macro_rules! over {
+            ($($t:ty),*) => {$(
+                if let Ok(array) = obj.cast::<PyArrayDyn<$t>>() {
+                    if let Ok(readonly) = array.try_readonly() {
+                        let view = readonly.as_array();
+                        // SAFETY: rust-numpy's view of the array: its pointer and element
+                        // strides reach only the array's elements, each a valid `$t` (the
+                        // dtype is `$t`'s, and every bit pattern is a `$t`), aligned (NumPy's
+                        // ALIGNED flag, strides whole elements), in the one buffer the array
+                        // views; the chunk's reference to the array keeps that buffer alive,
+                        // and the read borrow kept in `borrows` for as long as the chunk is
+                        // used keeps writers that respect rust-numpy's borrows away (as for any
+                        // `PyReadonlyArray`, Python code writing to the array meanwhile is not
+                        // stopped). Reading the elements from any thread is sound: they are
+                        // plain numbers.
+                        let block = unsafe { Block::<$t>::from_raw_parts(view.as_ptr(), view.shape(), view.strides(), obj.clone().unbind()) };
+                        borrows.0.push(Box::new(readonly));
+                        return Ok(<$t>::wrap(block));
+                    }
+                }
+            )*};
+        }
+        over!(i8, i16, i32, i64, u8, u16, u32, u64, half::f16, f32, f64, num_complex::Complex<f32>, num_complex::Complex<f64>);
+    }
+    chunk_from_numpy(obj)
+}
 
 /// Moves a chunk into a new NumPy array (no copy when the chunk owns its data alone).
 pub fn chunk_to_numpy<'py>(py: Python<'py>, chunk: Chunk) -> PyResult<Bound<'py, PyAny>> {

@@ -4,7 +4,7 @@
 //! they raise in a worker come back pickled too, raised as themselves by the caller.
 
 use crate::array::PyArrayHandle;
-use crate::convert::{chunk_from_numpy, chunk_to_numpy};
+use crate::convert::{chunk_over_numpy, chunk_to_numpy, ReadBorrows};
 use crate::errors::{pickled_callback_error, IntoPy};
 use crate::map_blocks::decode_function;
 use crate::options::spec;
@@ -40,7 +40,9 @@ pub fn plan_fragments<'py>(
 }
 
 /// Runs a fragment (its bytes) given the blocks its inputs name, within `memory` bytes, and
-/// returns its outputs' blocks.
+/// returns its outputs' blocks. Input arrays are read where they are, not copied, when their
+/// layout allows (`chunk_over_numpy`); outputs are new arrays (a copy where one is a view of
+/// an input), never views of the inputs.
 #[pyfunction]
 #[pyo3(signature = (fragment, inputs, memory=None, num_workers=1))]
 pub fn run_fragment<'py>(
@@ -50,16 +52,21 @@ pub fn run_fragment<'py>(
     memory: Option<usize>,
     num_workers: usize,
 ) -> PyResult<Bound<'py, PyList>> {
-    let given = inputs.iter().map(chunk_from_numpy).collect::<PyResult<Vec<_>>>()?;
+    // Dropped last: the inputs stay read-borrowed until every chunk over them is gone.
+    let mut borrows = ReadBorrows::default();
+    let given = inputs.iter().map(|a| chunk_over_numpy(a, &mut borrows)).collect::<PyResult<Vec<_>>>()?;
     let spec = spec(memory, None)?;
     let bytes = fragment.to_vec();
+    // `given` stays out here, so the last references to the inputs go with the GIL held.
+    let given = &given;
     let blocks = py
         .detach(move || {
             let graph = Fragment::from_bytes(&bytes)?.decode()?;
-            tegula::run_fragment(&graph, &given, num_workers, &spec, None).map(|(blocks, _)| blocks)
+            tegula::run_fragment(&graph, given, num_workers, &spec, None).map(|(blocks, _)| blocks)
         })
         .py()?;
-    PyList::new(py, blocks.into_iter().map(|b| chunk_to_numpy(py, b)).collect::<PyResult<Vec<_>>>()?)
+    let outputs = blocks.into_iter().map(|b| chunk_to_numpy(py, b)).collect::<PyResult<Vec<_>>>()?;
+    PyList::new(py, outputs)
 }
 
 /// Serves a process pool's requests read from file descriptor `input`, answering on `output`,
