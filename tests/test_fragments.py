@@ -21,7 +21,7 @@ def fragment(make, shape, dtype="float64"):
     own and the start of theirs)."""
     y = tg.zeros(shape, dtype=dtype, chunks=-1) + tg.zeros((), dtype=dtype)
     result = make(y)
-    fragments, outputs = _tegula.plan_fragments([result._h, y.max()._h])
+    fragments, outputs = _tegula.plan_fragments([result._h, (y + y)._h])
     (found,) = [f for f, inputs, outs in fragments if outs == outputs[0]]
     return found
 
@@ -187,3 +187,9 @@ def test_from_numpy_still_copies():
     x = tg.asarray(a, chunks=3)
     a[:] = -1
     np.testing.assert_array_equal(x.compute(), np.arange(6.0))
+
+
+def test_inputs_without_elements():
+    total = fragment(lambda y: (y * 2).sum(axis=0), (0, 3))
+    for given in (np.empty((0, 3)), np.empty((3, 0)).T, np.empty((0, 3))[::-1, ::-1]):
+        np.testing.assert_array_equal(run_one(total, given), np.zeros(3))

@@ -131,11 +131,18 @@ impl<T> Block<T> {
     /// one writes to any of them, and reading them from any thread is sound.
     pub unsafe fn from_raw_parts(ptr: *const T, shape: &[usize], strides: &[isize], owner: impl Any + Send + Sync) -> Block<T> {
         assert_eq!(shape.len(), strides.len(), "one stride per axis");
-        let empty = shape.contains(&0);
+        if shape.contains(&0) {
+            // No elements: nothing is read, so neither the pointer nor the strides matter.
+            let empty = Array::<T, IxDyn>::from_shape_vec(IxDyn(shape), Vec::new()).expect("no elements");
+            // SAFETY: a view of no elements reads nothing; its pointer, an empty vector's, is
+            // dangling but aligned and non-null, as for any empty array.
+            let view = unsafe { empty.raw_view().deref_into_view() };
+            return Block { view, owner: Arc::new(owner) };
+        }
         let mut low = ptr;
         let mut positive = Vec::with_capacity(strides.len());
         for (&len, &stride) in shape.iter().zip(strides) {
-            if stride < 0 && len > 1 && !empty {
+            if stride < 0 && len > 1 {
                 // SAFETY: the caller promises every element lies in one allocation, so the
                 // element at the far end of this axis is in it too.
                 low = unsafe { low.offset(stride * (len as isize - 1)) };
@@ -479,6 +486,15 @@ mod tests {
         assert_eq!(dropped.load(Ordering::SeqCst), 0);
         assert_eq!(view.into_owned(), counting(&[3, 4]).slice_move(s![..;-1, ..]).into_dyn());
         assert_eq!(dropped.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn foreign_memory_without_elements_is_read_whatever_its_strides() {
+        let owner = vec![1.0f64];
+        // SAFETY: no index reaches any element.
+        let block = unsafe { Block::from_raw_parts(owner.as_ptr(), &[0, 3], &[-3, 1], owner.clone()) };
+        assert_eq!(block.shape(), [0, 3]);
+        assert_eq!(block.into_owned(), ArrayD::<f64>::zeros(IxDyn(&[0, 3])));
     }
 
     #[test]
