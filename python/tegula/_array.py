@@ -98,12 +98,17 @@ class Array:
         """Number of chunk tasks computing this array takes."""
         return self._h.task_count()
 
-    def explain(self):
+    def explain(self, nodes=None, node_memory=None):
         """The plan: one line per operation with its shape, chunks and task count, then the
-        projected peak memory against the budget of ``tg.config``."""
+        projected peak memory against the budget of ``tg.config``. With ``nodes``, also how
+        it runs on a cluster of that many nodes (``scheduler="ray"``) of ``node_memory`` bytes
+        each (an int or a string such as ``"4GB"``; default: the budget): its fragments, the
+        bytes placing them moves between nodes, and each node's work and peak memory."""
         from . import config
 
-        return self._h.explain(config.explicit().get("memory"))
+        if isinstance(node_memory, str):
+            node_memory = _tegula.memory_budget(node_memory)
+        return self._h.explain(config.explicit().get("memory"), nodes, node_memory)
 
     def map_blocks(self, func, *args, **kwargs):
         """``tegula.map_blocks(func, self, *args, **kwargs)``: ``func`` applied to each block."""

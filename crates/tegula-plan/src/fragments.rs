@@ -34,10 +34,29 @@ pub const SMALL_FRAGMENT_BYTES: usize = 4 << 20;
 /// The fragments of `graph`, in topological order of their last tasks: every fragment's
 /// inputs are outputs of earlier fragments.
 pub fn cut(graph: &TaskGraph) -> Vec<FragmentCut> {
+    cut_with(graph, false)
+}
+
+/// The fragments of `graph` for a cluster, where the caller gives each block of an array it
+/// holds (a `Load` task) once, as a fragment input, instead of every fragment carrying the
+/// whole array: `Load` tasks belong to no fragment, and fragments reading them list them
+/// among their inputs. A fragment's inputs are outputs of earlier fragments or such loads.
+pub fn cut_given_loads(graph: &TaskGraph) -> Vec<FragmentCut> {
+    cut_with(graph, true)
+}
+
+/// Whether `task` is a block the caller gives a cluster's fragments (`cut_given_loads`).
+pub fn is_given_load(task: &Task) -> bool {
+    matches!(task.op, TaskOp::Io(IoOp::Load { .. }))
+}
+
+fn cut_with(graph: &TaskGraph, loads_given: bool) -> Vec<FragmentCut> {
     let consumers = graph.consumers();
     let returned: HashSet<TaskId> = graph.outputs.iter().flat_map(|o| o.blocks.iter().copied()).collect();
     let n = graph.tasks.len();
-    let copied = |t: TaskId| is_free(&graph.tasks[t]) && !returned.contains(&t) && !consumers[t].is_empty();
+    let given = |t: TaskId| loads_given && is_given_load(&graph.tasks[t]);
+    let copied =
+        |t: TaskId| given(t) || (is_free(&graph.tasks[t]) && !returned.contains(&t) && !consumers[t].is_empty());
     // Forwards: each task takes in the inputs that join it (their fragments complete by then).
     let mut joined = vec![false; n];
     let mut weight = vec![0; n];
@@ -90,8 +109,11 @@ pub fn cut(graph: &TaskGraph) -> Vec<FragmentCut> {
         .into_iter()
         .map(|root| {
             let mut tasks = std::mem::take(&mut members[root]);
-            let mut free: Vec<TaskId> =
-                tasks.iter().flat_map(|&t| graph.tasks[t].inputs.iter().copied()).filter(|&i| owner[i] == usize::MAX).collect();
+            let mut free: Vec<TaskId> = tasks
+                .iter()
+                .flat_map(|&t| graph.tasks[t].inputs.iter().copied())
+                .filter(|&i| owner[i] == usize::MAX && !given(i))
+                .collect();
             tasks.append(&mut free);
             tasks.sort_unstable();
             tasks.dedup();

@@ -12,6 +12,7 @@ pub mod lower;
 pub mod memory;
 pub mod node;
 pub mod order;
+pub mod placement;
 pub mod resource;
 pub mod walk;
 

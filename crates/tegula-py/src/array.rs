@@ -57,9 +57,18 @@ impl PyArrayHandle {
         let (plan, graph) = tegula::plan_of(&[&self.inner], fuse).py()?;
         crate::watch::plan_dict(py, &plan, &graph)
     }
-    #[pyo3(signature = (memory=None))]
-    fn explain(&self, memory: Option<usize>) -> PyResult<String> {
-        self.inner.explain_with(&crate::options::spec(memory, None)?).py()
+    /// The plan; with `nodes`, also how it runs on that many nodes of `node_memory` bytes
+    /// (default: the budget) each.
+    #[pyo3(signature = (memory=None, nodes=None, node_memory=None))]
+    fn explain(&self, memory: Option<usize>, nodes: Option<usize>, node_memory: Option<usize>) -> PyResult<String> {
+        let spec = crate::options::spec(memory, None)?;
+        match nodes {
+            None => self.inner.explain_with(&spec).py(),
+            Some(count) => {
+                let nodes = tegula::Nodes { count, memory: node_memory.unwrap_or(spec.memory) };
+                self.inner.explain_on(&spec, nodes).py()
+            }
+        }
     }
 
     fn unary(&self, op: &str) -> PyResult<PyArrayHandle> {

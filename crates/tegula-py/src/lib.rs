@@ -1,6 +1,7 @@
 //! The `tegula._tegula` extension module: thin bindings from Python to the `tegula` crate.
 
 mod array;
+mod cluster;
 mod convert;
 mod devices;
 mod errors;
@@ -38,6 +39,8 @@ fn _tegula(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(store::to_zarr, m)?)?;
     m.add_function(wrap_pyfunction!(store::to_npy, m)?)?;
     m.add_function(wrap_pyfunction!(store::from_object, m)?)?;
+    m.add_class::<cluster::PyClusterPlan>()?;
+    m.add_function(wrap_pyfunction!(cluster::plan_cluster, m)?)?;
     m.add_function(wrap_pyfunction!(fragments::plan_fragments, m)?)?;
     m.add_function(wrap_pyfunction!(fragments::run_fragment, m)?)?;
     m.add_function(wrap_pyfunction!(fragments::serve_worker, m)?)?;

@@ -1,0 +1,278 @@
+//! Where each fragment of a plan runs on a cluster of nodes, and what that placement costs.
+//!
+//! The whole plan is known before anything runs, so placement is planned, not guessed per
+//! task. Blocks the caller gives (`cut_given_loads`) are laid out block-cyclically over the
+//! nodes. Fragments are then placed in order, each on the node that keeps the cluster's
+//! loads lowest — the sum of the largest per-node bytes held, received and sent (NumS's
+//! LSHS objective), a read on the node that holds a block costing nothing — ties going to
+//! the node that moves fewest bytes. `simulate` replays a placement: the bytes moved between
+//! nodes (a block is copied to a node once, however many of its fragments read it) and each
+//! node's peak of blocks held, the figures an executor's measurements are checked against.
+
+use crate::fragments::{is_given_load, FragmentCut};
+use crate::graph::{TaskGraph, TaskId};
+use crate::memory::added_bytes;
+use serde::Serialize;
+use std::collections::HashMap;
+use tegula_core::{Result, TegulaError};
+
+/// Where things run: a node for each fragment, and for each given block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Placement {
+    pub nodes: usize,
+    pub fragment_node: Vec<usize>,
+    pub given_node: HashMap<TaskId, usize>,
+}
+
+/// What one node does under a placement.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct NodeLoad {
+    pub fragments: usize,
+    /// Bytes of the blocks made on it (and given to it).
+    pub bytes_made: usize,
+    /// Bytes copied to it from other nodes.
+    pub bytes_in: usize,
+    /// Bytes copied from it to other nodes.
+    pub bytes_out: usize,
+    /// The most bytes of blocks it holds at once, running fragments in plan order.
+    pub peak_bytes: usize,
+}
+
+/// A placement replayed: the bytes moved between nodes, and each node's load.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Simulation {
+    pub bytes_between_nodes: usize,
+    /// Bytes the caller gives the nodes (its arrays' blocks).
+    pub bytes_given: usize,
+    /// Bytes of the results, returned to the caller.
+    pub bytes_returned: usize,
+    pub nodes: Vec<NodeLoad>,
+}
+
+/// The bytes fragment `cut` needs at once where it runs: the largest projected need of one
+/// of its tasks (its inputs, result and scratch) — a fragment runs within its budget as a
+/// whole plan does, spilling what it holds beyond.
+pub fn fragment_need(graph: &TaskGraph, cut: &FragmentCut) -> usize {
+    cut.tasks
+        .iter()
+        .map(|&t| {
+            let task = &graph.tasks[t];
+            let mut inputs = task.inputs.clone();
+            inputs.sort_unstable();
+            inputs.dedup();
+            inputs.iter().map(|&i| graph.tasks[i].nbytes()).sum::<usize>() + added_bytes(task)
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// Refuses a plan one of whose fragments cannot run within a node's `memory`, before
+/// anything runs.
+pub fn check_nodes_fit(graph: &TaskGraph, cuts: &[FragmentCut], memory: usize) -> Result<()> {
+    let worst = cuts.iter().map(|c| (fragment_need(graph, c), c)).max_by_key(|(need, _)| *need);
+    match worst {
+        Some((need, cut)) if need > memory => {
+            let root = cut.tasks.last().map_or(0, |&t| graph.tasks[t].node);
+            Err(TegulaError::Memory(format!(
+                "one fragment (of the operation of node {root}) needs {} at once but a node has {}; \
+                 use smaller chunks or nodes with more memory",
+                crate::memory::human_bytes(need),
+                crate::memory::human_bytes(memory)
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Places `cuts` (in plan order) on `nodes` nodes.
+pub fn place(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> Placement {
+    let nodes = nodes.max(1);
+    let given_node = block_cyclic(graph, cuts, nodes);
+    let mut state = Cluster::new(nodes);
+    for (&t, &n) in &given_node {
+        state.hold(t, n, graph.tasks[t].nbytes());
+    }
+    let fragment_node = cuts
+        .iter()
+        .map(|cut| {
+            let node = state.best_node(graph, cut);
+            state.run(graph, cut, node);
+            node
+        })
+        .collect();
+    Placement { nodes, fragment_node, given_node }
+}
+
+/// The given blocks (those fragments read, and those returned as they are) dealt round the
+/// nodes in plan order — row-major within an array, each array starting where the last
+/// one ended, so small arrays do not all start on node 0.
+fn block_cyclic(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> HashMap<TaskId, usize> {
+    let read = cuts.iter().flat_map(|c| c.inputs.iter().copied());
+    let returned = graph.outputs.iter().flat_map(|o| o.blocks.iter().copied());
+    let mut given: Vec<TaskId> = read.chain(returned).filter(|&t| is_given_load(&graph.tasks[t])).collect();
+    given.sort_unstable();
+    given.dedup();
+    given.into_iter().enumerate().map(|(k, t)| (t, k % nodes)).collect()
+}
+
+/// The loads a placement puts on each node, kept while fragments are placed.
+struct Cluster {
+    held: Vec<usize>,
+    bytes_in: Vec<usize>,
+    bytes_out: Vec<usize>,
+    /// Where each block has a copy (its first entry: where it was made).
+    copies: HashMap<TaskId, Vec<usize>>,
+}
+
+impl Cluster {
+    fn new(nodes: usize) -> Cluster {
+        Cluster { held: vec![0; nodes], bytes_in: vec![0; nodes], bytes_out: vec![0; nodes], copies: HashMap::new() }
+    }
+
+    fn hold(&mut self, task: TaskId, node: usize, bytes: usize) {
+        self.held[node] += bytes;
+        self.copies.insert(task, vec![node]);
+    }
+
+    /// The inputs of `cut` that `node` lacks, with their sizes and where they come from.
+    fn missing(&self, graph: &TaskGraph, cut: &FragmentCut, node: usize) -> Vec<(TaskId, usize, usize)> {
+        cut.inputs
+            .iter()
+            .filter_map(|&i| {
+                let copies = self.copies.get(&i)?;
+                (!copies.contains(&node)).then(|| (i, graph.tasks[i].nbytes(), copies[0]))
+            })
+            .collect()
+    }
+
+    /// The node minimising the sum of the largest held, received and sent bytes once `cut`
+    /// runs there; then the fewest bytes moved; then the least held.
+    fn best_node(&self, graph: &TaskGraph, cut: &FragmentCut) -> usize {
+        let made: usize = cut.outputs.iter().map(|&t| graph.tasks[t].nbytes()).sum();
+        let max = |v: &[usize]| v.iter().copied().max().unwrap_or(0);
+        let (max_held, max_in, max_out) = (max(&self.held), max(&self.bytes_in), max(&self.bytes_out));
+        let cost = |node: usize| {
+            let missing = self.missing(graph, cut, node);
+            let moved: usize = missing.iter().map(|m| m.1).sum();
+            let mut out: HashMap<usize, usize> = HashMap::new();
+            for &(_, bytes, from) in &missing {
+                *out.entry(from).or_default() += bytes;
+            }
+            let held = max_held.max(self.held[node] + made + moved);
+            let received = max_in.max(self.bytes_in[node] + moved);
+            let sent = out.iter().map(|(&from, &bytes)| self.bytes_out[from] + bytes).fold(max_out, usize::max);
+            (held + received + sent, moved, self.held[node], node)
+        };
+        (0..self.held.len()).min_by_key(|&n| cost(n)).unwrap_or(0)
+    }
+
+    /// Records `cut` running on `node`: its missing inputs copied there, its outputs made.
+    fn run(&mut self, graph: &TaskGraph, cut: &FragmentCut, node: usize) {
+        for (i, bytes, from) in self.missing(graph, cut, node) {
+            self.bytes_in[node] += bytes;
+            self.bytes_out[from] += bytes;
+            self.held[node] += bytes;
+            if let Some(copies) = self.copies.get_mut(&i) {
+                copies.push(node);
+            }
+        }
+        for &t in &cut.outputs {
+            self.hold(t, node, graph.tasks[t].nbytes());
+        }
+    }
+}
+
+/// Replays `placement`: fragments run one after another in plan order; a block is copied to
+/// a node the first time a fragment there reads it, and every copy is freed once the last
+/// fragment reading it has run (results stay until the end, when they go to the caller).
+pub fn simulate(graph: &TaskGraph, cuts: &[FragmentCut], placement: &Placement) -> Simulation {
+    let nodes = placement.nodes;
+    let mut loads = vec![NodeLoad::default(); nodes];
+    let mut held = vec![0usize; nodes];
+    let mut last_reader: HashMap<TaskId, usize> = HashMap::new();
+    for (k, cut) in cuts.iter().enumerate() {
+        for &i in &cut.inputs {
+            last_reader.insert(i, k);
+        }
+    }
+    let returned: std::collections::HashSet<TaskId> = graph.outputs.iter().flat_map(|o| o.blocks.iter().copied()).collect();
+    let mut copies: HashMap<TaskId, Vec<usize>> = HashMap::new();
+    let mut sim = Simulation::default();
+    let made = |t: TaskId, node: usize, held: &mut Vec<usize>, loads: &mut Vec<NodeLoad>, copies: &mut HashMap<TaskId, Vec<usize>>| {
+        let bytes = graph.tasks[t].nbytes();
+        held[node] += bytes;
+        loads[node].bytes_made += bytes;
+        copies.insert(t, vec![node]);
+    };
+    let mut given: Vec<(&TaskId, &usize)> = placement.given_node.iter().collect();
+    given.sort_unstable();
+    for (&t, &node) in given {
+        made(t, node, &mut held, &mut loads, &mut copies);
+        sim.bytes_given += graph.tasks[t].nbytes();
+        loads[node].peak_bytes = held[node];
+    }
+    for (k, cut) in cuts.iter().enumerate() {
+        let node = placement.fragment_node[k];
+        loads[node].fragments += 1;
+        for &i in &cut.inputs {
+            let Some(at) = copies.get_mut(&i) else { continue };
+            if !at.contains(&node) {
+                let bytes = graph.tasks[i].nbytes();
+                sim.bytes_between_nodes += bytes;
+                loads[node].bytes_in += bytes;
+                loads[at[0]].bytes_out += bytes;
+                held[node] += bytes;
+                at.push(node);
+            }
+        }
+        for &t in &cut.outputs {
+            made(t, node, &mut held, &mut loads, &mut copies);
+        }
+        let working = fragment_need(graph, cut);
+        loads[node].peak_bytes = loads[node].peak_bytes.max(held[node] + working);
+        for &i in &cut.inputs {
+            if last_reader.get(&i) == Some(&k) && !returned.contains(&i) {
+                for &at in copies.get(&i).map(Vec::as_slice).unwrap_or(&[]) {
+                    held[at] -= graph.tasks[i].nbytes();
+                }
+            }
+        }
+        for (n, load) in loads.iter_mut().enumerate() {
+            load.peak_bytes = load.peak_bytes.max(held[n]);
+        }
+    }
+    sim.bytes_returned = returned.iter().map(|&t| graph.tasks[t].nbytes()).sum();
+    sim.nodes = loads;
+    sim
+}
+
+/// Nodes beyond this many are summed up (largest and mean per column), not listed.
+const NODES_LISTED: usize = 16;
+
+impl std::fmt::Display for Simulation {
+    /// A table: per node its fragments, the bytes made there, received, sent and its peak.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::memory::human_bytes as h;
+        writeln!(
+            f,
+            "on {} nodes: {} moved between nodes; {} given by the caller, {} returned",
+            self.nodes.len(),
+            h(self.bytes_between_nodes),
+            h(self.bytes_given),
+            h(self.bytes_returned)
+        )?;
+        writeln!(f, "{:>6} {:>9} {:>11} {:>11} {:>11} {:>11}", "node", "fragments", "made", "received", "sent", "peak")?;
+        let columns = |l: &NodeLoad| [l.fragments, l.bytes_made, l.bytes_in, l.bytes_out, l.peak_bytes];
+        let mut row = |name: String, c: [usize; 5]| {
+            writeln!(f, "{name:>6} {:>9} {:>11} {:>11} {:>11} {:>11}", c[0], h(c[1]), h(c[2]), h(c[3]), h(c[4]))
+        };
+        if self.nodes.len() <= NODES_LISTED {
+            return self.nodes.iter().enumerate().try_for_each(|(n, l)| row(n.to_string(), columns(l)));
+        }
+        let all: Vec<[usize; 5]> = self.nodes.iter().map(columns).collect();
+        let largest = std::array::from_fn(|k| all.iter().map(|c| c[k]).max().unwrap_or(0));
+        let mean = std::array::from_fn(|k| all.iter().map(|c| c[k]).sum::<usize>() / all.len());
+        row("max".into(), largest)?;
+        row("mean".into(), mean)
+    }
+}

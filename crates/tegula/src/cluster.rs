@@ -1,0 +1,94 @@
+//! A computation planned for a cluster of nodes: its fragments as bytes (`tegula_exec::Fragment`),
+//! each with the node it runs on (`tegula_plan::placement`), the blocks of the caller's arrays
+//! given once each to the node they are placed on, and the placement's simulated cost. What a
+//! cluster executor (Ray, dask.distributed) ships; it runs each fragment with
+//! `tegula_exec::run_fragment` where it is placed.
+
+use crate::array::{plan_within, Array};
+use crate::fragments::EncodedFragment;
+use tegula_core::{internal_err, value_err, IoOp, Result, Spec, TaskOp};
+use tegula_exec::{assemble_output, Fragment};
+use tegula_kernels::Chunk;
+use tegula_plan::fragments::{cut_given_loads, sub_graph};
+use tegula_plan::placement::{check_nodes_fit, place, simulate, Placement, Simulation};
+use tegula_plan::{NodeRef, TaskGraph, TaskId};
+
+/// The nodes a plan is placed on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Nodes {
+    pub count: usize,
+    /// Bytes each node may hold.
+    pub memory: usize,
+}
+
+pub struct ClusterPlan {
+    graph: TaskGraph,
+    pub fragments: Vec<EncodedFragment>,
+    pub placement: Placement,
+    pub simulation: Simulation,
+}
+
+/// Plans `arrays` for `nodes`: fragments in an order where each one's inputs come from earlier
+/// ones or are given blocks; refused before anything runs when a fragment cannot fit a node.
+pub fn plan_cluster(arrays: &[&Array], fuse: bool, spec: &Spec, nodes: Nodes) -> Result<ClusterPlan> {
+    if nodes.count == 0 {
+        return Err(value_err!("a cluster needs at least one node"));
+    }
+    let roots: Vec<NodeRef> = arrays.iter().map(|a| a.node().clone()).collect();
+    let graph = plan_within(&roots, fuse, spec.memory.max(nodes.memory))?;
+    let cuts = cut_given_loads(&graph);
+    check_nodes_fit(&graph, &cuts, nodes.memory)?;
+    let placement = place(&graph, &cuts, nodes.count);
+    let simulation = simulate(&graph, &cuts, &placement);
+    let fragments = cuts
+        .into_iter()
+        .map(|c| {
+            let bytes = Fragment::encode(&sub_graph(&graph, &c)?, None)?.to_bytes()?;
+            Ok(EncodedFragment { bytes, inputs: c.inputs, outputs: c.outputs })
+        })
+        .collect::<Result<_>>()?;
+    Ok(ClusterPlan { graph, fragments, placement, simulation })
+}
+
+impl ClusterPlan {
+    /// The tasks whose blocks make each array, row-major over its block grid.
+    pub fn outputs(&self) -> Vec<Vec<TaskId>> {
+        self.graph.outputs.iter().map(|o| o.blocks.clone()).collect()
+    }
+
+    /// The given blocks (of the caller's arrays), with the node each is placed on.
+    pub fn given(&self) -> Vec<(TaskId, usize)> {
+        let mut given: Vec<(TaskId, usize)> = self.placement.given_node.iter().map(|(&t, &n)| (t, n)).collect();
+        given.sort_unstable();
+        given
+    }
+
+    /// The block of given task `task`: a region of an array the caller holds (a view).
+    pub fn given_block(&self, task: TaskId) -> Result<Chunk> {
+        let op = self.graph.tasks.get(task).map(|t| &t.op);
+        let Some(TaskOp::Io(IoOp::Load { resource, region })) = op else {
+            return Err(value_err!("task {task} is not a block the caller gives"));
+        };
+        let stored = self.graph.resources.iter().find(|r| r.id == *resource);
+        let chunk = stored.and_then(|r| r.data.downcast_ref::<Chunk>()).ok_or_else(|| internal_err!("array #{resource} missing"))?;
+        tegula_kernels::layout::load(chunk, region)
+    }
+
+    /// Array `index` of the plan, joined from its blocks (in the order `outputs` names them).
+    pub fn assemble(&self, index: usize, blocks: Vec<Chunk>) -> Result<Chunk> {
+        let output = self.graph.outputs.get(index).ok_or_else(|| value_err!("the plan has no output {index}"))?;
+        if blocks.len() != output.blocks.len() {
+            return Err(value_err!("output {index} has {} blocks, {} given", output.blocks.len(), blocks.len()));
+        }
+        assemble_output(&output.chunks, output.dtype, blocks)
+    }
+}
+
+impl Array {
+    /// The plan (as `explain` shows it), then how it runs on a cluster of `nodes`: its
+    /// fragments, the bytes placing them moves between nodes and each node's load and peak.
+    pub fn explain_on(&self, spec: &Spec, nodes: Nodes) -> Result<String> {
+        let plan = plan_cluster(&[self], true, spec, nodes)?;
+        Ok(format!("{}{} fragments {}", self.explain_with(spec)?, plan.fragments.len(), plan.simulation))
+    }
+}
