@@ -10,6 +10,8 @@ cluster this process is connected to (``ray.init(address=...)``), or on a local 
 for the first computation.
 """
 
+import os
+import sys
 import time
 
 from . import _tegula
@@ -68,7 +70,10 @@ def compute(handles, num_workers, fuse, settings, bar=None, measure=False):
     """Computes ``handles`` on Ray; returns the NumPy arrays and a report dict."""
     ray = _ray()
     if not ray.is_initialized():
-        ray.init(num_cpus=num_workers, include_dashboard=False, configure_logging=False, log_to_driver=False)
+        # As the process pool's workers: functions pickled by reference to the caller's
+        # modules unpickle on the workers, which search the caller's module path.
+        path = {"PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        ray.init(num_cpus=num_workers, include_dashboard=False, log_to_driver=False, runtime_env={"env_vars": path})
     nodes = worker_nodes(ray)
     node_memory = settings.get("memory") or min(int(n["Resources"].get("memory", 0)) for n in nodes) or None
     if node_memory is None:
