@@ -55,24 +55,25 @@ fn cut_with(graph: &TaskGraph, loads_given: bool) -> Vec<FragmentCut> {
     let returned: HashSet<TaskId> = graph.outputs.iter().flat_map(|o| o.blocks.iter().copied()).collect();
     let n = graph.tasks.len();
     let given = |t: TaskId| loads_given && is_given_load(&graph.tasks[t]);
-    let copied =
-        |t: TaskId| given(t) || (is_free(&graph.tasks[t]) && !returned.contains(&t) && !consumers[t].is_empty());
+    let copied = copied_tasks(graph, &consumers, &returned, loads_given);
     // Forwards: each task takes in the inputs that join it (their fragments complete by then).
-    let mut joined = vec![false; n];
+    let mut joined: Vec<Option<TaskId>> = vec![None; n];
     let mut weight = vec![0; n];
     for t in 0..n {
-        if copied(t) {
+        if copied[t] {
             continue;
         }
         weight[t] = work_bytes(graph, t);
-        let mut inputs: Vec<TaskId> = graph.tasks[t].inputs.iter().copied().filter(|&i| !copied(i)).collect();
+        let mut inputs: Vec<TaskId> = graph.tasks[t].inputs.iter().copied().filter(|&i| !copied[i]).collect();
         inputs.sort_unstable();
         inputs.dedup();
-        let only_reader = |i: TaskId| !returned.contains(&i) && consumers[i].iter().all(|&c| c == t);
+        // Read by `t` alone, directly or through views copied into `t`'s fragment.
+        let reads_only_t = |c: TaskId| c == t || (copied[c] && consumers[c].iter().all(|&cc| cc == t));
+        let only_reader = |i: TaskId| !returned.contains(&i) && consumers[i].iter().all(|&c| reads_only_t(c));
         if let [i] = inputs[..] {
             // A chain: the block goes straight on, whatever its size.
             if only_reader(i) {
-                joined[i] = true;
+                joined[i] = Some(t);
                 weight[t] += weight[i];
             }
             continue;
@@ -81,22 +82,25 @@ fn cut_with(graph: &TaskGraph, loads_given: bool) -> Vec<FragmentCut> {
         inputs.sort_by_key(|&i| weight[i]);
         for i in inputs {
             if weight[t] + weight[i] <= SMALL_FRAGMENT_BYTES {
-                joined[i] = true;
+                joined[i] = Some(t);
                 weight[t] += weight[i];
             }
         }
     }
-    // Backwards: a joined task belongs to its (only) consumer's fragment.
+    // Backwards: a joined task belongs to the fragment of the task it joined.
     let mut owner = vec![usize::MAX; n];
     let mut roots = Vec::new();
     for t in (0..n).rev() {
-        if copied(t) {
+        if copied[t] {
             continue;
         }
-        owner[t] = if joined[t] { owner[consumers[t][0]] } else { t };
-        if !joined[t] {
-            roots.push(t);
-        }
+        owner[t] = match joined[t] {
+            Some(into) => owner[into],
+            None => {
+                roots.push(t);
+                t
+            }
+        };
     }
     roots.reverse();
     let mut members: Vec<Vec<TaskId>> = vec![Vec::new(); n];
@@ -109,17 +113,44 @@ fn cut_with(graph: &TaskGraph, loads_given: bool) -> Vec<FragmentCut> {
         .into_iter()
         .map(|root| {
             let mut tasks = std::mem::take(&mut members[root]);
-            let mut free: Vec<TaskId> = tasks
-                .iter()
-                .flat_map(|&t| graph.tasks[t].inputs.iter().copied())
-                .filter(|&i| owner[i] == usize::MAX && !given(i))
-                .collect();
-            tasks.append(&mut free);
+            // The copied tasks it reads, and theirs in turn (a view of a constant block).
+            let mut seen: HashSet<TaskId> = tasks.iter().copied().collect();
+            let mut next: Vec<TaskId> = tasks.clone();
+            while let Some(t) = next.pop() {
+                for &i in &graph.tasks[t].inputs {
+                    if owner[i] == usize::MAX && !given(i) && seen.insert(i) {
+                        tasks.push(i);
+                        next.push(i);
+                    }
+                }
+            }
             tasks.sort_unstable();
             tasks.dedup();
             fragment_of(graph, &consumers, &returned, &owner, root, tasks)
         })
         .collect()
+}
+
+/// The tasks copied into every fragment reading them instead of shipping their blocks:
+/// free tasks (views of arrays the caller holds, constant blocks), the caller's blocks when
+/// given (`loads_given`), and re-layouts (transposes, new axes, reshapes) of a block that is
+/// shipped anyway — read by several tasks, returned, or itself copied — so `a.T @ a` ships
+/// each block of `a` once, not once more transposed.
+fn copied_tasks(graph: &TaskGraph, consumers: &[Vec<TaskId>], returned: &HashSet<TaskId>, loads_given: bool) -> Vec<bool> {
+    let mut copied = vec![false; graph.tasks.len()];
+    for (t, task) in graph.tasks.iter().enumerate() {
+        let read = !returned.contains(&t) && !consumers[t].is_empty();
+        copied[t] = (loads_given && is_given_load(task))
+            || (read && is_free(task))
+            || (read && is_relayout(task) && task.inputs.iter().all(|&i| copied[i] || returned.contains(&i) || consumers[i].len() > 1));
+    }
+    copied
+}
+
+/// Whether a task only lays its one input's elements out anew, all of them (a view where it
+/// runs, at most a copy of its input).
+fn is_relayout(task: &Task) -> bool {
+    matches!(task.op, TaskOp::Kernel(KernelOp::Transpose { .. } | KernelOp::ExpandDims { .. } | KernelOp::Reshape { .. }))
 }
 
 /// Bytes a task reads, makes (a fused task's generated block too) and writes: what running

@@ -1,0 +1,163 @@
+"""tegula on a Ray cluster against Dask Array on dask.distributed, in one run, on this machine:
+a Ray cluster of a head without CPUs and --nodes one-CPU nodes (``ray.cluster_utils.Cluster``,
+each node with its own object store), and a ``LocalCluster`` of --nodes one-thread worker
+processes. For each workload: the time, the bytes moved between nodes (tegula: Ray's copies
+of each block, from ``get_object_locations``; Dask: the workers' ``transfer_incoming_log``)
+and tegula's placement simulator's prediction of its own bytes.
+
+    .venv/bin/python bench/cluster.py               # the sizes of the issue
+    .venv/bin/python bench/cluster.py --scale 0.25  # every side a quarter as long
+
+Data is generated on the workers (random numbers, the same distribution in both), so neither
+side ships inputs from the driver; results come back to the driver in both.
+"""
+
+import argparse
+import os
+import platform
+import sys
+import time
+
+import numpy as np
+
+
+def sizes(scale):
+    s = lambda n: max(1, int(n * scale))  # noqa: E731
+    return {
+        "n": s(8000), "block": s(1000),
+        "tall": s(2_000_000), "tall_cols": 100, "tall_block": s(250_000),
+        "rows": s(4_000_000), "cols": 28, "row_block": s(250_000), "steps": 10,
+        "stack": 16, "plane": s(2000),
+    }
+
+
+def workloads(lib, p):
+    """name → function computing the workload with `lib` (tegula or dask.array) and returning
+    (its result, the bytes it moved between nodes or None when counted outside)."""
+    rng = lib.random.default_rng(0)
+    n, b = p["n"], p["block"]
+
+    def xxT():
+        x = rng.standard_normal((n, n), chunks=b)
+        return x @ x.T
+
+    def square():
+        x, y = rng.standard_normal((n, n), chunks=b), rng.standard_normal((n, n), chunks=b)
+        return x @ y
+
+    def tall_skinny():
+        a = rng.standard_normal((p["tall"], p["tall_cols"]), chunks=(p["tall_block"], p["tall_cols"]))
+        return a.T @ a
+
+    def stacked_mean():
+        planes = [rng.standard_normal((p["plane"], p["plane"]), chunks=b) for _ in range(p["stack"])]
+        return lib.stack(planes).mean(axis=0)
+
+    return {"x @ x.T": xxT, "square matmul": square, "tall-skinny A.T @ A": tall_skinny, "stacked mean": stacked_mean}
+
+
+def logistic_inputs(lib, p):
+    rng = lib.random.default_rng(1)
+    X = rng.standard_normal((p["rows"], p["cols"]), chunks=(p["row_block"], p["cols"]))
+    y = (rng.random(p["rows"], chunks=p["row_block"]) < 0.5).astype("float64")
+    return X, y
+
+
+def newton(compute, lib, p):
+    """10 Newton steps of logistic regression; `compute(*arrays)` runs one step's plan."""
+    X, y = logistic_inputs(lib, p)
+    beta = np.zeros(p["cols"])
+    for _ in range(p["steps"]):
+        mu = 1 / (1 + lib.exp(-(X @ beta)))
+        gradient, hessian = compute(X.T @ (mu - y), (X.T * (mu * (1 - mu))) @ X)
+        beta = beta - np.linalg.solve(hessian, gradient)
+    return beta
+
+
+def run_tegula(p, nodes):
+    import ray
+    from ray.cluster_utils import Cluster
+
+    import tegula as tg
+
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0})
+    for _ in range(nodes):
+        cluster.add_node(num_cpus=1)
+    ray.init(address=cluster.address, log_to_driver=False)
+    cluster.wait_for_nodes()
+    rows = {}
+    try:
+        for name, make in workloads(tg, p).items():
+            start = time.perf_counter()
+            (result,), info = tg.compute(make(), scheduler="ray", report=True, progress=False)
+            rows[name] = (time.perf_counter() - start, info["measured"]["bytes_between_nodes"],
+                          info["simulated"]["bytes_between_nodes"], result)
+        moved, predicted = [0], [0]
+
+        def step(*arrays):
+            out, info = tg.compute(*arrays, scheduler="ray", report=True, progress=False)
+            moved[0] += info["measured"]["bytes_between_nodes"]
+            predicted[0] += info["simulated"]["bytes_between_nodes"]
+            return out
+
+        start = time.perf_counter()
+        beta = newton(step, tg, p)
+        rows["logistic regression"] = (time.perf_counter() - start, moved[0], predicted[0], beta)
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+    return rows
+
+
+def run_dask(p, nodes):
+    import dask
+    import dask.array as da
+    from distributed import Client, LocalCluster
+
+    def incoming(client):
+        logs = client.run(lambda dask_worker: sum(e["total"] for e in dask_worker.transfer_incoming_log))
+        return sum(logs.values())
+
+    rows = {}
+    with LocalCluster(n_workers=nodes, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        for name, make in workloads(da, p).items():
+            before, start = incoming(client), time.perf_counter()
+            result = make().compute()
+            rows[name] = (time.perf_counter() - start, incoming(client) - before, None, result)
+        before, start = incoming(client), time.perf_counter()
+        beta = newton(lambda *a: dask.compute(*a), da, p)
+        rows["logistic regression"] = (time.perf_counter() - start, incoming(client) - before, None, beta)
+    return rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--nodes", type=int, default=3)
+    args = parser.parse_args()
+    p = sizes(args.scale)
+    import dask
+    import ray
+
+    import tegula  # noqa: F401
+
+    print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs; Python {sys.version.split()[0]}, "
+          f"ray {ray.__version__}, dask {dask.__version__}; {args.nodes} nodes of one CPU; sizes {p}")
+    ours = run_tegula(p, args.nodes)
+    theirs = run_dask(p, args.nodes)
+    mib = 1 << 20
+    print("| workload | tegula (s) | Dask (s) | time vs Dask | tegula moved (MiB) | Dask moved (MiB) | bytes vs Dask "
+          "| simulated (MiB) | measured vs simulated |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name, (t, moved, predicted, result) in ours.items():
+        dt, dmoved, _, expected = theirs[name]
+        if name != "logistic regression":
+            assert np.shape(result) == np.shape(expected)
+        ratio = moved / dmoved if dmoved else float("inf")
+        print(f"| {name} | {t:.2f} | {dt:.2f} | {t / dt:.2f} | {moved / mib:.0f} | {dmoved / mib:.0f} | {ratio:.2f} "
+              f"| {predicted / mib:.0f} | {moved / predicted if predicted else float('nan'):.3f} |")
+
+
+if __name__ == "__main__":
+    main()

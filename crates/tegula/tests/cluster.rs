@@ -1,0 +1,111 @@
+//! Plans for a cluster: running every fragment from its bytes where it is placed, given the
+//! caller's blocks, gives the threaded executor's results bit for bit; the placement
+//! simulator's figures follow from the placement; plans too big for a node are refused.
+
+use proptest::prelude::*;
+use std::collections::HashMap;
+use tegula::random::Generator;
+use tegula::{plan_cluster, run_fragment, Array, AxisChunks, Chunk, ChunkSpec, Fragment, Nodes, ReduceOp, ReduceSpec, Spec, TegulaError};
+
+fn chunks(block: usize) -> ChunkSpec {
+    ChunkSpec::All(AxisChunks::Size(block))
+}
+
+fn held(n: usize, block: usize) -> Array {
+    let data: Vec<f64> = (0..n * n).map(|i| ((i * 7919) % 97) as f64 - 40.0).collect();
+    Array::from_ndarray(ndarray::ArrayD::from_shape_vec(vec![n, n], data).unwrap(), &chunks(block)).unwrap()
+}
+
+fn nodes(count: usize) -> Nodes {
+    Nodes { count, memory: 1 << 30 }
+}
+
+/// Runs the plan's fragments in order, as a cluster would, and joins each array.
+fn run_on_cluster(arrays: &[&Array], count: usize) -> Vec<Chunk> {
+    let plan = plan_cluster(arrays, true, &Spec::default(), nodes(count)).unwrap();
+    let mut blocks: HashMap<usize, Chunk> = plan.given().into_iter().map(|(t, _)| (t, plan.given_block(t).unwrap())).collect();
+    for f in &plan.fragments {
+        let graph = Fragment::from_bytes(&f.bytes).unwrap().decode().unwrap();
+        let given: Vec<Chunk> = f.inputs.iter().map(|t| blocks[t].clone()).collect();
+        let (out, _) = run_fragment(&graph, &given, 1, &Spec::default(), None).unwrap();
+        blocks.extend(f.outputs.iter().copied().zip(out));
+    }
+    plan.outputs()
+        .iter()
+        .enumerate()
+        .map(|(i, tasks)| plan.assemble(i, tasks.iter().map(|t| blocks[t].clone()).collect()).unwrap())
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    #[test]
+    fn fragments_run_where_placed_give_the_threaded_results(seed in any::<u64>(), n in 1usize..20, block in 1usize..7, count in 1usize..5) {
+        let x = Generator::new(seed).random(&[n, n], &chunks(block)).unwrap();
+        let m = held(n, block + 1);
+        let sum = ReduceSpec { axes: Some(vec![0]), ..ReduceSpec::new(ReduceOp::Sum) };
+        let arrays = [x.t().matmul(&x).unwrap(), x.mul(&m).unwrap().reduce(&sum).unwrap(), m.t(), m.clone()];
+        let refs: Vec<&Array> = arrays.iter().collect();
+        let got = run_on_cluster(&refs, count);
+        for (array, chunk) in arrays.iter().zip(got) {
+            let expected = array.compute().unwrap();
+            prop_assert_eq!(expected.typed::<f64>().unwrap(), chunk.typed::<f64>().unwrap());
+        }
+    }
+}
+
+#[test]
+fn one_node_moves_nothing_between_nodes() {
+    let x = Generator::new(1).random(&[64, 64], &chunks(16)).unwrap();
+    let y = x.matmul(&x.t()).unwrap();
+    let plan = plan_cluster(&[&y], true, &Spec::default(), nodes(1)).unwrap();
+    assert_eq!(plan.simulation.bytes_between_nodes, 0);
+    assert_eq!(plan.simulation.nodes.len(), 1);
+    assert_eq!(plan.simulation.nodes[0].fragments, plan.fragments.len());
+}
+
+#[test]
+fn the_simulation_adds_up() {
+    let x = Generator::new(2).random(&[96, 96], &chunks(16)).unwrap();
+    let y = x.matmul(&x.t()).unwrap();
+    let plan = plan_cluster(&[&y], true, &Spec::default(), nodes(3)).unwrap();
+    let sim = &plan.simulation;
+    let received: usize = sim.nodes.iter().map(|n| n.bytes_in).sum();
+    let sent: usize = sim.nodes.iter().map(|n| n.bytes_out).sum();
+    assert_eq!(received, sim.bytes_between_nodes);
+    assert_eq!(sent, sim.bytes_between_nodes);
+    assert_eq!(sim.nodes.iter().map(|n| n.fragments).sum::<usize>(), plan.fragments.len());
+    assert_eq!(sim.bytes_returned, 96 * 96 * 8);
+    // Every node gets work: the 36 source blocks are dealt round the nodes.
+    assert!(sim.nodes.iter().all(|n| n.fragments > 0), "{sim:?}");
+}
+
+#[test]
+fn a_transposed_product_ships_each_block_once() {
+    // a.T @ a of a tall matrix: each row block's product is local work; only the small
+    // partial products cross nodes, never a block of `a` or of its transpose.
+    let a = Generator::new(3).random(&[4096, 32], &ChunkSpec::PerAxis(vec![AxisChunks::Size(512), AxisChunks::Full])).unwrap();
+    let y = a.t().matmul(&a).unwrap();
+    let plan = plan_cluster(&[&y], true, &Spec::default(), nodes(3)).unwrap();
+    let partial = 32 * 32 * 8;
+    assert!(plan.simulation.bytes_between_nodes <= 8 * partial, "{}", plan.simulation);
+    assert!(plan.fragments.len() <= 8 + 8, "{} fragments", plan.fragments.len());
+}
+
+#[test]
+fn a_fragment_bigger_than_a_node_is_refused_before_anything_runs() {
+    let x = Generator::new(4).random(&[512, 512], &chunks(512)).unwrap();
+    let y = x.matmul(&x).unwrap();
+    let small = Nodes { count: 3, memory: 1 << 20 };
+    match plan_cluster(&[&y], true, &Spec::default(), small) {
+        Err(TegulaError::Memory(message)) => assert!(message.contains("a node has"), "{message}"),
+        other => panic!("expected a memory error, got {:?}", other.map(|p| p.fragments.len())),
+    }
+}
+
+#[test]
+fn a_cluster_needs_a_node() {
+    let x = Generator::new(5).random(&[8], &chunks(4)).unwrap();
+    assert!(matches!(plan_cluster(&[&x], true, &Spec::default(), nodes(0)), Err(TegulaError::Value(_))));
+}
