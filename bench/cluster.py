@@ -20,6 +20,9 @@ import time
 
 import numpy as np
 
+# Each Ray node's object store (the simulated cluster's default, 150 MiB, would spill).
+STORE = 2 << 30
+
 
 def sizes(scale):
     s = lambda n: max(1, int(n * scale))  # noqa: E731
@@ -80,9 +83,9 @@ def run_tegula(p, nodes):
 
     import tegula as tg
 
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0})
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "object_store_memory": STORE})
     for _ in range(nodes):
-        cluster.add_node(num_cpus=1)
+        cluster.add_node(num_cpus=1, object_store_memory=STORE)
     ray.init(address=cluster.address, log_to_driver=False)
     cluster.wait_for_nodes()
     rows = {}

@@ -92,15 +92,91 @@ pub fn place(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> Placement
     for (&t, &n) in &given_node {
         state.hold(t, n, graph.tasks[t].nbytes());
     }
-    let fragment_node = cuts
-        .iter()
-        .map(|cut| {
-            let node = state.best_node(graph, cut);
-            state.run(graph, cut, node);
+    let group = subtrees(graph, cuts, nodes);
+    let members = tree_members(&group);
+    let mut group_node: HashMap<usize, usize> = HashMap::new();
+    let fragment_node = (0..cuts.len())
+        .map(|k| {
+            let node = match group[k] {
+                None => state.best_node(graph, &cuts[k]),
+                Some(g) => *group_node.entry(g).or_insert_with(|| state.best_node(graph, &tree_cut(cuts, &members[&g]))),
+            };
+            state.run(graph, &cuts[k], node);
             node
         })
         .collect();
     Placement { nodes, fragment_node, given_node }
+}
+
+/// Which fragments run together, on one node: a fragment whose blocks all go to one other
+/// fragment (and none to the caller) is that one's child, and the largest subtrees of no more
+/// than a fair share of the work (a `2 × nodes`th of all of it) each run whole where they
+/// are placed — a contraction's partial products and a reduction's local partials never leave
+/// their node — while the fragments above them are placed one by one.
+fn subtrees(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> Vec<Option<usize>> {
+    let parent = parents(graph, cuts);
+    let own: Vec<usize> = cuts.iter().map(|c| c.tasks.iter().map(|&t| graph.tasks[t].nbytes()).sum::<usize>().max(1)).collect();
+    let mut work = own.clone();
+    for k in 0..cuts.len() {
+        if let Some(p) = parent[k] {
+            work[p] += work[k];
+        }
+    }
+    let share = own.iter().sum::<usize>() / (2 * nodes);
+    let mut group: Vec<Option<usize>> = vec![None; cuts.len()];
+    for k in (0..cuts.len()).rev() {
+        // A parent outside every group holds more than a share: `k` may head a group.
+        group[k] = match parent[k].and_then(|p| group[p]) {
+            Some(g) => Some(g),
+            None => (work[k] <= share).then_some(k),
+        };
+    }
+    group
+}
+
+/// The fragment reading all of each fragment's blocks, when there is exactly one and the
+/// caller takes none of them.
+fn parents(graph: &TaskGraph, cuts: &[FragmentCut]) -> Vec<Option<usize>> {
+    let mut made_by: HashMap<TaskId, usize> = HashMap::new();
+    for (k, cut) in cuts.iter().enumerate() {
+        made_by.extend(cut.outputs.iter().map(|&t| (t, k)));
+    }
+    let mut readers: Vec<Vec<usize>> = vec![Vec::new(); cuts.len()];
+    for (k, cut) in cuts.iter().enumerate() {
+        for i in &cut.inputs {
+            if let Some(&from) = made_by.get(i) {
+                if !readers[from].contains(&k) {
+                    readers[from].push(k);
+                }
+            }
+        }
+    }
+    let returned: std::collections::HashSet<TaskId> = graph.outputs.iter().flat_map(|o| o.blocks.iter().copied()).collect();
+    (0..cuts.len())
+        .map(|k| match readers[k][..] {
+            [only] if !cuts[k].outputs.iter().any(|t| returned.contains(t)) => Some(only),
+            _ => None,
+        })
+        .collect()
+}
+
+fn tree_members(group: &[Option<usize>]) -> HashMap<usize, Vec<usize>> {
+    let mut members: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (k, g) in group.iter().enumerate() {
+        if let Some(g) = g {
+            members.entry(*g).or_default().push(k);
+        }
+    }
+    members
+}
+
+/// A tree's fragments as one: the blocks it reads from outside, and every block it makes.
+fn tree_cut(cuts: &[FragmentCut], members: &[usize]) -> FragmentCut {
+    let made: std::collections::HashSet<TaskId> = members.iter().flat_map(|&k| cuts[k].outputs.iter().copied()).collect();
+    let mut inputs: Vec<TaskId> = members.iter().flat_map(|&k| cuts[k].inputs.iter().copied()).filter(|i| !made.contains(i)).collect();
+    inputs.sort_unstable();
+    inputs.dedup();
+    FragmentCut { tasks: vec![], inputs, outputs: made.into_iter().collect() }
 }
 
 /// The given blocks (those fragments read, and those returned as they are) dealt round the

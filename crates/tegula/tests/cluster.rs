@@ -109,3 +109,16 @@ fn a_cluster_needs_a_node() {
     let x = Generator::new(5).random(&[8], &chunks(4)).unwrap();
     assert!(matches!(plan_cluster(&[&x], true, &Spec::default(), nodes(0)), Err(TegulaError::Value(_))));
 }
+
+#[test]
+fn a_product_with_many_output_blocks_is_computed_by_their_owners() {
+    // 8 x 8 output blocks, each a sum of 8 partial products: each output block's tree runs on
+    // one node, so partial products never move; only operand blocks do, each at most once
+    // per node.
+    let (n, b) = (1024, 128);
+    let x = Generator::new(2).random(&[n, n], &chunks(b)).unwrap();
+    let y = Generator::new(3).random(&[n, n], &chunks(b)).unwrap();
+    let plan = plan_cluster(&[&x.matmul(&y).unwrap()], true, &Spec::default(), nodes(3)).unwrap();
+    let operands = 2 * n * n * 8;
+    assert!(plan.simulation.bytes_between_nodes <= 2 * operands, "{}", plan.simulation);
+}
