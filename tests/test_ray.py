@@ -174,3 +174,20 @@ def test_config_selects_ray(cluster):
     with tg.config.set(scheduler="ray"):
         got = x.compute()
     same(got, np.arange(10.0) * 3)
+
+
+def test_progress_and_the_execution_report_follow_ray_runs(cluster, tmp_path):
+    from tegula import _progress, _tegula
+
+    a = np.random.default_rng(5).random((600, 400))
+    y = (tg.asarray(a, chunks=100) * 2).sum(axis=0)
+    bar = _progress.Bar(stream=open(os.devnull, "w"))
+    (got,), _ = _tegula.compute([y._h], "ray", progress=bar, interval=0.01)
+    np.testing.assert_allclose(got, (a * 2).sum(axis=0))
+    done, total, nbytes, _ = bar.last
+    assert done == total > 1 and nbytes > 0
+    path = tmp_path / "report.html"
+    with tg.report(str(path)) as rep:
+        y.compute(scheduler="ray")
+    assert len(rep.computations) == 1
+    assert '<section class="computation"' in path.read_text()

@@ -41,6 +41,11 @@ from ._statistics import median, percentile, ptp, quantile
 from ._sorting import argsort, cumprod, cumsum, cumulative_prod, cumulative_sum, searchsorted, sort
 import numpy as _np
 
+from . import _ray, _tegula
+
+# Executors hosted by a distributed engine's Python API, one row each, beside the native ones.
+_tegula.register_hosted_executor("ray", _ray.Runner())
+
 globals().update(UFUNCS)
 globals().update(REDUCTIONS)
 globals().update(NANFUNCTIONS)

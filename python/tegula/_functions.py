@@ -187,32 +187,21 @@ def compute(*arrays, scheduler=None, num_workers=None, fuse=True, report=False, 
     unset, the ``progress`` setting of ``tg.config`` decides (by default a bar where someone
     watches, for computations longer than half a second)."""
     lazy = [a for a in arrays if isinstance(a, Array)]
-    computed, info = run_compute([a._h for a in lazy], scheduler, num_workers, fuse, progress, measure=report)
+    computed, info = run_compute([a._h for a in lazy], scheduler, num_workers, fuse, progress)
     results = iter(computed)
     out = tuple(next(results) if isinstance(a, Array) else a for a in arrays)
     return (out, info) if report else out
 
 
-# Executors hosted by a distributed engine's Python API: the module whose ``compute`` runs
-# the plan there, one row each (the native executors are in the Rust registry).
-HOSTED_EXECUTORS = {"ray": "tegula._ray"}
-
-
-def run_compute(handles, scheduler, num_workers, fuse, progress=None, measure=False):
+def run_compute(handles, scheduler, num_workers, fuse, progress=None):
     """The native compute with the settings of ``tg.config``, a progress bar as ``progress``
-    and the settings say, and traced when an execution report (``tg.report``) is recording.
-    ``measure``: hosted executors also measure what they moved (for ``report=True``)."""
-    import importlib
-
+    and the settings say, and traced when an execution report (``tg.report``) is recording."""
     from . import _progress, _report
 
     settings = config.explicit()
     scheduler = config.get("scheduler") if scheduler is None else scheduler
     num_workers = config.get("num_workers") if num_workers is None else num_workers
     bar = _progress.resolve(progress)
-    if scheduler in HOSTED_EXECUTORS:
-        hosted = importlib.import_module(HOSTED_EXECUTORS[scheduler])
-        return hosted.compute(handles, num_workers, fuse, settings, bar, measure)
     recorder = _report.active()
     computed, info = _tegula.compute(
         handles, scheduler, num_workers, fuse, settings.get("memory"), settings.get("spill_dir"),

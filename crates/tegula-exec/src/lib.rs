@@ -23,7 +23,7 @@ pub use assemble::assemble_output;
 pub use device::{add_device, device_id, device_names, Cpu, Device, HostDevice};
 pub use executor::{Executor, ExecutorConfig};
 pub use process_pool::ProcessPool;
-pub use registry::{executor, names as executor_names};
+pub use registry::{executor, names as executor_names, register_executor, MakeExecutor};
 pub use threaded::Threaded;
 pub use worker::{serve, set_callback_encoder, CallbackEncoder};
 pub use fragment::{run_fragment, Fragment};
@@ -56,6 +56,17 @@ pub struct Report {
     /// The most bytes of chunks held at once on each device, by its number (the CPU first;
     /// executors that keep no ledger per device give the CPU's alone).
     pub device_peaks: Vec<usize>,
+    /// On a cluster: what the placement was simulated to move and hold, and what the
+    /// cluster measured it moved.
+    pub cluster: Option<ClusterReport>,
+}
+
+/// What a run on a cluster moved between nodes and held on each.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClusterReport {
+    pub simulated: tegula_plan::placement::Simulation,
+    /// Bytes the cluster copied between nodes, where it counts them.
+    pub measured_bytes_between_nodes: Option<usize>,
 }
 
 /// Runs `graph` on `executor` and returns the blocks of every output (row-major per output)

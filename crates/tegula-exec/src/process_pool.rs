@@ -438,6 +438,7 @@ impl<'a> Run<'a> {
             spilled_bytes: s.spilled_bytes,
             budget: self.spec.memory,
             device_peaks: vec![s.peak_held + s.worker_peak],
+            cluster: None,
         };
         Ok((outputs, report))
     }

@@ -1,36 +1,22 @@
-//! Plans for a cluster (`tegula::plan_cluster`), for executors hosted by a distributed engine
-//! in Python (Ray): the fragments as bytes with the node each runs on, the blocks of the
-//! caller's arrays to give the nodes, the simulated cost, and joining results into arrays.
+//! A plan for a cluster (`tegula::ClusterPlan`) as the runner of a hosted executor sees it
+//! (`hosted.rs`): the fragments as bytes with the node each runs on, the blocks of the
+//! caller's arrays to give the nodes, and the tasks whose blocks are the results.
 
-use crate::array::PyArrayHandle;
-use crate::convert::{chunk_from_numpy, chunk_to_numpy};
+use crate::convert::chunk_to_numpy;
 use crate::errors::IntoPy;
-use crate::options::spec;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use tegula::{Array, ClusterPlan, Nodes, Simulation};
+use tegula::{ClusterPlan, Simulation};
 
 #[pyclass(frozen, name = "ClusterPlan")]
 pub struct PyClusterPlan {
     inner: ClusterPlan,
 }
 
-/// The plan computing `arrays` on `nodes` nodes of `node_memory` bytes each.
-#[pyfunction]
-#[pyo3(signature = (arrays, nodes, node_memory, fuse=true, memory=None))]
-pub fn plan_cluster(
-    py: Python<'_>,
-    arrays: Vec<PyRef<'_, PyArrayHandle>>,
-    nodes: usize,
-    node_memory: usize,
-    fuse: bool,
-    memory: Option<usize>,
-) -> PyResult<PyClusterPlan> {
-    let inputs: Vec<&Array> = arrays.iter().map(|a| &a.inner).collect();
-    let spec = spec(memory, None)?;
-    let nodes = Nodes { count: nodes, memory: node_memory };
-    let inner = py.detach(|| tegula::plan_cluster(&inputs, fuse, &spec, nodes)).py()?;
-    Ok(PyClusterPlan { inner })
+impl From<ClusterPlan> for PyClusterPlan {
+    fn from(inner: ClusterPlan) -> PyClusterPlan {
+        PyClusterPlan { inner }
+    }
 }
 
 #[pymethods]
@@ -62,26 +48,11 @@ impl PyClusterPlan {
     fn outputs(&self) -> Vec<Vec<usize>> {
         self.inner.outputs()
     }
-
-    /// Array `index` joined from its blocks (NumPy arrays, in the order `outputs` names them).
-    fn assemble<'py>(&self, py: Python<'py>, index: usize, blocks: Vec<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
-        let blocks = blocks.iter().map(chunk_from_numpy).collect::<PyResult<Vec<_>>>()?;
-        let joined = py.detach(|| self.inner.assemble(index, blocks)).py()?;
-        chunk_to_numpy(py, joined)
-    }
-
-    /// What the placement moves and holds: a dict with `bytes_between_nodes`, `bytes_given`,
-    /// `bytes_returned` and `nodes`, a list of per-node dicts.
-    fn simulation<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        simulation_dict(py, &self.inner.simulation)
-    }
-
-    fn __str__(&self) -> String {
-        self.inner.simulation.to_string()
-    }
 }
 
-fn simulation_dict<'py>(py: Python<'py>, sim: &Simulation) -> PyResult<Bound<'py, PyDict>> {
+/// A simulation as a dict: `bytes_between_nodes`, `bytes_given`, `bytes_returned` and `nodes`,
+/// a list of per-node dicts.
+pub fn simulation_dict<'py>(py: Python<'py>, sim: &Simulation) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
     out.set_item("bytes_between_nodes", sim.bytes_between_nodes)?;
     out.set_item("bytes_given", sim.bytes_given)?;

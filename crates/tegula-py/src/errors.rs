@@ -21,7 +21,13 @@ const KEPT_CALLBACK_ERRORS: usize = 256;
 
 /// Keeps `err` for `to_py` and returns the error the executor reports.
 pub fn stash_callback_error(err: PyErr) -> TegulaError {
-    let message = format!("the function given to map_blocks raised {err}");
+    stash_error(err, "the function given to map_blocks")
+}
+
+/// Keeps `err`, raised by Python code `what` names, for `to_py`, and returns the error the
+/// executor reports; `to_py` raises `err` itself.
+pub fn stash_error(err: PyErr, what: &str) -> TegulaError {
+    let message = format!("{what} raised {err}");
     let id = NEXT_CALLBACK_ERROR.fetch_add(1, Ordering::Relaxed);
     if let Ok(mut kept) = CALLBACK_ERRORS.lock() {
         kept.insert(id, err);

@@ -7,6 +7,7 @@ mod devices;
 mod errors;
 mod fragments;
 mod functions;
+mod hosted;
 mod interrupt;
 mod map_blocks;
 mod options;
@@ -40,7 +41,8 @@ fn _tegula(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(store::to_npy, m)?)?;
     m.add_function(wrap_pyfunction!(store::from_object, m)?)?;
     m.add_class::<cluster::PyClusterPlan>()?;
-    m.add_function(wrap_pyfunction!(cluster::plan_cluster, m)?)?;
+    m.add_class::<hosted::FragmentEvents>()?;
+    m.add_function(wrap_pyfunction!(hosted::register_hosted_executor, m)?)?;
     m.add_function(wrap_pyfunction!(fragments::plan_fragments, m)?)?;
     m.add_function(wrap_pyfunction!(fragments::run_fragment, m)?)?;
     m.add_function(wrap_pyfunction!(fragments::serve_worker, m)?)?;

@@ -28,29 +28,39 @@ pub struct ClusterPlan {
     pub simulation: Simulation,
 }
 
-/// Plans `arrays` for `nodes`: fragments in an order where each one's inputs come from earlier
-/// ones or are given blocks; refused before anything runs when a fragment cannot fit a node.
+/// Plans `arrays` for `nodes` (see `ClusterPlan::new`).
 pub fn plan_cluster(arrays: &[&Array], fuse: bool, spec: &Spec, nodes: Nodes) -> Result<ClusterPlan> {
-    if nodes.count == 0 {
-        return Err(value_err!("a cluster needs at least one node"));
-    }
     let roots: Vec<NodeRef> = arrays.iter().map(|a| a.node().clone()).collect();
-    let graph = plan_within(&roots, fuse, spec.memory.max(nodes.memory))?;
-    let cuts = cut_given_loads(&graph);
-    check_nodes_fit(&graph, &cuts, nodes.memory)?;
-    let placement = place(&graph, &cuts, nodes.count);
-    let simulation = simulate(&graph, &cuts, &placement);
-    let fragments = cuts
-        .into_iter()
-        .map(|c| {
-            let bytes = Fragment::encode(&sub_graph(&graph, &c)?, None)?.to_bytes()?;
-            Ok(EncodedFragment { bytes, inputs: c.inputs, outputs: c.outputs })
-        })
-        .collect::<Result<_>>()?;
-    Ok(ClusterPlan { graph, fragments, placement, simulation })
+    ClusterPlan::new(plan_within(&roots, fuse, spec.memory.max(nodes.memory))?, nodes)
 }
 
 impl ClusterPlan {
+    /// `graph` for `nodes`: fragments in an order where each one's inputs come from earlier
+    /// ones or are given blocks; refused before anything runs when a fragment cannot fit a
+    /// node, or reaches what cannot leave this process.
+    pub fn new(graph: TaskGraph, nodes: Nodes) -> Result<ClusterPlan> {
+        if nodes.count == 0 {
+            return Err(value_err!("a cluster needs at least one node"));
+        }
+        let cuts = cut_given_loads(&graph);
+        check_nodes_fit(&graph, &cuts, nodes.memory)?;
+        let placement = place(&graph, &cuts, nodes.count);
+        let simulation = simulate(&graph, &cuts, &placement);
+        let fragments = cuts
+            .into_iter()
+            .map(|c| {
+                let bytes = Fragment::encode(&sub_graph(&graph, &c)?, None)?.to_bytes()?;
+                Ok(EncodedFragment { bytes, inputs: c.inputs, outputs: c.outputs })
+            })
+            .collect::<Result<_>>()?;
+        Ok(ClusterPlan { graph, fragments, placement, simulation })
+    }
+
+    /// The plan's outputs, one block list per array.
+    pub fn graph(&self) -> &TaskGraph {
+        &self.graph
+    }
+
     /// The tasks whose blocks make each array, row-major over its block grid.
     pub fn outputs(&self) -> Vec<Vec<TaskId>> {
         self.graph.outputs.iter().map(|o| o.blocks.clone()).collect()

@@ -40,7 +40,7 @@ pub use tegula_core::{
 };
 pub use tegula_exec::device::{add_device, device, device_id, device_names, transfer, Cpu, Device, HostDevice};
 pub use tegula_exec::{
-    default_threads, executor, executor_names, BlockFunction, SharedArrays, Both, Executor, ExecutorConfig, Observer, ProcessPool, Progress, Report,
+    default_threads, executor, executor_names, register_executor, MakeExecutor, BlockFunction, SharedArrays, Both, Executor, ExecutorConfig, Observer, ProcessPool, Progress, Report, ClusterReport,
     TaskEvent, Threaded, Trace,
 };
 pub use tegula_plan::describe::{Operation, PlanDescription};

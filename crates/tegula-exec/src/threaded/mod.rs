@@ -170,6 +170,7 @@ fn report(tasks: usize, ledgers: &[Ledger]) -> Report {
         spilled_bytes: ledgers.iter().map(|l| l.spilled_bytes).sum(),
         budget: cpu.budget,
         device_peaks: ledgers.iter().map(|l| l.peak_live).collect(),
+        cluster: None,
     }
 }
 
