@@ -87,6 +87,17 @@ def test_zarr_reads_run_on_the_workers(cluster, tmp):
     same(got, ((x + 1) * 2).sum(axis=1).compute(scheduler="threads"))
 
 
+def test_zarr_writes_run_on_the_workers(cluster, tmp):
+    a = np.random.default_rng(4).standard_normal((230, 170)).astype("float32")
+    x = tg.asarray(a, chunks=(60, 50)) * 3 - 1
+    with tg.config.set(scheduler="ray"):
+        tg.to_zarr(x, f"{tmp}/ray.zarr", chunks=(40, 50), compressor="zstd")
+    with tg.config.set(scheduler="threads"):
+        tg.to_zarr(x, f"{tmp}/threads.zarr", chunks=(40, 50), compressor="zstd")
+    same(tg.from_zarr(f"{tmp}/ray.zarr").compute(), tg.from_zarr(f"{tmp}/threads.zarr").compute())
+    assert not [p for p in os.listdir(tmp) if p.startswith(".")], "no staging directory is left behind"
+
+
 def test_bytes_moved_between_nodes_match_the_simulator(cluster):
     # Blocks of 720 KB: above Ray's 100 KB limit for objects passed inline, so every block
     # lives in an object store and its copies are what get_object_locations reports.

@@ -1,7 +1,8 @@
 //! A plan (or a fragment of one, `tegula_plan::fragments`) as bytes, and running it where the
 //! bytes arrive. The task graph is plain data; its resources are encoded here, where their
 //! types are known: an in-memory array by value (its bytes) or by reference (a `.npy` file in a
-//! directory the processes share, read region by region), a store by its URL, a user's
+//! directory the processes share, read region by region), a store by its URL (one being
+//! written by its staging directory's, so other processes write regions of it), a user's
 //! function by the bytes its own codec makes (the Python layer pickles). The wire format is
 //! postcard: compact (varints, no field names) and serde's own.
 
@@ -16,7 +17,7 @@ use tegula_core::{internal_err, value_err, DType, DeviceId, IoOp, ResourceId, Re
 use tegula_kernels::raw::{chunk_from_bytes, with_bytes};
 use tegula_kernels::Chunk;
 use tegula_plan::{Resource, ResourceKind, TaskGraph};
-use tegula_store::{open_url, ChunkSource};
+use tegula_store::{open_sink_url, open_url, ChunkSink, ChunkSource};
 
 /// A self-contained plan: its tasks and outputs, and every resource they reach, encoded.
 #[derive(Debug, Serialize, Deserialize)]
@@ -42,6 +43,9 @@ pub enum Payload {
     Store { url: String },
     /// A user's function, as its codec's bytes.
     Function { bytes: Vec<u8> },
+    /// A store being written, where other processes write regions of it
+    /// (`tegula_store::open_sink_url`); the process that made the plan finishes it.
+    Sink { url: String },
 }
 
 /// Turns a function's bytes back into a function; registered once by the layer that encodes
@@ -118,7 +122,10 @@ fn encode_resource(r: &Resource, shared: Option<&SharedArrays>) -> Result<Encode
             let function = r.data.downcast_ref::<Arc<dyn BlockFunction>>().ok_or_else(|| refuse("not a function"))?;
             Payload::Function { bytes: function.encode()? }
         }
-        ResourceKind::Sink => return Err(refuse("a store being written")),
+        ResourceKind::Sink => {
+            let sink = r.data.downcast_ref::<Arc<dyn ChunkSink>>().ok_or_else(|| refuse("not a store being written"))?;
+            Payload::Sink { url: sink.url().ok_or_else(|| refuse("a store only this process writes"))? }
+        }
     };
     Ok(EncodedResource { id: r.id, kind: r.kind, payload })
 }
@@ -137,6 +144,7 @@ fn decode_resource(r: &EncodedResource) -> Result<(ResourceKind, Arc<dyn Any + S
         }
         Payload::ArrayFile { path } => (ResourceKind::Source, Arc::new(open_url(&format!("npy:{path}"))?)),
         Payload::Store { url } => (r.kind, Arc::new(open_url(url)?)),
+        Payload::Sink { url } => (r.kind, Arc::new(open_sink_url(url)?)),
         Payload::Function { bytes } => {
             let decode = FUNCTION_DECODER.get().ok_or_else(|| value_err!("no decoder of functions is registered in this process"))?;
             (r.kind, Arc::new(decode(bytes)?))

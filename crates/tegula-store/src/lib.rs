@@ -21,10 +21,12 @@ mod npy;
 mod prefetch;
 mod raw_chunks;
 mod replace;
+mod staged;
 mod zarr;
 
 pub use codecs::{Codec, ZarrOptions};
 pub use npy::{NpySink, NpySource};
+pub use staged::StagedZarr;
 pub use zarr::{ZarrSink, ZarrSource};
 
 use tegula_core::{DType, Result, TegulaError};
@@ -71,6 +73,14 @@ pub fn open_url(url: &str) -> Result<std::sync::Arc<dyn ChunkSource>> {
     }
 }
 
+/// Opens the sink a `ChunkSink::url` names, to write regions of it in this process.
+pub fn open_sink_url(url: &str) -> Result<std::sync::Arc<dyn ChunkSink>> {
+    match url.split_once(':') {
+        Some((staged::STAGED_SCHEME, staging)) => Ok(std::sync::Arc::new(StagedZarr::open(staging)?)),
+        _ => Err(TegulaError::Value(format!("not a sink URL tegula opens: {url:?}"))),
+    }
+}
+
 /// An array being written region by region. Concurrent writes to different regions must be
 /// safe; a writer must never give two tasks regions that share a stored chunk.
 pub trait ChunkSink: Send + Sync {
@@ -84,6 +94,11 @@ pub trait ChunkSink: Send + Sync {
     fn write(&self, region: &[(usize, usize)], bytes: &[u8]) -> Result<()>;
     /// Makes the written array visible, once every region is written.
     fn finish(&self) -> Result<()>;
+    /// Where another process opens this sink to write regions of it (`open_sink_url`); the
+    /// sink's own process still finishes it. `None`: only this process writes it.
+    fn url(&self) -> Option<String> {
+        None
+    }
 }
 
 /// An I/O error naming the stored array at `path`.

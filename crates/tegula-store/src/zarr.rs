@@ -18,14 +18,14 @@ use zarrs::array::{
     Array, ArrayBytes, ArrayBytesFixedDisjointView, ArrayCreateError, ArrayMetadata, ArrayMetadataOptions, ArraySubset,
 };
 
-type ZarrArray = Array<AtomicStore>;
+pub(crate) type ZarrArray = Array<AtomicStore>;
 
 fn ranges(region: &[(usize, usize)]) -> Vec<std::ops::Range<u64>> {
     region.iter().map(|&(a, b)| a as u64..b as u64).collect()
 }
 
 /// Opens the array at `path` (its root, `/`).
-fn open_array(path: &str) -> Result<(ZarrArray, Arc<AtomicStore>)> {
+pub(crate) fn open_array(path: &str) -> Result<(ZarrArray, Arc<AtomicStore>)> {
     // A writer killed while switching a new array in may have left the old one aside.
     replace::recover(Path::new(path));
     if !Path::new(path).exists() {
@@ -43,12 +43,12 @@ fn open_array(path: &str) -> Result<(ZarrArray, Arc<AtomicStore>)> {
 }
 
 /// The array's metadata document.
-fn metadata(path: &str, array: &ZarrArray) -> Result<Value> {
+pub(crate) fn metadata(path: &str, array: &ZarrArray) -> Result<Value> {
     serde_json::to_value(array.metadata()).map_err(|e| io(path, e))
 }
 
 /// What tegula needs from an array's metadata (`meta`, its document).
-fn describe(path: &str, array: &ZarrArray, meta: &Value) -> Result<StoredInfo> {
+pub(crate) fn describe(path: &str, array: &ZarrArray, meta: &Value) -> Result<StoredInfo> {
     let (dtype, chunks) = match array.metadata() {
         ArrayMetadata::V3(_) => (&meta["data_type"], &meta["chunk_grid"]["configuration"]["chunk_shape"]),
         ArrayMetadata::V2(_) => (&meta["dtype"], &meta["chunks"]),
@@ -307,6 +307,21 @@ impl Drop for ZarrSink {
     }
 }
 
+/// Writes `region`'s elements into `array` (straight into the chunk files when `raw`).
+pub(crate) fn write_region(array: &ZarrArray, raw: Option<&RawChunks>, info: &StoredInfo, region: &[(usize, usize)], bytes: &[u8]) -> Result<()> {
+    check_region(info, region, bytes.len())?;
+    if bytes.is_empty() {
+        return Ok(());
+    }
+    if let Some(done) = raw.and_then(|raw| raw.write(array, info, region, bytes)) {
+        return done;
+    }
+    let subset = ArraySubset::new_with_ranges(&ranges(region));
+    array
+        .store_array_subset(&subset, ArrayBytes::new_flen(bytes))
+        .map_err(|e| io(&info.path, format!("writing {}: {e}", chunk_names(info, region))))
+}
+
 /// The stored chunk grid: the shards when sharded.
 fn grid(options: &ZarrOptions) -> Vec<usize> {
     options.shard_shape.clone().unwrap_or_else(|| options.chunk_shape.clone())
@@ -344,17 +359,11 @@ impl ChunkSink for ZarrSink {
     }
 
     fn write(&self, region: &[(usize, usize)], bytes: &[u8]) -> Result<()> {
-        check_region(&self.info, region, bytes.len())?;
-        if bytes.is_empty() {
-            return Ok(());
-        }
-        if let Some(done) = self.raw.as_ref().and_then(|raw| raw.write(&self.array, &self.info, region, bytes)) {
-            return done;
-        }
-        let subset = ArraySubset::new_with_ranges(&ranges(region));
-        self.array
-            .store_array_subset(&subset, ArrayBytes::new_flen(bytes))
-            .map_err(|e| io(&self.info.path, format!("writing {}: {e}", chunk_names(&self.info, region))))
+        write_region(&self.array, self.raw.as_ref(), &self.info, region, bytes)
+    }
+
+    fn url(&self) -> Option<String> {
+        crate::staged::url(&self.info.path, &self.staging)
     }
 
     /// Switches the complete array in (see `replace.rs`), checking again, under the lock that
