@@ -15,7 +15,8 @@ import sys
 import time
 
 # Fragments a node is given at once, per CPU of that node: enough to keep its CPUs busy
-# while the driver waits, few enough that sources do not run far ahead of their readers.
+# while the driver waits, few enough that sources do not run far ahead of their readers;
+# fewer when their projected bytes would pass the node's memory.
 IN_FLIGHT_PER_CPU = 2
 # A fragment whose node died or whose worker was killed runs again, up to this many times.
 RETRIES = 5
@@ -98,10 +99,11 @@ class _Run:
         self.fragments = plan.fragments()
         self.cpus = [max(1, int(n["Resources"].get("CPU", 1))) for n in nodes]
         memory = [int(n["Resources"].get("memory", 0)) or None for n in nodes]
+        self.memory = memory
         self.budget = [m // c if m else None for m, c in zip(memory, self.cpus)]
         self.refs = {}
         self.readers = {}
-        for _, inputs, _, _ in self.fragments:
+        for _, inputs, _, _, _ in self.fragments:
             for t in set(inputs):
                 self.readers[t] = self.readers.get(t, 0) + 1
         self.returned = {t for tasks in plan.outputs() for t in tasks}
@@ -114,30 +116,35 @@ class _Run:
         for task, node in self.plan.given():
             pinned = _pinned(self.nodes[node])
             self.refs[task] = given.options(scheduling_strategy=pinned).remote(self.plan.given_block(task))
-        for k, (fragment, inputs, outputs, node) in enumerate(self.fragments):
-            self._wait_for_room(node)
+        for k, (fragment, inputs, outputs, node, need) in enumerate(self.fragments):
+            self._wait_for_room(node, need)
             args = [self.refs[t] for t in inputs]
             options = dict(num_returns=len(outputs) + 1, scheduling_strategy=_pinned(self.nodes[node]))
             *out, timing = run.options(**options).remote(fragment, self.budget[node], *args)
             self.refs.update(zip(outputs, out))
-            self.in_flight[timing] = (k, node)
+            self.in_flight[timing] = (k, node, need)
         self._wait_for_room(None)
         wanted = sorted(self.returned)
         self._count_copies([self.refs[t] for t in wanted])
         values = self._get([self.refs[t] for t in wanted])
         return dict(zip(wanted, values)), self.moved
 
-    def _wait_for_room(self, node):
-        """Waits until `node` has room for one more fragment (None: until all have ended)."""
+    def _wait_for_room(self, node, need=0):
+        """Waits until `node` has room for a fragment needing `need` bytes: fewer than
+        ``IN_FLIGHT_PER_CPU`` per CPU in flight there, their projected bytes and `need` within
+        its memory, or none in flight (None: waits until all have ended)."""
         while self.in_flight:
-            busy = sum(1 for _, n in self.in_flight.values() if n == node)
-            if node is not None and busy < IN_FLIGHT_PER_CPU * self.cpus[node]:
-                return
+            if node is not None:
+                running = [b for _, n, b in self.in_flight.values() if n == node]
+                room = len(running) < IN_FLIGHT_PER_CPU * self.cpus[node]
+                fits = self.memory[node] is None or sum(running) + need <= self.memory[node]
+                if not running or (room and fits):
+                    return
             ready, _ = self.ray.wait(list(self.in_flight), num_returns=1, timeout=0.1, fetch_local=False)
             for timing in ready:
                 self._ended(timing, *self.in_flight.pop(timing))
 
-    def _ended(self, timing, k, node):
+    def _ended(self, timing, k, node, _need):
         """Fragment `k` ended: its error is raised, its time reported, and the blocks no
         fragment reads any more are counted and let go."""
         start, end = self._get([timing])[0]

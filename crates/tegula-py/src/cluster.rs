@@ -21,17 +21,13 @@ impl From<ClusterPlan> for PyClusterPlan {
 
 #[pymethods]
 impl PyClusterPlan {
-    /// (bytes, input task ids, output task ids, node) per fragment, in an order where each
-    /// one's inputs come from earlier ones or are given blocks.
+    /// (bytes, input task ids, output task ids, node, bytes needed at once) per fragment, in
+    /// an order where each one's inputs come from earlier ones or are given blocks.
     #[allow(clippy::type_complexity)]
-    fn fragments<'py>(&self, py: Python<'py>) -> Vec<(Bound<'py, PyBytes>, Vec<usize>, Vec<usize>, usize)> {
-        let nodes = &self.inner.placement.fragment_node;
-        self.inner
-            .fragments
-            .iter()
-            .zip(nodes)
-            .map(|(f, &node)| (PyBytes::new(py, &f.bytes), f.inputs.clone(), f.outputs.clone(), node))
-            .collect()
+    fn fragments<'py>(&self, py: Python<'py>) -> Vec<(Bound<'py, PyBytes>, Vec<usize>, Vec<usize>, usize, usize)> {
+        let plan = &self.inner;
+        let placed = plan.fragments.iter().zip(&plan.placement.fragment_node).zip(&plan.needs);
+        placed.map(|((f, &node), &need)| (PyBytes::new(py, &f.bytes), f.inputs.clone(), f.outputs.clone(), node, need)).collect()
     }
 
     /// (task id, node) of each block of the caller's arrays that fragments read.

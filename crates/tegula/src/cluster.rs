@@ -10,7 +10,7 @@ use tegula_core::{internal_err, value_err, IoOp, Result, Spec, TaskOp};
 use tegula_exec::{assemble_output, Fragment};
 use tegula_kernels::Chunk;
 use tegula_plan::fragments::{cut_given_loads, sub_graph};
-use tegula_plan::placement::{check_nodes_fit, place, simulate, Placement, Simulation};
+use tegula_plan::placement::{check_nodes_fit, fragment_need, place, simulate, Placement, Simulation};
 use tegula_plan::{NodeRef, TaskGraph, TaskId};
 
 /// The nodes a plan is placed on.
@@ -24,6 +24,8 @@ pub struct Nodes {
 pub struct ClusterPlan {
     graph: TaskGraph,
     pub fragments: Vec<EncodedFragment>,
+    /// The bytes each fragment needs at once where it runs (`placement::fragment_need`).
+    pub needs: Vec<usize>,
     pub placement: Placement,
     pub simulation: Simulation,
 }
@@ -46,6 +48,7 @@ impl ClusterPlan {
         check_nodes_fit(&graph, &cuts, nodes.memory)?;
         let placement = place(&graph, &cuts, nodes.count);
         let simulation = simulate(&graph, &cuts, &placement);
+        let needs = cuts.iter().map(|c| fragment_need(&graph, c)).collect();
         let fragments = cuts
             .into_iter()
             .map(|c| {
@@ -53,7 +56,7 @@ impl ClusterPlan {
                 Ok(EncodedFragment { bytes, inputs: c.inputs, outputs: c.outputs })
             })
             .collect::<Result<_>>()?;
-        Ok(ClusterPlan { graph, fragments, placement, simulation })
+        Ok(ClusterPlan { graph, fragments, needs, placement, simulation })
     }
 
     /// The plan's outputs, one block list per array.
