@@ -47,6 +47,17 @@ def test_every_executor_gives_the_threaded_results_bit_for_bit(expr, scheduler, 
     assert got.tobytes() == expected.tobytes()
 
 
+def test_factorisations_are_the_same_bits_on_every_executor():
+    # Blocks big enough that faer splits its work: the split count is fixed, not the cores'.
+    a = np.random.default_rng(3).standard_normal((900, 300))
+    x = tg.asarray(a, chunks=(300, 300))
+    exprs = [*tg.linalg.qr(x), tg.linalg.svdvals(x), tg.linalg.eigh(x.T @ x)[0], tg.linalg.qr(x[:300])[1]]
+    expected = tg.compute(*exprs, scheduler="threads")
+    for scheduler in ["serial", "processes"]:
+        for e, g in zip(expected, tg.compute(*exprs, scheduler=scheduler, num_workers=2)):
+            assert g.tobytes() == e.tobytes(), scheduler
+
+
 @pytest.mark.parametrize("dtype", ["int8", "uint64", "float16", "complex64", "bool"])
 def test_shared_outputs_and_dtypes_cross_processes(dtype):
     a = (np.arange(3 * 70 * 50) % 97).reshape(3, 70, 50).astype(dtype)

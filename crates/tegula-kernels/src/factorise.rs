@@ -9,6 +9,7 @@ use tegula_core::{internal_err, DType, LinalgOp, Result};
 
 /// The results of `op` (`LinalgOp::results`, in that order) for each matrix of `block`.
 pub fn factorise(op: LinalgOp, block: &Chunk) -> Result<Vec<Chunk>> {
+    crate::field::fixed_splits();
     match block.dtype() {
         DType::Float32 => typed::<f32>(op, block),
         DType::Float64 => typed::<f64>(op, block),

@@ -6,6 +6,18 @@ use crate::element::{C128, C64};
 use faer::complex::Complex;
 use faer::traits::{ComplexField, RealField};
 use std::ops::{Add, Mul, SubAssign};
+use std::sync::Once;
+
+/// The ways faer's factorisations split their work. faer's default follows the machine's
+/// cores, and a factorisation split another way rounds differently: with a fixed count, a
+/// block's factors are the same bits whichever executor, thread pool or machine computes them.
+const FACTOR_SPLITS: usize = 8;
+
+/// Fixes faer's parallelism (for every factorisation in this process) before the first one.
+pub(crate) fn fixed_splits() {
+    static FIXED: Once = Once::new();
+    FIXED.call_once(|| faer::set_global_parallelism(faer::Par::rayon(FACTOR_SPLITS)));
+}
 
 /// An element type faer factorises, with its real counterpart.
 pub trait Field:

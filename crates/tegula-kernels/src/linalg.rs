@@ -16,6 +16,7 @@ use ndarray::ArrayD;
 use tegula_core::{internal_err, linalg_err, DType, LinalgOp, Result};
 
 pub fn linalg(op: LinalgOp, inputs: &[Chunk]) -> Result<Chunk> {
+    crate::field::fixed_splits();
     match inputs.first().map(Chunk::dtype) {
         Some(DType::Float32) => typed::<f32>(op, inputs),
         Some(DType::Float64) => typed::<f64>(op, inputs),
