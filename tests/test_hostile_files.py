@@ -21,15 +21,18 @@ TIMEOUT = 60
 
 def child(code, *args):
     """Runs ``code`` in a fresh interpreter; it prints one JSON line: the exception raised by
-    its ``run()`` (type and message) or ``None``, and the peak RSS in MB."""
+    its ``run()`` (type and message) or ``None``, and the peak RSS in MB. The peak is the
+    interpreter's own (``VmHWM``): ``ru_maxrss`` would count the parent's memory at the fork
+    before the child ran, so a big test process would hide or fake an allocation."""
     program = textwrap.dedent(code) + textwrap.dedent("""
-        import json, resource, sys
+        import json, sys
         try:
             run(*sys.argv[1:])
             error = None
         except Exception as e:
             error = [type(e).__name__, str(e)]
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        with open("/proc/self/status") as status:
+            peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:")) / 1024
         print(json.dumps({"error": error, "peak_mb": peak}))
     """)
     done = subprocess.run([sys.executable, "-c", program, *args], capture_output=True, text=True, timeout=TIMEOUT)

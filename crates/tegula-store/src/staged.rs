@@ -4,20 +4,10 @@
 //! block is written.
 
 use crate::zarr::{describe, metadata, open_array, write_region, ZarrArray};
+pub use crate::zarr::STAGED_SCHEME;
 use crate::raw_chunks::RawChunks;
 use crate::{ChunkSink, StoredInfo};
-use std::path::Path;
 use tegula_core::{value_err, Result};
-
-/// The URL scheme of an array being built: `zarr-staging:["PATH","STAGING DIRECTORY"]`
-/// (JSON, so any path goes through).
-pub const STAGED_SCHEME: &str = "zarr-staging";
-
-/// The URL of the array to be switched in at `path`, being built in `staging`.
-pub fn url(path: &str, staging: &Path) -> Option<String> {
-    let names = (path, staging.to_str()?);
-    serde_json::to_string(&names).ok().map(|json| format!("{STAGED_SCHEME}:{json}"))
-}
 
 pub struct StagedZarr {
     info: StoredInfo,

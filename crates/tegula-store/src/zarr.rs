@@ -307,6 +307,16 @@ impl Drop for ZarrSink {
     }
 }
 
+/// The URL scheme of an array being built: `zarr-staging:["PATH","STAGING DIRECTORY"]`
+/// (JSON, so any path goes through).
+pub const STAGED_SCHEME: &str = "zarr-staging";
+
+/// The URL of the array to be switched in at `path`, being built in `staging`.
+fn staged_url(path: &str, staging: &Path) -> Option<String> {
+    let names = (path, staging.to_str()?);
+    serde_json::to_string(&names).ok().map(|json| format!("{STAGED_SCHEME}:{json}"))
+}
+
 /// Writes `region`'s elements into `array` (straight into the chunk files when `raw`).
 pub(crate) fn write_region(array: &ZarrArray, raw: Option<&RawChunks>, info: &StoredInfo, region: &[(usize, usize)], bytes: &[u8]) -> Result<()> {
     check_region(info, region, bytes.len())?;
@@ -363,7 +373,7 @@ impl ChunkSink for ZarrSink {
     }
 
     fn url(&self) -> Option<String> {
-        crate::staged::url(&self.info.path, &self.staging)
+        staged_url(&self.info.path, &self.staging)
     }
 
     /// Switches the complete array in (see `replace.rs`), checking again, under the lock that
