@@ -38,7 +38,7 @@ pub struct Output {
     pub blocks: Vec<TaskId>,
 }
 
-#[derive(Debug, Default, Serialize, Deserialize)]
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
 pub struct TaskGraph {
     pub tasks: Vec<Task>,
     pub outputs: Vec<Output>,

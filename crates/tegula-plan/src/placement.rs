@@ -66,10 +66,10 @@ pub fn fragment_need(graph: &TaskGraph, cut: &FragmentCut) -> usize {
         .unwrap_or(0)
 }
 
-/// Refuses a plan one of whose fragments cannot run within a node's `memory`, before
-/// anything runs.
-pub fn check_nodes_fit(graph: &TaskGraph, cuts: &[FragmentCut], memory: usize) -> Result<()> {
-    let worst = cuts.iter().map(|c| (fragment_need(graph, c), c)).max_by_key(|(need, _)| *need);
+/// Refuses a plan one of whose fragments cannot run within a node's `memory` (`needs`: each
+/// fragment's `fragment_need`), before anything runs.
+pub fn check_nodes_fit(graph: &TaskGraph, cuts: &[FragmentCut], needs: &[usize], memory: usize) -> Result<()> {
+    let worst = needs.iter().copied().zip(cuts).max_by_key(|(need, _)| *need);
     match worst {
         Some((need, cut)) if need > memory => {
             let root = cut.tasks.last().map_or(0, |&t| graph.tasks[t].node);
@@ -258,10 +258,11 @@ impl Cluster {
     }
 }
 
-/// Replays `placement`: fragments run one after another in plan order; a block is copied to
+/// Replays `placement` (`needs`: each fragment's `fragment_need`): fragments run one after
+/// another in plan order; a block is copied to
 /// a node the first time a fragment there reads it, and every copy is freed once the last
 /// fragment reading it has run (results stay until the end, when they go to the caller).
-pub fn simulate(graph: &TaskGraph, cuts: &[FragmentCut], placement: &Placement) -> Simulation {
+pub fn simulate(graph: &TaskGraph, cuts: &[FragmentCut], needs: &[usize], placement: &Placement) -> Simulation {
     let nodes = placement.nodes;
     let mut loads = vec![NodeLoad::default(); nodes];
     let mut held = vec![0usize; nodes];
@@ -304,17 +305,14 @@ pub fn simulate(graph: &TaskGraph, cuts: &[FragmentCut], placement: &Placement) 
         for &t in &cut.outputs {
             made(t, node, &mut held, &mut loads, &mut copies);
         }
-        let working = fragment_need(graph, cut);
-        loads[node].peak_bytes = loads[node].peak_bytes.max(held[node] + working);
+        // Only `node` gains blocks while a fragment runs; frees after it lower what nodes hold.
+        loads[node].peak_bytes = loads[node].peak_bytes.max(held[node] + needs[k]);
         for &i in &cut.inputs {
             if last_reader.get(&i) == Some(&k) && !returned.contains(&i) {
                 for &at in copies.get(&i).map(Vec::as_slice).unwrap_or(&[]) {
                     held[at] -= graph.tasks[i].nbytes();
                 }
             }
-        }
-        for (n, load) in loads.iter_mut().enumerate() {
-            load.peak_bytes = load.peak_bytes.max(held[n]);
         }
     }
     sim.bytes_returned = returned.iter().map(|&t| graph.tasks[t].nbytes()).sum();

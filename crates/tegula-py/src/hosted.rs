@@ -51,8 +51,7 @@ impl Hosted {
     fn run(&self, py: Python<'_>, graph: &TaskGraph, spec: &Spec, observer: Option<&dyn Observer>) -> PyResult<(Vec<Vec<Chunk>>, Report)> {
         let (count, memory): (usize, Option<usize>) = self.runner.call_method1(py, "nodes", (self.workers,))?.extract(py)?;
         let nodes = Nodes { count, memory: memory.unwrap_or(spec.memory) };
-        let copy = TaskGraph { tasks: graph.tasks.clone(), outputs: graph.outputs.clone(), resources: graph.resources.clone() };
-        let plan = py.detach(|| ClusterPlan::new(copy, nodes)).map_err(crate::errors::to_py)?;
+        let plan = py.detach(|| ClusterPlan::new(graph.clone(), nodes)).map_err(crate::errors::to_py)?;
         let outputs: Vec<Vec<usize>> = plan.fragments.iter().map(|f| f.outputs.clone()).collect();
         let simulated = plan.simulation.clone();
         let events = Py::new(py, FragmentEvents::new(observer, outputs, graph))?;

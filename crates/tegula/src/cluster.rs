@@ -45,10 +45,10 @@ impl ClusterPlan {
             return Err(value_err!("a cluster needs at least one node"));
         }
         let cuts = cut_given_loads(&graph);
-        check_nodes_fit(&graph, &cuts, nodes.memory)?;
+        let needs: Vec<usize> = cuts.iter().map(|c| fragment_need(&graph, c)).collect();
+        check_nodes_fit(&graph, &cuts, &needs, nodes.memory)?;
         let placement = place(&graph, &cuts, nodes.count);
-        let simulation = simulate(&graph, &cuts, &placement);
-        let needs = cuts.iter().map(|c| fragment_need(&graph, c)).collect();
+        let simulation = simulate(&graph, &cuts, &needs, &placement);
         let fragments = cuts
             .into_iter()
             .map(|c| {
@@ -57,11 +57,6 @@ impl ClusterPlan {
             })
             .collect::<Result<_>>()?;
         Ok(ClusterPlan { graph, fragments, needs, placement, simulation })
-    }
-
-    /// The plan's outputs, one block list per array.
-    pub fn graph(&self) -> &TaskGraph {
-        &self.graph
     }
 
     /// The tasks whose blocks make each array, row-major over its block grid.
