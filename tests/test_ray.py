@@ -105,6 +105,37 @@ def test_bytes_moved_between_nodes_match_the_simulator(cluster):
         measured = info["measured"]["bytes_between_nodes"]
         assert predicted > 0
         assert abs(measured - predicted) <= 0.1 * predicted, (measured, predicted)
+        measured_nodes_match_the_simulated(info)
+
+
+def measured_nodes_match_the_simulated(info):
+    """Per node: the fragments placed there ran there, and the bytes copied to and from it
+    are the simulated ones within 10% (of the node's share of all moved bytes, where the node
+    moves little); its measured peak is above nothing and within the node's memory."""
+    simulated, measured = info["simulated"]["nodes"], info["measured"]["nodes"]
+    assert len(measured) == len(simulated) == NODES
+    total = info["simulated"]["bytes_between_nodes"]
+    for s, m in zip(simulated, measured):
+        assert m["fragments"] == s["fragments"]
+        assert m["bytes_made"] == s["bytes_made"]
+        for key in ("bytes_in", "bytes_out"):
+            assert abs(m[key] - s[key]) <= 0.1 * max(s[key], total / NODES), (key, m[key], s[key])
+        assert 0 < m["peak_bytes"] <= info["memory"]
+    assert info["peak_bytes"] == max(m["peak_bytes"] for m in measured)
+
+
+def test_small_blocks_passed_inside_task_messages_are_counted_too(cluster):
+    # Blocks of 20 KB travel inline in Ray's task messages, in no object store: the
+    # measurement counts them where they were read.
+    a = np.random.default_rng(8).standard_normal((300, 240))
+    x = tg.asarray(a, chunks=50)
+    expr = (x @ x.T).sum(axis=0)
+    (got,), info = tg.compute(expr, scheduler="ray", report=True)
+    same(got, expr.compute(scheduler="threads"))
+    predicted, measured = info["simulated"]["bytes_between_nodes"], info["measured"]["bytes_between_nodes"]
+    assert predicted > 0
+    assert abs(measured - predicted) <= 0.1 * predicted, (measured, predicted)
+    measured_nodes_match_the_simulated(info)
 
 
 def test_explain_on_nodes_shows_the_simulated_placement():
@@ -196,4 +227,36 @@ def test_progress_and_the_execution_report_follow_ray_runs(cluster, tmp_path):
     with tg.report(str(path)) as rep:
         y.compute(scheduler="ray")
     assert len(rep.computations) == 1
-    assert '<section class="computation"' in path.read_text()
+    html = path.read_text()
+    assert '<section class="computation"' in html
+    assert '<table class="nodes">' in html and html.count("<td>measured</td>") == NODES
+
+
+def test_a_cluster_that_loses_every_node_fails_instead_of_hanging(cluster, monkeypatch):
+    # Last in the module: it takes the cluster's nodes away, and gives it new ones after.
+    from tegula import _ray
+
+    monkeypatch.setattr(_ray, "STALL_CHECK_S", 0.5)
+    monkeypatch.setattr(_ray, "NO_NODES_WAIT_S", 2)
+    x = tg.asarray(np.arange(4000.0).reshape(40, 100), chunks=(5, 100)).map_blocks(slow_double, dtype="float64")
+    result = {}
+
+    def run():
+        try:
+            x.sum(axis=1).compute(scheduler="ray")
+        except RuntimeError as e:
+            result["error"] = e
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    time.sleep(0.6)
+    try:
+        for node in list(cluster.worker_nodes):
+            cluster.remove_node(node)
+        thread.join(timeout=120)
+        assert not thread.is_alive(), "the computation hung after every node was removed"
+        assert "no live node with CPUs" in str(result["error"])
+    finally:
+        for _ in range(NODES):
+            cluster.add_node(num_cpus=1)
+        cluster.wait_for_nodes()

@@ -14,12 +14,19 @@ import os
 import sys
 import time
 
+from ._cluster_measure import Measured
+
 # Fragments a node is given at once, per CPU of that node: enough to keep its CPUs busy
 # while the driver waits, few enough that sources do not run far ahead of their readers;
 # fewer when their projected bytes would pass the node's memory.
 IN_FLIGHT_PER_CPU = 2
 # A fragment whose node died or whose worker was killed runs again, up to this many times.
 RETRIES = 5
+# While nothing ends for this many seconds, the driver checks that the cluster still has a
+# node with CPUs; when none has come back this many seconds later, the computation fails
+# instead of waiting for ever on fragments no node can run.
+STALL_CHECK_S = 5
+NO_NODES_WAIT_S = 60
 
 _remote = {}
 
@@ -45,12 +52,16 @@ def _given(block):
 
 
 def _run_fragment(fragment, memory, *blocks):
-    """Runs one fragment; returns its blocks, then when it started and ended."""
+    """Runs one fragment; returns its blocks, then what it did: when it started and ended,
+    the node it ran on, its blocks' sizes and the most bytes its executor held."""
+    import ray
+
     from tegula import _tegula
 
     start = time.time()
-    out = _tegula.run_fragment(fragment, list(blocks), memory=memory)
-    return (*out, (start, time.time()))
+    out, peak = _tegula.run_fragment(fragment, list(blocks), memory=memory, return_peak=True)
+    node = ray.get_runtime_context().get_node_id()
+    return (*out, (start, time.time(), node, [b.nbytes for b in out], peak))
 
 
 def worker_nodes(ray):
@@ -91,8 +102,8 @@ class Runner:
 
 class _Run:
     """One computation on Ray: submits fragments in plan order, at most a few in flight per
-    node, and lets go of each block once every fragment reading it has ended (after counting
-    the nodes Ray copied it to)."""
+    node, and lets go of each block once every fragment reading it has ended (after noting
+    the nodes Ray copied it to); measures what each node did as it goes."""
 
     def __init__(self, ray, plan, nodes, events):
         self.ray, self.plan, self.nodes, self.events = ray, plan, nodes, events
@@ -108,26 +119,33 @@ class _Run:
                 self.readers[t] = self.readers.get(t, 0) + 1
         self.returned = {t for tasks in plan.outputs() for t in tasks}
         self.in_flight = {}
-        self.ids = {n["NodeID"] for n in nodes}
-        self.moved = 0
+        self.measured = Measured([n["NodeID"] for n in nodes])
+        self.last_end = time.monotonic()
+        self.no_nodes_since = None
 
     def all(self):
         given, run = _functions(self.ray)
+        now = time.time()
         for task, node in self.plan.given():
             pinned = _pinned(self.nodes[node])
-            self.refs[task] = given.options(scheduling_strategy=pinned).remote(self.plan.given_block(task))
+            block = self.plan.given_block(task)
+            self.measured.gave(task, node, block.nbytes, now)
+            self.refs[task] = given.options(scheduling_strategy=pinned).remote(block)
         for k, (fragment, inputs, outputs, node, need) in enumerate(self.fragments):
             self._wait_for_room(node, need)
             args = [self.refs[t] for t in inputs]
             options = dict(num_returns=len(outputs) + 1, scheduling_strategy=_pinned(self.nodes[node]))
-            *out, timing = run.options(**options).remote(fragment, self.budget[node], *args)
+            *out, done = run.options(**options).remote(fragment, self.budget[node], *args)
             self.refs.update(zip(outputs, out))
-            self.in_flight[timing] = (k, node, need)
+            self.in_flight[done] = (k, node, need)
         self._wait_for_room(None)
         wanted = sorted(self.returned)
-        self._count_copies([self.refs[t] for t in wanted])
-        values = self._get([self.refs[t] for t in wanted])
-        return dict(zip(wanted, values)), self.moved
+        refs = [self.refs[t] for t in wanted]
+        self._let_go(wanted, when=None)
+        while len(self._wait(refs, len(refs), fetch_local=True)) < len(refs):
+            pass
+        values = self._get(refs)
+        return dict(zip(wanted, values)), self.measured.result(sum(v.nbytes for v in values))
 
     def _wait_for_room(self, node, need=0):
         """Waits until `node` has room for a fragment needing `need` bytes: fewer than
@@ -140,33 +158,56 @@ class _Run:
                 fits = self.memory[node] is None or sum(running) + need <= self.memory[node]
                 if not running or (room and fits):
                     return
-            ready, _ = self.ray.wait(list(self.in_flight), num_returns=1, timeout=0.1, fetch_local=False)
-            for timing in ready:
-                self._ended(timing, *self.in_flight.pop(timing))
+            for done in self._wait(list(self.in_flight), 1):
+                self._ended(done, *self.in_flight.pop(done))
 
-    def _ended(self, timing, k, node, _need):
-        """Fragment `k` ended: its error is raised, its time reported, and the blocks no
-        fragment reads any more are counted and let go."""
-        start, end = self._get([timing])[0]
+    def _wait(self, refs, count, fetch_local=False):
+        """Up to a moment's wait for `count` of `refs` to be ready (the ready ones); raises
+        once the cluster has had no node with CPUs for ``NO_NODES_WAIT_S`` (nothing could
+        run, or rebuild a lost block, again)."""
+        ready, _ = self.ray.wait(refs, num_returns=count, timeout=0.1, fetch_local=fetch_local)
+        now = time.monotonic()
+        if ready:
+            self.last_end = now
+        elif now - self.last_end > STALL_CHECK_S:
+            self.last_end = now
+            alive = any(n.get("Alive") and n.get("Resources", {}).get("CPU", 0) > 0 for n in self.ray.nodes())
+            self.no_nodes_since = None if alive else (self.no_nodes_since or now)
+            if self.no_nodes_since is not None and now - self.no_nodes_since >= NO_NODES_WAIT_S:
+                raise RuntimeError(
+                    f"the Ray cluster has had no live node with CPUs for {NO_NODES_WAIT_S} s: "
+                    f"{len(self.in_flight) or len(refs)} of tegula's fragments can no longer run"
+                )
+        return ready
+
+    def _ended(self, done, k, node, _need):
+        """Fragment `k` ended: its error is raised, its time reported and measured, and the
+        blocks no fragment reads any more are let go."""
+        start, end, node_id, sizes, peak = self._get([done])[0]
+        _, inputs, outputs, _, _ = self.fragments[k]
+        self.measured.ran(self.measured.node(node_id), start, end, peak, inputs, outputs, sizes)
         self.events.done(k, node, start, end)
-        done = []
-        for t in set(self.fragments[k][1]):
+        finished = []
+        for t in set(inputs):
             self.readers[t] -= 1
             if self.readers[t] == 0 and t not in self.returned:
-                done.append(t)
-        self._count_copies([self.refs[t] for t in done])
-        for t in done:
+                finished.append(t)
+        self._let_go(finished, when=time.time())
+        for t in finished:
             del self.refs[t]
 
-    def _count_copies(self, refs):
-        """Adds the bytes of each block's copies beyond the first on the worker nodes."""
-        if not refs:
+    def _let_go(self, tasks, when):
+        """Notes where Ray holds each of `tasks`' blocks, which are let go at `when` (None:
+        kept, the results)."""
+        if not tasks:
             return
         from ray.experimental import get_object_locations
 
-        for info in get_object_locations(refs).values():
-            copies = sum(1 for n in info.get("node_ids", []) if n in self.ids)
-            self.moved += (info.get("object_size") or 0) * max(0, copies - 1)
+        located = get_object_locations([self.refs[t] for t in tasks])
+        for t in tasks:
+            info = located.get(self.refs[t], {})
+            holders = [self.measured.index[n] for n in info.get("node_ids", []) if n in self.measured.index]
+            self.measured.let_go(t, info.get("object_size") or 0, holders, when)
 
     def _get(self, refs):
         """The values of `refs`; a fragment's error is raised as the exception its task raised

@@ -98,9 +98,31 @@ def _section(index, computation):
         _memory_plot(trace, info, wall),
         "<h3>Time and bytes per operation</h3>",
         _operation_table(trace, ops, end - start),
+        _node_table(info),
         "</section>",
     ]
     return "\n".join(parts)
+
+
+def _node_table(info):
+    """On a cluster, each node's fragments and bytes made, received, sent and held at peak:
+    measured (where the runner measures) and as the placement was simulated."""
+    if "simulated" not in info:
+        return ""
+    measured, simulated = info.get("measured") or {"nodes": []}, info["simulated"]
+    keys = ("fragments", "bytes_made", "bytes_in", "bytes_out", "peak_bytes")
+    head = "".join(f"<th>{k.replace('_', ' ')}</th>" for k in keys)
+    rows = []
+    for name, figures in (("measured", measured), ("simulated", simulated)):
+        for n, node in enumerate(figures["nodes"]):
+            cells = [str(node["fragments"])] + [human_bytes(node[k]) for k in keys[1:]]
+            rows.append(f"<tr><td>{n}</td><td>{name}</td>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    moved = human_bytes(measured["bytes_between_nodes"]) + " measured" if info.get("measured") else "not measured"
+    return (
+        f"<h3>Per node: {moved}, {human_bytes(simulated['bytes_between_nodes'])} simulated, "
+        f"moved between nodes</h3>"
+        f'<table class="nodes"><tr><th>node</th><th></th>{head}</tr>{"".join(rows)}</table>'
+    )
 
 
 def _summary(info, wall, threads):

@@ -61,12 +61,12 @@ pub struct Report {
     pub cluster: Option<ClusterReport>,
 }
 
-/// What a run on a cluster moved between nodes and held on each.
+/// What a run on a cluster moved between nodes and held on each: as its placement was
+/// simulated, and as the cluster measured it (the same figures, where the runner measures them).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ClusterReport {
     pub simulated: tegula_plan::placement::Simulation,
-    /// Bytes the cluster copied between nodes, where it counts them.
-    pub measured_bytes_between_nodes: Option<usize>,
+    pub measured: Option<tegula_plan::placement::Simulation>,
 }
 
 /// Runs `graph` on `executor` and returns the blocks of every output (row-major per output)

@@ -40,18 +40,20 @@ pub fn plan_fragments<'py>(
 }
 
 /// Runs a fragment (its bytes) given the blocks its inputs name, within `memory` bytes, and
-/// returns its outputs' blocks. Input arrays are read where they are, not copied, when their
-/// layout allows (`chunk_over_numpy`); outputs are new arrays (a copy where one is a view of
-/// an input), never views of the inputs.
+/// returns its outputs' blocks — with `return_peak`, a tuple of them and the most bytes of
+/// blocks the fragment held at once. Input arrays are read where they are, not copied, when
+/// their layout allows (`chunk_over_numpy`); outputs are new arrays (a copy where one is a
+/// view of an input), never views of the inputs.
 #[pyfunction]
-#[pyo3(signature = (fragment, inputs, memory=None, num_workers=1))]
+#[pyo3(signature = (fragment, inputs, memory=None, num_workers=1, return_peak=false))]
 pub fn run_fragment<'py>(
     py: Python<'py>,
     fragment: &[u8],
     inputs: Vec<Bound<'py, PyAny>>,
     memory: Option<usize>,
     num_workers: usize,
-) -> PyResult<Bound<'py, PyList>> {
+    return_peak: bool,
+) -> PyResult<Bound<'py, PyAny>> {
     // Dropped last: the inputs stay read-borrowed until every chunk over them is gone.
     let mut borrows = ReadBorrows::default();
     let given = inputs.iter().map(|a| chunk_over_numpy(a, &mut borrows)).collect::<PyResult<Vec<_>>>()?;
@@ -59,14 +61,18 @@ pub fn run_fragment<'py>(
     let bytes = fragment.to_vec();
     // `given` stays out here, so the last references to the inputs go with the GIL held.
     let given = &given;
-    let blocks = py
+    let (blocks, report) = py
         .detach(move || {
             let graph = Fragment::from_bytes(&bytes)?.decode()?;
-            tegula::run_fragment(&graph, given, num_workers, &spec, None).map(|(blocks, _)| blocks)
+            tegula::run_fragment(&graph, given, num_workers, &spec, None)
         })
         .py()?;
     let outputs = blocks.into_iter().map(|b| chunk_to_numpy(py, b)).collect::<PyResult<Vec<_>>>()?;
-    PyList::new(py, outputs)
+    let outputs = PyList::new(py, outputs)?.into_any();
+    if return_peak {
+        return (outputs, report.peak_bytes).into_pyobject(py).map(Bound::into_any);
+    }
+    Ok(outputs)
 }
 
 /// Serves a process pool's requests read from file descriptor `input`, answering on `output`,

@@ -10,13 +10,15 @@
 use crate::cluster::PyClusterPlan;
 use crate::convert::chunk_from_numpy;
 use crate::errors::stash_error;
+use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tegula::{
-    Chunk, ClusterPlan, ClusterReport, Executor, ExecutorConfig, Nodes, Observer, Report, Result, Spec, TaskEvent, TaskGraph,
+    Chunk, ClusterPlan, ClusterReport, Executor, ExecutorConfig, NodeLoad, Nodes, Observer, Report, Result, Simulation, Spec, TaskEvent, TaskGraph,
 };
 
 /// Registers `runner` as the executor `compute(scheduler=name)` uses.
@@ -58,7 +60,8 @@ impl Hosted {
         let _cleared = Cleared(events.clone_ref(py));
         let plan = Py::new(py, PyClusterPlan::from(plan))?;
         let answer = self.runner.call_method1(py, "run", (plan, events.clone_ref(py)))?;
-        let (blocks, measured): (HashMap<usize, Bound<'_, PyAny>>, Option<usize>) = answer.extract(py)?;
+        let (blocks, measured): (HashMap<usize, Bound<'_, PyAny>>, Option<Bound<'_, PyDict>>) = answer.extract(py)?;
+        let measured = measured.map(|m| measured_loads(&m)).transpose()?;
         let mut chunks = Vec::with_capacity(graph.outputs.len());
         for output in &graph.outputs {
             let of = |t: &usize| {
@@ -67,18 +70,43 @@ impl Hosted {
             };
             chunks.push(output.blocks.iter().map(of).collect::<PyResult<Vec<_>>>()?);
         }
-        let peak = simulated.nodes.iter().map(|n| n.peak_bytes).max().unwrap_or(0);
+        let largest_peak = |sim: &Simulation| sim.nodes.iter().map(|n| n.peak_bytes).max().unwrap_or(0);
+        let projected = largest_peak(&simulated);
+        let peak = measured.as_ref().map_or(projected, largest_peak);
         let report = Report {
             tasks: graph.tasks.len(),
             peak_bytes: peak,
-            projected_peak_bytes: peak,
+            projected_peak_bytes: projected,
             spilled_bytes: 0,
             budget: nodes.memory,
             device_peaks: vec![peak],
-            cluster: Some(ClusterReport { simulated, measured_bytes_between_nodes: measured }),
+            cluster: Some(ClusterReport { simulated, measured }),
         };
         Ok((chunks, report))
     }
+}
+
+/// What a runner measured, from the dict it returns (the keys of `simulation_dict`).
+fn measured_loads(measured: &Bound<'_, PyDict>) -> PyResult<Simulation> {
+    let get = |d: &Bound<'_, PyDict>, key: &str| -> PyResult<usize> {
+        d.get_item(key)?.ok_or_else(|| PyKeyError::new_err(format!("the runner's measurements lack {key:?}")))?.extract()
+    };
+    let node = |d: Bound<'_, PyDict>| -> PyResult<NodeLoad> {
+        Ok(NodeLoad {
+            fragments: get(&d, "fragments")?,
+            bytes_made: get(&d, "bytes_made")?,
+            bytes_in: get(&d, "bytes_in")?,
+            bytes_out: get(&d, "bytes_out")?,
+            peak_bytes: get(&d, "peak_bytes")?,
+        })
+    };
+    let nodes: Vec<Bound<'_, PyDict>> = measured.get_item("nodes")?.map(|n| n.extract()).transpose()?.unwrap_or_default();
+    Ok(Simulation {
+        bytes_between_nodes: get(measured, "bytes_between_nodes")?,
+        bytes_given: get(measured, "bytes_given")?,
+        bytes_returned: get(measured, "bytes_returned")?,
+        nodes: nodes.into_iter().map(node).collect::<PyResult<_>>()?,
+    })
 }
 
 /// The observer of a running `execute`, reachable from Python while it runs.

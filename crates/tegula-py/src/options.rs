@@ -42,8 +42,7 @@ pub fn report_dict<'py>(py: Python<'py>, report: &tegula::Report) -> PyResult<Bo
     info.set_item("device_peak_bytes", report.device_peaks.clone())?;
     if let Some(cluster) = &report.cluster {
         info.set_item("simulated", crate::cluster::simulation_dict(py, &cluster.simulated)?)?;
-        let measured = PyDict::new(py);
-        measured.set_item("bytes_between_nodes", cluster.measured_bytes_between_nodes)?;
+        let measured = cluster.measured.as_ref().map(|m| crate::cluster::simulation_dict(py, m)).transpose()?;
         info.set_item("measured", measured)?;
     }
     Ok(info)
