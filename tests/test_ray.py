@@ -93,6 +93,15 @@ def test_zarr_writes_run_on_the_workers(cluster, tmp):
     assert not [p for p in os.listdir(tmp) if p.startswith(".")], "no staging directory is left behind"
 
 
+def test_npy_writes_run_on_the_workers(cluster, tmp):
+    a = np.random.default_rng(6).standard_normal((170, 230))
+    x = tg.asarray(a, chunks=(40, 60)).T * 2
+    with tg.config.set(scheduler="ray"):
+        tg.to_npy(x, f"{tmp}/ray.npy")
+    same(np.load(f"{tmp}/ray.npy"), x.compute(scheduler="threads"))
+    assert os.listdir(tmp) == ["ray.npy"], "no temporary file is left behind"
+
+
 def test_bytes_moved_between_nodes_match_the_simulator(cluster):
     # Blocks of 720 KB: above Ray's 100 KB limit for objects passed inline, so every block
     # lives in an object store and its copies are what get_object_locations reports.

@@ -26,7 +26,7 @@ mod zarr;
 
 pub use codecs::{Codec, ZarrOptions};
 pub use npy::{NpySink, NpySource};
-pub use staged::StagedZarr;
+pub use staged::{StagedNpy, StagedZarr};
 pub use zarr::{ZarrSink, ZarrSource};
 
 use tegula_core::{DType, Result, TegulaError};
@@ -77,6 +77,7 @@ pub fn open_url(url: &str) -> Result<std::sync::Arc<dyn ChunkSource>> {
 pub fn open_sink_url(url: &str) -> Result<std::sync::Arc<dyn ChunkSink>> {
     match url.split_once(':') {
         Some((staged::STAGED_SCHEME, staging)) => Ok(std::sync::Arc::new(StagedZarr::open(staging)?)),
+        Some((staged::STAGED_NPY_SCHEME, staging)) => Ok(std::sync::Arc::new(staged::StagedNpy::open(staging)?)),
         _ => Err(TegulaError::Value(format!("not a sink URL tegula opens: {url:?}"))),
     }
 }

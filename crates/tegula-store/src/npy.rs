@@ -14,15 +14,15 @@ use tegula_core::{DType, Kind, Result, TegulaError};
 const MAGIC: &[u8] = b"\x93NUMPY";
 
 /// A parsed header: where the data starts and how it is laid out.
-struct Header {
-    dtype: DType,
+pub(crate) struct Header {
+    pub(crate) dtype: DType,
     big_endian: bool,
     fortran: bool,
-    shape: Vec<usize>,
-    data_offset: u64,
+    pub(crate) shape: Vec<usize>,
+    pub(crate) data_offset: u64,
 }
 
-fn read_header(path: &str, file: &File) -> Result<Header> {
+pub(crate) fn read_header(path: &str, file: &File) -> Result<Header> {
     let corrupt = |what: &str| io(path, format!("not a valid .npy file ({what})"));
     let mut lead = [0u8; 12];
     let got = file.read_at(&mut lead, 0).map_err(|e| io(path, e))?;
@@ -421,13 +421,7 @@ impl ChunkSink for NpySink {
     }
 
     fn write(&self, region: &[(usize, usize)], bytes: &[u8]) -> Result<()> {
-        check_region(&self.info, region, bytes.len())?;
-        let item = self.info.dtype.itemsize();
-        for_each_run(&self.info.shape, region, |file_at, at, len| {
-            self.file
-                .write_all_at(&bytes[at * item..(at + len) * item], self.data_offset + (file_at * item) as u64)
-                .map_err(|e| io(&self.info.path, format!("writing region {region:?}: {e}")))
-        })
+        write_region(&self.file, self.data_offset, &self.info, region, bytes)
     }
 
     fn finish(&self) -> Result<()> {
@@ -435,6 +429,26 @@ impl ChunkSink for NpySink {
         self.finished.store(true, Ordering::Release);
         Ok(())
     }
+
+    fn url(&self) -> Option<String> {
+        let names = (self.info.path.as_str(), self.temp.to_str()?);
+        serde_json::to_string(&names).ok().map(|json| format!("{STAGED_NPY_SCHEME}:{json}"))
+    }
+}
+
+/// The URL scheme of a `.npy` file being written: `npy-staging:["PATH","TEMPORARY FILE"]`
+/// (JSON, so any path goes through).
+pub const STAGED_NPY_SCHEME: &str = "npy-staging";
+
+/// Writes `region`'s elements (row-major) into the row-major data of a `.npy` file starting
+/// at `data_offset`.
+pub(crate) fn write_region(file: &File, data_offset: u64, info: &StoredInfo, region: &[(usize, usize)], bytes: &[u8]) -> Result<()> {
+    check_region(info, region, bytes.len())?;
+    let item = info.dtype.itemsize();
+    for_each_run(&info.shape, region, |file_at, at, len| {
+        file.write_all_at(&bytes[at * item..(at + len) * item], data_offset + (file_at * item) as u64)
+            .map_err(|e| io(&info.path, format!("writing region {region:?}: {e}")))
+    })
 }
 
 impl Drop for NpySink {
