@@ -5,8 +5,9 @@ processes. For each workload: the time, the bytes moved between nodes (tegula: R
 of each block, from ``get_object_locations``; Dask: the workers' ``transfer_incoming_log``)
 and tegula's placement simulator's prediction of its own bytes.
 
-    .venv/bin/python bench/cluster.py               # the sizes of the issue
+    .venv/bin/python bench/cluster.py               # the sizes of the issue, blocks ½×, 1×, 2× its
     .venv/bin/python bench/cluster.py --scale 0.25  # every side a quarter as long
+    .venv/bin/python bench/cluster.py --chunkings 1 # the issue's blocks only
 
 Data is generated on the workers (random numbers, the same distribution in both), so neither
 side ships inputs from the driver; results come back to the driver in both.
@@ -24,12 +25,14 @@ import numpy as np
 STORE = 2 << 30
 
 
-def sizes(scale):
+def sizes(scale, chunking=1.0):
+    """The issue's sizes, every side times `scale`, every block's long sides times `chunking`."""
     s = lambda n: max(1, int(n * scale))  # noqa: E731
+    c = lambda n: max(1, int(n * scale * chunking))  # noqa: E731
     return {
-        "n": s(8000), "block": s(1000),
-        "tall": s(2_000_000), "tall_cols": 100, "tall_block": s(250_000),
-        "rows": s(4_000_000), "cols": 28, "row_block": s(250_000), "steps": 10,
+        "n": s(8000), "block": c(1000),
+        "tall": s(2_000_000), "tall_cols": 100, "tall_block": c(250_000),
+        "rows": s(4_000_000), "cols": 28, "row_block": c(250_000), "steps": 10,
         "stack": 16, "plane": s(2000),
     }
 
@@ -77,7 +80,7 @@ def newton(compute, lib, p):
     return beta
 
 
-def run_tegula(p, nodes):
+def run_tegula(sweep, nodes):
     import ray
     from ray.cluster_utils import Cluster
 
@@ -90,29 +93,30 @@ def run_tegula(p, nodes):
     cluster.wait_for_nodes()
     rows = {}
     try:
-        for name, make in workloads(tg, p).items():
+        for chunking, p in sweep.items():
+            for name, make in workloads(tg, p).items():
+                start = time.perf_counter()
+                (result,), info = tg.compute(make(), scheduler="ray", report=True, progress=False)
+                rows[chunking, name] = (time.perf_counter() - start, info["measured"]["bytes_between_nodes"],
+                                        info["simulated"]["bytes_between_nodes"], result)
+            moved, predicted = [0], [0]
+
+            def step(*arrays):
+                out, info = tg.compute(*arrays, scheduler="ray", report=True, progress=False)
+                moved[0] += info["measured"]["bytes_between_nodes"]
+                predicted[0] += info["simulated"]["bytes_between_nodes"]
+                return out
+
             start = time.perf_counter()
-            (result,), info = tg.compute(make(), scheduler="ray", report=True, progress=False)
-            rows[name] = (time.perf_counter() - start, info["measured"]["bytes_between_nodes"],
-                          info["simulated"]["bytes_between_nodes"], result)
-        moved, predicted = [0], [0]
-
-        def step(*arrays):
-            out, info = tg.compute(*arrays, scheduler="ray", report=True, progress=False)
-            moved[0] += info["measured"]["bytes_between_nodes"]
-            predicted[0] += info["simulated"]["bytes_between_nodes"]
-            return out
-
-        start = time.perf_counter()
-        beta = newton(step, tg, p)
-        rows["logistic regression"] = (time.perf_counter() - start, moved[0], predicted[0], beta)
+            beta = newton(step, tg, p)
+            rows[chunking, "logistic regression"] = (time.perf_counter() - start, moved[0], predicted[0], beta)
     finally:
         ray.shutdown()
         cluster.shutdown()
     return rows
 
 
-def run_dask(p, nodes):
+def run_dask(sweep, nodes):
     import dask
     import dask.array as da
     from distributed import Client, LocalCluster
@@ -124,13 +128,14 @@ def run_dask(p, nodes):
     rows = {}
     with LocalCluster(n_workers=nodes, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
             Client(cluster) as client:
-        for name, make in workloads(da, p).items():
+        for chunking, p in sweep.items():
+            for name, make in workloads(da, p).items():
+                before, start = incoming(client), time.perf_counter()
+                result = make().compute()
+                rows[chunking, name] = (time.perf_counter() - start, incoming(client) - before, None, result)
             before, start = incoming(client), time.perf_counter()
-            result = make().compute()
-            rows[name] = (time.perf_counter() - start, incoming(client) - before, None, result)
-        before, start = incoming(client), time.perf_counter()
-        beta = newton(lambda *a: dask.compute(*a), da, p)
-        rows["logistic regression"] = (time.perf_counter() - start, incoming(client) - before, None, beta)
+            beta = newton(lambda *a: dask.compute(*a), da, p)
+            rows[chunking, "logistic regression"] = (time.perf_counter() - start, incoming(client) - before, None, beta)
     return rows
 
 
@@ -138,28 +143,31 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--nodes", type=int, default=3)
+    parser.add_argument("--chunkings", type=float, nargs="+", default=[0.5, 1.0, 2.0],
+                        help="block sizes as multiples of the issue's")
     args = parser.parse_args()
-    p = sizes(args.scale)
+    sweep = {c: sizes(args.scale, c) for c in args.chunkings}
     import dask
     import ray
 
     import tegula  # noqa: F401
 
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs; Python {sys.version.split()[0]}, "
-          f"ray {ray.__version__}, dask {dask.__version__}; {args.nodes} nodes of one CPU; sizes {p}")
-    ours = run_tegula(p, args.nodes)
-    theirs = run_dask(p, args.nodes)
+          f"ray {ray.__version__}, dask {dask.__version__}; {args.nodes} nodes of one CPU; sizes {sweep[args.chunkings[0]]}"
+          f" with blocks times {args.chunkings}")
+    ours = run_tegula(sweep, args.nodes)
+    theirs = run_dask(sweep, args.nodes)
     mib = 1 << 20
-    print("| workload | tegula (s) | Dask (s) | time vs Dask | tegula moved (MiB) | Dask moved (MiB) | bytes vs Dask "
-          "| simulated (MiB) | measured vs simulated |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for name, (t, moved, predicted, result) in ours.items():
-        dt, dmoved, _, expected = theirs[name]
+    print("| workload | blocks | tegula (s) | Dask (s) | time vs Dask | tegula moved (MiB) | Dask moved (MiB) "
+          "| bytes vs Dask | simulated (MiB) | measured vs simulated |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for (chunking, name), (t, moved, predicted, result) in sorted(ours.items(), key=lambda r: (r[0][1], r[0][0])):
+        dt, dmoved, _, expected = theirs[chunking, name]
         if name != "logistic regression":
             assert np.shape(result) == np.shape(expected)
-        ratio = moved / dmoved if dmoved else float("inf")
-        print(f"| {name} | {t:.2f} | {dt:.2f} | {t / dt:.2f} | {moved / mib:.0f} | {dmoved / mib:.0f} | {ratio:.2f} "
-              f"| {predicted / mib:.0f} | {moved / predicted if predicted else float('nan'):.3f} |")
+        ratio = moved / dmoved if dmoved else (0.0 if moved == 0 else float("inf"))
+        print(f"| {name} | {chunking:g}× | {t:.2f} | {dt:.2f} | {t / dt:.2f} | {moved / mib:.1f} | {dmoved / mib:.1f} "
+              f"| {ratio:.2f} | {predicted / mib:.1f} | {moved / predicted if predicted else float('nan'):.3f} |")
 
 
 if __name__ == "__main__":

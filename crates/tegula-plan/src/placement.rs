@@ -94,13 +94,11 @@ pub fn place(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> Placement
     }
     let group = subtrees(graph, cuts, nodes);
     let members = tree_members(&group);
-    let mut group_node: HashMap<usize, usize> = HashMap::new();
+    let mut group_node: HashMap<usize, Option<usize>> = HashMap::new();
     let fragment_node = (0..cuts.len())
         .map(|k| {
-            let node = match group[k] {
-                None => state.best_node(graph, &cuts[k]),
-                Some(g) => *group_node.entry(g).or_insert_with(|| state.best_node(graph, &tree_cut(cuts, &members[&g]))),
-            };
+            let whole = group[k].and_then(|g| *group_node.entry(g).or_insert_with(|| state.whole_node(graph, cuts, &members[&g])));
+            let node = whole.unwrap_or_else(|| state.best_node(graph, &cuts[k]));
             state.run(graph, &cuts[k], node);
             node
         })
@@ -112,7 +110,8 @@ pub fn place(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> Placement
 /// fragment (and none to the caller) is that one's child, and the largest subtrees of no more
 /// than a fair share of the work (a `2 × nodes`th of all of it) each run whole where they
 /// are placed — a contraction's partial products and a reduction's local partials never leave
-/// their node — while the fragments above them are placed one by one.
+/// their node — unless placing them one by one moves far fewer bytes (`Cluster::whole_node`),
+/// while the fragments above them are placed one by one.
 fn subtrees(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> Vec<Option<usize>> {
     let parent = parents(graph, cuts);
     let own: Vec<usize> = cuts.iter().map(|c| c.tasks.iter().map(|&t| graph.tasks[t].nbytes()).sum::<usize>().max(1)).collect();
@@ -240,6 +239,29 @@ impl Cluster {
             (held + received + sent, moved, self.held[node], node)
         };
         (0..self.held.len()).min_by_key(|&n| cost(n)).unwrap_or(0)
+    }
+
+    /// The node to run a subtree's fragments (`members`) on together, or None when placing
+    /// them one by one moves less than half the bytes: when what they read lies on several nodes and
+    /// outweighs the blocks passing inside the tree (the partial products of a long
+    /// contraction over blocks dealt round the nodes).
+    fn whole_node(&self, graph: &TaskGraph, cuts: &[FragmentCut], members: &[usize]) -> Option<usize> {
+        let tree = tree_cut(cuts, members);
+        let node = self.best_node(graph, &tree);
+        let moved = |state: &Cluster, cut: &FragmentCut, node: usize| state.missing(graph, cut, node).iter().map(|m| m.1).sum::<usize>();
+        let whole = moved(self, &tree, node);
+        // A trial of the one-by-one placement, on the loads and the tree's inputs' copies.
+        let copies = tree.inputs.iter().filter_map(|i| Some((*i, self.copies.get(i)?.clone()))).collect();
+        let mut trial = Cluster { held: self.held.clone(), bytes_in: self.bytes_in.clone(), bytes_out: self.bytes_out.clone(), copies };
+        let mut one_by_one = 0;
+        for &k in members {
+            let at = trial.best_node(graph, &cuts[k]);
+            one_by_one += moved(&trial, &cuts[k], at);
+            trial.run(graph, &cuts[k], at);
+        }
+        // Only a clear win splits a tree: a whole tree's copies are often read again by the
+        // trees placed after it, which this trial does not see.
+        (whole <= 2 * one_by_one).then_some(node)
     }
 
     /// Records `cut` running on `node`: its missing inputs copied there, its outputs made.
