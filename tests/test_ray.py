@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from ray.cluster_utils import Cluster
 
 import tegula as tg
+from cluster_workloads import FAMILIES, same, slow_double, workloads
 from test_execution import expressions
 
 NODES = 3
@@ -40,33 +41,13 @@ def cluster():
         c.shutdown()
 
 
-def same(got, expected):
-    assert got.dtype == expected.dtype and got.shape == expected.shape
-    assert got.tobytes() == expected.tobytes()
-
-
 @settings(max_examples=25)
 @given(expr=expressions())
 def test_ray_gives_the_threaded_results_bit_for_bit(cluster, expr):
     same(expr.x.compute(scheduler="ray"), expr.x.compute(scheduler="threads"))
 
 
-def workloads(rng):
-    a = rng.standard_normal((300, 240))
-    x = tg.asarray(a, chunks=(70, 50))
-    v = tg.asarray(rng.integers(-50, 50, size=5000), chunks=700)
-    return {
-        "elementwise": tg.sin(x) * 2 + x.T.T,
-        "reductions": (x.sum(axis=0), x.mean(), x.std(axis=1), x.max(axis=0)),
-        "matmul": x @ x.T,
-        "indexing": (x[::3, 10:200:7], x[[5, 0, 299]], x[x[:, 0] > 0]),
-        "sort": (tg.sort(v), tg.argsort(v, stable=True), tg.sort(x, axis=0)),
-        "linalg": tuple(tg.linalg.qr(x)) + (tg.linalg.svdvals(x),),
-        "cumulative": (tg.cumsum(x, axis=0), tg.cumprod(v.astype("float32") / 40, axis=0)),
-    }
-
-
-@pytest.mark.parametrize("name", ["elementwise", "reductions", "matmul", "indexing", "sort", "linalg", "cumulative"])
+@pytest.mark.parametrize("name", FAMILIES)
 def test_workloads_equal_the_threaded_results(cluster, name):
     exprs = workloads(np.random.default_rng(7))[name]
     exprs = exprs if isinstance(exprs, tuple) else (exprs,)
@@ -169,11 +150,6 @@ def test_an_exception_in_a_task_reaches_the_caller_as_itself(cluster):
     x = tg.asarray(np.arange(100.0), chunks=10).map_blocks(boom, dtype="float64")
     with pytest.raises(KeyError, match="block beyond 50"):
         x.compute(scheduler="ray")
-
-
-def slow_double(block):
-    time.sleep(0.2)
-    return block * 2
 
 
 def test_a_node_removed_mid_compute_does_not_change_the_result(cluster):

@@ -140,13 +140,14 @@ class Array:
         return self.shape[0]
 
     # --- computing ------------------------------------------------------------------------
-    def compute(self, scheduler=None, num_workers=None, fuse=True, progress=None):
-        """Computes the array on all cores and returns a NumPy array. ``fuse=False`` runs every
-        operation as its own tasks (for debugging; the result is the same). ``progress``: a
-        progress bar (True), none (False), or as ``tg.config`` says (unset)."""
+    def compute(self, scheduler=None, num_workers=None, fuse=True, progress=None, placement=None):
+        """Computes the array on all cores (or as ``scheduler`` says, see ``tegula.compute``)
+        and returns a NumPy array. ``fuse=False`` runs every operation as its own tasks (for
+        debugging; the result is the same). ``progress``: a progress bar (True), none (False),
+        or as ``tg.config`` says (unset)."""
         from ._functions import run_compute
 
-        return run_compute([self._h], scheduler, num_workers, fuse, progress)[0][0]
+        return run_compute([self._h], scheduler, num_workers, fuse, progress, placement)[0][0]
 
     def to_zarr(self, path, chunks=None, compressor=None, overwrite=False, **kwargs):
         """Writes the array to a new Zarr array (see ``tegula.to_zarr``)."""

@@ -53,13 +53,14 @@ class Measured:
         for task, nbytes in zip(outputs, sizes):
             self.made(task, node, nbytes, end)
 
-    def let_go(self, task, size, holders, when=None):
-        """Block `task` (`size` bytes as the engine moves it) is held on node indices
-        `holders` (empty: the engine does not say), and let go at `when` (None: kept, a
-        result): each copy beyond the one where it was made is a transfer."""
+    def let_go(self, task, holders=(), when=None, size=None):
+        """Block `task` is held on node indices `holders` (empty: the engine does not say),
+        and let go at `when` (None: kept, a result): each copy beyond the one where it was
+        made is a transfer of `size` bytes (as the engine moves it; default: the block's)."""
         made_on = self.made_on.get(task)
         if made_on is None:
             return
+        size = self.nbytes[task] if size is None else size
         read = self.read_at.pop(task, {})
         copies = set(holders) or set(read)
         for node in copies - {made_on}:
@@ -72,6 +73,17 @@ class Measured:
                     self.timeline[node].append((when, -self.nbytes[task]))
         if when is not None:
             self.timeline[made_on].append((when, -self.nbytes[task]))
+
+    def transferred(self, moved):
+        """The engine's own count of the bytes moved, in place of the copies counted from where
+        blocks were read: (to node, from node, bytes) per transfer."""
+        self.between = 0
+        for load in self.loads:
+            load["bytes_in"] = load["bytes_out"] = 0
+        for to, frm, nbytes in moved:
+            self.between += nbytes
+            self.loads[to]["bytes_in"] += nbytes
+            self.loads[frm]["bytes_out"] += nbytes
 
     def result(self, returned):
         """The measurements, as ``simulation_dict`` gives the simulation's (`returned`: the

@@ -174,12 +174,15 @@ REDUCTIONS = {f.__name__: f for f in (sum, prod, mean, var, std, min, max, any, 
 REDUCTIONS.update(amin=min, amax=max)
 
 
-def compute(*arrays, scheduler=None, num_workers=None, fuse=True, report=False, progress=None):
+def compute(*arrays, scheduler=None, num_workers=None, fuse=True, report=False, progress=None, placement=None):
     """Computes several arrays in one pass (shared work is done once); returns a tuple of
     NumPy arrays. Arguments that are not tegula arrays are returned unchanged. ``scheduler``:
-    ``"threads"`` (one process, all cores), ``"serial"`` (one thread: the reference) or
+    ``"threads"`` (one process, all cores), ``"serial"`` (one thread: the reference),
     ``"processes"`` (a pool of ``num_workers`` worker processes, each running whole fragments
-    of the plan, blocks passing through shared memory); unset, ``tg.config``'s. The memory
+    of the plan, blocks passing through shared memory), ``"ray"`` (the Ray cluster), a
+    ``distributed.Client`` or ``"dask"`` (its default client: the Dask cluster, fragments
+    pinned to the workers tegula places them on, or with ``placement="dask"`` where Dask's
+    scheduler puts them); unset, ``tg.config``'s. The memory
     budget and spill directory come from ``tg.config``. With ``report=True``, returns
     ``(results, report)``: a dict with the task count, the measured peak bytes of chunks held
     (``peak_bytes``), the projected peak (``projected_peak_bytes``), the bytes spilled to
@@ -187,19 +190,27 @@ def compute(*arrays, scheduler=None, num_workers=None, fuse=True, report=False, 
     unset, the ``progress`` setting of ``tg.config`` decides (by default a bar where someone
     watches, for computations longer than half a second)."""
     lazy = [a for a in arrays if isinstance(a, Array)]
-    computed, info = run_compute([a._h for a in lazy], scheduler, num_workers, fuse, progress)
+    computed, info = run_compute([a._h for a in lazy], scheduler, num_workers, fuse, progress, placement)
     results = iter(computed)
     out = tuple(next(results) if isinstance(a, Array) else a for a in arrays)
     return (out, info) if report else out
 
 
-def run_compute(handles, scheduler, num_workers, fuse, progress=None):
+def executor_name(scheduler=None, placement=None):
+    """The registry's name for `scheduler` (unset: ``tg.config``'s), a Dask client's included."""
+    from ._dask import executor_name as named
+
+    scheduler = config.get("scheduler") if scheduler is None else scheduler
+    return named(scheduler, config.get("placement") if placement is None else placement)
+
+
+def run_compute(handles, scheduler, num_workers, fuse, progress=None, placement=None):
     """The native compute with the settings of ``tg.config``, a progress bar as ``progress``
     and the settings say, and traced when an execution report (``tg.report``) is recording."""
     from . import _progress, _report
 
     settings = config.explicit()
-    scheduler = config.get("scheduler") if scheduler is None else scheduler
+    scheduler = executor_name(scheduler, placement)
     num_workers = config.get("num_workers") if num_workers is None else num_workers
     bar = _progress.resolve(progress)
     recorder = _report.active()

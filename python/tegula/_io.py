@@ -6,6 +6,7 @@ import os
 
 from . import _tegula, config
 from ._array import Array
+from ._functions import executor_name
 
 
 def _local_path(path_or_url, component=None):
@@ -49,7 +50,7 @@ def from_npy(path, chunks="auto"):
 def _compute_settings():
     settings = config.explicit()
     return {"memory": settings.get("memory"), "spill_dir": settings.get("spill_dir"),
-            "scheduler": config.get("scheduler"), "num_workers": config.get("num_workers")}
+            "scheduler": executor_name(), "num_workers": config.get("num_workers")}
 
 
 def to_zarr(x, path, chunks=None, compressor=None, overwrite=False, *, zarr_format=3, shards=None,

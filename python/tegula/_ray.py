@@ -207,7 +207,7 @@ class _Run:
         for t in tasks:
             info = located.get(self.refs[t], {})
             holders = [self.measured.index[n] for n in info.get("node_ids", []) if n in self.measured.index]
-            self.measured.let_go(t, info.get("object_size") or 0, holders, when)
+            self.measured.let_go(t, holders, when, size=info.get("object_size") or 0)
 
     def _get(self, refs):
         """The values of `refs`; a fragment's error is raised as the exception its task raised

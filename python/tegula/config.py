@@ -8,8 +8,11 @@ the array API allows (``int`` with integer or floating arrays, ``float`` with fl
 ``progress``: ``"auto"`` (the default: a progress bar for computations longer than half a
 second where someone watches — a terminal or a notebook, not a script's redirected output),
 ``True`` (always) or ``False`` (never); and ``scheduler`` (``"threads"``, the default,
-``"serial"`` or ``"processes"``) and ``num_workers`` (default: one per core), for
-computations that do not name their own, as ``dask.config.set(scheduler=...)``.
+``"serial"`` or ``"processes"``; ``"ray"``; ``"dask"`` or a ``distributed.Client``) and
+``num_workers`` (default: one per core), for computations that do not name their own, as
+``dask.config.set(scheduler=...)``; ``placement``: on a Dask cluster, ``"tegula"`` (the
+default: each fragment pinned to the worker tegula's placement chose) or ``"dask"`` (left to
+Dask's scheduler).
 
 >>> import tegula as tg
 >>> with tg.config.set(memory="1GB"):
@@ -30,7 +33,7 @@ import sys
 
 from . import _tegula
 
-_KEYS = ("memory", "spill_dir", "strict_promotion", "progress", "scheduler", "num_workers")
+_KEYS = ("memory", "spill_dir", "strict_promotion", "progress", "scheduler", "num_workers", "placement")
 _settings = {}  # process-wide, from ``set(...)`` outside a ``with`` statement
 _scoped = contextvars.ContextVar("tegula_config", default={})  # from ``with set(...)`` blocks
 
@@ -110,6 +113,8 @@ def get(key):
         return os.environ.get("TEGULA_SCHEDULER") or "threads"
     if key == "num_workers":
         return None
+    if key == "placement":
+        return "tegula"
     memory, spill_dir = _tegula.default_spec()
     return memory if key == "memory" else spill_dir
 
@@ -132,8 +137,16 @@ def _normalise(key, value):
             raise ValueError(f"progress must be True, False or 'auto', got {value!r}")
         return value
     if key == "scheduler":
-        if not isinstance(value, str):
-            raise TypeError(f"scheduler must be a name such as 'threads' or 'processes', got {value!r}")
+        from ._dask import is_client
+
+        if not isinstance(value, str) and not is_client(value):
+            raise TypeError(f"scheduler must be a name such as 'threads' or 'processes', or a distributed.Client, got {value!r}")
+        return value
+    if key == "placement":
+        from ._dask import PLACEMENTS
+
+        if value not in PLACEMENTS:
+            raise ValueError(f"placement must be one of {PLACEMENTS}, got {value!r}")
         return value
     if key == "num_workers":
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:

@@ -1,0 +1,301 @@
+"""``scheduler=client`` (a ``distributed.Client``) and ``scheduler="dask"`` (the default client):
+a plan's fragments run as tasks of the user's Dask cluster, each on the worker tegula placed it
+on — or, with ``placement="dask"``, wherever Dask's scheduler puts it.
+
+As on Ray (``_ray.py``), the plan is cut and placed in Rust; this only ships it. The caller's
+blocks are scattered once, each to the worker it is placed on; each fragment is a task with a
+key of its own (``("tegula-fragment-<run>", k)``) reading its input blocks' futures, and a
+fragment making several blocks is split by a small task per block on the same worker, so a
+reader fetches only the block it reads. The workers report each fragment's node, times, block
+sizes and peak as events; the bytes moved between workers come from their transfer logs.
+
+Fragments are pinned with loose restrictions (``allow_other_workers=True``): Dask runs a task
+on its worker while that worker lives, and elsewhere once it is gone, so a lost worker's
+fragments (and the blocks it held, from their lineage) run again on the others. Blocks the
+caller gave that a lost worker held cannot be rebuilt: the computation fails naming them.
+"""
+
+import itertools
+import operator
+import time
+import uuid
+import weakref
+
+from ._cluster_measure import Measured
+
+# As on Ray: fragments a worker is given at once per thread, and how long a cluster without
+# workers is waited for.
+IN_FLIGHT_PER_THREAD = 2
+STALL_CHECK_S = 5
+NO_WORKERS_WAIT_S = 60
+# The topic the workers report fragments under (one for the process: the scheduler keeps a
+# log per topic).
+TOPIC = "tegula-fragments"
+PLACEMENTS = ("tegula", "dask")
+
+_runs = {}
+_runners = {}
+_names = itertools.count()
+
+
+def _distributed():
+    try:
+        import distributed
+    except ImportError:
+        raise ImportError('scheduler="dask" needs dask.distributed: pip install "tegula[dask]"') from None
+    return distributed
+
+
+def is_client(scheduler):
+    """Whether `scheduler` is a ``distributed.Client``."""
+    return any(c.__name__ == "Client" and c.__module__.startswith("distributed") for c in type(scheduler).__mro__)
+
+
+def executor_name(scheduler, placement=None):
+    """The name tegula's executor registry knows `scheduler` by: a Dask client (or ``"dask"``,
+    the default client) gets a runner registered for it, placing as `placement` says; any
+    other name is itself."""
+    placement = "tegula" if placement is None else placement
+    if placement not in PLACEMENTS:
+        raise ValueError(f"placement must be one of {PLACEMENTS}, got {placement!r}")
+    if not is_client(scheduler) and scheduler != "dask":
+        if placement != "tegula":
+            raise ValueError(f'placement="{placement}" needs a Dask scheduler, not {scheduler!r}')
+        return scheduler
+    client = None if scheduler == "dask" else scheduler
+    key = (id(client), placement)
+    entry = _runners.get(key)
+    if entry is None or (client is not None and entry[1]() is not client):
+        from . import _tegula
+
+        name = f"dask-{next(_names)}"
+        ref = None if client is None else weakref.ref(client)
+        _tegula.register_hosted_executor(name, Runner(ref, placement))
+        entry = _runners[key] = (name, ref or (lambda: None))
+    return entry[0]
+
+
+def _run_fragment(run, k, fragment, memory, *blocks):
+    """Runs fragment `k` on a worker; reports where and when it ran, its blocks' sizes and its
+    peak; returns its block (or a tuple of its blocks)."""
+    from distributed import get_worker
+
+    from tegula import _tegula
+
+    start = time.time()
+    out, peak = _tegula.run_fragment(fragment, list(blocks), memory=memory, return_peak=True)
+    worker = get_worker()
+    worker.log_event(TOPIC, [run, k, start, time.time(), worker.address, [b.nbytes for b in out], peak])
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _received(keys, dask_worker):
+    """On a worker: (the peer, bytes) of each transfer of `keys` it received, and whether its
+    log still holds every transfer (it keeps the latest only)."""
+    log = dask_worker.transfer_incoming_log
+    got = [(e["who"], sum(n or 0 for k, n in e["keys"].items() if str(k) in keys)) for e in log]
+    return [g for g in got if g[1]], log.maxlen is None or len(log) < log.maxlen
+
+
+def _on_event(event):
+    _, (run, *report) = event
+    if run in _runs:
+        _runs[run].append(report)
+
+
+class Runner:
+    """What tegula's executor registry calls for a Dask scheduler (see ``hosted.rs``)."""
+
+    def __init__(self, client, placement):
+        self.client_ref, self.placement = client, placement
+
+    def client(self):
+        if self.client_ref is None:
+            try:
+                return _distributed().default_client()
+            except ValueError:
+                raise ValueError('scheduler="dask" needs a distributed.Client: create one, or pass scheduler=client') from None
+        client = self.client_ref()
+        if client is None or client.status in ("closing", "closed"):
+            raise RuntimeError("the Dask client given as scheduler is closed")
+        return client
+
+    def nodes(self, workers):
+        """The number of workers and the memory limit of the smallest (None: unknown)."""
+        info = self.client().scheduler_info(n_workers=-1)["workers"]
+        if not info:
+            raise RuntimeError("the Dask cluster has no workers to run tegula's fragments")
+        self.workers = sorted(info)
+        self.threads = [max(1, int(info[w].get("nthreads") or 1)) for w in self.workers]
+        self.memory = [int(info[w].get("memory_limit") or 0) or None for w in self.workers]
+        known = [m for m in self.memory if m]
+        return len(self.workers), min(known) if known else None
+
+    def run(self, plan, events):
+        """Runs `plan`'s fragments; returns the result blocks by task id and what each worker did."""
+        return _Run(self.client(), plan, self, events).all()
+
+
+class _Run:
+    """One computation on Dask: fragments submitted in plan order, at most a few in flight per
+    worker, each block's future let go once every fragment reading it has ended."""
+
+    def __init__(self, client, plan, runner, events):
+        self.client, self.plan, self.events = client, plan, events
+        self.workers, self.threads, self.memory = runner.workers, runner.threads, runner.memory
+        self.budget = [m // t if m else None for m, t in zip(self.memory, self.threads)]
+        self.pinned = runner.placement == "tegula"
+        self.fragments = plan.fragments()
+        self.run_id = uuid.uuid4().hex[:16]
+        self.futures = {}
+        self.keys = set()
+        self.readers = {}
+        for _, inputs, _, _, _ in self.fragments:
+            for t in set(inputs):
+                self.readers[t] = self.readers.get(t, 0) + 1
+        self.returned = {t for tasks in plan.outputs() for t in tasks}
+        self.in_flight = {}
+        self.reports = []
+        self.reported = set()
+        self.measured = Measured(self.workers)
+        self.last_end = time.monotonic()
+        self.no_workers_since = None
+
+    def all(self):
+        _runs[self.run_id] = self.reports
+        self.client.subscribe_topic(TOPIC, _on_event)
+        try:
+            return self._all()
+        finally:
+            _runs.pop(self.run_id, None)
+
+    def _all(self):
+        self._scatter_given()
+        for k, (fragment, inputs, outputs, node, need) in enumerate(self.fragments):
+            self._wait_for_room(node, need)
+            self._submit(k, fragment, inputs, outputs, node, need)
+        self._wait_for_room(None)
+        wanted = sorted(self.returned)
+        values = self._gather([self.futures[t] for t in wanted])
+        self._note_reports(wait=True)
+        for t in wanted:
+            self.measured.let_go(t)
+        self._use_transfer_logs()
+        return dict(zip(wanted, values)), self.measured.result(sum(v.nbytes for v in values))
+
+    def _scatter_given(self):
+        """The caller's blocks, scattered once: each to its worker, or (not placed by tegula)
+        where Dask puts them."""
+        now, by_node = time.time(), {}
+        for task, node in self.plan.given():
+            by_node.setdefault(node if self.pinned else 0, []).append(task)
+        for node, tasks in by_node.items():
+            blocks = [self.plan.given_block(t) for t in tasks]
+            where = [self.workers[node]] if self.pinned else None
+            futures = self.client.scatter(blocks, workers=where, hash=False)
+            holders = self.client.who_has(futures)
+            for t, block, future in zip(tasks, blocks, futures):
+                self.futures[t] = future
+                self.keys.add(str(future.key))
+                self.measured.gave(t, self.measured.node(holders[future.key][0]), block.nbytes, now)
+
+    def _where(self, node):
+        return dict(workers=[self.workers[node]], allow_other_workers=True) if self.pinned else {}
+
+    def _submit(self, k, fragment, inputs, outputs, node, need):
+        key = (f"tegula-fragment-{self.run_id}", k)
+        args = [self.futures[t] for t in inputs]
+        run = dict(key=key, pure=False, **self._where(node))
+        done = self.client.submit(_run_fragment, self.run_id, k, fragment, self.budget[node], *args, **run)
+        self.keys.add(str(done.key))
+        if len(outputs) == 1:
+            self.futures[outputs[0]] = done
+        else:
+            for i, t in enumerate(outputs):
+                key = (f"tegula-block-{self.run_id}", t)
+                self.futures[t] = self.client.submit(operator.getitem, done, i, key=key, pure=False, **self._where(node))
+                self.keys.add(str(self.futures[t].key))
+        self.in_flight[k] = (done, node, need)
+
+    def _wait_for_room(self, node, need=0):
+        """Waits until `node` has room for a fragment needing `need` bytes (as ``_ray.py``), or
+        (None) until every fragment has ended."""
+        while self.in_flight:
+            if node is not None:
+                if not self.pinned:
+                    room = len(self.in_flight) < IN_FLIGHT_PER_THREAD * sum(self.threads)
+                    if room:
+                        return
+                else:
+                    running = [b for _, n, b in self.in_flight.values() if n == node]
+                    room = len(running) < IN_FLIGHT_PER_THREAD * self.threads[node]
+                    fits = self.memory[node] is None or sum(running) + need <= self.memory[node]
+                    if not running or (room and fits):
+                        return
+            ended = [k for k, (f, _, _) in self.in_flight.items() if f.done()]
+            for k in ended:
+                self._ended(k, self.in_flight.pop(k)[0])
+            self._note_reports()
+            if not ended:
+                self._check_stalled()
+                time.sleep(0.005)
+
+    def _check_stalled(self):
+        """Raises once the cluster has had no worker for ``NO_WORKERS_WAIT_S``."""
+        now = time.monotonic()
+        if now - self.last_end <= STALL_CHECK_S:
+            return
+        self.last_end = now
+        alive = bool(self.client.scheduler_info(n_workers=-1)["workers"])
+        self.no_workers_since = None if alive else (self.no_workers_since or now)
+        if self.no_workers_since is not None and now - self.no_workers_since >= NO_WORKERS_WAIT_S:
+            raise RuntimeError(
+                f"the Dask cluster has had no workers for {NO_WORKERS_WAIT_S} s: "
+                f"{len(self.in_flight)} of tegula's fragments can no longer run"
+            )
+
+    def _ended(self, k, done):
+        """Fragment `k` ended: its error is raised as itself, and the blocks no fragment reads
+        any more are let go."""
+        self.last_end = time.monotonic()
+        if done.status != "finished":
+            error = done.exception()
+            raise error if isinstance(error, BaseException) else RuntimeError(f"fragment {k}: {done.status}")
+        for t in set(self.fragments[k][1]):
+            self.readers[t] -= 1
+            if self.readers[t] == 0 and t not in self.returned:
+                self.measured.let_go(t, when=time.time())
+                del self.futures[t]
+
+    def _note_reports(self, wait=False):
+        """Takes the workers' reports of ended fragments (waiting, with `wait`, until every
+        fragment's has come, for a few seconds at most)."""
+        deadline = time.monotonic() + 10
+        while True:
+            while self.reports:
+                k, start, end, address, sizes, peak = self.reports.pop(0)
+                if k in self.reported:
+                    continue  # a fragment run again, after its worker was lost
+                self.reported.add(k)
+                node = self.measured.node(address)
+                _, inputs, outputs, _, _ = self.fragments[k]
+                self.measured.ran(node, start, end, peak, inputs, outputs, sizes)
+                self.events.done(k, node, start, end)
+            if not wait or len(self.reported) == len(self.fragments) or time.monotonic() > deadline:
+                return
+            time.sleep(0.01)
+
+    def _gather(self, futures):
+        try:
+            return self.client.gather(futures)
+        except _distributed().CancelledError as e:
+            raise RuntimeError(f"a block of tegula's computation was lost with its worker: {e}") from None
+
+    def _use_transfer_logs(self):
+        """The bytes each worker received, and from whom, from the workers' transfer logs, in
+        place of those counted from where fragments ran, when every log is complete."""
+        logs = self.client.run(_received, self.keys)
+        if not all(complete for _, complete in logs.values()):
+            return
+        moved = [(self.measured.node(to), self.measured.node(frm), n) for to, (got, _) in logs.items() for frm, n in got]
+        self.measured.transferred(moved)

@@ -1,0 +1,187 @@
+"""``scheduler=client`` on a real ``distributed.LocalCluster`` started here: three worker
+processes of one thread. Results must equal the threaded executor's bit for bit, placed by
+tegula or by Dask; the bytes each worker received (its transfer log) must match tegula's
+placement simulator; a worker killed mid-compute must not change the result; errors reach the
+caller as themselves; a cluster left with no worker is an error, not a hang."""
+
+import os
+import signal
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+from distributed import Client, LocalCluster
+from hypothesis import given, settings
+
+import tegula as tg
+from cluster_workloads import FAMILIES, same, slow_double, workloads
+from test_execution import expressions
+
+WORKERS = 3
+MEMORY = 2 << 30
+
+
+@pytest.fixture(scope="module")
+def client():
+    with LocalCluster(n_workers=WORKERS, threads_per_worker=1, processes=True, memory_limit=MEMORY,
+                      dashboard_address=None) as cluster, Client(cluster) as c:
+        yield c
+
+
+@settings(max_examples=25, deadline=None)
+@given(expr=expressions())
+def test_dask_gives_the_threaded_results_bit_for_bit(client, expr):
+    same(expr.x.compute(scheduler=client), expr.x.compute(scheduler="threads"))
+
+
+@pytest.mark.parametrize("placement", ["tegula", "dask"])
+@pytest.mark.parametrize("name", FAMILIES)
+def test_workloads_equal_the_threaded_results(client, name, placement):
+    exprs = workloads(np.random.default_rng(7))[name]
+    exprs = exprs if isinstance(exprs, tuple) else (exprs,)
+    got = tg.compute(*exprs, scheduler=client, placement=placement)
+    for g, expected in zip(got, tg.compute(*exprs, scheduler="threads")):
+        same(g, expected)
+
+
+def test_stores_are_read_and_written_by_the_workers(client, tmp):
+    a = np.random.default_rng(4).standard_normal((230, 170)).astype("float32")
+    tg.to_zarr(tg.asarray(a, chunks=(60, 50)), f"{tmp}/a.zarr", chunks=(50, 50))
+    x = tg.from_zarr(f"{tmp}/a.zarr") * 3 - 1
+    with tg.config.set(scheduler=client):
+        tg.to_zarr(x, f"{tmp}/dask.zarr", chunks=(40, 50), compressor="zstd")
+        tg.to_npy(x.T, f"{tmp}/dask.npy")
+    expected = x.compute(scheduler="threads")
+    same(tg.from_zarr(f"{tmp}/dask.zarr").compute(), expected)
+    same(np.load(f"{tmp}/dask.npy"), expected.T)
+    assert not [p for p in os.listdir(tmp) if p.startswith(".")], "no staging file is left behind"
+
+
+def test_bytes_each_worker_received_match_the_simulator(client):
+    a = np.random.default_rng(3).standard_normal((1200, 900))
+    x = tg.asarray(a, chunks=300)
+    for expr in (x @ x.T, (x @ x.T).sum(axis=0), (x - x.mean(axis=0)).T @ x):
+        (got,), info = tg.compute(expr, scheduler=client, report=True)
+        same(got, expr.compute(scheduler="threads"))
+        simulated, measured = info["simulated"], info["measured"]
+        assert simulated["bytes_between_nodes"] > 0
+        assert abs(measured["bytes_between_nodes"] - simulated["bytes_between_nodes"]) <= 0.1 * simulated["bytes_between_nodes"]
+        share = simulated["bytes_between_nodes"] / WORKERS
+        for s, m in zip(simulated["nodes"], measured["nodes"]):
+            assert m["fragments"] == s["fragments"] and m["bytes_made"] == s["bytes_made"]
+            assert abs(m["bytes_in"] - s["bytes_in"]) <= 0.1 * max(s["bytes_in"], share), (m, s)
+            assert 0 < m["peak_bytes"] <= MEMORY
+
+
+def test_dask_placement_is_measured_too(client):
+    x = tg.asarray(np.random.default_rng(2).standard_normal((1200, 900)), chunks=300)
+    (got,), info = tg.compute(x @ x.T, scheduler=client, placement="dask", report=True)
+    same(got, (x @ x.T).compute(scheduler="threads"))
+    measured = info["measured"]
+    assert sum(n["fragments"] for n in measured["nodes"]) == sum(n["fragments"] for n in info["simulated"]["nodes"])
+    assert measured["bytes_between_nodes"] == sum(n["bytes_in"] for n in measured["nodes"]) > 0
+
+
+def test_the_default_client_and_the_config(client):
+    x = tg.asarray(np.arange(10.0), chunks=3) * 3
+    same(x.compute(scheduler="dask"), np.arange(10.0) * 3)
+    with tg.config.set(scheduler=client, placement="dask"):
+        same(x.compute(), np.arange(10.0) * 3)
+    with pytest.raises(ValueError, match="placement"):
+        x.compute(scheduler="threads", placement="dask")
+    with pytest.raises(ValueError, match="placement"):
+        tg.config.set(placement="nowhere")
+
+
+def test_a_plan_that_cannot_fit_a_worker_is_refused_before_anything_runs(client):
+    x = tg.zeros((20000, 20000), chunks=20000)
+    with pytest.raises(MemoryError, match="a node has"):
+        (x + 1).compute(scheduler=client)
+
+
+def test_an_exception_in_a_task_reaches_the_caller_as_itself(client):
+    def boom(block):
+        if block.min() > 50:
+            raise KeyError("block beyond 50")
+        return block
+
+    x = tg.asarray(np.arange(100.0), chunks=10).map_blocks(boom, dtype="float64")
+    with pytest.raises(KeyError, match="block beyond 50"):
+        x.compute(scheduler=client)
+
+
+def test_a_worker_killed_mid_compute_does_not_change_the_result(client):
+    x = tg.arange(4000.0, chunks=100).reshape(40, 100).map_blocks(slow_double, dtype="float64").sum(axis=1)
+    result = {}
+    thread = threading.Thread(target=lambda: result.setdefault("got", x.compute(scheduler=client)))
+    thread.start()
+    time.sleep(1.0)
+    pids = client.run(os.getpid)
+    os.kill(pids[sorted(pids)[0]], signal.SIGKILL)
+    thread.join(timeout=120)
+    assert not thread.is_alive(), "the computation hung after a worker was killed"
+    np.testing.assert_array_equal(result["got"], (np.arange(4000.0).reshape(40, 100) * 2).sum(axis=1))
+    client.wait_for_workers(WORKERS, timeout=60)
+
+
+def test_progress_and_the_execution_report_follow_dask_runs(client, tmp_path):
+    from tegula import _progress, _tegula
+    from tegula._functions import executor_name
+
+    a = np.random.default_rng(5).random((600, 400))
+    y = (tg.asarray(a, chunks=100) * 2).sum(axis=0)
+    bar = _progress.Bar(stream=open(os.devnull, "w"))
+    (got,), _ = _tegula.compute([y._h], executor_name(client), progress=bar, interval=0.01)
+    np.testing.assert_allclose(got, (a * 2).sum(axis=0))
+    done, total, nbytes, _ = bar.last
+    assert done == total > 1 and nbytes > 0
+    path = tmp_path / "report.html"
+    with tg.report(str(path)) as rep:
+        y.compute(scheduler=client)
+    assert len(rep.computations) == 1
+    html = path.read_text()
+    assert '<table class="nodes">' in html and html.count("<td>measured</td>") == WORKERS
+
+
+def test_xarray_computes_on_the_cluster(client):
+    xr = pytest.importorskip("xarray")
+    a = np.random.default_rng(9).standard_normal((60, 40))
+    ds = xr.Dataset({"v": (("y", "x"), a)}).chunk({"y": 20}, chunked_array_type="tegula")
+    got = ds.v.mean("y").compute(scheduler=client)
+    np.testing.assert_allclose(got.values, a.mean(axis=0))
+
+
+def test_without_distributed_the_error_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    with pytest.raises(ImportError, match=r'pip install "tegula\[dask\]"'):
+        tg.asarray(np.ones(4)).compute(scheduler="dask")
+
+
+def test_a_cluster_that_loses_every_worker_fails_instead_of_hanging(client, monkeypatch):
+    # Last in the module: it takes the cluster's workers away, and gives it new ones after.
+    from tegula import _dask
+
+    monkeypatch.setattr(_dask, "STALL_CHECK_S", 0.5)
+    monkeypatch.setattr(_dask, "NO_WORKERS_WAIT_S", 2)
+    x = tg.arange(4000.0, chunks=100).reshape(40, 100).map_blocks(slow_double, dtype="float64")
+    result = {}
+
+    def run():
+        try:
+            x.sum(axis=1).compute(scheduler=client)
+        except RuntimeError as e:
+            result["error"] = e
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    time.sleep(1.0)
+    try:
+        client.cluster.scale(0)
+        thread.join(timeout=120)
+        assert not thread.is_alive(), "the computation hung after every worker was gone"
+        assert "no workers" in str(result["error"])
+    finally:
+        client.cluster.scale(WORKERS)
+        client.wait_for_workers(WORKERS, timeout=60)
