@@ -1,9 +1,12 @@
-"""tegula on a Ray cluster against Dask Array on dask.distributed, in one run, on this machine:
-a Ray cluster of a head without CPUs and --nodes one-CPU nodes (``ray.cluster_utils.Cluster``,
-each node with its own object store), and a ``LocalCluster`` of --nodes one-thread worker
-processes. For each workload: the time, the bytes moved between nodes (tegula: Ray's copies
-of each block, from ``get_object_locations``; Dask: the workers' ``transfer_incoming_log``)
-and tegula's placement simulator's prediction of its own bytes.
+"""tegula on a Ray cluster and on a Dask cluster against Dask Array on the same Dask cluster, in
+one run, on this machine: a Ray cluster of a head without CPUs and --nodes one-CPU nodes
+(``ray.cluster_utils.Cluster``, each node with its own object store), and a ``LocalCluster`` of
+--nodes one-thread worker processes. For each workload and block size: the time and the bytes
+moved between nodes or workers — tegula on Ray: Ray's copies of each block
+(``get_object_locations``, blocks passed inline counted where they were read); on Dask, for
+tegula and Dask Array alike: the workers' transfer logs — and tegula's placement simulator's
+prediction of its own bytes. On Dask, tegula runs twice: placed by tegula, and placed by Dask's
+scheduler (``placement="dask"``).
 
     .venv/bin/python bench/cluster.py               # the sizes of the issue, blocks ½×, 1×, 2× its
     .venv/bin/python bench/cluster.py --scale 0.25  # every side a quarter as long
@@ -80,63 +83,100 @@ def newton(compute, lib, p):
     return beta
 
 
-def run_tegula(sweep, nodes):
+def run_tegula(sweep, **how):
+    """Each workload of each size set, computed by tegula as `how` says (its scheduler and
+    placement): (chunking, name) → (seconds, bytes measured moving, bytes simulated, result)."""
+    import tegula as tg
+
+    rows = {}
+    for chunking, p in sweep.items():
+        for name, make in workloads(tg, p).items():
+            start = time.perf_counter()
+            (result,), info = tg.compute(make(), report=True, progress=False, **how)
+            rows[chunking, name] = (time.perf_counter() - start, info["measured"]["bytes_between_nodes"],
+                                    info["simulated"]["bytes_between_nodes"], result)
+        moved, predicted = [0], [0]
+
+        def step(*arrays):
+            out, info = tg.compute(*arrays, report=True, progress=False, **how)
+            moved[0] += info["measured"]["bytes_between_nodes"]
+            predicted[0] += info["simulated"]["bytes_between_nodes"]
+            return out
+
+        start = time.perf_counter()
+        beta = newton(step, tg, p)
+        rows[chunking, "logistic regression"] = (time.perf_counter() - start, moved[0], predicted[0], beta)
+    return rows
+
+
+def on_ray(sweep, nodes):
     import ray
     from ray.cluster_utils import Cluster
-
-    import tegula as tg
 
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "object_store_memory": STORE})
     for _ in range(nodes):
         cluster.add_node(num_cpus=1, object_store_memory=STORE)
     ray.init(address=cluster.address, log_to_driver=False)
     cluster.wait_for_nodes()
-    rows = {}
     try:
-        for chunking, p in sweep.items():
-            for name, make in workloads(tg, p).items():
-                start = time.perf_counter()
-                (result,), info = tg.compute(make(), scheduler="ray", report=True, progress=False)
-                rows[chunking, name] = (time.perf_counter() - start, info["measured"]["bytes_between_nodes"],
-                                        info["simulated"]["bytes_between_nodes"], result)
-            moved, predicted = [0], [0]
-
-            def step(*arrays):
-                out, info = tg.compute(*arrays, scheduler="ray", report=True, progress=False)
-                moved[0] += info["measured"]["bytes_between_nodes"]
-                predicted[0] += info["simulated"]["bytes_between_nodes"]
-                return out
-
-            start = time.perf_counter()
-            beta = newton(step, tg, p)
-            rows[chunking, "logistic regression"] = (time.perf_counter() - start, moved[0], predicted[0], beta)
+        return run_tegula(sweep, scheduler="ray")
     finally:
         ray.shutdown()
         cluster.shutdown()
-    return rows
 
 
-def run_dask(sweep, nodes):
+def run_dask_array(client, sweep):
     import dask
     import dask.array as da
-    from distributed import Client, LocalCluster
 
-    def incoming(client):
+    def incoming():
         logs = client.run(lambda dask_worker: sum(e["total"] for e in dask_worker.transfer_incoming_log))
         return sum(logs.values())
 
     rows = {}
+    for chunking, p in sweep.items():
+        for name, make in workloads(da, p).items():
+            before, start = incoming(), time.perf_counter()
+            result = make().compute()
+            rows[chunking, name] = (time.perf_counter() - start, incoming() - before, None, result)
+        before, start = incoming(), time.perf_counter()
+        beta = newton(lambda *a: dask.compute(*a), da, p)
+        rows[chunking, "logistic regression"] = (time.perf_counter() - start, incoming() - before, None, beta)
+    return rows
+
+
+def on_dask(sweep, nodes):
+    """Dask Array, tegula placed by tegula and tegula placed by Dask, on one LocalCluster."""
+    import dask
+    from distributed import Client, LocalCluster
+
+    # Every transfer stays in the workers' logs (they keep the latest 1000 by default).
+    dask.config.set({"distributed.admin.low-level-log-length": 10**7})
     with LocalCluster(n_workers=nodes, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
             Client(cluster) as client:
-        for chunking, p in sweep.items():
-            for name, make in workloads(da, p).items():
-                before, start = incoming(client), time.perf_counter()
-                result = make().compute()
-                rows[chunking, name] = (time.perf_counter() - start, incoming(client) - before, None, result)
-            before, start = incoming(client), time.perf_counter()
-            beta = newton(lambda *a: dask.compute(*a), da, p)
-            rows[chunking, "logistic regression"] = (time.perf_counter() - start, incoming(client) - before, None, beta)
-    return rows
+        return {
+            "dask": run_dask_array(client, sweep),
+            "tegula": run_tegula(sweep, scheduler=client),
+            "tegula, Dask's placement": run_tegula(sweep, scheduler=client, placement="dask"),
+        }
+
+
+def table(title, ours, theirs, simulated=True):
+    mib = 1 << 20
+    print(f"\n{title}\n")
+    print("| workload | blocks | tegula (s) | Dask (s) | time vs Dask | tegula moved (MiB) | Dask moved (MiB) "
+          "| bytes vs Dask |" + (" simulated (MiB) | measured vs simulated |" if simulated else ""))
+    print("|---|---|---|---|---|---|---|---|" + ("---|---|" if simulated else ""))
+    for (chunking, name), (t, moved, predicted, result) in sorted(ours.items(), key=lambda r: (r[0][1], r[0][0])):
+        dt, dmoved, _, expected = theirs[chunking, name]
+        if name != "logistic regression":
+            assert np.shape(result) == np.shape(expected)
+        ratio = moved / dmoved if dmoved else (0.0 if moved == 0 else float("inf"))
+        row = (f"| {name} | {chunking:g}× | {t:.2f} | {dt:.2f} | {t / dt:.2f} | {moved / mib:.1f} | {dmoved / mib:.1f} "
+               f"| {ratio:.2f} |")
+        if simulated:
+            row += f" {predicted / mib:.1f} | {moved / predicted if predicted else float('nan'):.3f} |"
+        print(row)
 
 
 def main():
@@ -155,19 +195,12 @@ def main():
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs; Python {sys.version.split()[0]}, "
           f"ray {ray.__version__}, dask {dask.__version__}; {args.nodes} nodes of one CPU; sizes {sweep[args.chunkings[0]]}"
           f" with blocks times {args.chunkings}")
-    ours = run_tegula(sweep, args.nodes)
-    theirs = run_dask(sweep, args.nodes)
-    mib = 1 << 20
-    print("| workload | blocks | tegula (s) | Dask (s) | time vs Dask | tegula moved (MiB) | Dask moved (MiB) "
-          "| bytes vs Dask | simulated (MiB) | measured vs simulated |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    for (chunking, name), (t, moved, predicted, result) in sorted(ours.items(), key=lambda r: (r[0][1], r[0][0])):
-        dt, dmoved, _, expected = theirs[chunking, name]
-        if name != "logistic regression":
-            assert np.shape(result) == np.shape(expected)
-        ratio = moved / dmoved if dmoved else (0.0 if moved == 0 else float("inf"))
-        print(f"| {name} | {chunking:g}× | {t:.2f} | {dt:.2f} | {t / dt:.2f} | {moved / mib:.1f} | {dmoved / mib:.1f} "
-              f"| {ratio:.2f} | {predicted / mib:.1f} | {moved / predicted if predicted else float('nan'):.3f} |")
+    ray_rows = on_ray(sweep, args.nodes)
+    dask_rows = on_dask(sweep, args.nodes)
+    table("tegula on Ray against Dask Array on dask.distributed", ray_rows, dask_rows["dask"])
+    table("tegula on dask.distributed against Dask Array, the same cluster", dask_rows["tegula"], dask_rows["dask"])
+    table("tegula on dask.distributed, placed by Dask's scheduler, against Dask Array",
+          dask_rows["tegula, Dask's placement"], dask_rows["dask"], simulated=False)
 
 
 if __name__ == "__main__":

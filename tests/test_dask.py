@@ -75,6 +75,25 @@ def test_bytes_each_worker_received_match_the_simulator(client):
             assert 0 < m["peak_bytes"] <= MEMORY
 
 
+def test_bytes_are_counted_where_blocks_were_read_when_the_transfer_logs_fall_short(client):
+    # Workers keep only their latest transfers: with logs of one entry, the runner counts each
+    # block's copies from the workers that read it.
+    from collections import deque
+
+    def shorten(dask_worker, length):
+        dask_worker.transfer_incoming_log = deque(dask_worker.transfer_incoming_log, maxlen=length)
+
+    x = tg.asarray(np.random.default_rng(6).standard_normal((1200, 900)), chunks=300)
+    client.run(shorten, length=1)
+    try:
+        (got,), info = tg.compute(x @ x.T, scheduler=client, report=True)
+    finally:
+        client.run(shorten, length=1000)
+    same(got, (x @ x.T).compute(scheduler="threads"))
+    simulated, measured = info["simulated"]["bytes_between_nodes"], info["measured"]["bytes_between_nodes"]
+    assert simulated > 0 and abs(measured - simulated) <= 0.1 * simulated, (measured, simulated)
+
+
 def test_dask_placement_is_measured_too(client):
     x = tg.asarray(np.random.default_rng(2).standard_normal((1200, 900)), chunks=300)
     (got,), info = tg.compute(x @ x.T, scheduler=client, placement="dask", report=True)

@@ -157,6 +157,7 @@ class _Run:
         self.in_flight = {}
         self.reports = []
         self.reported = set()
+        self.let_go_after = {}
         self.measured = Measured(self.workers)
         self.last_end = time.monotonic()
         self.no_workers_since = None
@@ -261,11 +262,21 @@ class _Run:
         if done.status != "finished":
             error = done.exception()
             raise error if isinstance(error, BaseException) else RuntimeError(f"fragment {k}: {done.status}")
+        finished = []
         for t in set(self.fragments[k][1]):
             self.readers[t] -= 1
             if self.readers[t] == 0 and t not in self.returned:
-                self.measured.let_go(t, when=time.time())
+                finished.append(t)
                 del self.futures[t]
+        # Measured once the worker's report of `k` (where it read them) has come too.
+        self.let_go_after[k] = (finished, time.time())
+        if k in self.reported:
+            self._let_go(k)
+
+    def _let_go(self, k):
+        finished, when = self.let_go_after.pop(k)
+        for t in finished:
+            self.measured.let_go(t, when=when)
 
     def _note_reports(self, wait=False):
         """Takes the workers' reports of ended fragments (waiting, with `wait`, until every
@@ -281,6 +292,8 @@ class _Run:
                 _, inputs, outputs, _, _ = self.fragments[k]
                 self.measured.ran(node, start, end, peak, inputs, outputs, sizes)
                 self.events.done(k, node, start, end)
+                if k in self.let_go_after:
+                    self._let_go(k)
             if not wait or len(self.reported) == len(self.fragments) or time.monotonic() > deadline:
                 return
             time.sleep(0.01)
