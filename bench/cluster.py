@@ -179,6 +179,25 @@ def table(title, ours, theirs, simulated=True):
         print(row)
 
 
+def gemm_rate():
+    """This machine's float64 GEMM rate on one core (NumPy's BLAS limited to one thread, as
+    Dask's workers limit it), in flop/s: the best of a few 2000² products."""
+    import subprocess
+
+    code = ("import numpy as np, time; a = np.random.rand(2000, 2000); a @ a; "
+            "print(min(-time.perf_counter() + (a @ a, time.perf_counter())[1] for _ in range(3)))")
+    one = {k: "1" for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, **one}, capture_output=True, text=True, check=True)
+    return 2 * 2000**3 / float(out.stdout)
+
+
+def compute_bound(p, rate, cores):
+    """The least time each product workload can take on `cores` cores at `rate` flop/s each."""
+    n, t, c = p["n"], p["tall"], p["tall_cols"]
+    flops = {"x @ x.T": 2 * n**3, "square matmul": 2 * n**3, "tall-skinny A.T @ A": 2 * t * c * c}
+    return {name: f / (rate * cores) for name, f in flops.items()}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scale", type=float, default=1.0)
@@ -195,6 +214,11 @@ def main():
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs; Python {sys.version.split()[0]}, "
           f"ray {ray.__version__}, dask {dask.__version__}; {args.nodes} nodes of one CPU; sizes {sweep[args.chunkings[0]]}"
           f" with blocks times {args.chunkings}")
+    rate = gemm_rate()
+    cores = min(os.cpu_count(), args.nodes)
+    bound = compute_bound(sweep[args.chunkings[0]], rate, cores)
+    print(f"GEMM on one core: {rate / 1e9:.1f} GFLOP/s; {cores} cores can do the products in no less than "
+          + ", ".join(f"{name} {t:.2f} s" for name, t in bound.items()))
     ray_rows = on_ray(sweep, args.nodes)
     dask_rows = on_dask(sweep, args.nodes)
     table("tegula on Ray against Dask Array on dask.distributed", ray_rows, dask_rows["dask"])
