@@ -192,9 +192,11 @@ def gemm_rate():
 
 
 def compute_bound(p, rate, cores):
-    """The least time each product workload can take on `cores` cores at `rate` flop/s each."""
+    """The least time each product workload can take on `cores` cores at `rate` flop/s each
+    (x @ x.T is symmetric: only the blocks on and above the diagonal are products)."""
     n, t, c = p["n"], p["tall"], p["tall_cols"]
-    flops = {"x @ x.T": 2 * n**3, "square matmul": 2 * n**3, "tall-skinny A.T @ A": 2 * t * c * c}
+    g = -(-n // p["block"])
+    flops = {"x @ x.T": 2 * n**3 * (g + 1) / (2 * g), "square matmul": 2 * n**3, "tall-skinny A.T @ A": 2 * t * c * c}
     return {name: f / (rate * cores) for name, f in flops.items()}
 
 
@@ -216,9 +218,10 @@ def main():
           f" with blocks times {args.chunkings}")
     rate = gemm_rate()
     cores = min(os.cpu_count(), args.nodes)
-    bound = compute_bound(sweep[args.chunkings[0]], rate, cores)
-    print(f"GEMM on one core: {rate / 1e9:.1f} GFLOP/s; {cores} cores can do the products in no less than "
-          + ", ".join(f"{name} {t:.2f} s" for name, t in bound.items()))
+    print(f"GEMM on one core: {rate / 1e9:.1f} GFLOP/s; the least time {cores} cores take for the products:")
+    for chunking, p in sweep.items():
+        bound = compute_bound(p, rate, cores)
+        print(f"  blocks {chunking:g}×: " + ", ".join(f"{name} {t:.2f} s" for name, t in bound.items()))
     ray_rows = on_ray(sweep, args.nodes)
     dask_rows = on_dask(sweep, args.nodes)
     table("tegula on Ray against Dask Array on dask.distributed", ray_rows, dask_rows["dask"])
