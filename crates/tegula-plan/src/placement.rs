@@ -8,6 +8,8 @@
 //! the node that moves fewest bytes. `simulate` replays a placement: the bytes moved between
 //! nodes (a block is copied to a node once, however many of its fragments read it) and each
 //! node's peak of blocks held, the figures an executor's measurements are checked against.
+//! `place_block_cyclic` is the baseline: NumS's default block-cyclic layout, blind to where
+//! inputs are, which the simulator compares `place` with (`bench/scaleout.py`).
 
 use crate::fragments::{is_given_load, FragmentCut};
 use crate::graph::{TaskGraph, TaskId};
@@ -104,6 +106,57 @@ pub fn place(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> Placement
         })
         .collect();
     Placement { nodes, fragment_node, given_node }
+}
+
+/// How fragments are placed: tegula's own placement (`place`), or the block-cyclic baseline
+/// it is judged against (`place_block_cyclic`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Placer {
+    #[default]
+    Tegula,
+    BlockCyclic,
+}
+
+impl Placer {
+    pub const ALL: [Placer; 2] = [Placer::Tegula, Placer::BlockCyclic];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Placer::Tegula => "tegula",
+            Placer::BlockCyclic => "block-cyclic",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Placer> {
+        Placer::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    pub fn place(self, graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> Placement {
+        match self {
+            Placer::Tegula => place(graph, cuts, nodes),
+            Placer::BlockCyclic => place_block_cyclic(graph, cuts, nodes),
+        }
+    }
+}
+
+/// The baseline `place` is judged against: NumS's default layout, a 1×N grid of nodes over
+/// each array's row-major blocks, blind to where a fragment's inputs are. Given blocks are
+/// dealt as `place` deals them; the fragments ending in the same expression node (their last
+/// task's) are dealt round the nodes in plan order, each expression starting on node 0.
+/// Fragments are dealt, not tasks: a fragment holding a whole sum tree would otherwise skip
+/// as many ranks as its tree has tasks, and a period sharing a factor with N piles them up.
+pub fn place_block_cyclic(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> Placement {
+    let nodes = nodes.max(1);
+    let mut dealt: HashMap<Option<u64>, usize> = HashMap::new();
+    let fragment_node = cuts
+        .iter()
+        .map(|cut| {
+            let rank = dealt.entry(cut.tasks.last().map(|&t| graph.tasks[t].node)).or_default();
+            *rank += 1;
+            (*rank - 1) % nodes
+        })
+        .collect();
+    Placement { nodes, fragment_node, given_node: block_cyclic(graph, cuts, nodes) }
 }
 
 /// Which fragments run together, on one node: a fragment whose blocks all go to one other

@@ -10,7 +10,7 @@ use tegula_core::{internal_err, value_err, IoOp, Result, Spec, TaskOp};
 use tegula_exec::{assemble_output, Fragment};
 use tegula_kernels::Chunk;
 use tegula_plan::fragments::{cut_given_loads, sub_graph};
-use tegula_plan::placement::{check_nodes_fit, fragment_need, place, simulate, Placement, Simulation};
+use tegula_plan::placement::{check_nodes_fit, fragment_need, simulate, Placement, Placer, Simulation};
 use tegula_plan::{NodeRef, TaskGraph, TaskId};
 
 /// The nodes a plan is placed on.
@@ -32,8 +32,13 @@ pub struct ClusterPlan {
 
 /// Plans `arrays` for `nodes` (see `ClusterPlan::new`).
 pub fn plan_cluster(arrays: &[&Array], fuse: bool, spec: &Spec, nodes: Nodes) -> Result<ClusterPlan> {
+    plan_cluster_with(arrays, fuse, spec, nodes, Placer::Tegula)
+}
+
+/// Plans `arrays` for `nodes`, its fragments placed by `placer` (see `ClusterPlan::new_with`).
+pub fn plan_cluster_with(arrays: &[&Array], fuse: bool, spec: &Spec, nodes: Nodes, placer: Placer) -> Result<ClusterPlan> {
     let roots: Vec<NodeRef> = arrays.iter().map(|a| a.node().clone()).collect();
-    ClusterPlan::new(plan_within(&roots, fuse, spec.memory.max(nodes.memory))?, nodes)
+    ClusterPlan::new_with(plan_within(&roots, fuse, spec.memory.max(nodes.memory))?, nodes, placer)
 }
 
 impl ClusterPlan {
@@ -41,13 +46,19 @@ impl ClusterPlan {
     /// ones or are given blocks; refused before anything runs when a fragment cannot fit a
     /// node, or reaches what cannot leave this process.
     pub fn new(graph: TaskGraph, nodes: Nodes) -> Result<ClusterPlan> {
+        ClusterPlan::new_with(graph, nodes, Placer::Tegula)
+    }
+
+    /// `new`, its fragments placed by `placer`: the block-cyclic baseline is there to be
+    /// simulated against tegula's placement; executors run `new`'s.
+    pub fn new_with(graph: TaskGraph, nodes: Nodes, placer: Placer) -> Result<ClusterPlan> {
         if nodes.count == 0 {
             return Err(value_err!("a cluster needs at least one node"));
         }
         let cuts = cut_given_loads(&graph);
         let needs: Vec<usize> = cuts.iter().map(|c| fragment_need(&graph, c)).collect();
         check_nodes_fit(&graph, &cuts, &needs, nodes.memory)?;
-        let placement = place(&graph, &cuts, nodes.count);
+        let placement = placer.place(&graph, &cuts, nodes.count);
         let simulation = simulate(&graph, &cuts, &needs, &placement);
         let fragments = cuts
             .into_iter()

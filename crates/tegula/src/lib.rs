@@ -24,9 +24,9 @@ mod sample_sort;
 mod store;
 
 pub use array::{compute, compute_observed, plan_of, Array, ComputeOptions};
-pub use cluster::{plan_cluster, ClusterPlan, Nodes};
+pub use cluster::{plan_cluster, plan_cluster_with, ClusterPlan, Nodes};
 pub use fragments::{plan_fragments, EncodedFragment};
-pub use tegula_plan::placement::{NodeLoad, Simulation};
+pub use tegula_plan::placement::{NodeLoad, Placer, Simulation};
 pub use ordering::SortSpec;
 pub use tegula_exec::fragment::{run_fragment, set_function_decoder, Fragment};
 pub use tegula_exec::{serve, set_callback_encoder};

@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 use std::collections::HashMap;
 use tegula::random::Generator;
-use tegula::{plan_cluster, run_fragment, Array, AxisChunks, Chunk, ChunkSpec, Fragment, Nodes, ReduceOp, ReduceSpec, Spec, TegulaError};
+use tegula::{plan_cluster, plan_cluster_with, run_fragment, ClusterPlan, Placer, Array, AxisChunks, Chunk, ChunkSpec, Fragment, Nodes, ReduceOp, ReduceSpec, Spec, TegulaError};
 
 fn chunks(block: usize) -> ChunkSpec {
     ChunkSpec::All(AxisChunks::Size(block))
@@ -121,4 +121,59 @@ fn a_product_with_many_output_blocks_is_computed_by_their_owners() {
     let plan = plan_cluster(&[&x.matmul(&y).unwrap()], true, &Spec::default(), nodes(3)).unwrap();
     let operands = 2 * n * n * 8;
     assert!(plan.simulation.bytes_between_nodes <= 2 * operands, "{}", plan.simulation);
+}
+
+/// `x @ x.T` of 8 × 8 blocks of `block`² elements.
+fn x_times_xt(block: usize) -> Array {
+    let x = Generator::new(6).random(&[8 * block, 8 * block], &chunks(block)).unwrap();
+    x.matmul(&x.t()).unwrap()
+}
+
+fn placed(arrays: &[&Array], count: usize, placer: Placer) -> ClusterPlan {
+    plan_cluster_with(arrays, true, &Spec::default(), nodes(count), placer).unwrap()
+}
+
+#[test]
+fn placers_are_found_by_name() {
+    for placer in Placer::ALL {
+        assert_eq!(Placer::from_name(placer.name()), Some(placer));
+    }
+    assert_eq!(Placer::from_name("round-robin"), None);
+}
+
+#[test]
+fn the_block_cyclic_baseline_puts_everything_on_a_node() {
+    // An array the caller holds, whose blocks are given, beside generated ones.
+    let m = held(128, 16);
+    let y = x_times_xt(16).add(&m.matmul(&m).unwrap()).unwrap();
+    for count in [1, 3, 16] {
+        let plan = placed(&[&y], count, Placer::BlockCyclic);
+        assert_eq!(plan.placement.fragment_node.len(), plan.fragments.len());
+        assert!(plan.placement.fragment_node.iter().all(|&n| n < count));
+        assert!(!plan.given().is_empty());
+        assert!(plan.given().iter().all(|&(_, n)| n < count));
+    }
+}
+
+#[test]
+fn the_block_cyclic_baseline_spreads_fragments_evenly() {
+    // The source's blocks, the products and the transposed blocks below the diagonal are
+    // each dealt round the nodes from node 0: no node has more than one more of each.
+    for count in [2, 3, 5, 16] {
+        let plan = placed(&[&x_times_xt(64)], count, Placer::BlockCyclic);
+        let fragments: Vec<usize> = plan.simulation.nodes.iter().map(|n| n.fragments).collect();
+        let (least, most) = (fragments.iter().min().unwrap(), fragments.iter().max().unwrap());
+        assert!(most - least <= 3, "{count} nodes: {fragments:?}");
+    }
+}
+
+#[test]
+fn tegula_moves_no_more_than_the_block_cyclic_baseline_on_x_times_xt() {
+    for block in [64, 500] {
+        for count in [2, 3, 4, 8, 16] {
+            let moved = |placer| placed(&[&x_times_xt(block)], count, placer).simulation.bytes_between_nodes;
+            let (ours, baseline) = (moved(Placer::Tegula), moved(Placer::BlockCyclic));
+            assert!(ours <= baseline, "blocks of {block}², {count} nodes: {ours} moved against {baseline}");
+        }
+    }
 }
