@@ -1,12 +1,15 @@
 //! A plan for a cluster (`tegula::ClusterPlan`) as the runner of a hosted executor sees it
 //! (`hosted.rs`): the fragments as bytes with the node each runs on, the blocks of the
-//! caller's arrays to give the nodes, and the tasks whose blocks are the results.
+//! caller's arrays to give the nodes, and the tasks whose blocks are the results; and
+//! `simulate`, a plan's simulated cost under tegula's placement or the block-cyclic baseline.
 
+use crate::array::PyArrayHandle;
 use crate::convert::chunk_to_numpy;
 use crate::errors::IntoPy;
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use tegula::{ClusterPlan, Simulation};
+use tegula::{Array, ClusterPlan, Nodes, Placer, Simulation};
 
 #[pyclass(frozen, name = "ClusterPlan")]
 pub struct PyClusterPlan {
@@ -44,6 +47,33 @@ impl PyClusterPlan {
     fn outputs(&self) -> Vec<Vec<usize>> {
         self.inner.outputs()
     }
+}
+
+/// How `arrays`, computed together, would run on `nodes` nodes of `node_memory` bytes each
+/// (default: the budget, `memory`) with their fragments placed by `placement` ("tegula", or
+/// the "block-cyclic" baseline): the simulation as a dict (`simulation_dict`) and `fragments`,
+/// their count. Plans only; nothing is computed.
+#[pyfunction]
+#[pyo3(signature = (arrays, nodes, node_memory=None, memory=None, placement="tegula"))]
+pub fn simulate<'py>(
+    py: Python<'py>,
+    arrays: Vec<PyRef<'py, PyArrayHandle>>,
+    nodes: usize,
+    node_memory: Option<usize>,
+    memory: Option<usize>,
+    placement: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let placer = Placer::from_name(placement).ok_or_else(|| {
+        let names: Vec<&str> = Placer::ALL.iter().map(|p| p.name()).collect();
+        PyValueError::new_err(format!("unknown placement {placement:?}; one of {names:?}"))
+    })?;
+    let spec = crate::options::spec(memory, None)?;
+    let nodes = Nodes { count: nodes, memory: node_memory.unwrap_or(spec.memory) };
+    let handles: Vec<&Array> = arrays.iter().map(|a| &a.inner).collect();
+    let plan = py.detach(|| tegula::plan_cluster_with(&handles, true, &spec, nodes, placer)).py()?;
+    let out = simulation_dict(py, &plan.simulation)?;
+    out.set_item("fragments", plan.fragments.len())?;
+    Ok(out)
 }
 
 /// A simulation as a dict: `bytes_between_nodes`, `bytes_given`, `bytes_returned` and `nodes`,
