@@ -1,0 +1,96 @@
+"""Simulated scale-out: bench/cluster.py's workloads planned for 3 (the real cluster's size),
+16, 64 and 256 nodes, their fragments placed by tegula (``place``: subtrees kept whole, greedy
+LSHS cost) and by the block-cyclic baseline (NumS's default layout, blind to where inputs
+are), each placement replayed by tegula's simulator: bytes moved between nodes, each node's
+bytes received + sent and its peak of blocks held. Plans only: nothing is computed, and Ray
+is not needed.
+
+    .venv/bin/python bench/scaleout.py               # the sizes of the issue
+    .venv/bin/python bench/scaleout.py --scale 0.25  # every side a quarter as long
+
+Logistic regression runs 10 computes, one per Newton step, whose plans differ only in the
+values of the coefficients: the first step's plan is simulated.
+"""
+
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+from cluster import newton, sizes, workloads
+
+PLACEMENTS = ("tegula", "block-cyclic")
+# Large enough that no plan is refused for a fragment bigger than a node.
+NODE_MEMORY = 64 << 30
+MIB = 1 << 20
+
+
+def first_newton_step(lib, p):
+    """The arrays bench/cluster.py's logistic regression computes in its first Newton step."""
+    steps = []
+
+    def capture(*arrays):
+        steps.append(arrays)
+        return np.zeros(p["cols"]), np.eye(p["cols"])
+
+    newton(capture, lib, dict(p, steps=1))
+    return steps[0]
+
+
+def simulate(tg, arrays, nodes, placement):
+    return tg._tegula.simulate([a._h for a in arrays], nodes, node_memory=NODE_MEMORY, placement=placement)
+
+
+def figures(sim):
+    """Total bytes moved; max and mean bytes in + out per node; max and mean peak per node."""
+    traffic = [n["bytes_in"] + n["bytes_out"] for n in sim["nodes"]]
+    peaks = [n["peak_bytes"] for n in sim["nodes"]]
+    return sim["bytes_between_nodes"], max(traffic), np.mean(traffic), max(peaks), np.mean(peaks)
+
+
+def ratio(ours, theirs):
+    return f"{ours / theirs:.2f}" if theirs else "—"
+
+
+def table_rows(name, nodes, ours, theirs):
+    """tegula's row, with its ratios to the baseline, then the baseline's."""
+    cells = lambda row: " | ".join(f"{v / MIB:.1f}" for v in row)  # noqa: E731
+    yield f"| {name} | {nodes} | tegula | {cells(ours)} | {ratio(ours[0], theirs[0])} | {ratio(ours[3], theirs[3])} |"
+    yield f"| {name} | {nodes} | block-cyclic | {cells(theirs)} | | |"
+
+
+def commit():
+    run = lambda *args: subprocess.run(["git", *args], capture_output=True, text=True).stdout.strip()  # noqa: E731
+    return run("rev-parse", "--short", "HEAD") + (" (with changes)" if run("status", "--porcelain", "--untracked-files=no") else "")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--nodes", type=int, nargs="+", default=[3, 16, 64, 256])
+    args = parser.parse_args()
+    p = sizes(args.scale)
+    import tegula as tg
+
+    print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs; Python {sys.version.split()[0]}, "
+          f"tegula {tg.__version__} at {commit()}, numpy {np.__version__}; nodes of {NODE_MEMORY // (1 << 30)} GiB; "
+          f"sizes {p}; command: {' '.join([os.path.basename(sys.executable), *sys.argv])}\n")
+    cases = {name: lambda make=make: [make()] for name, make in workloads(tg, p).items()}
+    cases["logistic regression (first Newton step)"] = lambda: first_newton_step(tg, p)
+    print("| workload | N | placement | moved (MiB) | max in+out per node (MiB) | mean in+out (MiB) "
+          "| max peak per node (MiB) | mean peak (MiB) | moved, tegula / baseline | max peak, tegula / baseline |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    start = time.perf_counter()
+    for name, arrays in cases.items():
+        for nodes in args.nodes:
+            ours, theirs = (figures(simulate(tg, arrays(), nodes, placement)) for placement in PLACEMENTS)
+            print("\n".join(table_rows(name, nodes, ours, theirs)))
+    print(f"\n{time.perf_counter() - start:.2f} s to plan and simulate every row")
+
+
+if __name__ == "__main__":
+    main()
