@@ -9,7 +9,7 @@ use crate::errors::IntoPy;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use tegula::{Array, ClusterPlan, Nodes, Placer, Simulation};
+use tegula::{Array, ClusterPlan, Nodes, Placer};
 
 #[pyclass(frozen, name = "ClusterPlan")]
 pub struct PyClusterPlan {
@@ -71,31 +71,8 @@ pub fn simulate<'py>(
     let nodes = Nodes { count: nodes, memory: node_memory.unwrap_or(spec.memory) };
     let handles: Vec<&Array> = arrays.iter().map(|a| &a.inner).collect();
     let plan = py.detach(|| tegula::plan_cluster_with(&handles, true, &spec, nodes, placer)).py()?;
-    let out = simulation_dict(py, &plan.simulation)?;
+    let out = crate::options::simulation_dict(py, &plan.simulation)?;
     out.set_item("fragments", plan.fragments.len())?;
     Ok(out)
 }
 
-/// A simulation as a dict: `bytes_between_nodes`, `bytes_given`, `bytes_returned` and `nodes`,
-/// a list of per-node dicts.
-pub fn simulation_dict<'py>(py: Python<'py>, sim: &Simulation) -> PyResult<Bound<'py, PyDict>> {
-    let out = PyDict::new(py);
-    out.set_item("bytes_between_nodes", sim.bytes_between_nodes)?;
-    out.set_item("bytes_given", sim.bytes_given)?;
-    out.set_item("bytes_returned", sim.bytes_returned)?;
-    let nodes = sim
-        .nodes
-        .iter()
-        .map(|n| {
-            let d = PyDict::new(py);
-            d.set_item("fragments", n.fragments)?;
-            d.set_item("bytes_made", n.bytes_made)?;
-            d.set_item("bytes_in", n.bytes_in)?;
-            d.set_item("bytes_out", n.bytes_out)?;
-            d.set_item("peak_bytes", n.peak_bytes)?;
-            Ok(d)
-        })
-        .collect::<PyResult<Vec<_>>>()?;
-    out.set_item("nodes", nodes)?;
-    Ok(out)
-}

@@ -41,8 +41,8 @@ pub fn report_dict<'py>(py: Python<'py>, report: &tegula::Report) -> PyResult<Bo
     info.set_item("memory", report.budget)?;
     info.set_item("device_peak_bytes", report.device_peaks.clone())?;
     if let Some(cluster) = &report.cluster {
-        info.set_item("simulated", crate::cluster::simulation_dict(py, &cluster.simulated)?)?;
-        let measured = cluster.measured.as_ref().map(|m| crate::cluster::simulation_dict(py, m)).transpose()?;
+        info.set_item("simulated", simulation_dict(py, &cluster.simulated)?)?;
+        let measured = cluster.measured.as_ref().map(|m| simulation_dict(py, m)).transpose()?;
         info.set_item("measured", measured)?;
     }
     Ok(info)
@@ -72,4 +72,28 @@ pub fn default_spec() -> PyResult<(usize, PathBuf)> {
 #[pyfunction]
 pub fn memory_budget(text: &str) -> PyResult<usize> {
     tegula::memory_budget(text).py()
+}
+
+/// A simulation (or a cluster's measurements, which have its shape) as a dict: `bytes_between_nodes`, `bytes_given`, `bytes_returned` and `nodes`,
+/// a list of per-node dicts.
+pub fn simulation_dict<'py>(py: Python<'py>, sim: &tegula::Simulation) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    out.set_item("bytes_between_nodes", sim.bytes_between_nodes)?;
+    out.set_item("bytes_given", sim.bytes_given)?;
+    out.set_item("bytes_returned", sim.bytes_returned)?;
+    let nodes = sim
+        .nodes
+        .iter()
+        .map(|n| {
+            let d = PyDict::new(py);
+            d.set_item("fragments", n.fragments)?;
+            d.set_item("bytes_made", n.bytes_made)?;
+            d.set_item("bytes_in", n.bytes_in)?;
+            d.set_item("bytes_out", n.bytes_out)?;
+            d.set_item("peak_bytes", n.peak_bytes)?;
+            Ok(d)
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    out.set_item("nodes", nodes)?;
+    Ok(out)
 }
