@@ -75,6 +75,18 @@ def test_bytes_each_worker_received_match_the_simulator(client):
             assert 0 < m["peak_bytes"] <= MEMORY
 
 
+def test_a_plan_beyond_the_workers_memory_is_admitted_fragment_by_fragment(client, monkeypatch):
+    from tegula import _dask
+
+    monkeypatch.setattr(_dask, "submit_whole", lambda peaks, memory: False)
+    x = tg.asarray(np.random.default_rng(1).standard_normal((1200, 900)), chunks=300)
+    for expr in (x @ x.T, tg.linalg.qr(x)[1]):
+        (got,), info = tg.compute(expr, scheduler=client, report=True)
+        same(got, expr.compute(scheduler="threads"))
+        simulated, measured = info["simulated"]["bytes_between_nodes"], info["measured"]["bytes_between_nodes"]
+        assert measured >= simulated
+
+
 def test_bytes_are_counted_where_blocks_were_read_when_the_transfer_logs_fall_short(client):
     # Workers keep only their latest transfers: with logs of one entry, the runner counts each
     # block's copies from the workers that read it.

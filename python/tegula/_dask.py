@@ -23,8 +23,10 @@ import weakref
 
 from ._cluster_measure import Measured
 
-# As on Ray: fragments a worker is given at once per thread, and how long a cluster without
-# workers is waited for.
+# As on Ray, for a plan whose simulated peak passes a worker's memory limit: fragments a
+# worker is given at once per thread. Others are submitted whole: a worker keeps a copy of a
+# block it fetched only while a task of its own still needs it, so fragments submitted later
+# would fetch it again. Then how long a cluster without workers is waited for.
 IN_FLIGHT_PER_THREAD = 2
 STALL_CHECK_S = 5
 NO_WORKERS_WAIT_S = 60
@@ -97,6 +99,12 @@ def _received(keys, dask_worker):
     return [g for g in got if g[1]], log.maxlen is None or len(log) < log.maxlen
 
 
+def submit_whole(peaks, memory):
+    """Whether a plan whose nodes peak at `peaks` bytes (simulated) is submitted whole to
+    workers of `memory` bytes each (None: unknown)."""
+    return all(m is None or peak <= m for peak, m in zip(peaks, memory))
+
+
 def _on_event(event):
     _, (run, *report) = event
     if run in _runs:
@@ -137,8 +145,9 @@ class Runner:
 
 
 class _Run:
-    """One computation on Dask: fragments submitted in plan order, at most a few in flight per
-    worker, each block's future let go once every fragment reading it has ended."""
+    """One computation on Dask: fragments submitted in plan order — all at once, or at most a
+    few in flight per worker when the plan's simulated peak passes a worker's memory — each
+    block's future let go once every fragment reading it has ended."""
 
     def __init__(self, client, plan, runner, events):
         self.client, self.plan, self.events = client, plan, events
@@ -155,6 +164,7 @@ class _Run:
                 self.readers[t] = self.readers.get(t, 0) + 1
         self.returned = {t for tasks in plan.outputs() for t in tasks}
         self.in_flight = {}
+        self.whole = submit_whole(plan.peaks(), self.memory)
         self.reports = []
         self.reported = set()
         self.let_go_after = {}
@@ -206,7 +216,8 @@ class _Run:
     def _submit(self, k, fragment, inputs, outputs, node, need):
         key = (f"tegula-fragment-{self.run_id}", k)
         args = [self.futures[t] for t in inputs]
-        run = dict(key=key, pure=False, **self._where(node))
+        # Earlier fragments first, where a worker has several ready (Dask runs higher first).
+        run = dict(key=key, pure=False, priority=len(self.fragments) - k, **self._where(node))
         done = self.client.submit(_run_fragment, self.run_id, k, fragment, self.budget[node], *args, **run)
         self.keys.add(str(done.key))
         if len(outputs) == 1:
@@ -214,7 +225,7 @@ class _Run:
         else:
             for i, t in enumerate(outputs):
                 key = (f"tegula-block-{self.run_id}", t)
-                self.futures[t] = self.client.submit(operator.getitem, done, i, key=key, pure=False, **self._where(node))
+                self.futures[t] = self.client.submit(operator.getitem, done, i, key=key, pure=False, priority=run["priority"], **self._where(node))
                 self.keys.add(str(self.futures[t].key))
         self.in_flight[k] = (done, node, need)
 
@@ -223,6 +234,8 @@ class _Run:
         (None) until every fragment has ended."""
         while self.in_flight:
             if node is not None:
+                if self.whole:
+                    return
                 if not self.pinned:
                     room = len(self.in_flight) < IN_FLIGHT_PER_THREAD * sum(self.threads)
                     if room:

@@ -43,6 +43,11 @@ impl PyClusterPlan {
         chunk_to_numpy(py, self.inner.given_block(task).py()?)
     }
 
+    /// Each node's simulated peak of bytes held, running the fragments in plan order.
+    fn peaks(&self) -> Vec<usize> {
+        self.inner.simulation.nodes.iter().map(|n| n.peak_bytes).collect()
+    }
+
     /// The task ids of each array's blocks, row-major over its block grid.
     fn outputs(&self) -> Vec<Vec<usize>> {
         self.inner.outputs()
