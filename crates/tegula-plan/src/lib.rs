@@ -10,6 +10,7 @@ pub mod fuse;
 pub mod graph;
 pub mod lower;
 pub mod memory;
+pub mod merge;
 pub mod node;
 pub mod order;
 pub mod placement;

@@ -24,6 +24,9 @@ pub struct Placement {
     pub nodes: usize,
     pub fragment_node: Vec<usize>,
     pub given_node: HashMap<TaskId, usize>,
+    /// The subtrees of fragments placed whole on one node (their fragments, in plan order,
+    /// the tree's head last), which `merge::merge_trees` makes one fragment each.
+    pub trees: Vec<Vec<usize>>,
 }
 
 /// What one node does under a placement.
@@ -105,7 +108,9 @@ pub fn place(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> Placement
             node
         })
         .collect();
-    Placement { nodes, fragment_node, given_node }
+    let mut trees: Vec<Vec<usize>> = members.into_iter().filter(|(g, m)| m.len() > 1 && group_node[g].is_some()).map(|(_, m)| m).collect();
+    trees.sort_unstable_by_key(|m| m.last().copied());
+    Placement { nodes, fragment_node, given_node, trees }
 }
 
 /// How fragments are placed: tegula's own placement (`place`), or the block-cyclic baseline
@@ -156,7 +161,7 @@ pub fn place_block_cyclic(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize)
             (*rank - 1) % nodes
         })
         .collect();
-    Placement { nodes, fragment_node, given_node: block_cyclic(graph, cuts, nodes) }
+    Placement { nodes, fragment_node, given_node: block_cyclic(graph, cuts, nodes), trees: vec![] }
 }
 
 /// Which fragments run together, on one node: a fragment whose blocks all go to one other

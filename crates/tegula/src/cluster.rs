@@ -10,6 +10,7 @@ use tegula_core::{internal_err, value_err, IoOp, Result, Spec, TaskOp};
 use tegula_exec::{assemble_output, Fragment};
 use tegula_kernels::Chunk;
 use tegula_plan::fragments::{cut_given_loads, sub_graph};
+use tegula_plan::merge::merge_trees;
 use tegula_plan::placement::{check_nodes_fit, fragment_need, simulate, Placement, Placer, Simulation};
 use tegula_plan::{NodeRef, TaskGraph, TaskId};
 
@@ -59,6 +60,9 @@ impl ClusterPlan {
         let needs: Vec<usize> = cuts.iter().map(|c| fragment_need(&graph, c)).collect();
         check_nodes_fit(&graph, &cuts, &needs, nodes.memory)?;
         let placement = placer.place(&graph, &cuts, nodes.count);
+        // A merged tree needs what its hungriest member needed.
+        let (cuts, placement) = merge_trees(cuts, placement);
+        let needs: Vec<usize> = cuts.iter().map(|c| fragment_need(&graph, c)).collect();
         let simulation = simulate(&graph, &cuts, &needs, &placement);
         let fragments = cuts
             .into_iter()

@@ -177,3 +177,21 @@ fn tegula_moves_no_more_than_the_block_cyclic_baseline_on_x_times_xt() {
         }
     }
 }
+
+#[test]
+fn a_contraction_placed_whole_is_one_fragment_per_output_block() {
+    // 4×4 output blocks, each the sum of 4 products: 32 generated blocks, then per output
+    // block one fragment reading its 8 operand blocks, not 4 products and a sum apart.
+    let rng = Generator::new(5);
+    let x = rng.random(&[64, 64], &chunks(16)).unwrap();
+    let y = rng.random(&[64, 64], &chunks(16)).unwrap();
+    let z = x.matmul(&y).unwrap();
+    let plan = plan_cluster(&[&z], true, &Spec::default(), nodes(3)).unwrap();
+    let readers: Vec<_> = plan.fragments.iter().filter(|f| !f.inputs.is_empty()).collect();
+    assert_eq!(readers.len(), 16);
+    assert!(readers.iter().all(|f| f.inputs.len() == 8 && f.outputs.len() == 1));
+    assert_eq!(plan.fragments.len(), 32 + 16);
+    assert_eq!(plan.simulation.nodes.iter().map(|n| n.fragments).sum::<usize>(), plan.fragments.len());
+    let got = run_on_cluster(&[&z], 3);
+    assert_eq!(got[0].typed::<f64>().unwrap(), z.compute().unwrap().typed::<f64>().unwrap());
+}
