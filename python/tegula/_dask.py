@@ -9,10 +9,11 @@ fragment making several blocks is split by a small task per block on the same wo
 reader fetches only the block it reads. The workers report each fragment's node, times, block
 sizes and peak as events; the bytes moved between workers come from their transfer logs.
 
-Fragments are pinned with loose restrictions (``allow_other_workers=True``): Dask runs a task
-on its worker while that worker lives, and elsewhere once it is gone, so a lost worker's
-fragments (and the blocks it held, from their lineage) run again on the others. Blocks the
-caller gave that a lost worker held cannot be rebuilt: the computation fails naming them.
+Fragments are pinned (``allow_other_workers=False``): Dask neither runs nor steals them
+anywhere else, so the bytes moved are the ones tegula's placement planned. A worker that
+leaves takes its fragments, and the blocks it held, with it; the run then stops, and the
+computation is planned again for the workers left (``run`` returns None), and run again.
+With ``placement="dask"`` nothing is pinned: Dask reruns lost work itself.
 """
 
 import itertools
@@ -26,7 +27,9 @@ from ._cluster_measure import Measured
 # As on Ray, for a plan whose simulated peak passes a worker's memory limit: fragments a
 # worker is given at once per thread. Others are submitted whole: a worker keeps a copy of a
 # block it fetched only while a task of its own still needs it, so fragments submitted later
-# would fetch it again. Then how long a cluster without workers is waited for.
+# would fetch it again. Then how long nothing may end before the workers are checked (a
+# placed one gone: the plan is made again), and how long a cluster without workers is
+# waited for.
 IN_FLIGHT_PER_THREAD = 2
 STALL_CHECK_S = 5
 NO_WORKERS_WAIT_S = 60
@@ -38,6 +41,10 @@ PLACEMENTS = ("tegula", "dask")
 _runs = {}
 _runners = {}
 _names = itertools.count()
+
+
+class WorkersChanged(Exception):
+    """A worker fragments were placed on has left the cluster."""
 
 
 def _distributed():
@@ -140,8 +147,12 @@ class Runner:
         return len(self.workers), min(known) if known else None
 
     def run(self, plan, events):
-        """Runs `plan`'s fragments; returns the result blocks by task id and what each worker did."""
-        return _Run(self.client(), plan, self, events).all()
+        """Runs `plan`'s fragments; returns the result blocks by task id and what each worker
+        did, or None when a worker the plan placed fragments on has left (plan again)."""
+        try:
+            return _Run(self.client(), plan, self, events).all()
+        except WorkersChanged:
+            return None
 
 
 class _Run:
@@ -157,6 +168,7 @@ class _Run:
         self.fragments = plan.fragments()
         self.run_id = uuid.uuid4().hex[:16]
         self.futures = {}
+        self.submitted = []
         self.keys = set()
         self.readers = {}
         for _, inputs, _, _, _ in self.fragments:
@@ -211,7 +223,7 @@ class _Run:
                 self.measured.gave(t, self.measured.node(holders[future.key][0]), block.nbytes, now)
 
     def _where(self, node):
-        return dict(workers=[self.workers[node]], allow_other_workers=True) if self.pinned else {}
+        return dict(workers=[self.workers[node]], allow_other_workers=False) if self.pinned else {}
 
     def _submit(self, k, fragment, inputs, outputs, node, need):
         key = (f"tegula-fragment-{self.run_id}", k)
@@ -219,6 +231,7 @@ class _Run:
         # Earlier fragments first, where a worker has several ready (Dask runs higher first).
         run = dict(key=key, pure=False, priority=len(self.fragments) - k, **self._where(node))
         done = self.client.submit(_run_fragment, self.run_id, k, fragment, self.budget[node], *args, **run)
+        self.submitted.append(done)
         self.keys.add(str(done.key))
         if len(outputs) == 1:
             self.futures[outputs[0]] = done
@@ -226,6 +239,7 @@ class _Run:
             for i, t in enumerate(outputs):
                 key = (f"tegula-block-{self.run_id}", t)
                 self.futures[t] = self.client.submit(operator.getitem, done, i, key=key, pure=False, priority=run["priority"], **self._where(node))
+                self.submitted.append(self.futures[t])
                 self.keys.add(str(self.futures[t].key))
         self.in_flight[k] = (done, node, need)
 
@@ -255,12 +269,17 @@ class _Run:
                 time.sleep(0.005)
 
     def _check_stalled(self):
-        """Raises once the cluster has had no worker for ``NO_WORKERS_WAIT_S``."""
+        """When nothing has ended for ``STALL_CHECK_S``: raises ``WorkersChanged`` when a
+        worker fragments are pinned to has left, or once the cluster has had no worker for
+        ``NO_WORKERS_WAIT_S``."""
         now = time.monotonic()
         if now - self.last_end <= STALL_CHECK_S:
             return
         self.last_end = now
-        alive = bool(self.client.scheduler_info(n_workers=-1)["workers"])
+        alive = set(self.client.scheduler_info(n_workers=-1)["workers"])
+        if self.pinned and not set(self.workers) <= alive:
+            self.client.cancel(list(self.submitted))
+            raise WorkersChanged(sorted(set(self.workers) - alive))
         self.no_workers_since = None if alive else (self.no_workers_since or now)
         if self.no_workers_since is not None and now - self.no_workers_since >= NO_WORKERS_WAIT_S:
             raise RuntimeError(
@@ -312,9 +331,18 @@ class _Run:
             time.sleep(0.01)
 
     def _gather(self, futures):
+        """The results' values, once every one is ready (checking the workers meanwhile: a
+        result lost with its worker is made again by Dask only where it may run)."""
+        distributed = _distributed()
+        while True:
+            try:
+                distributed.wait(futures, timeout=STALL_CHECK_S)
+                break
+            except TimeoutError:
+                self._check_stalled()
         try:
             return self.client.gather(futures)
-        except _distributed().CancelledError as e:
+        except distributed.CancelledError as e:
             raise RuntimeError(f"a block of tegula's computation was lost with its worker: {e}") from None
 
     def _use_transfer_logs(self):

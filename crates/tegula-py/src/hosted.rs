@@ -1,16 +1,17 @@
-//! Executors hosted by a distributed engine's Python API (Ray): an `Executor` registered by
+//! Executors hosted by a distributed engine's Python API (Ray, dask.distributed): an `Executor` registered by
 //! name from Python (`register_hosted_executor`), so every computation — `compute`, stores,
 //! the ones operations run while built — reaches it as it reaches the native ones. The plan is
 //! cut and placed here (`tegula::ClusterPlan`); the runner, a Python object, only ships it:
 //! `runner.nodes(workers)` gives the node count and each node's memory (or None), then
 //! `runner.run(plan, events)` runs the fragments, calls `events.done(fragment, node, start,
-//! end)` as each ends, and returns the output blocks by task id and the bytes it measured
-//! moving between nodes (or None).
+//! end)` as each ends, and returns the output blocks by task id and what it measured (or
+//! None), or None alone when nodes it was placed on left: the computation is then planned
+//! again for the nodes there are.
 
 use crate::cluster::PyClusterPlan;
 use crate::convert::chunk_from_numpy;
 use crate::errors::stash_error;
-use pyo3::exceptions::PyKeyError;
+use pyo3::exceptions::{PyKeyError, PyRuntimeError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::collections::HashMap;
@@ -49,8 +50,23 @@ impl Executor for Hosted {
     }
 }
 
+/// How many times a computation is planned for the cluster's nodes, when its runner reports
+/// that nodes it was placed on left before it ended.
+const PLANS: usize = 4;
+
 impl Hosted {
     fn run(&self, py: Python<'_>, graph: &TaskGraph, spec: &Spec, observer: Option<&dyn Observer>) -> PyResult<(Vec<Vec<Chunk>>, Report)> {
+        for _ in 0..PLANS {
+            if let Some(done) = self.attempt(py, graph, spec, observer)? {
+                return Ok(done);
+            }
+        }
+        Err(PyRuntimeError::new_err(format!("nodes of the cluster left during each of {PLANS} attempts at the computation")))
+    }
+
+    /// Plans `graph` for the cluster's nodes and runs it; None when the runner reports that
+    /// nodes the plan placed work on have left (the plan no longer fits the cluster).
+    fn attempt(&self, py: Python<'_>, graph: &TaskGraph, spec: &Spec, observer: Option<&dyn Observer>) -> PyResult<Option<(Vec<Vec<Chunk>>, Report)>> {
         let (count, memory): (usize, Option<usize>) = self.runner.call_method1(py, "nodes", (self.workers,))?.extract(py)?;
         let nodes = Nodes { count, memory: memory.unwrap_or(spec.memory) };
         let plan = py.detach(|| ClusterPlan::new(graph.clone(), nodes)).map_err(crate::errors::to_py)?;
@@ -60,6 +76,9 @@ impl Hosted {
         let _cleared = Cleared(events.clone_ref(py));
         let plan = Py::new(py, PyClusterPlan::from(plan))?;
         let answer = self.runner.call_method1(py, "run", (plan, events.clone_ref(py)))?;
+        if answer.is_none(py) {
+            return Ok(None);
+        }
         let (blocks, measured): (HashMap<usize, Bound<'_, PyAny>>, Option<Bound<'_, PyDict>>) = answer.extract(py)?;
         let measured = measured.map(|m| measured_loads(&m)).transpose()?;
         let mut chunks = Vec::with_capacity(graph.outputs.len());
@@ -82,7 +101,7 @@ impl Hosted {
             device_peaks: vec![peak],
             cluster: Some(ClusterReport { simulated, measured }),
         };
-        Ok((chunks, report))
+        Ok(Some((chunks, report)))
     }
 }
 
