@@ -338,7 +338,7 @@ class _Run:
             try:
                 distributed.wait(futures, timeout=STALL_CHECK_S)
                 break
-            except TimeoutError:
+            except distributed.TimeoutError:  # asyncio's, the builtin only from Python 3.11
                 self._check_stalled()
         try:
             return self.client.gather(futures)
