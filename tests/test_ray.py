@@ -156,7 +156,8 @@ def test_a_node_removed_mid_compute_does_not_change_the_result(cluster):
     extra = cluster.add_node(num_cpus=1)
     cluster.wait_for_nodes()
     a = np.arange(4000.0).reshape(40, 100)
-    x = tg.asarray(a, chunks=(5, 100)).map_blocks(slow_double, dtype="float64").sum(axis=1)
+    # 40 blocks of 0.2 s on 4 nodes: still running when the node goes.
+    x = tg.asarray(a, chunks=(1, 100)).map_blocks(slow_double, dtype="float64").sum(axis=1)
     result = {}
     thread = threading.Thread(target=lambda: result.setdefault("got", x.compute(scheduler="ray")))
     thread.start()
@@ -223,7 +224,8 @@ def test_a_cluster_that_loses_every_node_fails_instead_of_hanging(cluster, monke
 
     monkeypatch.setattr(_ray, "STALL_CHECK_S", 0.5)
     monkeypatch.setattr(_ray, "NO_NODES_WAIT_S", 2)
-    x = tg.asarray(np.arange(4000.0).reshape(40, 100), chunks=(5, 100)).map_blocks(slow_double, dtype="float64")
+    # 40 blocks of 0.2 s on 3 nodes: at least 2.7 s of work, still running when the nodes go.
+    x = tg.asarray(np.arange(4000.0).reshape(40, 100), chunks=(1, 100)).map_blocks(slow_double, dtype="float64")
     result = {}
 
     def run():
