@@ -168,7 +168,6 @@ class _Run:
         self.fragments = plan.fragments()
         self.run_id = uuid.uuid4().hex[:16]
         self.futures = {}
-        self.submitted = []
         self.keys = set()
         self.readers = {}
         for _, inputs, _, _, _ in self.fragments:
@@ -231,7 +230,6 @@ class _Run:
         # Earlier fragments first, where a worker has several ready (Dask runs higher first).
         run = dict(key=key, pure=False, priority=len(self.fragments) - k, **self._where(node))
         done = self.client.submit(_run_fragment, self.run_id, k, fragment, self.budget[node], *args, **run)
-        self.submitted.append(done)
         self.keys.add(str(done.key))
         if len(outputs) == 1:
             self.futures[outputs[0]] = done
@@ -239,7 +237,6 @@ class _Run:
             for i, t in enumerate(outputs):
                 key = (f"tegula-block-{self.run_id}", t)
                 self.futures[t] = self.client.submit(operator.getitem, done, i, key=key, pure=False, priority=run["priority"], **self._where(node))
-                self.submitted.append(self.futures[t])
                 self.keys.add(str(self.futures[t].key))
         self.in_flight[k] = (done, node, need)
 
@@ -278,7 +275,8 @@ class _Run:
         self.last_end = now
         alive = set(self.client.scheduler_info(n_workers=-1)["workers"])
         if self.pinned and not set(self.workers) <= alive:
-            self.client.cancel(list(self.submitted))
+            # What this run still holds: blocks let go of are released already.
+            self.client.cancel(list(self.futures.values()) + [f for f, _, _ in self.in_flight.values()])
             raise WorkersChanged(sorted(set(self.workers) - alive))
         self.no_workers_since = None if alive else (self.no_workers_since or now)
         if self.no_workers_since is not None and now - self.no_workers_since >= NO_WORKERS_WAIT_S:

@@ -21,15 +21,14 @@ pub fn merge_trees(cuts: Vec<FragmentCut>, placement: Placement) -> (Vec<Fragmen
     let mut node = Vec::with_capacity(slots.len());
     for k in 0..slots.len() {
         let cut = match tree_at.get(&k) {
-            Some(tree) => one_fragment(tree.iter().filter_map(|&m| slots[m].take()).collect()),
-            None if in_tree.contains(&k) => continue,
-            None => match slots[k].take() {
-                Some(cut) => cut,
-                None => continue,
-            },
+            Some(tree) => Some(one_fragment(tree.iter().filter_map(|&m| slots[m].take()).collect())),
+            None if in_tree.contains(&k) => None,
+            None => slots[k].take(),
         };
-        merged.push(cut);
-        node.push(fragment_node[k]);
+        if let Some(cut) = cut {
+            merged.push(cut);
+            node.push(fragment_node[k]);
+        }
     }
     (merged, Placement { nodes, fragment_node: node, given_node, trees: vec![] })
 }
