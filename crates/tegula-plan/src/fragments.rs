@@ -195,9 +195,19 @@ fn fragment_of(
     let outputs = tasks
         .iter()
         .copied()
-        .filter(|&t| owner[t] == root && (returned.contains(&t) || consumers[t].iter().any(|&c| owner[c] != root)))
+        .filter(|&t| owner[t] == root && (returned.contains(&t) || read_outside(t, root, consumers, owner)))
         .collect();
     FragmentCut { tasks, inputs, outputs }
+}
+
+/// Whether a task of fragment `root` is read by another fragment's task, directly or through
+/// copied tasks (which run in every fragment reading them: a transpose read only inside the
+/// fragment of its input does not make the input leave it).
+fn read_outside(t: TaskId, root: TaskId, consumers: &[Vec<TaskId>], owner: &[usize]) -> bool {
+    consumers[t].iter().any(|&c| match owner[c] {
+        usize::MAX => read_outside(c, root, consumers, owner),
+        o => o != root,
+    })
 }
 
 /// The fragment as a graph of its own: its inputs become `IoOp::Input` tasks (numbered first,

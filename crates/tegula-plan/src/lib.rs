@@ -2,6 +2,7 @@
 //! lowered to a chunk task graph of plain data (`graph`, `lower`), fused (`fuse`), ordered
 //! (`order`), projected in memory (`memory`) and described (`explain`). Planning knows op kinds and sizes, never kernels, stores or threads.
 
+pub mod chain;
 pub mod construct;
 pub mod describe;
 pub mod explain;
@@ -14,6 +15,7 @@ pub mod merge;
 pub mod node;
 pub mod order;
 pub mod placement;
+pub mod ranges;
 pub mod resource;
 pub mod walk;
 

@@ -9,9 +9,10 @@ use crate::graph::TaskId;
 use crate::placement::Placement;
 use std::collections::{HashMap, HashSet};
 
-/// `cuts` with each of `placement.trees` made one fragment, in the place of its head (its
-/// last fragment, which reads the others' blocks), and the placement of the result: every
-/// fragment on the node it was placed on, no trees left to merge.
+/// `cuts` with each of `placement.trees` made one fragment, in the place of its last fragment
+/// (a tree's head, which reads the others' blocks, or the last of a reduction's range), and
+/// the placement of the result: every fragment on the node it was placed on, no trees left
+/// to merge.
 pub fn merge_trees(cuts: Vec<FragmentCut>, placement: Placement) -> (Vec<FragmentCut>, Placement) {
     let Placement { nodes, fragment_node, given_node, trees } = placement;
     let in_tree: HashSet<usize> = trees.iter().flatten().copied().collect();
@@ -33,16 +34,17 @@ pub fn merge_trees(cuts: Vec<FragmentCut>, placement: Placement) -> (Vec<Fragmen
     (merged, Placement { nodes, fragment_node: node, given_node, trees: vec![] })
 }
 
-/// A tree's fragments (its head last) as one: every task of theirs once, in task order; the
-/// blocks they read from outside it; the head's outputs (the others' blocks go to the tree
-/// alone).
+/// Fragments as one: every task of theirs once, in task order; the blocks they read from
+/// outside it; the blocks they make that none of them reads (a tree's head's, a range's
+/// partials), in order.
 fn one_fragment(members: Vec<FragmentCut>) -> FragmentCut {
     let made: HashSet<TaskId> = members.iter().flat_map(|c| c.outputs.iter().copied()).collect();
+    let read: HashSet<TaskId> = members.iter().flat_map(|c| c.inputs.iter().copied()).collect();
     let mut seen = HashSet::new();
     let inputs = members.iter().flat_map(|c| c.inputs.iter().copied()).filter(|i| !made.contains(i) && seen.insert(*i)).collect();
     let mut tasks: Vec<TaskId> = members.iter().flat_map(|c| c.tasks.iter().copied()).collect();
     tasks.sort_unstable();
     tasks.dedup();
-    let outputs = members.last().map(|head| head.outputs.clone()).unwrap_or_default();
+    let outputs = members.iter().flat_map(|c| c.outputs.iter().copied()).filter(|o| !read.contains(o)).collect();
     FragmentCut { tasks, inputs, outputs }
 }

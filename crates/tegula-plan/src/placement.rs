@@ -24,8 +24,9 @@ pub struct Placement {
     pub nodes: usize,
     pub fragment_node: Vec<usize>,
     pub given_node: HashMap<TaskId, usize>,
-    /// The subtrees of fragments placed whole on one node (their fragments, in plan order,
-    /// the tree's head last), which `merge::merge_trees` makes one fragment each.
+    /// The subtrees of fragments placed whole on one node, and the ranges of a reduction's
+    /// units (their fragments, in plan order, a tree's head last), which
+    /// `merge::merge_trees` makes one fragment each.
     pub trees: Vec<Vec<usize>>,
 }
 
@@ -169,7 +170,8 @@ pub fn place_block_cyclic(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize)
 /// than a fair share of the work (a `2 × nodes`th of all of it) each run whole where they
 /// are placed — a contraction's partial products and a reduction's local partials never leave
 /// their node — unless placing them one by one moves far fewer bytes (`Cluster::whole_node`),
-/// while the fragments above them are placed one by one.
+/// while the fragments above them are placed one by one. A reduction beyond a share runs its
+/// units in contiguous ranges instead, one per node (`ranges`).
 fn subtrees(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> Vec<Option<usize>> {
     let parent = parents(graph, cuts);
     let own: Vec<usize> = cuts.iter().map(|c| c.tasks.iter().map(|&t| graph.tasks[t].nbytes()).sum::<usize>().max(1)).collect();
@@ -188,6 +190,7 @@ fn subtrees(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> Vec<Option
             None => (work[k] <= share).then_some(k),
         };
     }
+    crate::ranges::join_ranges(graph, cuts, &parent, &work, share, nodes, &mut group);
     group
 }
 

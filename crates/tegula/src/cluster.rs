@@ -9,6 +9,7 @@ use crate::fragments::EncodedFragment;
 use tegula_core::{internal_err, value_err, IoOp, Result, Spec, TaskOp};
 use tegula_exec::{assemble_output, Fragment};
 use tegula_kernels::Chunk;
+use tegula_plan::chain::chain_combines;
 use tegula_plan::fragments::{cut_given_loads, sub_graph};
 use tegula_plan::merge::merge_trees;
 use tegula_plan::placement::{check_nodes_fit, fragment_need, simulate, Placement, Placer, Simulation};
@@ -62,6 +63,11 @@ impl ClusterPlan {
         let placement = placer.place(&graph, &cuts, nodes.count);
         // A merged tree needs what its hungriest member needed.
         let (cuts, placement) = merge_trees(cuts, placement);
+        // The baseline combines as the plan does, wherever its partials are.
+        let (graph, cuts, placement) = match placer {
+            Placer::Tegula => chain_combines(graph, cuts, placement),
+            Placer::BlockCyclic => (graph, cuts, placement),
+        };
         let needs: Vec<usize> = cuts.iter().map(|c| fragment_need(&graph, c)).collect();
         let simulation = simulate(&graph, &cuts, &needs, &placement);
         let fragments = cuts

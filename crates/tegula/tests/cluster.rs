@@ -195,3 +195,40 @@ fn a_contraction_placed_whole_is_one_fragment_per_output_block() {
     let got = run_on_cluster(&[&z], 3);
     assert_eq!(got[0].typed::<f64>().unwrap(), z.compute().unwrap().typed::<f64>().unwrap());
 }
+
+/// `op` over the first axis of `planes` generated planes of 512² elements, a block each.
+fn over_planes(planes: usize, op: ReduceOp) -> Array {
+    let per_plane = ChunkSpec::PerAxis(vec![AxisChunks::Size(1), AxisChunks::Full, AxisChunks::Full]);
+    let x = Generator::new(7).random(&[planes, 512, 512], &per_plane).unwrap();
+    x.reduce(&ReduceSpec { axes: Some(vec![0]), ..ReduceSpec::new(op) }).unwrap()
+}
+
+#[test]
+fn a_reduction_beyond_a_node_moves_a_running_total_not_its_partials() {
+    // 16 partials of 512² on 3 nodes: each node makes a contiguous range of them and folds it
+    // onto the total of the ranges before, so a total moves at each change of node, and once
+    // more between the two halves of the tree (it combines 8 at a time): 3 partials' bytes.
+    // Dealt round the nodes, 12 of the 16 would move.
+    for (op, rows) in [(ReduceOp::Sum, 1), (ReduceOp::Var, 3)] {
+        let y = over_planes(16, op);
+        let plan = plan_cluster(&[&y], true, &Spec::default(), nodes(3)).unwrap();
+        let partial = rows * 512 * 512 * 8;
+        assert!(plan.simulation.bytes_between_nodes <= 3 * partial, "{op:?}: {}", plan.simulation);
+        assert!(plan.simulation.nodes.iter().all(|n| n.fragments > 0), "{op:?}: {}", plan.simulation);
+        let baseline = placed(&[&y], 3, Placer::BlockCyclic).simulation.bytes_between_nodes;
+        assert!(2 * plan.simulation.bytes_between_nodes <= baseline, "{op:?}: {} against {baseline}", plan.simulation);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(6))]
+
+    #[test]
+    fn a_reduction_folded_in_a_chain_gives_the_threaded_results(planes in 2usize..20, count in 2usize..6, op in 0usize..5) {
+        let op = [ReduceOp::Sum, ReduceOp::Mean, ReduceOp::Var, ReduceOp::Min, ReduceOp::Prod][op];
+        let y = over_planes(planes, op);
+        let got = run_on_cluster(&[&y], count);
+        let expected = y.compute().unwrap();
+        prop_assert_eq!(expected.typed::<f64>().unwrap(), got[0].typed::<f64>().unwrap());
+    }
+}
