@@ -33,9 +33,8 @@ struct Chain {
 }
 
 /// `graph`, its fragments and their placement with every combine cut into a chain where that
-/// moves fewer blocks between nodes. Each step is a fragment of its own, on its run's node,
-/// just before the combine's fragment.
-/// A fragment that reads nothing but the partials of its one combine moves to the node of
+/// moves fewer blocks between nodes. Each step runs on its run's node, before the combine's
+/// fragment. A fragment that reads nothing but the partials of its one combine moves to the node of
 /// the last of them when that makes its chain move fewer blocks.
 pub fn chain_combines(graph: TaskGraph, cuts: Vec<FragmentCut>, mut placement: Placement) -> (TaskGraph, Vec<FragmentCut>, Placement) {
     let mut at: HashMap<TaskId, usize> = placement.given_node.clone();
@@ -66,8 +65,10 @@ pub fn chain_combines(graph: TaskGraph, cuts: Vec<FragmentCut>, mut placement: P
     if chains.is_empty() {
         return (graph, cuts, placement);
     }
-    let (graph, new_id, step_ids) = rebuild_graph(graph, &chains);
-    let (cuts, placement) = rebuild_cuts(&graph, cuts, placement, &chains, &new_id, &step_ids);
+    let mut chains: Vec<(TaskId, Chain)> = chains.into_iter().collect();
+    chains.sort_unstable_by_key(|(t, _)| *t);
+    let (graph, step_ids) = append_steps(graph, &chains);
+    let (cuts, placement) = insert_steps(&graph, cuts, placement, &chains, &step_ids);
     (graph, cuts, placement)
 }
 
@@ -128,76 +129,51 @@ fn chain_of(partials: &[TaskId], node: usize, inside: &HashSet<TaskId>, at: &Has
     Some((steps, total.into_iter().chain(last.into_iter().map(Link::Task)).collect()))
 }
 
-/// The graph with each chain's steps just before its combine: the new number of every old
-/// task, and of every chain's steps.
-fn rebuild_graph(graph: TaskGraph, chains: &HashMap<TaskId, Chain>) -> (TaskGraph, Vec<TaskId>, HashMap<TaskId, Vec<TaskId>>) {
-    let TaskGraph { tasks, outputs, resources } = graph;
-    let mut new_id = Vec::with_capacity(tasks.len());
-    let mut step_ids: HashMap<TaskId, Vec<TaskId>> = HashMap::new();
-    let mut out: Vec<Task> = Vec::with_capacity(tasks.len() + chains.len());
-    for (t, task) in tasks.into_iter().enumerate() {
-        let inputs = match chains.get(&t) {
-            Some(chain) => {
-                let ids = step_ids.entry(t).or_default();
-                for step in &chain.steps {
-                    let inputs = step.inputs.iter().map(|l| link_id(*l, &new_id, ids)).collect();
-                    ids.push(out.len());
-                    out.push(Task { inputs, ..task.clone() });
-                }
-                chain.inputs.iter().map(|l| link_id(*l, &new_id, ids)).collect()
-            }
-            None => task.inputs.iter().map(|&i| new_id[i]).collect(),
-        };
-        new_id.push(out.len());
-        out.push(Task { inputs, ..task });
+/// The graph with each chain's steps appended after the plan's tasks — numbered past them,
+/// so every task keeps the number a caller's observer knows it by; fragments, not numbers,
+/// give the order things run in — and each combine reading its chain: the steps' numbers.
+fn append_steps(mut graph: TaskGraph, chains: &[(TaskId, Chain)]) -> (TaskGraph, Vec<Vec<TaskId>>) {
+    let mut step_ids = Vec::with_capacity(chains.len());
+    for (t, chain) in chains {
+        let mut ids: Vec<TaskId> = Vec::with_capacity(chain.steps.len());
+        for step in &chain.steps {
+            let inputs = step.inputs.iter().map(|l| link_id(*l, &ids)).collect();
+            ids.push(graph.tasks.len());
+            graph.tasks.push(Task { inputs, ..graph.tasks[*t].clone() });
+        }
+        graph.tasks[*t].inputs = chain.inputs.iter().map(|l| link_id(*l, &ids)).collect();
+        step_ids.push(ids);
     }
-    let outputs = outputs
-        .into_iter()
-        .map(|mut o| {
-            o.blocks.iter_mut().for_each(|b| *b = new_id[*b]);
-            o
-        })
-        .collect();
-    (TaskGraph { tasks: out, outputs, resources }, new_id, step_ids)
+    (graph, step_ids)
 }
 
-fn link_id(link: Link, new_id: &[TaskId], steps: &[TaskId]) -> TaskId {
+fn link_id(link: Link, steps: &[TaskId]) -> TaskId {
     match link {
-        Link::Task(t) => new_id[t],
+        Link::Task(t) => t,
         Link::Step(s) => steps[s],
     }
 }
 
-/// The fragments renumbered, each chain's steps as fragments of their own just before its
-/// combine's, and their nodes.
-fn rebuild_cuts(
-    graph: &TaskGraph,
-    cuts: Vec<FragmentCut>,
-    placement: Placement,
-    chains: &HashMap<TaskId, Chain>,
-    new_id: &[TaskId],
-    step_ids: &HashMap<TaskId, Vec<TaskId>>,
-) -> (Vec<FragmentCut>, Placement) {
-    let mut chained: Vec<(TaskId, &Chain)> = chains.iter().map(|(&t, c)| (t, c)).collect();
-    chained.sort_unstable_by_key(|(t, _)| *t);
-    let renumber = |ids: &[TaskId]| -> Vec<TaskId> { ids.iter().map(|&t| new_id[t]).collect() };
+/// The fragments with each chain's steps just before its combine's fragment — as fragments of
+/// their own, or, a first step folding what one fragment on its node made, at that one's end —
+/// and their nodes.
+fn insert_steps(graph: &TaskGraph, cuts: Vec<FragmentCut>, placement: Placement, chains: &[(TaskId, Chain)], step_ids: &[Vec<TaskId>]) -> (Vec<FragmentCut>, Placement) {
     let consumers = graph.consumers();
-    let mut out: Vec<FragmentCut> = Vec::with_capacity(cuts.len() + chained.len());
-    let mut nodes = Vec::with_capacity(cuts.len() + chained.len());
+    let mut out: Vec<FragmentCut> = Vec::with_capacity(cuts.len() + chains.len());
+    let mut nodes = Vec::with_capacity(cuts.len() + chains.len());
     let mut made_by: HashMap<TaskId, usize> = HashMap::new();
-    for (k, cut) in cuts.into_iter().enumerate() {
+    for (k, mut cut) in cuts.into_iter().enumerate() {
         let mut changed = false;
-        for (t, chain) in chained.iter().filter(|(_, c)| c.fragment == k) {
-            for (step, &id) in chain.steps.iter().zip(&step_ids[t]) {
+        for ((_, chain), ids) in chains.iter().zip(step_ids).filter(|((_, c), _)| c.fragment == k) {
+            for (step, &id) in chain.steps.iter().zip(ids) {
                 let mut inputs = graph.tasks[id].inputs.clone();
                 inputs.dedup();
                 match sole_maker(&inputs, &made_by).filter(|&f| nodes[f] == step.node) {
-                    // The first step of a run made by one fragment, on its node, ends it.
                     Some(f) => {
-                        let cut = &mut out[f];
-                        cut.tasks.push(id);
-                        cut.outputs.retain(|o| consumers[*o] != [id]);
-                        cut.outputs.push(id);
+                        let maker = &mut out[f];
+                        maker.tasks.push(id);
+                        maker.outputs.retain(|o| consumers[*o] != [id]);
+                        maker.outputs.push(id);
                         made_by.insert(id, f);
                     }
                     None => {
@@ -209,14 +185,14 @@ fn rebuild_cuts(
             }
             changed = true;
         }
-        let tasks = renumber(&cut.tasks);
-        let inputs = if changed { inputs_of(graph, &tasks) } else { renumber(&cut.inputs) };
-        made_by.extend(cut.outputs.iter().map(|&o| (new_id[o], out.len())));
-        out.push(FragmentCut { tasks, inputs, outputs: renumber(&cut.outputs) });
+        if changed {
+            cut.inputs = inputs_of(graph, &cut.tasks);
+        }
+        made_by.extend(cut.outputs.iter().map(|&o| (o, out.len())));
+        out.push(cut);
         nodes.push(placement.fragment_node[k]);
     }
-    let given_node = placement.given_node.into_iter().map(|(t, n)| (new_id[t], n)).collect();
-    (out, Placement { nodes: placement.nodes, fragment_node: nodes, given_node, trees: vec![] })
+    (out, Placement { nodes: placement.nodes, fragment_node: nodes, given_node: placement.given_node, trees: vec![] })
 }
 
 /// The one fragment making all of `blocks`, if there is one.

@@ -70,7 +70,8 @@ impl Hosted {
         let (count, memory): (usize, Option<usize>) = self.runner.call_method1(py, "nodes", (self.workers,))?.extract(py)?;
         let nodes = Nodes { count, memory: memory.unwrap_or(spec.memory) };
         let plan = py.detach(|| ClusterPlan::new(graph.clone(), nodes)).map_err(crate::errors::to_py)?;
-        let outputs: Vec<Vec<usize>> = plan.fragments.iter().map(|f| f.outputs.clone()).collect();
+        // The blocks of the caller's plan each fragment makes (not those a cluster plan adds).
+        let outputs: Vec<Vec<usize>> = plan.fragments.iter().map(|f| f.outputs.iter().copied().filter(|&t| t < graph.tasks.len()).collect()).collect();
         let simulated = plan.simulation.clone();
         let events = Py::new(py, FragmentEvents::new(observer, outputs, graph))?;
         let _cleared = Cleared(events.clone_ref(py));
