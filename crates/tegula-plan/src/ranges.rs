@@ -6,7 +6,9 @@
 //! The units of a reduction are the largest subtrees under it of no more than a share of the
 //! work (those `placement` runs whole anyway), or a partial's whole fragment where that alone
 //! is beyond a share, in the order their partials are combined; they
-//! are cut into at most one range per node, the heaviest range as light as can be, as few
+//! are cut into at most one range per node its share of the plan's work calls for (all the
+//! nodes for a plan that is one reduction, a quarter of them for each of four), the heaviest
+//! range as light as can be, as few
 //! ranges as reach that (so four equal units on three nodes make two ranges of two: the same
 //! time as three ranges, one move less).
 
@@ -30,10 +32,14 @@ pub(crate) fn join_ranges(graph: &TaskGraph, cuts: &[FragmentCut], parent: &[Opt
     }
     let oversized = |k: usize| group[k].is_none() && work[k] > share;
     let heads: Vec<usize> = (0..cuts.len()).filter(|&k| oversized(k) && !(folded[k] && parent[k].is_some_and(oversized))).collect();
+    // Every fragment's work is in the work of exactly one fragment without a parent.
+    let total: usize = (0..cuts.len()).filter(|&k| parent[k].is_none()).map(|k| work[k]).sum();
     for head in heads {
         let mut units = Vec::new();
         collect_units(head, &children, work, share, &mut units);
-        for range in balanced_ranges(&units.iter().map(|&u| work[u]).collect::<Vec<_>>(), nodes) {
+        // A reduction gets the nodes its share of the plan's work calls for.
+        let parts = (nodes * work[head]).div_ceil(total.max(1)).clamp(1, nodes);
+        for range in balanced_ranges(&units.iter().map(|&u| work[u]).collect::<Vec<_>>(), parts) {
             for part in runnable(&units[range], parent) {
                 let id = Some(*part.iter().max().expect("a range has units"));
                 let joined: HashSet<Option<usize>> = part.iter().map(|&u| Some(u)).collect();
