@@ -6,9 +6,9 @@
 //! The units of a reduction are the largest subtrees under it of no more than a share of the
 //! work (those `placement` runs whole anyway), or a partial's whole fragment where that alone
 //! is beyond a share, in the order their partials are combined; they
-//! are cut into at most one range per node its share of the plan's work calls for (all the
-//! nodes for a plan that is one reduction, a quarter of them for each of four), the heaviest
-//! range as light as can be, as few
+//! are cut into ranges of at most a share each, or one per node where that takes more than
+//! every node (a plan that is one reduction uses all the nodes, each of four side by side
+//! half of them), the heaviest range as light as can be, as few
 //! ranges as reach that (so four equal units on three nodes make two ranges of two: the same
 //! time as three ranges, one move less).
 
@@ -37,8 +37,9 @@ pub(crate) fn join_ranges(graph: &TaskGraph, cuts: &[FragmentCut], parent: &[Opt
     for head in heads {
         let mut units = Vec::new();
         collect_units(head, &children, work, share, &mut units);
-        // A reduction gets the nodes its share of the plan's work calls for.
-        let parts = (nodes * work[head]).div_ceil(total.max(1)).clamp(1, nodes);
+        // Ranges of at most a share, as the subtrees placed whole, unless that takes more
+        // than every node: a reduction beside others gets the nodes its work calls for.
+        let parts = (2 * nodes * work[head]).div_ceil(total.max(1)).clamp(1, nodes);
         for range in balanced_ranges(&units.iter().map(|&u| work[u]).collect::<Vec<_>>(), parts) {
             for part in runnable(&units[range], parent) {
                 let id = Some(*part.iter().max().expect("a range has units"));

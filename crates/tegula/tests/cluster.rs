@@ -235,14 +235,14 @@ proptest! {
 
 #[test]
 fn reductions_side_by_side_share_the_nodes() {
-    // 4 output blocks, each a mean of 16 blocks of 1024², on 16 nodes: each reduction gets 4
-    // nodes, a range of 4 partials each, and moves about 3 running totals; given all 16
-    // nodes, each would spread its partials one per node and move nearly all of them.
+    // 4 output blocks, each a mean of 16 blocks of 1024², on 16 nodes: each reduction gets
+    // ranges of a share of the work (8 ranges of 2 partials) and moves 7 running totals;
+    // given all 16 nodes, each would spread its partials one per node and move nearly all.
     let planes = Generator::new(8).random(&[16, 2048, 2048], &ChunkSpec::PerAxis(vec![AxisChunks::Size(1), AxisChunks::Size(1024), AxisChunks::Size(1024)])).unwrap();
     let y = planes.reduce(&ReduceSpec { axes: Some(vec![0]), ..ReduceSpec::new(ReduceOp::Mean) }).unwrap();
     let plan = placed(&[&y], 16, Placer::Tegula);
     let partial = 1024 * 1024 * 8;
-    assert!(plan.simulation.bytes_between_nodes <= 4 * 4 * partial, "{}", plan.simulation);
+    assert!(plan.simulation.bytes_between_nodes <= 4 * 8 * partial, "{}", plan.simulation);
     let baseline = placed(&[&y], 16, Placer::BlockCyclic).simulation.bytes_between_nodes;
-    assert!(3 * plan.simulation.bytes_between_nodes <= baseline, "{} against {baseline}", plan.simulation);
+    assert!(2 * plan.simulation.bytes_between_nodes <= baseline, "{} against {baseline}", plan.simulation);
 }
