@@ -5,7 +5,7 @@
 //! and only that total moves on: one block per change of node, instead of every partial
 //! placed away from the combine. `ranges` lays a reduction's partials out in such runs.
 
-use crate::fragments::FragmentCut;
+use crate::fragments::{inputs_of, FragmentCut};
 use crate::graph::{Task, TaskGraph, TaskId};
 use crate::placement::Placement;
 use std::collections::{HashMap, HashSet};
@@ -32,6 +32,11 @@ struct Chain {
     inputs: Vec<Link>,
 }
 
+/// Whether `task` folds partials in order (and so may be cut into a chain).
+pub(crate) fn is_combine(task: &Task) -> bool {
+    matches!(task.op, TaskOp::Kernel(KernelOp::ReduceCombine { .. }))
+}
+
 /// `graph`, its fragments and their placement with every combine cut into a chain where that
 /// moves fewer blocks between nodes. Each step runs on its run's node, before the combine's
 /// fragment. A fragment that reads nothing but the partials of its one combine moves to the node of
@@ -41,10 +46,14 @@ pub fn chain_combines(graph: TaskGraph, cuts: Vec<FragmentCut>, mut placement: P
     for (k, cut) in cuts.iter().enumerate() {
         at.extend(cut.outputs.iter().map(|&t| (t, placement.fragment_node[k])));
     }
-    let mut chains: HashMap<TaskId, Chain> = HashMap::new();
+    // In fragment order, as `insert_steps` takes them.
+    let mut chains: Vec<(TaskId, Chain)> = Vec::new();
     for (k, cut) in cuts.iter().enumerate() {
+        let combines: Vec<TaskId> = cut.tasks.iter().copied().filter(|&t| is_combine(&graph.tasks[t])).collect();
+        if combines.is_empty() {
+            continue;
+        }
         let inside: HashSet<TaskId> = cut.tasks.iter().copied().collect();
-        let combines: Vec<TaskId> = cut.tasks.iter().copied().filter(|&t| matches!(graph.tasks[t].op, TaskOp::Kernel(KernelOp::ReduceCombine { .. }))).collect();
         if let [only] = combines[..] {
             let partials = &graph.tasks[only].inputs;
             let last = partials.last().and_then(|p| at.get(p)).copied();
@@ -58,15 +67,13 @@ pub fn chain_combines(graph: TaskGraph, cuts: Vec<FragmentCut>, mut placement: P
         }
         for t in combines {
             if let Some((steps, inputs)) = chain_of(&graph.tasks[t].inputs, placement.fragment_node[k], &inside, &at) {
-                chains.insert(t, Chain { fragment: k, steps, inputs });
+                chains.push((t, Chain { fragment: k, steps, inputs }));
             }
         }
     }
     if chains.is_empty() {
         return (graph, cuts, placement);
     }
-    let mut chains: Vec<(TaskId, Chain)> = chains.into_iter().collect();
-    chains.sort_unstable_by_key(|(t, _)| *t);
     let (graph, step_ids) = append_steps(graph, &chains);
     let (cuts, placement) = insert_steps(&graph, cuts, placement, &chains, &step_ids);
     (graph, cuts, placement)
@@ -162,9 +169,10 @@ fn insert_steps(graph: &TaskGraph, cuts: Vec<FragmentCut>, placement: Placement,
     let mut out: Vec<FragmentCut> = Vec::with_capacity(cuts.len() + chains.len());
     let mut nodes = Vec::with_capacity(cuts.len() + chains.len());
     let mut made_by: HashMap<TaskId, usize> = HashMap::new();
+    let mut pending = chains.iter().zip(step_ids).peekable();
     for (k, mut cut) in cuts.into_iter().enumerate() {
         let mut changed = false;
-        for ((_, chain), ids) in chains.iter().zip(step_ids).filter(|((_, c), _)| c.fragment == k) {
+        while let Some(((_, chain), ids)) = pending.next_if(|((_, c), _)| c.fragment == k) {
             for (step, &id) in chain.steps.iter().zip(ids) {
                 let mut inputs = graph.tasks[id].inputs.clone();
                 inputs.dedup();
@@ -199,11 +207,4 @@ fn insert_steps(graph: &TaskGraph, cuts: Vec<FragmentCut>, placement: Placement,
 fn sole_maker(blocks: &[TaskId], made_by: &HashMap<TaskId, usize>) -> Option<usize> {
     let first = *made_by.get(blocks.first()?)?;
     blocks.iter().all(|b| made_by.get(b) == Some(&first)).then_some(first)
-}
-
-/// The blocks `tasks` read from outside them, in the order they first read them.
-fn inputs_of(graph: &TaskGraph, tasks: &[TaskId]) -> Vec<TaskId> {
-    let inside: HashSet<TaskId> = tasks.iter().copied().collect();
-    let mut seen = HashSet::new();
-    tasks.iter().flat_map(|&t| graph.tasks[t].inputs.iter().copied()).filter(|i| !inside.contains(i) && seen.insert(*i)).collect()
 }

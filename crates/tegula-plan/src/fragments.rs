@@ -183,21 +183,20 @@ fn fragment_of(
     root: TaskId,
     tasks: Vec<TaskId>,
 ) -> FragmentCut {
-    let inside: HashSet<TaskId> = tasks.iter().copied().collect();
-    let mut inputs = Vec::new();
-    for &t in &tasks {
-        for &i in &graph.tasks[t].inputs {
-            if !inside.contains(&i) && !inputs.contains(&i) {
-                inputs.push(i);
-            }
-        }
-    }
+    let inputs = inputs_of(graph, &tasks);
     let outputs = tasks
         .iter()
         .copied()
         .filter(|&t| owner[t] == root && (returned.contains(&t) || read_outside(t, root, consumers, owner)))
         .collect();
     FragmentCut { tasks, inputs, outputs }
+}
+
+/// The blocks `tasks` read from outside them, in the order they first read them.
+pub(crate) fn inputs_of(graph: &TaskGraph, tasks: &[TaskId]) -> Vec<TaskId> {
+    let inside: HashSet<TaskId> = tasks.iter().copied().collect();
+    let mut seen = HashSet::new();
+    tasks.iter().flat_map(|&t| graph.tasks[t].inputs.iter().copied()).filter(|i| !inside.contains(i) && seen.insert(*i)).collect()
 }
 
 /// Whether a task of fragment `root` is read by another fragment's task, directly or through

@@ -12,18 +12,18 @@
 //! ranges as reach that (so four equal units on three nodes make two ranges of two: the same
 //! time as three ranges, one move less).
 
+use crate::chain::is_combine;
 use crate::fragments::FragmentCut;
-use crate::graph::TaskGraph;
-use std::collections::HashSet;
+use crate::graph::{TaskGraph, TaskId};
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
-use tegula_core::{KernelOp, TaskOp};
 
 /// Joins the groups of `group` (each fragment's subtree placed whole, see
 /// `placement::subtrees`) that head the units of each reduction into one group per range.
 /// `parent`: each fragment's only reader; `work`: each fragment's subtree's work; `share`:
 /// the most work a unit has.
 pub(crate) fn join_ranges(graph: &TaskGraph, cuts: &[FragmentCut], parent: &[Option<usize>], work: &[usize], share: usize, nodes: usize, group: &mut [Option<usize>]) {
-    let folded: Vec<bool> = (0..cuts.len()).map(|k| parent[k].is_some_and(|p| folded_into(graph, &cuts[k], &cuts[p]))).collect();
+    let folded = folded_into_parent(graph, cuts, parent);
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); cuts.len()];
     for k in 0..cuts.len() {
         if let (true, Some(p)) = (folded[k], parent[k]) {
@@ -81,15 +81,17 @@ fn runnable(units: &[usize], parent: &[Option<usize>]) -> Vec<Vec<usize>> {
     parts
 }
 
-/// Whether every block `child` makes is a partial a combine of `parent` folds.
-fn folded_into(graph: &TaskGraph, child: &FragmentCut, parent: &FragmentCut) -> bool {
-    let folded: HashSet<usize> = parent
-        .tasks
-        .iter()
-        .filter(|&&t| matches!(graph.tasks[t].op, TaskOp::Kernel(KernelOp::ReduceCombine { .. })))
-        .flat_map(|&t| graph.tasks[t].inputs.iter().copied())
-        .collect();
-    !child.outputs.is_empty() && child.outputs.iter().all(|o| folded.contains(o))
+/// For each fragment, whether every block it makes is a partial a combine of its parent folds.
+fn folded_into_parent(graph: &TaskGraph, cuts: &[FragmentCut], parent: &[Option<usize>]) -> Vec<bool> {
+    let mut folded_by: HashMap<TaskId, usize> = HashMap::new();
+    for (k, cut) in cuts.iter().enumerate() {
+        for &t in cut.tasks.iter().filter(|&&t| is_combine(&graph.tasks[t])) {
+            folded_by.extend(graph.tasks[t].inputs.iter().map(|&i| (i, k)));
+        }
+    }
+    (0..cuts.len())
+        .map(|k| parent[k].is_some_and(|p| !cuts[k].outputs.is_empty() && cuts[k].outputs.iter().all(|o| folded_by.get(o) == Some(&p))))
+        .collect()
 }
 
 /// `weights` cut into at most `parts` contiguous ranges, the heaviest as light as can be, as
