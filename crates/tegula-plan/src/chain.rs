@@ -9,7 +9,6 @@ use crate::fragments::{inputs_of, FragmentCut};
 use crate::graph::{Task, TaskGraph, TaskId};
 use crate::placement::Placement;
 use std::collections::{HashMap, HashSet};
-use tegula_core::{KernelOp, TaskOp};
 
 /// A block a chain reads: a task of the plan, or an earlier step's total.
 #[derive(Debug, Clone, Copy)]
@@ -32,11 +31,6 @@ struct Chain {
     inputs: Vec<Link>,
 }
 
-/// Whether `task` folds partials in order (and so may be cut into a chain).
-pub(crate) fn is_combine(task: &Task) -> bool {
-    matches!(task.op, TaskOp::Kernel(KernelOp::ReduceCombine { .. }))
-}
-
 /// `graph`, its fragments and their placement with every combine cut into a chain where that
 /// moves fewer blocks between nodes. Each step runs on its run's node, before the combine's
 /// fragment. A fragment that reads nothing but the partials of its one combine moves to the node of
@@ -49,7 +43,7 @@ pub fn chain_combines(graph: TaskGraph, cuts: Vec<FragmentCut>, mut placement: P
     // In fragment order, as `insert_steps` takes them.
     let mut chains: Vec<(TaskId, Chain)> = Vec::new();
     for (k, cut) in cuts.iter().enumerate() {
-        let combines: Vec<TaskId> = cut.tasks.iter().copied().filter(|&t| is_combine(&graph.tasks[t])).collect();
+        let combines: Vec<TaskId> = cut.tasks.iter().copied().filter(|&t| graph.tasks[t].is_combine()).collect();
         if combines.is_empty() {
             continue;
         }

@@ -27,6 +27,12 @@ impl Task {
     pub fn nbytes(&self) -> usize {
         self.size * self.dtype.itemsize()
     }
+
+    /// Whether it combines partials, folding them in order from the first (so a cluster plan
+    /// may cut it into a chain, `chain::chain_combines`).
+    pub fn is_combine(&self) -> bool {
+        matches!(self.op, TaskOp::Kernel(tegula_core::KernelOp::ReduceCombine { .. }))
+    }
 }
 
 /// One requested array: the tasks of its blocks, row-major over its block grid.

@@ -12,7 +12,6 @@
 //! ranges as reach that (so four equal units on three nodes make two ranges of two: the same
 //! time as three ranges, one move less).
 
-use crate::chain::is_combine;
 use crate::fragments::FragmentCut;
 use crate::graph::{TaskGraph, TaskId};
 use std::collections::{HashMap, HashSet};
@@ -85,7 +84,7 @@ fn runnable(units: &[usize], parent: &[Option<usize>]) -> Vec<Vec<usize>> {
 fn folded_into_parent(graph: &TaskGraph, cuts: &[FragmentCut], parent: &[Option<usize>]) -> Vec<bool> {
     let mut folded_by: HashMap<TaskId, usize> = HashMap::new();
     for (k, cut) in cuts.iter().enumerate() {
-        for &t in cut.tasks.iter().filter(|&&t| is_combine(&graph.tasks[t])) {
+        for &t in cut.tasks.iter().filter(|&&t| graph.tasks[t].is_combine()) {
             folded_by.extend(graph.tasks[t].inputs.iter().map(|&i| (i, k)));
         }
     }
