@@ -5,7 +5,8 @@
 //! nodes. Fragments are then placed in order, each on the node that keeps the cluster's
 //! loads lowest — the sum of the largest per-node bytes held, received and sent (NumS's
 //! LSHS objective), a read on the node that holds a block costing nothing — ties going to
-//! the node that moves fewest bytes. `simulate` replays a placement: the bytes moved between
+//! the node that moves fewest bytes; `refine` then moves or trades whole units between nodes
+//! while that copies fewer bytes, no node taking more work than the busiest had. `simulate` replays a placement: the bytes moved between
 //! nodes (a block is copied to a node once, however many of its fragments read it) and each
 //! node's peak of blocks held, the figures an executor's measurements are checked against.
 //! `place_block_cyclic` is the baseline: NumS's default block-cyclic layout, blind to where
@@ -111,7 +112,9 @@ pub fn place(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> Placement
         .collect();
     let mut trees: Vec<Vec<usize>> = members.into_iter().filter(|(g, m)| m.len() > 1 && group_node[g].is_some()).map(|(_, m)| m).collect();
     trees.sort_unstable_by_key(|m| m.last().copied());
-    Placement { nodes, fragment_node, given_node, trees }
+    let mut placement = Placement { nodes, fragment_node, given_node, trees };
+    crate::refine::refine(graph, cuts, &mut placement);
+    placement
 }
 
 /// How fragments are placed: tegula's own placement (`place`), or the block-cyclic baseline

@@ -196,6 +196,24 @@ fn a_contraction_placed_whole_is_one_fragment_per_output_block() {
     assert_eq!(got[0].typed::<f64>().unwrap(), z.compute().unwrap().typed::<f64>().unwrap());
 }
 
+#[test]
+fn a_product_copies_no_more_than_whole_rows_per_node_would() {
+    // 4×4 output blocks of x @ y on 3 nodes. Giving each node whole rows of the output (and
+    // making x's rows there) copies y's 16 blocks to the 2 nodes lacking each: 32 blocks.
+    // Output blocks placed one at a time, x's and y's blocks dealt round the nodes, copied 48.
+    let b = 256;
+    let rng = Generator::new(9);
+    let (x, y) = (rng.random(&[4 * b, 4 * b], &chunks(b)).unwrap(), rng.random(&[4 * b, 4 * b], &chunks(b)).unwrap());
+    let plan = plan_cluster(&[&x.matmul(&y).unwrap()], true, &Spec::default(), nodes(3)).unwrap();
+    assert!(plan.simulation.bytes_between_nodes <= 32 * b * b * 8, "{}", plan.simulation);
+    // The products stay spread: 5 or 6 of the 16 output blocks on each node.
+    let mut products = [0; 3];
+    for (f, &node) in plan.fragments.iter().zip(&plan.placement.fragment_node) {
+        products[node] += usize::from(!f.inputs.is_empty());
+    }
+    assert!(products.iter().all(|&p| (5..=6).contains(&p)), "{products:?}");
+}
+
 /// `op` over the first axis of `planes` generated planes of 512² elements, a block each.
 fn over_planes(planes: usize, op: ReduceOp) -> Array {
     let per_plane = ChunkSpec::PerAxis(vec![AxisChunks::Size(1), AxisChunks::Full, AxisChunks::Full]);
