@@ -112,9 +112,7 @@ pub fn place(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> Placement
         .collect();
     let mut trees: Vec<Vec<usize>> = members.into_iter().filter(|(g, m)| m.len() > 1 && group_node[g].is_some()).map(|(_, m)| m).collect();
     trees.sort_unstable_by_key(|m| m.last().copied());
-    let mut placement = Placement { nodes, fragment_node, given_node, trees };
-    crate::refine::refine(graph, cuts, &mut placement);
-    placement
+    Placement { nodes, fragment_node, given_node, trees }
 }
 
 /// How fragments are placed: tegula's own placement (`place`), or the block-cyclic baseline
