@@ -69,6 +69,9 @@ def workloads(lib, p):
     return {"x @ x.T": xxT, "square matmul": square, "tall-skinny A.T @ A": tall_skinny, "stacked mean": stacked_mean}
 
 
+WORKLOADS = ("x @ x.T", "square matmul", "tall-skinny A.T @ A", "stacked mean", "logistic regression")
+
+
 def logistic_inputs(lib, p):
     rng = lib.random.default_rng(1)
     X = rng.standard_normal((p["rows"], p["cols"]), chunks=(p["row_block"], p["cols"]))
@@ -95,7 +98,16 @@ def timed(repeats, run):
     return (*min(rows, key=lambda r: r[0]), rows[0][0])
 
 
-def run_tegula(sweep, repeats, **how):
+def chosen(lib, p, names):
+    """The workloads named in `names` (all when it is None), as `workloads` gives them."""
+    return {name: make for name, make in workloads(lib, p).items() if names is None or name in names}
+
+
+def regression_chosen(names):
+    return names is None or "logistic regression" in names
+
+
+def run_tegula(sweep, repeats, names, **how):
     """Each workload of each size set, computed by tegula as `how` says (its scheduler and
     placement): (chunking, name) → (seconds, bytes measured moving, bytes simulated, result,
     first run's seconds)."""
@@ -103,7 +115,7 @@ def run_tegula(sweep, repeats, **how):
 
     rows = {}
     for chunking, p in sweep.items():
-        for name, make in workloads(tg, p).items():
+        for name, make in chosen(tg, p, names).items():
             def once():
                 start = time.perf_counter()
                 (result,), info = tg.compute(make(), report=True, progress=False, **how)
@@ -124,11 +136,12 @@ def run_tegula(sweep, repeats, **how):
             beta = newton(step, tg, p)
             return time.perf_counter() - start, moved[0], predicted[0], beta
 
-        rows[chunking, "logistic regression"] = timed(repeats, regression)
+        if regression_chosen(names):
+            rows[chunking, "logistic regression"] = timed(repeats, regression)
     return rows
 
 
-def on_ray(sweep, nodes, repeats):
+def on_ray(sweep, nodes, repeats, names):
     import ray
     from ray.cluster_utils import Cluster
 
@@ -138,13 +151,13 @@ def on_ray(sweep, nodes, repeats):
     ray.init(address=cluster.address, log_to_driver=False)
     cluster.wait_for_nodes()
     try:
-        return run_tegula(sweep, repeats, scheduler="ray")
+        return run_tegula(sweep, repeats, names, scheduler="ray")
     finally:
         ray.shutdown()
         cluster.shutdown()
 
 
-def run_dask_array(client, sweep, repeats):
+def run_dask_array(client, sweep, repeats, names):
     import dask
     import dask.array as da
 
@@ -161,13 +174,14 @@ def run_dask_array(client, sweep, repeats):
 
     rows = {}
     for chunking, p in sweep.items():
-        for name, make in workloads(da, p).items():
+        for name, make in chosen(da, p, names).items():
             rows[chunking, name] = measure(lambda: make().compute())
-        rows[chunking, "logistic regression"] = measure(lambda: newton(lambda *a: dask.compute(*a), da, p))
+        if regression_chosen(names):
+            rows[chunking, "logistic regression"] = measure(lambda: newton(lambda *a: dask.compute(*a), da, p))
     return rows
 
 
-def on_dask(sweep, nodes, repeats):
+def on_dask(sweep, nodes, repeats, names):
     """Dask Array, tegula placed by tegula and tegula placed by Dask, on one LocalCluster."""
     import dask
     from distributed import Client, LocalCluster
@@ -177,9 +191,9 @@ def on_dask(sweep, nodes, repeats):
     with LocalCluster(n_workers=nodes, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
             Client(cluster) as client:
         return {
-            "dask": run_dask_array(client, sweep, repeats),
-            "tegula": run_tegula(sweep, repeats, scheduler=client),
-            "tegula, Dask's placement": run_tegula(sweep, repeats, scheduler=client, placement="dask"),
+            "dask": run_dask_array(client, sweep, repeats, names),
+            "tegula": run_tegula(sweep, repeats, names, scheduler=client),
+            "tegula, Dask's placement": run_tegula(sweep, repeats, names, scheduler=client, placement="dask"),
         }
 
 
@@ -230,7 +244,12 @@ def main():
                         help="block sizes as multiples of the issue's")
     parser.add_argument("--repeats", type=int, default=2,
                         help="runs of each workload; the fastest is reported, with the first")
+    parser.add_argument("--workloads", nargs="+", metavar="NAME",
+                        help="only these workloads (default: all): " + ", ".join(f'"{n}"' for n in WORKLOADS))
     args = parser.parse_args()
+    names = None if args.workloads is None else set(args.workloads)
+    if names is not None and not names <= set(WORKLOADS):
+        parser.error(f"unknown workloads {sorted(names - set(WORKLOADS))}; choose from {list(WORKLOADS)}")
     sweep = {c: sizes(args.scale, c) for c in args.chunkings}
     import dask
     import ray
@@ -246,8 +265,8 @@ def main():
     for chunking, p in sweep.items():
         bound = compute_bound(p, rate, cores)
         print(f"  blocks {chunking:g}×: " + ", ".join(f"{name} {t:.2f} s" for name, t in bound.items()))
-    ray_rows = on_ray(sweep, args.nodes, args.repeats)
-    dask_rows = on_dask(sweep, args.nodes, args.repeats)
+    ray_rows = on_ray(sweep, args.nodes, args.repeats, names)
+    dask_rows = on_dask(sweep, args.nodes, args.repeats, names)
     table("tegula on Ray against Dask Array on dask.distributed", ray_rows, dask_rows["dask"])
     table("tegula on dask.distributed against Dask Array, the same cluster", dask_rows["tegula"], dask_rows["dask"])
     table("tegula on dask.distributed, placed by Dask's scheduler, against Dask Array",
