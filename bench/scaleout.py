@@ -1,6 +1,6 @@
 """Simulated scale-out: bench/cluster.py's workloads planned for 3 (the real cluster's size),
 16, 64 and 256 nodes, their fragments placed by tegula (``place``: subtrees kept whole, greedy
-LSHS cost) and by the block-cyclic baseline (NumS's default layout, blind to where inputs
+LSHS cost, then refined by local search) and by the block-cyclic baseline (NumS's default layout, blind to where inputs
 are), each placement replayed by tegula's simulator: bytes moved between nodes, each node's
 bytes received + sent and its peak of blocks held. Plans only: nothing is computed, and Ray
 is not needed.
