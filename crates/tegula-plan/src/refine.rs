@@ -16,7 +16,9 @@ use std::collections::{HashMap, HashSet};
 /// How many times over all units a refinement may look for a better node before it stops.
 const PASSES: usize = 8;
 
-/// Block reads a refinement may weigh in all, so that large plans are refined in bounded time.
+/// Block reads a refinement may weigh in all before it stops trading units or starts another
+/// pass, so that large plans are refined in bounded time: trades look at pairs of units, moves
+/// only at each unit on each node, as the greedy placement before them does.
 const EFFORT: usize = 20_000_000;
 
 /// Moves units of `placement` while that lowers the bytes copied between nodes.

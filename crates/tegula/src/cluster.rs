@@ -69,9 +69,13 @@ impl ClusterPlan {
                 // kept is the one whose chains move less.
                 let mut refined = placement.clone();
                 refine(&graph, &cuts, &mut refined);
-                let first = finish(graph.clone(), cuts.clone(), refined, placer);
-                let second = finish(graph, cuts, placement, placer);
-                if second.simulation.bytes_between_nodes < first.simulation.bytes_between_nodes { second } else { first }
+                if refined == placement {
+                    finish(graph, cuts, placement, placer)
+                } else {
+                    let first = finish(graph.clone(), cuts.clone(), refined, placer);
+                    let second = finish(graph, cuts, placement, placer);
+                    if second.simulation.bytes_between_nodes < first.simulation.bytes_between_nodes { second } else { first }
+                }
             }
             Placer::BlockCyclic => finish(graph, cuts, placement, placer),
         };
