@@ -16,6 +16,7 @@ pub mod node;
 pub mod order;
 pub mod placement;
 pub mod ranges;
+pub mod rechunk_stages;
 pub mod refine;
 pub mod resource;
 pub mod walk;

@@ -74,7 +74,9 @@ pub enum NodeKind {
     SetItem { axes: Vec<IndexAxis> },
     /// The discrete Fourier transform along `axis`, which is one block (see `construct/fft.rs`).
     Fft { axis: usize, inverse: bool },
-    Rechunk,
+    /// The input in this node's chunks; with `copy`, no block is a view of an input block
+    /// (a staged rechunk's pieces, so holding or spilling them frees the blocks they came from).
+    Rechunk { copy: bool },
     /// The input's elements in row-major order, in this node's shape. The chunkings match
     /// block for block (`construct/reshape.rs`): block `i` of the result is block `i` of the input.
     Reshape,
@@ -206,7 +208,7 @@ impl Node {
             NodeKind::Index { .. } => "getitem".into(),
             NodeKind::SetItem { .. } => "setitem".into(),
             NodeKind::Fft { axis, inverse } => format!("{}(axis={axis})", if *inverse { "ifft" } else { "fft" }),
-            NodeKind::Rechunk => "rechunk".into(),
+            NodeKind::Rechunk { .. } => "rechunk".into(),
             NodeKind::Reshape => "reshape".into(),
             NodeKind::WrapIndex { .. } => "wrap-index".into(),
             NodeKind::Gather { axis } => format!("gather(axis={axis})"),

@@ -7,7 +7,12 @@ use tegula_exec::{Executor, Observer, Report, Threaded};
 use tegula_kernels::Chunk;
 use tegula_plan::memory::{check_fits, check_results_fit};
 use tegula_plan::describe::{describe, PlanDescription};
+use tegula_plan::rechunk_stages::stage_rechunks;
 use tegula_plan::{explain::explain, lower, Fusion, NodeRef, TaskGraph};
+
+/// A rechunk is planned in stages when one of its tasks would hold more than this share of
+/// the memory budget, leaving room for other tasks and the blocks waiting to be read.
+const RECHUNK_SHARE: usize = 4;
 
 /// A lazy chunked array. Operations build new arrays; nothing runs until `compute`.
 #[derive(Clone, Debug)]
@@ -43,7 +48,8 @@ impl Array {
 
     /// The number of chunk tasks computing this array takes.
     pub fn task_count(&self) -> Result<usize> {
-        Ok(plan(std::slice::from_ref(&self.node), true)?.tasks.len())
+        let roots = staged(std::slice::from_ref(&self.node), Spec::from_env()?.memory);
+        Ok(plan(&roots, true)?.tasks.len())
     }
 
     /// The plan: one line per operation with its shape, chunks, task count and what was
@@ -54,7 +60,7 @@ impl Array {
     }
 
     pub fn explain_with(&self, spec: &Spec) -> Result<String> {
-        let roots = [self.node.clone()];
+        let roots = staged(std::slice::from_ref(&self.node), spec.memory);
         Ok(explain(&roots, &plan(&roots, true)?, spec.memory))
     }
 
@@ -120,7 +126,8 @@ pub fn compute_observed(
     let options = options.into();
     let spec = options.spec()?;
     let roots: Vec<NodeRef> = arrays.iter().map(|a| a.node.clone()).collect();
-    let graph = plan_within(&roots, options.fuse, spec.memory)?;
+    let roots = staged(&roots, spec.memory);
+    let graph = plan_staged_within(&roots, options.fuse, spec.memory)?;
     let description = describe_plan.then(|| describe(&roots, &graph));
     let (chunks, report) = tegula_exec::compute_observed(&graph, options.executor.as_ref(), &spec, observer)?;
     Ok((chunks, report, description))
@@ -129,6 +136,7 @@ pub fn compute_observed(
 /// The plan computing `arrays` (fused or not): its description and its task graph.
 pub fn plan_of(arrays: &[&Array], fuse: bool) -> Result<(PlanDescription, TaskGraph)> {
     let roots: Vec<NodeRef> = arrays.iter().map(|a| a.node.clone()).collect();
+    let roots = staged(&roots, Spec::from_env()?.memory);
     let graph = plan(&roots, fuse)?;
     Ok((describe(&roots, &graph), graph))
 }
@@ -136,8 +144,20 @@ pub fn plan_of(arrays: &[&Array], fuse: bool) -> Result<(PlanDescription, TaskGr
 /// The task graph computing `roots`, refused (a memory error, before anything runs) when its
 /// results or one of its tasks cannot fit in `budget`. A fused task holds all the inputs of its chain at
 /// once, so a fused plan that does not fit is planned again unfused (when neither fits, the
-/// fused plan's error is reported: it is the plan that would have run).
+/// fused plan's error is reported: it is the plan that would have run). Rechunks are staged
+/// within the budget first.
 pub(crate) fn plan_within(roots: &[NodeRef], fused: bool, budget: usize) -> Result<TaskGraph> {
+    plan_staged_within(&staged(roots, budget), fused, budget)
+}
+
+/// The expressions `roots` with each rechunk whose tasks would hold more than a share of
+/// `budget` planned in stages.
+fn staged(roots: &[NodeRef], budget: usize) -> Vec<NodeRef> {
+    stage_rechunks(roots, budget / RECHUNK_SHARE)
+}
+
+/// `plan_within` for roots already staged.
+fn plan_staged_within(roots: &[NodeRef], fused: bool, budget: usize) -> Result<TaskGraph> {
     let graph = plan(roots, fused)?;
     let graph = match check_fits(&graph, budget) {
         Err(refused) if fused => {

@@ -287,5 +287,5 @@ pub fn rechunk(x: &NodeRef, chunks: Chunks) -> Result<NodeRef> {
     if chunks == x.chunks {
         return Ok(x.clone());
     }
-    Node::checked(NodeKind::Rechunk, vec![x.clone()], x.dtype, chunks)
+    Node::checked(NodeKind::Rechunk { copy: false }, vec![x.clone()], x.dtype, chunks)
 }

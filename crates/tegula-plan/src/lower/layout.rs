@@ -112,7 +112,7 @@ fn narrowed_read(l: &mut Lowering, node: &Node, task: TaskId, select: Vec<Select
     (l.push(node, IoOp::Read { resource, region: narrow }, vec![], size, dtype), relative)
 }
 
-pub(super) fn rechunk(l: &mut Lowering, node: &Node, input: &[TaskId]) -> Vec<TaskId> {
+pub(super) fn rechunk(l: &mut Lowering, node: &Node, input: &[TaskId], copy: bool) -> Vec<TaskId> {
     let old = &node.inputs[0].chunks;
     let in_nb = old.numblocks();
     let tables: Vec<Vec<Vec<Overlap>>> =
@@ -129,6 +129,11 @@ pub(super) fn rechunk(l: &mut Lowering, node: &Node, input: &[TaskId]) -> Vec<Ta
                 let block_shape = old.block_shape(&in_idx);
                 if src.iter().zip(&block_shape).all(|(o, &n)| o.local.start == 0 && o.local.end == n) {
                     return task;
+                }
+                if copy {
+                    let src = src.iter().map(|o| (o.local.start, o.local.end)).collect();
+                    let piece = Piece { input: 0, src, dst: vec![0; shape.len()] };
+                    return l.push(node, KernelOp::Assemble { shape: shape.clone(), pieces: vec![piece] }, vec![task], shape.iter().product(), node.dtype);
                 }
                 let axes = src.iter().map(|o| Select::Range { start: o.local.start, stop: o.local.end, step: 1 }).collect();
                 return l.push(node, KernelOp::Select { axes }, vec![task], shape.iter().product(), node.dtype);

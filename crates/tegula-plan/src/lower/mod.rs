@@ -140,7 +140,7 @@ impl Lowering {
             NodeKind::Fft { axis, inverse } => {
                 elementwise::lower(self, node, inputs, KernelOp::Fft { axis: *axis, inverse: *inverse })
             }
-            NodeKind::Rechunk => Ok(layout::rechunk(self, node, &inputs[0])),
+            NodeKind::Rechunk { copy } => Ok(layout::rechunk(self, node, &inputs[0], *copy)),
             NodeKind::Reshape => Ok(reshape::reshape(self, node, &inputs[0])),
             NodeKind::WrapIndex { n, axis } => Ok(gather::wrap_index(self, node, &inputs[0], *n, *axis)),
             NodeKind::Gather { axis } => Ok(gather::gather(self, node, inputs, *axis)),

@@ -1,0 +1,201 @@
+//! Rechunks in stages, so that no task holds more than a limit (the idea of rechunker and
+//! Cubed). A one-stage rechunk's task holds its output block and every input block that block
+//! overlaps: for column strips to row strips, the whole array. Through the common refinement
+//! of the two chunkings, a first stage only splits and a second only joins (exactly the pieces
+//! of one output block), so no task holds more than an input block and a piece, or twice an
+//! output block. The pieces are copies, not views, so that once they are made their input
+//! block is freed, and each piece spilled frees its own bytes.
+//! When the refinement's pieces are tiny (many tasks of little work each), chunkings between
+//! the two are passed through, block lengths stepping geometrically, each step again through
+//! its refinement: every step that joins copies the data once more, so the number of steps is
+//! the one that minimises copies plus tasks (`plan_cost`).
+
+use crate::node::{Node, NodeKind, NodeRef};
+use crate::walk::topological;
+use std::collections::HashMap;
+use std::sync::Arc;
+use tegula_core::chunks::split_axis;
+use tegula_core::grid::common_refinement;
+use tegula_core::Chunks;
+
+/// The most joining steps a rechunk is planned in.
+const MAX_STEPS: usize = 6;
+/// What one task costs beside its work, in bytes copied in the same time (~30 µs at a few
+/// GB/s): weighs a plan of many small pieces against one that copies the data again.
+const TASK_COST_BYTES: usize = 64 << 10;
+
+/// The expressions `roots` with every rechunk whose one-stage tasks would hold more than
+/// `limit` bytes planned through the chunkings `stages` chooses, each a rechunk node of its
+/// own (so `explain` lists them). Nodes keep their ids; nodes not above such a rechunk are
+/// the same nodes.
+pub fn stage_rechunks(roots: &[NodeRef], limit: usize) -> Vec<NodeRef> {
+    let mut rebuilt: HashMap<u64, NodeRef> = HashMap::new();
+    for node in topological(roots) {
+        let inputs: Vec<NodeRef> = node.inputs.iter().map(|i| rebuilt.get(&i.id).unwrap_or(i).clone()).collect();
+        let mut changed = inputs.iter().zip(&node.inputs).any(|(a, b)| !Arc::ptr_eq(a, b));
+        let inputs = match node.kind {
+            NodeKind::Rechunk { .. } => {
+                let through = stages(&inputs[0].chunks, &node.chunks, node.dtype.itemsize(), limit);
+                changed |= !through.is_empty();
+                let last = through.len().saturating_sub(1);
+                let chain = through.into_iter().take(last).fold(inputs[0].clone(), |from, chunks| {
+                    Node::new(NodeKind::Rechunk { copy: true }, vec![from], node.dtype, chunks)
+                });
+                vec![chain]
+            }
+            _ => inputs,
+        };
+        if changed {
+            let same = Node { id: node.id, kind: node.kind.clone(), inputs, dtype: node.dtype, chunks: node.chunks.clone(), device: node.device };
+            rebuilt.insert(node.id, Arc::new(same));
+        }
+    }
+    roots.iter().map(|r| rebuilt.get(&r.id).unwrap_or(r).clone()).collect()
+}
+
+/// The chunkings a rechunk from `from` to `to` of `itemsize`-byte elements passes through,
+/// `to` last, so that no task holds more than `limit` bytes where blocks allow; empty when
+/// one stage stays within it.
+pub fn stages(from: &Chunks, to: &Chunks, itemsize: usize, limit: usize) -> Vec<Chunks> {
+    if from == to || one_stage_bytes(from, to, itemsize) <= limit {
+        return Vec::new();
+    }
+    (1..=MAX_STEPS)
+        .map(|steps| path(from, to, steps, itemsize, limit))
+        .min_by_key(|p| plan_cost(from, p, itemsize))
+        .unwrap_or_default()
+}
+
+/// The most bytes a task of a one-stage rechunk holds: its output block and the input blocks
+/// it overlaps. Overlaps are independent per axis, so the largest is the product of each
+/// axis's largest.
+pub fn one_stage_bytes(from: &Chunks, to: &Chunks, itemsize: usize) -> usize {
+    let (mut spans, mut outputs) = (1usize, 1usize);
+    for axis in 0..from.ndim() {
+        let (old, new) = (from.axis(axis), to.axis(axis));
+        spans = spans.saturating_mul(largest_span(old, new));
+        outputs = outputs.saturating_mul(new.iter().copied().max().unwrap_or(0));
+    }
+    spans.saturating_add(outputs).saturating_mul(itemsize)
+}
+
+/// The most elements of `old` blocks that one block of `new` overlaps (one pass over both).
+fn largest_span(old: &[usize], new: &[usize]) -> usize {
+    let (mut first, mut first_start, mut largest) = (0, 0, 0);
+    let mut start = 0;
+    for &len in new {
+        let end = start + len;
+        while first + 1 < old.len() && first_start + old[first] <= start {
+            first_start += old[first];
+            first += 1;
+        }
+        let (mut block, mut block_start, mut span) = (first, first_start, 0);
+        while block < old.len() && (block_start < end || block == first) {
+            span += old[block];
+            block_start += old[block];
+            block += 1;
+        }
+        largest = largest.max(span);
+        start = end;
+    }
+    largest
+}
+
+/// `from` to `to` in `steps` joining steps: chunkings whose block lengths step geometrically
+/// from `from`'s longest to `to`'s longest along each axis, and between two of them their
+/// common refinement where going straight would hold more than `limit`.
+fn path(from: &Chunks, to: &Chunks, steps: usize, itemsize: usize, limit: usize) -> Vec<Chunks> {
+    let (a, b) = (from.max_block_shape(), to.max_block_shape());
+    let shape = from.shape();
+    let waypoints = (1..steps).map(|i| {
+        let t = i as f64 / steps as f64;
+        let sizes = (0..shape.len())
+            .map(|axis| {
+                let len = (a[axis].max(1) as f64).powf(1.0 - t) * (b[axis].max(1) as f64).powf(t);
+                split_axis(shape[axis], len.round() as usize)
+            })
+            .collect();
+        Chunks::from_axes(sizes)
+    });
+    let mut out: Vec<Chunks> = Vec::new();
+    for next in waypoints.chain([to.clone()]) {
+        let prev = out.last().unwrap_or(from);
+        if next == *prev {
+            continue;
+        }
+        if one_stage_bytes(prev, &next, itemsize) > limit {
+            let pieces = refinement(prev, &next);
+            if pieces != *prev && pieces != next {
+                out.push(pieces);
+            }
+        }
+        out.push(next);
+    }
+    out
+}
+
+/// The coarsest chunking whose blocks each lie in one block of `a` and of `b`.
+fn refinement(a: &Chunks, b: &Chunks) -> Chunks {
+    Chunks::from_axes((0..a.ndim()).map(|axis| common_refinement(a.axis(axis), b.axis(axis))).collect())
+}
+
+/// What running `path` from `from` costs, in bytes: the bytes copied (each step that is not a
+/// split copies the array once) and `TASK_COST_BYTES` per task.
+fn plan_cost(from: &Chunks, path: &[Chunks], itemsize: usize) -> usize {
+    let bytes = from.shape().iter().product::<usize>().saturating_mul(itemsize);
+    let mut prev = from;
+    let mut cost = 0usize;
+    for next in path {
+        let splits = refinement(prev, next) == *next;
+        cost = cost.saturating_add(if splits { 0 } else { bytes });
+        cost = cost.saturating_add(next.nblocks().saturating_mul(TASK_COST_BYTES));
+        prev = next;
+    }
+    cost
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn regular(shape: &[usize], block: &[usize]) -> Chunks {
+        Chunks::regular(shape, block)
+    }
+
+    #[test]
+    fn spans_count_every_overlapped_block() {
+        assert_eq!(largest_span(&[10, 10, 10], &[30]), 30);
+        assert_eq!(largest_span(&[10, 10, 10], &[5, 10, 15]), 20);
+        assert_eq!(largest_span(&[1000], &[999, 1]), 1000);
+        assert_eq!(largest_span(&[999, 999, 2], &[1000, 1000]), 1998);
+        assert_eq!(largest_span(&[0], &[0]), 0);
+    }
+
+    #[test]
+    fn a_rechunk_within_the_limit_is_one_stage() {
+        let (from, to) = (regular(&[100, 100], &[10, 10]), regular(&[100, 100], &[20, 20]));
+        assert!(stages(&from, &to, 8, 1 << 20).is_empty());
+    }
+
+    #[test]
+    fn column_strips_to_row_strips_split_then_join() {
+        let (from, to) = (regular(&[4096, 4096], &[4096, 64]), regular(&[4096, 4096], &[64, 4096]));
+        assert_eq!(one_stage_bytes(&from, &to, 8), (4096 * 4096 + 64 * 4096) * 8);
+        let limit = 8 * 4096 * 64 * 3;
+        let through = stages(&from, &to, 8, limit);
+        assert_eq!(through.last(), Some(&to));
+        let mut prev = &from;
+        for next in &through {
+            assert!(one_stage_bytes(prev, next, 8) <= limit, "{prev:?} -> {next:?}");
+            prev = next;
+        }
+    }
+
+    #[test]
+    fn tiny_pieces_take_more_steps() {
+        let (from, to) = (regular(&[1 << 14, 1 << 14], &[1 << 14, 1]), regular(&[1 << 14, 1 << 14], &[1, 1 << 14]));
+        let through = stages(&from, &to, 8, 1 << 20);
+        assert!(through.len() > 2, "{} steps", through.len());
+        assert!(through.iter().all(|c| c.nblocks() < 1 << 22));
+    }
+}
