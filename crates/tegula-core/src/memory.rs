@@ -13,6 +13,19 @@ pub fn big_vec<T>(len: usize) -> Vec<T> {
     v
 }
 
+/// Gives the kernel back the memory the allocator holds free. glibc keeps freed blocks below
+/// its mmap threshold (which rises to 32 MiB as big blocks are freed) in its heaps for reuse,
+/// and after many blocks of mixed sizes much of it sits in holes no later block fits: a
+/// staged rechunk under a 1 GB budget reached 1.7 GB resident. Called after spilling, so that
+/// what the executor let go leaves the process's resident memory too.
+pub fn return_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free memory of the allocator's own heaps.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 #[cfg(target_os = "linux")]
 fn advise_huge_pages(addr: usize, bytes: usize) {
     if bytes < 4 * HUGE_PAGE {

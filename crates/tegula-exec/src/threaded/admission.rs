@@ -103,6 +103,7 @@ impl Run<'_> {
                 }
             }
         }
+        tegula_core::memory::return_free_memory();
         s
     }
 
