@@ -84,3 +84,12 @@ def test_blocks_bigger_than_the_budget_allows_are_refused_before_running():
     y = tg.asarray(a, chunks=1000).rechunk(999).sum()
     with tg.config.set(memory=8 << 20), pytest.raises(MemoryError, match="memory budget"):
         y.compute()
+
+
+def test_1000_to_999_within_a_budget_smaller_than_one_stage():
+    a = np.random.default_rng(3).integers(-1000, 1000, (3000, 3000))
+    y = tg.asarray(a, chunks=(1000, 100)).rechunk(999)
+    with tg.config.set(memory=32 << 20):
+        assert rechunk_ops(y) >= 2
+        report = sums(y, a)
+    assert report["peak_bytes"] <= 32 << 20
