@@ -141,8 +141,9 @@ fn refinement(a: &Chunks, b: &Chunks) -> Chunks {
     Chunks::from_axes((0..a.ndim()).map(|axis| common_refinement(a.axis(axis), b.axis(axis))).collect())
 }
 
-/// What running `path` from `from` costs, in bytes: the bytes copied (each step that is not a
-/// split copies the array once) and `TASK_COST_BYTES` per task.
+/// What running `path` from `from` costs, in bytes: the array's bytes once per step that joins
+/// and `TASK_COST_BYTES` per task. (A split before a join copies too, but only where the join
+/// alone would hold too much; it is weighed by its tasks.)
 fn plan_cost(from: &Chunks, path: &[Chunks], itemsize: usize) -> usize {
     let bytes = from.shape().iter().product::<usize>().saturating_mul(itemsize);
     let mut prev = from;
@@ -160,10 +161,6 @@ fn plan_cost(from: &Chunks, path: &[Chunks], itemsize: usize) -> usize {
 mod tests {
     use super::*;
 
-    fn regular(shape: &[usize], block: &[usize]) -> Chunks {
-        Chunks::regular(shape, block)
-    }
-
     #[test]
     fn spans_count_every_overlapped_block() {
         assert_eq!(largest_span(&[10, 10, 10], &[30]), 30);
@@ -175,13 +172,13 @@ mod tests {
 
     #[test]
     fn a_rechunk_within_the_limit_is_one_stage() {
-        let (from, to) = (regular(&[100, 100], &[10, 10]), regular(&[100, 100], &[20, 20]));
+        let (from, to) = (Chunks::regular(&[100, 100], &[10, 10]), Chunks::regular(&[100, 100], &[20, 20]));
         assert!(stages(&from, &to, 8, 1 << 20).is_empty());
     }
 
     #[test]
     fn column_strips_to_row_strips_split_then_join() {
-        let (from, to) = (regular(&[4096, 4096], &[4096, 64]), regular(&[4096, 4096], &[64, 4096]));
+        let (from, to) = (Chunks::regular(&[4096, 4096], &[4096, 64]), Chunks::regular(&[4096, 4096], &[64, 4096]));
         assert_eq!(one_stage_bytes(&from, &to, 8), (4096 * 4096 + 64 * 4096) * 8);
         let limit = 8 * 4096 * 64 * 3;
         let through = stages(&from, &to, 8, limit);
@@ -195,7 +192,7 @@ mod tests {
 
     #[test]
     fn tiny_pieces_take_more_steps() {
-        let (from, to) = (regular(&[1 << 14, 1 << 14], &[1 << 14, 1]), regular(&[1 << 14, 1 << 14], &[1, 1 << 14]));
+        let (from, to) = (Chunks::regular(&[1 << 14, 1 << 14], &[1 << 14, 1]), Chunks::regular(&[1 << 14, 1 << 14], &[1, 1 << 14]));
         let through = stages(&from, &to, 8, 1 << 20);
         assert!(through.len() > 2, "{} steps", through.len());
         assert!(through.iter().all(|c| c.nblocks() < 1 << 22));
