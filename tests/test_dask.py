@@ -218,3 +218,15 @@ def test_a_cluster_that_loses_every_worker_fails_instead_of_hanging(client, monk
     finally:
         client.cluster.scale(WORKERS)
         client.wait_for_workers(WORKERS, timeout=60)
+
+
+def test_persist_keeps_the_blocks_the_workers_computed(tmp_path, client):
+    a = np.random.default_rng(8).standard_normal((600, 400))
+    x = tg.asarray(a, chunks=(150, 100)).T * 2 + 1
+    # A budget whose half holds a few rows of blocks: the rest are written to disk by the workers.
+    with tg.config.set(spill_dir=str(tmp_path), memory="3MB"):
+        kept = tg.persist(x, scheduler=client)[0]
+        assert os.listdir(tmp_path), "nothing was kept on disk"
+    expected = x.compute(scheduler="threads")
+    same(kept.compute(scheduler="threads"), expected)
+    same((kept @ kept.T).compute(scheduler=client), (x @ x.T).compute(scheduler="threads"))

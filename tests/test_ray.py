@@ -249,3 +249,15 @@ def test_a_cluster_that_loses_every_node_fails_instead_of_hanging(cluster, monke
         for _ in range(NODES):
             cluster.add_node(num_cpus=1)
         cluster.wait_for_nodes()
+
+
+def test_persist_keeps_the_blocks_the_workers_computed(tmp_path, cluster):
+    a = np.random.default_rng(8).standard_normal((600, 400))
+    x = tg.asarray(a, chunks=(150, 100)).T * 2 + 1
+    # A budget whose half holds a few rows of blocks: the rest are written to disk by the workers.
+    with tg.config.set(spill_dir=str(tmp_path), memory="3MB"):
+        kept = tg.persist(x, scheduler="ray")[0]
+        assert os.listdir(tmp_path), "nothing was kept on disk"
+    expected = x.compute(scheduler="threads")
+    same(kept.compute(scheduler="threads"), expected)
+    same((kept @ kept.T).compute(scheduler="ray"), (x @ x.T).compute(scheduler="threads"))

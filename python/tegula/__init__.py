@@ -14,8 +14,8 @@ from ._creation import (arange, array, asarray, empty, empty_like, from_array, f
 from ._dtypes import (bool, complex64, complex128, float16, float32, float64, int8, int16, int32,
                       int64, uint8, uint16, uint32, uint64)
 from ._functions import (REDUCTIONS, UFUNCS, astype, can_cast, compute, concat, concatenate,
-                         expand_dims, matmul, permute_dims, rechunk, result_type, stack, transpose,
-                         where)
+                         expand_dims, matmul, permute_dims, persist, rechunk, result_type, stack,
+                         transpose, where)
 from ._einsum import einsum
 from ._gather import nonzero, take, take_along_axis
 from ._info import __array_namespace_info__, finfo, iinfo, isdtype
@@ -59,7 +59,7 @@ __all__ = sorted(
     ["Array", "config", "fft", "glm", "linalg", "random", "arange", "array", "asarray", "empty", "empty_like", "from_array",
      "full", "full_like", "from_npy", "from_zarr", "to_npy", "to_zarr", "linspace", "ones", "ones_like",
      "zeros", "zeros_like", "astype", "can_cast", "compute", "concat", "concatenate", "expand_dims",
-     "matmul", "permute_dims", "rechunk", "result_type", "stack", "transpose", "where",
+     "matmul", "permute_dims", "persist", "rechunk", "result_type", "stack", "transpose", "where",
      "__array_namespace_info__", "finfo", "iinfo", "isdtype",
      "broadcast_arrays", "broadcast_shapes", "broadcast_to", "clip", "diff", "flip", "moveaxis", "roll",
      "round", "squeeze", "unstack", "dot", "eye", "matrix_transpose", "meshgrid", "outer", "tensordot", "tril",

@@ -149,6 +149,13 @@ class Array:
 
         return run_compute([self._h], scheduler, num_workers, fuse, progress, placement)[0][0]
 
+    def persist(self, scheduler=None, num_workers=None, fuse=True, progress=None, placement=None):
+        """Computes the array and keeps its blocks; returns a tegula array of the same values
+        and chunks that reads them (see ``tegula.persist``)."""
+        from ._functions import persist
+
+        return persist(self, scheduler=scheduler, num_workers=num_workers, fuse=fuse, progress=progress, placement=placement)[0]
+
     def to_zarr(self, path, chunks=None, compressor=None, overwrite=False, **kwargs):
         """Writes the array to a new Zarr array (see ``tegula.to_zarr``)."""
         from ._io import to_zarr

@@ -196,6 +196,22 @@ def compute(*arrays, scheduler=None, num_workers=None, fuse=True, report=False, 
     return (out, info) if report else out
 
 
+def persist(*arrays, scheduler=None, num_workers=None, fuse=True, report=False, progress=None, placement=None):
+    """Computes several arrays in one pass and keeps their blocks; returns a tuple of tegula
+    arrays with the same values, shapes and chunks, whose later computations read the kept
+    blocks instead of computing them again (Dask's ``persist``). Blocks are kept in memory
+    while everything persisted stays within half of the memory budget left (``tg.config``'s
+    ``memory``), and beyond that on disk, in the spill directory; the bytes kept in memory
+    count against the budget of every later computation. Both are freed when the last array
+    reading them is dropped. Arguments that are not tegula arrays are returned unchanged;
+    the other arguments are ``compute``'s (``report=True`` returns ``(arrays, report)``)."""
+    lazy = [a for a in arrays if isinstance(a, Array)]
+    kept, info = run_compute([a._h for a in lazy], scheduler, num_workers, fuse, progress, placement, persist=True)
+    kept = iter(kept)
+    out = tuple(Array(next(kept), a._attrs) if isinstance(a, Array) else a for a in arrays)
+    return (out, info) if report else out
+
+
 def executor_name(scheduler=None, placement=None):
     """The registry's name for `scheduler` (unset: ``tg.config``'s), a Dask client's included."""
     from ._dask import executor_name as named
@@ -204,9 +220,10 @@ def executor_name(scheduler=None, placement=None):
     return named(scheduler, config.get("placement") if placement is None else placement)
 
 
-def run_compute(handles, scheduler, num_workers, fuse, progress=None, placement=None):
-    """The native compute with the settings of ``tg.config``, a progress bar as ``progress``
-    and the settings say, and traced when an execution report (``tg.report``) is recording."""
+def run_compute(handles, scheduler, num_workers, fuse, progress=None, placement=None, persist=False):
+    """The native compute (or persist) with the settings of ``tg.config``, a progress bar as
+    ``progress`` and the settings say, and traced when an execution report (``tg.report``) is
+    recording."""
     from . import _progress, _report
 
     settings = config.explicit()
@@ -214,7 +231,8 @@ def run_compute(handles, scheduler, num_workers, fuse, progress=None, placement=
     num_workers = config.get("num_workers") if num_workers is None else num_workers
     bar = _progress.resolve(progress)
     recorder = _report.active()
-    computed, info = _tegula.compute(
+    run = _tegula.persist if persist else _tegula.compute
+    computed, info = run(
         handles, scheduler, num_workers, fuse, settings.get("memory"), settings.get("spill_dir"),
         progress=bar, interval=_progress.INTERVAL, trace=recorder is not None,
     )

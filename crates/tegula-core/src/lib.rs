@@ -1,6 +1,6 @@
 //! tegula-core: the vocabulary every other tegula crate speaks — errors, dtypes and their
 //! promotion, Python scalars, shapes and broadcasting, chunkings and grid math, and the closed
-//! set of chunk operations a task graph names (`TaskOp`: a `SourceOp`, a `KernelOp` or an `IoOp`); big buffers (`memory`), and what a computation may use (`spec`).
+//! set of chunk operations a task graph names (`TaskOp`: a `SourceOp`, a `KernelOp` or an `IoOp`); big buffers (`memory`), the bytes persisted arrays keep (`kept`), and what a computation may use (`spec`).
 
 pub mod cancel;
 pub mod chunks;
@@ -9,6 +9,7 @@ pub mod dtype;
 pub mod error;
 pub mod grid;
 pub mod io_op;
+pub mod kept;
 pub mod kernel_op;
 pub mod limits;
 pub mod linalg;

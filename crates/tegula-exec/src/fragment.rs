@@ -91,7 +91,7 @@ impl Fragment {
             if r.kind == ResourceKind::Array && kind == ResourceKind::Source {
                 files.push(r.id);
             }
-            graph.resources.push(Arc::new(Resource { id: r.id, kind, data }));
+            graph.resources.push(Arc::new(Resource::new(r.id, kind, data)));
         }
         for task in &mut graph.tasks {
             if let TaskOp::Io(IoOp::Load { resource, region }) = &task.op {

@@ -14,6 +14,15 @@ pub struct Resource {
     /// What the executor uses: a `Chunk`, an `Arc<dyn ChunkSource>` or `Arc<dyn ChunkSink>`,
     /// an `Arc<dyn BlockFunction>`.
     pub data: Arc<dyn Any + Send + Sync>,
+    /// What lives as long as the resource does, released with it: a persisted array's charge
+    /// against the memory budget, the directory of its blocks on disk.
+    pub guard: Option<Arc<dyn Any + Send + Sync>>,
+}
+
+impl Resource {
+    pub fn new(id: ResourceId, kind: ResourceKind, data: Arc<dyn Any + Send + Sync>) -> Resource {
+        Resource { id, kind, data, guard: None }
+    }
 }
 
 /// What a resource is, which decides the tasks that reach it.

@@ -53,12 +53,12 @@ fn an_index_reads_only_its_bounding_box() {
 #[test]
 fn writes_align_with_the_store_grid() {
     let x = creation::stored(Arc::new(()), DType::Float64, Chunks::new(vec![vec![13, 29, 3, 40, 15], vec![7]], &[100, 7]).unwrap());
-    let sink = Arc::new(Resource { id: next_id(), data: Arc::new(()), kind: ResourceKind::Sink });
+    let sink = Arc::new(Resource::new(next_id(), ResourceKind::Sink, Arc::new(())));
     let s = store::store(&x, sink, &[10, 5]).unwrap();
     let g = lower(&[s], Fusion::On).unwrap();
     let writes = regions(&g, false);
     assert_eq!(writes.iter().map(|r| r[0]).collect::<Vec<_>>(), vec![(0, 10), (10, 40), (40, 50), (50, 90), (90, 100)]);
     assert!(writes.iter().all(|r| r[1] == (0, 7)));
     assert!(g.tasks.iter().all(|t| !matches!(t.op, TaskOp::Io(IoOp::Write { .. })) || t.size == 0));
-    assert!(store::store(&x, Arc::new(Resource { id: next_id(), data: Arc::new(()), kind: ResourceKind::Sink }), &[0, 5]).is_err());
+    assert!(store::store(&x, Arc::new(Resource::new(next_id(), ResourceKind::Sink, Arc::new(()))), &[0, 5]).is_err());
 }

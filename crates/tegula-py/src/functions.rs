@@ -4,7 +4,7 @@ use crate::array::{wrap, PyArrayHandle};
 use crate::convert::{chunk_from_numpy, chunk_spec, chunk_to_numpy, dtype, opt_dtype, scalar, shape};
 use crate::errors::IntoPy;
 use crate::options::{compute_options, report_dict};
-use crate::watch::{compute_watched, trace_dict};
+use crate::watch::{compute_watched, persist_watched, trace_dict};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -129,6 +129,33 @@ pub fn compute<'py>(
         info.set_item("trace", trace_dict(py, &events, &plan)?)?;
     }
     Ok((out, info))
+}
+
+/// Persists several arrays in one pass (see `tegula::persist`), without holding the GIL;
+/// returns arrays reading the kept blocks and what the executor measured.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (arrays, scheduler="threads", num_workers=None, fuse=true, memory=None, spill_dir=None, progress=None, interval=0.1, trace=false))]
+pub fn persist<'py>(
+    py: Python<'py>,
+    arrays: Vec<PyRef<'py, PyArrayHandle>>,
+    scheduler: &str,
+    num_workers: Option<usize>,
+    fuse: bool,
+    memory: Option<usize>,
+    spill_dir: Option<PathBuf>,
+    progress: Option<Py<PyAny>>,
+    interval: f64,
+    trace: bool,
+) -> PyResult<(Vec<PyArrayHandle>, Bound<'py, PyDict>)> {
+    let options = compute_options(scheduler, num_workers, fuse, memory, spill_dir)?;
+    let handles: Vec<Array> = arrays.iter().map(|a| a.inner.clone()).collect();
+    let (kept, report, traced) = persist_watched(py, &handles, options, progress, interval, trace)?;
+    let info = report_dict(py, &report)?;
+    if let Some((events, plan)) = traced {
+        info.set_item("trace", trace_dict(py, &events, &plan)?)?;
+    }
+    Ok((kept.into_iter().map(wrap).collect(), info))
 }
 
 /// The dtype a Python scalar takes next to an array of dtype `array_dtype` (NumPy 2's weak

@@ -31,9 +31,11 @@ fn _tegula(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::concatenate, m)?)?;
     m.add_function(wrap_pyfunction!(functions::stack, m)?)?;
     m.add_function(wrap_pyfunction!(functions::compute, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::persist, m)?)?;
     m.add_function(wrap_pyfunction!(map_blocks::map_blocks, m)?)?;
     m.add_function(wrap_pyfunction!(functions::weak_scalar_dtype, m)?)?;
     m.add_function(wrap_pyfunction!(options::default_spec, m)?)?;
+    m.add_function(wrap_pyfunction!(options::kept_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(options::memory_budget, m)?)?;
     m.add_function(wrap_pyfunction!(store::open_zarr, m)?)?;
     m.add_function(wrap_pyfunction!(store::open_npy, m)?)?;

@@ -68,6 +68,13 @@ pub fn default_spec() -> PyResult<(usize, PathBuf)> {
     Ok((spec.memory, spec.spill_dir))
 }
 
+/// Bytes the persisted arrays alive in this process keep in memory (taken out of every
+/// computation's budget).
+#[pyfunction]
+pub fn kept_bytes() -> usize {
+    tegula::kept_bytes()
+}
+
 /// A memory budget written as a byte size (`"2GB"`, `"512 MiB"`), in bytes.
 #[pyfunction]
 pub fn memory_budget(text: &str) -> PyResult<usize> {

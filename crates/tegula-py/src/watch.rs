@@ -12,7 +12,10 @@ use tegula::{Array, Chunk, ComputeOptions, Observer, Operation, PlanDescription,
 
 /// What a watched computation returns: its arrays, its report, and when traced its events
 /// with the description of the plan that ran.
-pub type Watched = (Vec<Chunk>, Report, Option<(Vec<TaskEvent>, PlanDescription)>);
+pub type Watched<T = Vec<Chunk>> = (T, Report, Option<(Vec<TaskEvent>, PlanDescription)>);
+
+/// What a watched run returns before its events are collected.
+type Observed<T> = tegula::Result<(T, Report, Option<PlanDescription>)>;
 
 /// Computes `arrays`; `progress(done, total, bytes, seconds)` is called every `interval`
 /// seconds while it runs and once at the end (an exception it raises stops the computation
@@ -25,6 +28,33 @@ pub fn compute_watched(
     interval: f64,
     trace: bool,
 ) -> PyResult<Watched> {
+    let refs: Vec<&Array> = arrays.iter().collect();
+    run_watched(py, options, progress, interval, trace, |options, observer| tegula::compute_observed(&refs, options, observer, trace))
+}
+
+/// Persists `arrays` (see `tegula::persist`), watched as `compute_watched` watches.
+pub fn persist_watched(
+    py: Python<'_>,
+    arrays: &[Array],
+    options: ComputeOptions,
+    progress: Option<Py<PyAny>>,
+    interval: f64,
+    trace: bool,
+) -> PyResult<Watched<Vec<Array>>> {
+    let refs: Vec<&Array> = arrays.iter().collect();
+    run_watched(py, options, progress, interval, trace, |options, observer| tegula::persist_observed(&refs, options, observer, trace))
+}
+
+/// Runs `run` under `options` (its spec resolved once, so the run holds the token this thread
+/// sets on Ctrl-C) with the observers `progress` and `trace` ask for.
+fn run_watched<T: Send>(
+    py: Python<'_>,
+    options: ComputeOptions,
+    progress: Option<Py<PyAny>>,
+    interval: f64,
+    trace: bool,
+    run: impl FnOnce(ComputeOptions, Option<&dyn Observer>) -> Observed<T> + Send,
+) -> PyResult<Watched<T>> {
     let counters = Progress::new();
     let tracer = Trace::new();
     let both = tegula::Both(&counters, &tracer);
@@ -34,9 +64,7 @@ pub fn compute_watched(
         (false, true) => Some(&tracer),
         (false, false) => None,
     };
-    let refs: Vec<&Array> = arrays.iter().collect();
     let started = Instant::now();
-    // Resolved once, so the computation holds the token this thread sets on Ctrl-C.
     let spec = options.spec().py()?;
     let cancel = spec.cancel.clone();
     let options = ComputeOptions { spec: Some(spec), ..options };
@@ -57,12 +85,12 @@ pub fn compute_watched(
         }
     };
     let poll = progress.is_some().then(|| Poll { every: Duration::from_secs_f64(interval.max(0.01)), call: &mut call_progress });
-    let result = run_interruptible(py, &cancel, poll, || tegula::compute_observed(&refs, options, observer, trace))?;
-    let (chunks, report, description) = result.py()?;
+    let result = run_interruptible(py, &cancel, poll, || run(options, observer))?;
+    let (out, report, description) = result.py()?;
     if let Some(e) = callback_error {
         return Err(e);
     }
-    Ok((chunks, report, description.map(|d| (tracer.events(), d))))
+    Ok((out, report, description.map(|d| (tracer.events(), d))))
 }
 
 /// The trace of a computation as columns of NumPy arrays (times in seconds), with the plan's

@@ -1,5 +1,6 @@
 //! `Array`: a lazy chunked array (a handle on an expression node) and computing it.
 
+use crate::budget::budget_left;
 use tegula_core::shape::fmt_shape;
 use tegula_core::{Chunks, DType, Result, Spec};
 use std::sync::Arc;
@@ -124,7 +125,7 @@ pub fn compute_observed(
     describe_plan: bool,
 ) -> Result<(Vec<Chunk>, Report, Option<PlanDescription>)> {
     let options = options.into();
-    let spec = options.spec()?;
+    let spec = budget_left(options.spec()?)?;
     let roots: Vec<NodeRef> = arrays.iter().map(|a| a.node.clone()).collect();
     let roots = staged(&roots, spec.memory);
     let graph = plan_staged_within(&roots, options.fuse, spec.memory)?;

@@ -12,6 +12,7 @@
 //! ```
 
 mod array;
+mod budget;
 mod cluster;
 mod creation;
 mod fragments;
@@ -19,6 +20,7 @@ mod gather;
 mod map_blocks;
 mod ops;
 mod ordering;
+mod persist;
 pub mod random;
 mod sample_sort;
 mod store;
@@ -28,6 +30,9 @@ pub use cluster::{plan_cluster, plan_cluster_with, ClusterPlan, Nodes};
 pub use fragments::{plan_fragments, EncodedFragment};
 pub use tegula_plan::placement::{NodeLoad, Placer, Simulation};
 pub use ordering::SortSpec;
+pub use budget::budget_left;
+pub use tegula_core::kept::kept_bytes;
+pub use persist::{persist, persist_observed};
 pub use tegula_exec::fragment::{run_fragment, set_function_decoder, Fragment};
 pub use tegula_exec::{serve, set_callback_encoder};
 pub use store::{open_npy, open_zarr, STORE_BLOCK_BYTES};

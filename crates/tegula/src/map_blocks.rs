@@ -18,7 +18,7 @@ impl Array {
         chunks: Chunks,
         dtype: DType,
     ) -> Result<Array> {
-        let stored = Arc::new(Resource { id: next_id(), data: Arc::new(function), kind: ResourceKind::Function });
+        let stored = Arc::new(Resource::new(next_id(), ResourceKind::Function, Arc::new(function)));
         let nodes: Vec<NodeRef> = inputs.iter().map(|a| a.node.clone()).collect();
         Ok(Array::from_node(map_blocks(&nodes, stored, name, chunks, dtype)?))
     }

@@ -2,6 +2,7 @@
 //! them as it is computed (each block written, then freed).
 
 use crate::array::{plan_within, Array, ComputeOptions};
+use crate::budget::budget_left;
 use std::any::Any;
 use std::sync::Arc;
 use tegula_core::{normalize_chunks, ChunkSpec, Chunks, Result};
@@ -42,10 +43,10 @@ impl Array {
     /// boundaries, which may merge blocks), so no two tasks write one stored chunk.
     pub fn store(&self, sink: Arc<dyn ChunkSink>, options: impl Into<ComputeOptions>) -> Result<Report> {
         let options = options.into();
-        let spec = options.spec()?;
+        let spec = budget_left(options.spec()?)?;
         let grid: Vec<usize> = sink.write_grid().to_vec();
         let data: Arc<dyn Any + Send + Sync> = Arc::new(sink.clone());
-        let stored = Arc::new(Resource { id: next_id(), data, kind: ResourceKind::Sink });
+        let stored = Arc::new(Resource::new(next_id(), ResourceKind::Sink, data));
         let root = store::store(&self.node, stored, &grid)?;
         let graph = plan_within(&[root], options.fuse, spec.memory)?;
         let (_, report) = tegula_exec::execute(&graph, options.executor.as_ref(), &spec)?;

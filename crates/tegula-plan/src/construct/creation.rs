@@ -13,7 +13,11 @@ pub fn stored(data: Arc<dyn Any + Send + Sync>, dtype: DType, chunks: Chunks) ->
 
 /// An array whose values are read from `data`, which lives in `kind`.
 pub fn from_store(data: Arc<dyn Any + Send + Sync>, kind: ResourceKind, dtype: DType, chunks: Chunks) -> NodeRef {
-    let stored = Arc::new(Resource { id: next_id(), data, kind });
+    from_resource(Arc::new(Resource::new(next_id(), kind, data)), dtype, chunks)
+}
+
+/// An array whose values `stored` (an array in memory or a source) holds.
+pub fn from_resource(stored: Arc<Resource>, dtype: DType, chunks: Chunks) -> NodeRef {
     Node::new(NodeKind::Source(SourceKind::Stored(stored), Window::default()), vec![], dtype, chunks)
 }
 

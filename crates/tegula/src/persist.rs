@@ -1,0 +1,190 @@
+//! Persisting arrays: computing them once and keeping their blocks, so that later plans read
+//! the kept blocks instead of computing them again (Dask's `persist`). Blocks are kept in memory
+//! while the arrays kept by the process stay within a share of the budget, and beyond it on disk,
+//! in an uncompressed Zarr array under the spill directory. Both are released when the last array
+//! reading them is dropped; until then, the bytes kept in memory count against the budget of
+//! every computation (`budget::budget_left`).
+
+use crate::array::{plan_within, Array, ComputeOptions};
+use crate::budget::budget_left;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use tegula_core::kept::KeptBytes;
+use tegula_core::{Chunks, Result, TegulaError};
+use tegula_exec::{assemble_output, Observer, Report};
+use tegula_kernels::Chunk;
+use tegula_plan::construct::layout::{self, IndexItem};
+use tegula_plan::construct::{creation, join, store};
+use tegula_plan::describe::{describe, PlanDescription};
+use tegula_plan::{next_id, NodeRef, Resource, ResourceKind};
+use tegula_store::{ChunkSink, ChunkSource, Codec, ZarrOptions, ZarrSink, ZarrSource};
+
+/// Persisted arrays keep blocks in memory up to this share of the budget left to them, so
+/// that later computations always have the rest.
+const KEPT_SHARE: usize = 2;
+
+/// Computes `arrays` once and returns arrays of the same values that read the kept blocks.
+pub fn persist(arrays: &[&Array], options: impl Into<ComputeOptions>) -> Result<Vec<Array>> {
+    persist_observed(arrays, options, None, false).map(|(kept, _, _)| kept)
+}
+
+/// `persist`, telling `observer` about each task (see `compute_observed`).
+pub fn persist_observed(
+    arrays: &[&Array],
+    options: impl Into<ComputeOptions>,
+    observer: Option<&dyn Observer>,
+    describe_plan: bool,
+) -> Result<(Vec<Array>, Report, Option<PlanDescription>)> {
+    let options = options.into();
+    let spec = budget_left(options.spec()?)?;
+    let mut share = spec.memory / KEPT_SHARE;
+    let mut disk: Option<Arc<KeptDir>> = None;
+    let mut parts = Vec::with_capacity(arrays.len());
+    for (i, array) in arrays.iter().enumerate() {
+        let Some(&blocks) = array.chunks().numblocks().first() else {
+            parts.push(Part { memory: Some(array.node.clone()), disk: None });
+            continue;
+        };
+        let rows = rows_in_memory(array.chunks(), array.dtype().itemsize(), share);
+        share -= leading_bytes(array.chunks(), array.dtype().itemsize(), rows);
+        let memory = match rows {
+            0 if blocks > 0 => None,
+            _ => Some(memory_part(array, rows)?),
+        };
+        let disk = (rows < blocks).then(|| disk_part(array, rows, &mut disk, &spec.spill_dir, i)).transpose()?;
+        parts.push(Part { memory, disk });
+    }
+    let roots: Vec<NodeRef> = parts.iter().flat_map(|p| p.memory.iter().chain(p.disk.iter().map(|d| &d.write)).cloned()).collect();
+    let graph = plan_within(&roots, options.fuse, spec.memory)?;
+    let description = describe_plan.then(|| describe(&roots, &graph));
+    let (blocks, report) = options.executor.execute(&graph, &spec, observer)?;
+    let mut results = graph.outputs.iter().zip(blocks);
+    let mut kept = Vec::with_capacity(parts.len());
+    for part in parts {
+        let memory = match &part.memory {
+            Some(node) => {
+                let (output, blocks) = results.next().ok_or_else(|| tegula_core::internal_err!("persist: a result is missing"))?;
+                Some(kept_in_memory(assemble_output(&output.chunks, output.dtype, blocks)?, node))
+            }
+            None => None,
+        };
+        let disk = match part.disk {
+            Some(d) => {
+                results.next();
+                Some(d.finish()?)
+            }
+            None => None,
+        };
+        kept.push(Array::from_node(match (memory, disk) {
+            (Some(m), Some(d)) => join::concatenate(&[m, d], Some(0))?,
+            (Some(only), None) | (None, Some(only)) => only,
+            (None, None) => return Err(tegula_core::internal_err!("persist: an array with no part")),
+        }));
+    }
+    Ok((kept, report, description))
+}
+
+/// How one array is kept: its leading rows of blocks in memory, the rest on disk.
+struct Part {
+    memory: Option<NodeRef>,
+    disk: Option<DiskPart>,
+}
+
+/// The rows of blocks of an array kept on disk: the plan writing them and where.
+struct DiskPart {
+    write: NodeRef,
+    sink: Arc<ZarrSink>,
+    path: String,
+    chunks: Chunks,
+    dir: Arc<KeptDir>,
+}
+
+impl DiskPart {
+    /// The written array, read back in the blocks it was computed in.
+    fn finish(self) -> Result<NodeRef> {
+        self.sink.finish()?;
+        let source: Arc<dyn ChunkSource> = Arc::new(ZarrSource::open(&self.path)?);
+        let dtype = source.info().dtype;
+        let resource = Resource { guard: Some(self.dir), ..Resource::new(next_id(), ResourceKind::Source, Arc::new(source)) };
+        Ok(creation::from_resource(Arc::new(resource), dtype, self.chunks))
+    }
+}
+
+/// An array in memory, with the same blocks as `node`, charged against the budget while alive.
+fn kept_in_memory(chunk: Chunk, node: &NodeRef) -> NodeRef {
+    let charge = KeptBytes::charge(chunk.nbytes());
+    let dtype = chunk.dtype();
+    let resource = Resource { guard: Some(Arc::new(charge)), ..Resource::new(next_id(), ResourceKind::Array, Arc::new(chunk)) };
+    creation::from_resource(Arc::new(resource), dtype, node.chunks.clone())
+}
+
+/// The array's first `rows` blocks along its first axis.
+fn memory_part(array: &Array, rows: usize) -> Result<NodeRef> {
+    if rows == array.chunks().numblocks()[0] {
+        return Ok(array.node.clone());
+    }
+    let stop = array.chunks().axis(0)[..rows].iter().sum::<usize>() as i64;
+    layout::index(&array.node, &[IndexItem::Slice { start: None, stop: Some(stop), step: None }])
+}
+
+/// The plan writing the array's blocks after the first `rows` along its first axis to a new
+/// Zarr array in the persist's directory (made by the first array that needs it).
+fn disk_part(array: &Array, rows: usize, dir: &mut Option<Arc<KeptDir>>, spill_dir: &Path, i: usize) -> Result<DiskPart> {
+    let dir = match dir {
+        Some(dir) => dir.clone(),
+        None => dir.insert(Arc::new(KeptDir::create(spill_dir)?)).clone(),
+    };
+    let start = array.chunks().axis(0)[..rows].iter().sum::<usize>() as i64;
+    let rest = layout::index(&array.node, &[IndexItem::Slice { start: Some(start), stop: None, step: None }])?;
+    let path = dir.path.join(format!("{i}.zarr")).to_string_lossy().into_owned();
+    let chunk_shape: Vec<usize> = rest.chunks.max_block_shape().iter().map(|&n| n.max(1)).collect();
+    let options = ZarrOptions {
+        format: 3,
+        chunk_shape: chunk_shape.clone(),
+        codec: Codec::None,
+        shard_shape: None,
+        fill_value: None,
+        attributes: "{}".into(),
+        overwrite: false,
+    };
+    let sink = Arc::new(ZarrSink::create(&path, &rest.shape(), rest.dtype, &options)?);
+    let data: Arc<dyn ChunkSink> = sink.clone();
+    let resource = Arc::new(Resource::new(next_id(), ResourceKind::Sink, Arc::new(data)));
+    let write = store::store(&rest, resource, &chunk_shape)?;
+    Ok(DiskPart { write, sink, path, chunks: rest.chunks.clone(), dir })
+}
+
+/// How many leading rows of blocks (along the first axis) fit in `share` bytes.
+fn rows_in_memory(chunks: &Chunks, itemsize: usize, share: usize) -> usize {
+    let rows = 0..=chunks.numblocks()[0];
+    rows.take_while(|&rows| leading_bytes(chunks, itemsize, rows) <= share).last().unwrap_or(0)
+}
+
+/// The bytes of the first `rows` rows of blocks along the first axis.
+fn leading_bytes(chunks: &Chunks, itemsize: usize, rows: usize) -> usize {
+    let rest: usize = chunks.shape()[1..].iter().product();
+    chunks.axis(0)[..rows].iter().sum::<usize>() * rest * itemsize
+}
+
+/// The directory of a persist's arrays on disk, removed when the last array reading it goes.
+struct KeptDir {
+    path: PathBuf,
+}
+
+impl KeptDir {
+    fn create(spill_dir: &Path) -> Result<KeptDir> {
+        static MADE: AtomicUsize = AtomicUsize::new(0);
+        let name = format!("tegula-kept-{}-{}", std::process::id(), MADE.fetch_add(1, Ordering::Relaxed));
+        let path = spill_dir.join(name);
+        std::fs::create_dir_all(&path)
+            .map_err(|e| TegulaError::Io(format!("making {} for persisted blocks: {e}", path.display())))?;
+        Ok(KeptDir { path })
+    }
+}
+
+impl Drop for KeptDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
