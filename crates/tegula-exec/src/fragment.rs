@@ -7,6 +7,7 @@
 //! postcard: compact (varints, no field names) and serde's own.
 
 use crate::function::BlockFunction;
+use crate::held::whole_in_memory;
 use crate::shared::SharedArrays;
 use crate::state::{take_result, Inputs};
 use crate::{threaded, Observer, Report};
@@ -108,10 +109,13 @@ fn encode_resource(r: &Resource, shared: Option<&SharedArrays>) -> Result<Encode
     let refuse = |what: &str| value_err!("resource #{} ({what}) cannot leave this process", r.id);
     let payload = match r.kind {
         ResourceKind::Array => {
-            let chunk = r.data.downcast_ref::<Chunk>().ok_or_else(|| refuse("not an array"))?;
+            let whole = || whole_in_memory(r.data.as_ref()).unwrap_or_else(|| Err(refuse("not an array")));
             match shared {
-                Some(files) => Payload::ArrayFile { path: files.path_of(r.id, chunk)? },
-                None => with_bytes(chunk, |b| Payload::Array { dtype: chunk.dtype(), shape: chunk.shape().to_vec(), bytes: b.to_vec() }),
+                Some(files) => Payload::ArrayFile { path: files.path_of(r.id, whole)? },
+                None => {
+                    let chunk = whole()?;
+                    with_bytes(&chunk, |b| Payload::Array { dtype: chunk.dtype(), shape: chunk.shape().to_vec(), bytes: b.to_vec() })
+                }
             }
         }
         ResourceKind::Source => {

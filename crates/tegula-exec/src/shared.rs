@@ -2,6 +2,7 @@
 //! memory file system such as `/dev/shm` where there is one): each array is written once, when
 //! a fragment first names it, and workers read only the regions their tasks load.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -21,12 +22,14 @@ impl SharedArrays {
         SharedArrays { dir: dir.to_path_buf(), written: Mutex::new(HashMap::new()) }
     }
 
-    /// The file holding array `id`, written on first use.
-    pub fn path_of(&self, id: ResourceId, chunk: &Chunk) -> Result<String> {
+    /// The file holding array `id`, written on first use from the chunk `whole` makes.
+    pub fn path_of<'a>(&self, id: ResourceId, whole: impl FnOnce() -> Result<Cow<'a, Chunk>>) -> Result<String> {
         let mut written = self.written.lock().map_err(|_| internal_err!("shared arrays poisoned"))?;
         if let Some(path) = written.get(&id) {
             return Ok(path.clone());
         }
+        let chunk = whole()?;
+        let chunk = chunk.as_ref();
         let path = self.dir.join(format!("array-{id}.npy")).to_string_lossy().into_owned();
         let sink = NpySink::create(&path, chunk.shape(), chunk.dtype(), true)?;
         let region: Vec<(usize, usize)> = chunk.shape().iter().map(|&n| (0, n)).collect();

@@ -2,11 +2,13 @@
 //! task: a source or a kernel on its device (inputs from other devices moved to it), or I/O
 //! through a resource, on the host.
 
+use std::any::Any;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use crate::device::{device, transfer, Device};
+use crate::held::{load_in_memory, HeldBlocks};
 use crate::BlockFunction;
 use tegula_core::{dtype_err, internal_err, value_err, DType, DeviceId, IoOp, Result, TaskOp};
 use tegula_kernels::raw::{chunk_from_bytes, with_bytes};
@@ -14,9 +16,10 @@ use tegula_kernels::Chunk;
 use tegula_plan::{TaskGraph, TaskId};
 use tegula_store::{ChunkSink, ChunkSource};
 
-/// A graph's resource: a chunk in memory, a store to read or to write, a user's function.
+/// A graph's resource: an array in memory (a `Chunk` or `HeldBlocks`), a store to read or to
+/// write, a user's function.
 enum Stored<'g> {
-    Memory(&'g Chunk),
+    Memory(&'g (dyn Any + Send + Sync)),
     Source(&'g Arc<dyn ChunkSource>),
     Sink(&'g Arc<dyn ChunkSink>),
     Function(&'g Arc<dyn BlockFunction>),
@@ -38,8 +41,8 @@ impl<'g> Inputs<'g> {
             .iter()
             .map(|s| {
                 let data = &s.data;
-                let stored = if let Some(c) = data.downcast_ref::<Chunk>() {
-                    Stored::Memory(c)
+                let stored = if data.is::<Chunk>() || data.is::<HeldBlocks>() {
+                    Stored::Memory(data.as_ref())
                 } else if let Some(source) = data.downcast_ref::<Arc<dyn ChunkSource>>() {
                     Stored::Source(source)
                 } else if let Some(sink) = data.downcast_ref::<Arc<dyn ChunkSink>>() {
@@ -100,7 +103,9 @@ impl<'g> Inputs<'g> {
         };
         let stored = self.stored.get(&id).ok_or_else(|| internal_err!("resource #{id} missing"))?;
         match (op, stored) {
-            (IoOp::Load { region, .. }, Stored::Memory(chunk)) => tegula_kernels::layout::load(chunk, region),
+            (IoOp::Load { region, .. }, Stored::Memory(data)) => {
+                load_in_memory(*data, region).unwrap_or_else(|| Err(internal_err!("array #{id} is not in memory")))
+            }
             (IoOp::Read { region, .. }, Stored::Source(source)) => {
                 let shape: Vec<usize> = region.iter().map(|(a, b)| b - a).collect();
                 chunk_from_bytes(source.info().dtype, &shape, |bytes| source.read_into(region, bytes))

@@ -108,8 +108,8 @@ impl ClusterPlan {
             return Err(value_err!("task {task} is not a block the caller gives"));
         };
         let stored = self.graph.resources.iter().find(|r| r.id == *resource);
-        let chunk = stored.and_then(|r| r.data.downcast_ref::<Chunk>()).ok_or_else(|| internal_err!("array #{resource} missing"))?;
-        tegula_kernels::layout::load(chunk, region)
+        let loaded = stored.and_then(|r| tegula_exec::held::load_in_memory(r.data.as_ref(), region));
+        loaded.unwrap_or_else(|| Err(internal_err!("array #{resource} missing")))
     }
 
     /// Array `index` of the plan, joined from its blocks (in the order `outputs` names them).

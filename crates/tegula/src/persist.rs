@@ -1,5 +1,6 @@
 //! Persisting arrays: computing them once and keeping their blocks, so that later plans read
 //! the kept blocks instead of computing them again (Dask's `persist`). Blocks are kept in memory
+//! as the executor made them (`HeldBlocks`)
 //! while the arrays kept by the process stay within a share of the budget, and beyond it on disk,
 //! in an uncompressed Zarr array under the spill directory. Both are released when the last array
 //! reading them is dropped; until then, the bytes kept in memory count against the budget of
@@ -12,8 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use tegula_core::kept::KeptBytes;
 use tegula_core::{Chunks, Result, TegulaError};
-use tegula_exec::{assemble_output, Observer, Report};
-use tegula_kernels::Chunk;
+use tegula_exec::{HeldBlocks, Observer, Report};
 use tegula_plan::construct::layout::{self, IndexItem};
 use tegula_plan::construct::{creation, join, store};
 use tegula_plan::describe::{describe, PlanDescription};
@@ -65,7 +65,7 @@ pub fn persist_observed(
         let memory = match &part.memory {
             Some(node) => {
                 let (output, blocks) = results.next().ok_or_else(|| tegula_core::internal_err!("persist: a result is missing"))?;
-                Some(kept_in_memory(assemble_output(&output.chunks, output.dtype, blocks)?, node))
+                Some(kept_in_memory(HeldBlocks::new(output.chunks.clone(), output.dtype, blocks)?, node))
             }
             None => None,
         };
@@ -111,12 +111,11 @@ impl DiskPart {
     }
 }
 
-/// An array in memory, with the same blocks as `node`, charged against the budget while alive.
-fn kept_in_memory(chunk: Chunk, node: &NodeRef) -> NodeRef {
-    let charge = KeptBytes::charge(chunk.nbytes());
-    let dtype = chunk.dtype();
-    let resource = Resource { guard: Some(Arc::new(charge)), ..Resource::new(next_id(), ResourceKind::Array, Arc::new(chunk)) };
-    creation::from_resource(Arc::new(resource), dtype, node.chunks.clone())
+/// The blocks computed for `node`, charged against the budget while an array reads them.
+fn kept_in_memory(held: HeldBlocks, node: &NodeRef) -> NodeRef {
+    let charge = KeptBytes::charge(held.nbytes());
+    let resource = Resource { guard: Some(Arc::new(charge)), ..Resource::new(next_id(), ResourceKind::Array, Arc::new(held)) };
+    creation::from_resource(Arc::new(resource), node.dtype, node.chunks.clone())
 }
 
 /// The array's first `rows` blocks along its first axis.
