@@ -61,10 +61,8 @@ class TegulaChunkManager(ChunkManagerEntrypoint):
         return tegula.compute(*data, **kwargs)
 
     def persist(self, *data, **kwargs):
-        """Computes the arrays once and holds the results as tegula arrays of the same chunks."""
-        computed = tegula.compute(*data, **kwargs)
-        return tuple(tegula.asarray(c, chunks=d.chunks) if isinstance(d, tegula.Array) else c
-                     for c, d in zip(computed, data))
+        """Computes the arrays once and keeps their blocks (``tegula.persist``)."""
+        return tegula.persist(*data, **kwargs)
 
     @property
     def array_api(self):
