@@ -5,7 +5,7 @@
 use crate::assemble::assemble_output;
 use std::any::Any;
 use std::borrow::Cow;
-use tegula_core::grid::offsets;
+use tegula_core::grid::{for_each_block, offsets, ravel};
 use tegula_core::{internal_err, Chunks, DType, Piece, Result, Scalar};
 use tegula_kernels::{with_chunk, Chunk, Wrap};
 
@@ -47,7 +47,7 @@ impl HeldBlocks {
         }
         let within: Option<Vec<usize>> = region.iter().enumerate().map(|(a, &r)| self.block_holding(a, r)).collect();
         if let Some(idx) = within {
-            let block = &self.blocks[self.flat(&idx)];
+            let block = &self.blocks[ravel(&idx, &self.chunks.numblocks())];
             let relative: Vec<(usize, usize)> = region.iter().zip(&idx).enumerate().map(|(a, (&(lo, hi), &b))| (lo - self.starts[a][b], hi - self.starts[a][b])).collect();
             return tegula_kernels::layout::load(block, &relative);
         }
@@ -71,10 +71,6 @@ impl HeldBlocks {
         (hi <= starts[b] + self.chunks.axis(axis)[b]).then_some(b)
     }
 
-    fn flat(&self, idx: &[usize]) -> usize {
-        idx.iter().zip(self.chunks.numblocks()).fold(0, |flat, (&b, n)| flat * n + b)
-    }
-
     /// The blocks `region` (with no empty axis) overlaps and the part of each it takes.
     fn pieces(&self, region: &[(usize, usize)]) -> (Vec<Chunk>, Vec<Piece>) {
         let per_axis: Vec<Vec<(usize, usize, usize)>> = region
@@ -86,8 +82,9 @@ impl HeldBlocks {
             })
             .collect();
         let (mut inputs, mut pieces) = (Vec::new(), Vec::new());
-        let mut at = vec![0; region.len()];
-        loop {
+        let numblocks = self.chunks.numblocks();
+        let counts: Vec<usize> = per_axis.iter().map(Vec::len).collect();
+        for_each_block(&counts, |at| {
             let parts: Vec<(usize, usize, usize)> = at.iter().zip(&per_axis).map(|(&i, p)| p[i]).collect();
             let idx: Vec<usize> = parts.iter().map(|p| p.0).collect();
             pieces.push(Piece {
@@ -95,13 +92,15 @@ impl HeldBlocks {
                 src: parts.iter().enumerate().map(|(a, &(b, lo, hi))| (lo - self.starts[a][b], hi - self.starts[a][b])).collect(),
                 dst: parts.iter().zip(region).map(|(&(_, lo, _), &(start, _))| lo - start).collect(),
             });
-            inputs.push(self.blocks[self.flat(&idx)].clone());
-            let Some(axis) = (0..at.len()).rev().find(|&a| at[a] + 1 < per_axis[a].len()) else { break };
-            at[axis] += 1;
-            at[axis + 1..].iter_mut().for_each(|i| *i = 0);
-        }
+            inputs.push(self.blocks[ravel(&idx, &numblocks)].clone());
+        });
         (inputs, pieces)
     }
+}
+
+/// Whether a resource's data is an array in memory, in either form.
+pub fn is_in_memory(data: &(dyn Any + Send + Sync)) -> bool {
+    data.is::<Chunk>() || data.is::<HeldBlocks>()
 }
 
 /// `region` of an in-memory array resource's data, whichever form it has; `None` when the

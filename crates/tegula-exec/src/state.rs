@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use crate::device::{device, transfer, Device};
-use crate::held::{load_in_memory, HeldBlocks};
+use crate::held::{is_in_memory, load_in_memory};
 use crate::BlockFunction;
 use tegula_core::{dtype_err, internal_err, value_err, DType, DeviceId, IoOp, Result, TaskOp};
 use tegula_kernels::raw::{chunk_from_bytes, with_bytes};
@@ -41,7 +41,7 @@ impl<'g> Inputs<'g> {
             .iter()
             .map(|s| {
                 let data = &s.data;
-                let stored = if data.is::<Chunk>() || data.is::<HeldBlocks>() {
+                let stored = if is_in_memory(data.as_ref()) {
                     Stored::Memory(data.as_ref())
                 } else if let Some(source) = data.downcast_ref::<Arc<dyn ChunkSource>>() {
                     Stored::Source(source)

@@ -124,11 +124,16 @@ pub fn compute<'py>(
     let handles: Vec<Array> = arrays.iter().map(|a| a.inner.clone()).collect();
     let (chunks, report, traced) = compute_watched(py, &handles, options, progress, interval, trace)?;
     let out = PyList::new(py, chunks.into_iter().map(|c| chunk_to_numpy(py, c)).collect::<PyResult<Vec<_>>>()?)?;
-    let info = report_dict(py, &report)?;
+    Ok((out, traced_report(py, &report, traced)?))
+}
+
+/// What the executor measured, as a dict, with the trace of every task when there is one.
+fn traced_report<'py>(py: Python<'py>, report: &tegula::Report, traced: Option<(Vec<tegula::TaskEvent>, tegula::PlanDescription)>) -> PyResult<Bound<'py, PyDict>> {
+    let info = report_dict(py, report)?;
     if let Some((events, plan)) = traced {
         info.set_item("trace", trace_dict(py, &events, &plan)?)?;
     }
-    Ok((out, info))
+    Ok(info)
 }
 
 /// Persists several arrays in one pass (see `tegula::persist`), without holding the GIL;
@@ -151,11 +156,7 @@ pub fn persist<'py>(
     let options = compute_options(scheduler, num_workers, fuse, memory, spill_dir)?;
     let handles: Vec<Array> = arrays.iter().map(|a| a.inner.clone()).collect();
     let (kept, report, traced) = persist_watched(py, &handles, options, progress, interval, trace)?;
-    let info = report_dict(py, &report)?;
-    if let Some((events, plan)) = traced {
-        info.set_item("trace", trace_dict(py, &events, &plan)?)?;
-    }
-    Ok((kept.into_iter().map(wrap).collect(), info))
+    Ok((kept.into_iter().map(wrap).collect(), traced_report(py, &report, traced)?))
 }
 
 /// The dtype a Python scalar takes next to an array of dtype `array_dtype` (NumPy 2's weak

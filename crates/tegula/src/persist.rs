@@ -1,8 +1,8 @@
 //! Persisting arrays: computing them once and keeping their blocks, so that later plans read
-//! the kept blocks instead of computing them again (Dask's `persist`). Blocks are kept in memory
-//! as the executor made them (`HeldBlocks`)
-//! while the arrays kept by the process stay within a share of the budget, and beyond it on disk,
-//! in an uncompressed Zarr array under the spill directory. Both are released when the last array
+//! the kept blocks instead of computing them again (Dask's `persist`). Blocks are kept in memory,
+//! as the executor made them (`HeldBlocks`), while the arrays kept by the process stay within a
+//! share of the budget, and beyond it on disk, in an uncompressed Zarr array under the spill
+//! directory. Both are released when the last array
 //! reading them is dropped; until then, the bytes kept in memory count against the budget of
 //! every computation (`budget::budget_left`).
 
@@ -46,13 +46,10 @@ pub fn persist_observed(
             parts.push(Part { memory: Some(array.node.clone()), disk: None });
             continue;
         };
-        let rows = rows_in_memory(array.chunks(), array.dtype().itemsize(), share);
-        share -= leading_bytes(array.chunks(), array.dtype().itemsize(), rows);
-        let memory = match rows {
-            0 if blocks > 0 => None,
-            _ => Some(memory_part(array, rows)?),
-        };
-        let disk = (rows < blocks).then(|| disk_part(array, rows, &mut disk, &spec.spill_dir, i)).transpose()?;
+        let split = split_in_memory(array, share);
+        share -= split.bytes;
+        let memory = (split.rows > 0 || blocks == 0).then(|| memory_part(array, &split)).transpose()?;
+        let disk = (split.rows < blocks).then(|| disk_part(array, &split, &mut disk, &spec.spill_dir, i)).transpose()?;
         parts.push(Part { memory, disk });
     }
     let roots: Vec<NodeRef> = parts.iter().flat_map(|p| p.memory.iter().chain(p.disk.iter().map(|d| &d.write)).cloned()).collect();
@@ -118,24 +115,43 @@ fn kept_in_memory(held: HeldBlocks, node: &NodeRef) -> NodeRef {
     creation::from_resource(Arc::new(resource), node.dtype, node.chunks.clone())
 }
 
-/// The array's first `rows` blocks along its first axis.
-fn memory_part(array: &Array, rows: usize) -> Result<NodeRef> {
-    if rows == array.chunks().numblocks()[0] {
-        return Ok(array.node.clone());
-    }
-    let stop = array.chunks().axis(0)[..rows].iter().sum::<usize>() as i64;
-    layout::index(&array.node, &[IndexItem::Slice { start: None, stop: Some(stop), step: None }])
+/// Where an array is cut between memory and disk: after its first `rows` rows of blocks along
+/// the first axis, which end at element `at` and hold `bytes`.
+struct Split {
+    rows: usize,
+    at: usize,
+    bytes: usize,
 }
 
-/// The plan writing the array's blocks after the first `rows` along its first axis to a new
-/// Zarr array in the persist's directory (made by the first array that needs it).
-fn disk_part(array: &Array, rows: usize, dir: &mut Option<Arc<KeptDir>>, spill_dir: &Path, i: usize) -> Result<DiskPart> {
+/// The most leading rows of blocks of `array` that fit in `share` bytes.
+fn split_in_memory(array: &Array, share: usize) -> Split {
+    let row_bytes = array.shape()[1..].iter().product::<usize>() * array.dtype().itemsize();
+    let mut split = Split { rows: 0, at: 0, bytes: 0 };
+    for &len in array.chunks().axis(0) {
+        if split.bytes + len * row_bytes > share {
+            break;
+        }
+        split = Split { rows: split.rows + 1, at: split.at + len, bytes: split.bytes + len * row_bytes };
+    }
+    split
+}
+
+/// The array's rows of blocks before `split`.
+fn memory_part(array: &Array, split: &Split) -> Result<NodeRef> {
+    if split.rows == array.chunks().numblocks()[0] {
+        return Ok(array.node.clone());
+    }
+    layout::index(&array.node, &[IndexItem::Slice { start: None, stop: Some(split.at as i64), step: None }])
+}
+
+/// The plan writing the array's rows of blocks after `split` to a new Zarr array in the
+/// persist's directory (made by the first array that needs it).
+fn disk_part(array: &Array, split: &Split, dir: &mut Option<Arc<KeptDir>>, spill_dir: &Path, i: usize) -> Result<DiskPart> {
     let dir = match dir {
         Some(dir) => dir.clone(),
         None => dir.insert(Arc::new(KeptDir::create(spill_dir)?)).clone(),
     };
-    let start = array.chunks().axis(0)[..rows].iter().sum::<usize>() as i64;
-    let rest = layout::index(&array.node, &[IndexItem::Slice { start: Some(start), stop: None, step: None }])?;
+    let rest = layout::index(&array.node, &[IndexItem::Slice { start: Some(split.at as i64), stop: None, step: None }])?;
     let path = dir.path.join(format!("{i}.zarr")).to_string_lossy().into_owned();
     let chunk_shape: Vec<usize> = rest.chunks.max_block_shape().iter().map(|&n| n.max(1)).collect();
     let options = ZarrOptions {
@@ -152,18 +168,6 @@ fn disk_part(array: &Array, rows: usize, dir: &mut Option<Arc<KeptDir>>, spill_d
     let resource = Arc::new(Resource::new(next_id(), ResourceKind::Sink, Arc::new(data)));
     let write = store::store(&rest, resource, &chunk_shape)?;
     Ok(DiskPart { write, sink, path, chunks: rest.chunks.clone(), dir })
-}
-
-/// How many leading rows of blocks (along the first axis) fit in `share` bytes.
-fn rows_in_memory(chunks: &Chunks, itemsize: usize, share: usize) -> usize {
-    let rows = 0..=chunks.numblocks()[0];
-    rows.take_while(|&rows| leading_bytes(chunks, itemsize, rows) <= share).last().unwrap_or(0)
-}
-
-/// The bytes of the first `rows` rows of blocks along the first axis.
-fn leading_bytes(chunks: &Chunks, itemsize: usize, rows: usize) -> usize {
-    let rest: usize = chunks.shape()[1..].iter().product();
-    chunks.axis(0)[..rows].iter().sum::<usize>() * rest * itemsize
 }
 
 /// The directory of a persist's arrays on disk, removed when the last array reading it goes.
