@@ -2,7 +2,7 @@
 measured per library and per workload.
 
     python bench/workloads.py <workload> <library> <repeats> [--quick] [--threads N]
-                              [--warmup W] [--verify]
+                              [--warmup W] [--verify] [--chunk C] [--inputs memory|generated]
 
 Prints one JSON object on the last line of stdout:
 
@@ -32,6 +32,11 @@ Workloads (sizes for the full run; --quick uses about 10x fewer elements, 40x fo
            lowered and fused, `task_count()`; Dask: optimised, as `compute` does). Nothing is
            computed; "result" is the number of tasks. Not run by NumPy; Dask only with --quick
            (1e5 chunks), as optimising its graph of 1e6 chunks takes minutes.
+
+--chunk C sets the chunk (C elements along each axis) and --inputs the kind of input: memory
+(NumPy arrays made before the timing and converted untimed; pi then takes 2e8 points) or
+generated (the library's own generator, inside the timing). bench/sweep.py runs the
+workloads over both and several chunkings.
 """
 
 import argparse
@@ -139,68 +144,93 @@ def cpu_seconds():
 
 
 # --- the workloads ----------------------------------------------------------------------------
-def make_input_1d(n):
-    """The in-memory NumPy input of workloads a and c (made before any timing)."""
-    return np.random.default_rng(42).random(n)
+# Each computing workload: how many input arrays it takes, its expression on the library's
+# namespace and those arrays, the input it takes unless --inputs says otherwise, and whether
+# its result comes back as a NumPy array.
+EXPRESSIONS = {
+    "a": (1, lambda m, x: ((x + 1) * 2).sum(), "memory"),
+    "b_mean": (1, lambda m, x: x.mean(axis=0), "generated"),
+    "b_std": (1, lambda m, x: x.std(), "generated"),
+    "c": (1, lambda m, x: x.sum(), "memory"),
+    "pi": (2, pi_estimate, "generated"),
+    "e30": (1, expr30, "memory"),
+}
 
 
-def prepare(workload, library, quick, threads):
+def size_key(workload):
+    return "b" if workload.startswith("b") else workload
+
+
+def geometry(workload, quick, chunk, inputs):
+    """(shape, chunks) of each input: the workload's size, its chunk unless one is given. The
+    in-memory points of pi are fewer (10^9 of each would need 16 GB, twice)."""
+    n, default = sizes(quick)[size_key(workload)]
+    if workload == "pi" and inputs == "memory":
+        n //= 5
+    c = chunk or default
+    if size_key(workload) == "b":
+        return (n, n), (c, c)
+    return (n,), (c,)
+
+
+def block_count(shape, chunks):
+    return int(np.prod([-(-s // c) for s, c in zip(shape, chunks)]))
+
+
+def memory_inputs(count, shape):
+    """The NumPy inputs of an in-memory workload, made before any timing."""
+    rng = np.random.default_rng(42)
+    return [rng.random(shape) for _ in range(count)]
+
+
+def generator(m, count, shape, chunks):
+    """A function drawing the inputs with the library's own generator (NumPy: the whole array;
+    tegula, Dask: lazily, in chunks). The same seed every call, so the inputs can be drawn
+    again to check the result."""
+    def draw():
+        rng = m.random.default_rng(0)
+        if m is np:
+            return [rng.random(shape) for _ in range(count)]
+        return [rng.random(shape, chunks=chunks) for _ in range(count)]
+
+    return draw
+
+
+def prepare(workload, library, quick, threads, chunk=None, inputs=None):
     """Returns (setup_seconds, run, extra): run() builds the expression from the prepared
-    array and computes it to a NumPy value; extra describes the graph."""
-    sz = sizes(quick)
-    if workload in ("a", "c"):
-        n, chunk = sz[workload]
-        x = make_input_1d(n)
-        if workload == "a":
-            expr = lambda v: ((v + 1) * 2).sum()  # noqa: E731
-        else:
-            expr = lambda v: v.sum()  # noqa: E731
-        if library == "numpy":
-            return 0.0, (lambda: expr(x)), {"x": x, "setup_rss": 0}
-        _, arr, setup, setup_rss = convert(library, x, chunk)
-        run = lambda: expr(arr).compute(scheduler=SCHEDULER, num_workers=threads)  # noqa: E731
-        return setup, run, {"x": x, "arr": arr, "setup_rss": setup_rss,
-                            "tasks": graph_size(expr(arr)), "chunks": len(range(0, n, chunk))}
-
-    if workload == "pi":
-        return prepare_pi(library, sz["pi"], threads)
-    if workload == "e30":
-        return prepare_e30(library, sz["e30"], threads)
+    input and computes it to a NumPy value; extra describes the graph and how to check it."""
     if workload == "plan":
-        return prepare_plan(library, sz["plan"])
-    # b: lazily generated random array, generation inside the timing
-    n, chunk = sz["b"]
-    reduce = (lambda v: v.mean(axis=0)) if workload == "b_mean" else (lambda v: v.std())
-    if library == "numpy":
-        def run():
-            return reduce(np.random.default_rng(0).random((n, n)))
-
-        return 0.0, run, {}
-    if library == "tegula":
-        import tegula as tg
-
-        def build():
-            return tg.random.default_rng(0).random((n, n), chunks=(chunk, chunk))
-
-        def run():
-            return reduce(build()).compute(scheduler=SCHEDULER, num_workers=threads)
-
-        tasks = reduce(build()).task_count()
+        return prepare_plan(library, sizes(quick)["plan"])
+    count, expr, natural = EXPRESSIONS[workload]
+    inputs = inputs or natural
+    shape, chunks = geometry(workload, quick, chunk, inputs)
+    m = np if library == "numpy" else namespace(library)
+    extra = {"inputs": inputs, "shape": shape, "chunk": chunks,
+             "chunks": count * block_count(shape, chunks), "expr": expr}
+    if library == "numpy" and workload == "pi" and inputs == "generated":
+        raise SystemExit("NumPy does not run the pi workload (its points would need 16 GB)")
+    if inputs == "memory":
+        xs = memory_inputs(count, shape)
+        extra["reference_inputs"] = lambda: xs
+        if library == "numpy":
+            return 0.0, (lambda: expr(np, *xs)), extra
+        setup, setup_rss, arrays = convert_all(library, xs, chunks)
+        build = lambda: arrays  # noqa: E731
+        extra["setup_rss"] = setup_rss
     else:
-        import dask.array as da
+        setup, build = 0.0, generator(m, count, shape, chunks)
+        if library == "numpy":
+            return 0.0, (lambda: expr(np, *build())), extra
+        extra["reference_inputs"] = lambda: [np.asarray(v.compute(scheduler=SCHEDULER,
+                                                                  num_workers=threads))
+                                             for v in build()]
+        extra["build"] = build
 
-        if hasattr(da.random, "default_rng"):
-            def build():
-                return da.random.default_rng(0).random((n, n), chunks=(chunk, chunk))
-        else:  # dask before 2023.2
-            def build():
-                return da.random.RandomState(0).random_sample((n, n), chunks=(chunk, chunk))
+    def run():
+        return expr(m, *build()).compute(scheduler=SCHEDULER, num_workers=threads)
 
-        def run():
-            return reduce(build()).compute(scheduler=SCHEDULER, num_workers=threads)
-
-        tasks = len(reduce(build()).__dask_graph__())
-    return 0.0, run, {"build": build, "reduce": reduce, "tasks": tasks, "chunks": (n // chunk) ** 2}
+    extra["tasks"] = graph_size(expr(m, *build()))
+    return setup, run, extra
 
 
 def namespace(library):
@@ -219,63 +249,28 @@ def graph_size(expr):
     return expr.task_count() if hasattr(expr, "task_count") else len(expr.__dask_graph__())
 
 
-def convert(library, x, chunk):
-    """(module, x as the library's array, seconds and RSS growth of the conversion)."""
+def convert_all(library, xs, chunks):
+    """(seconds and RSS growth of turning the NumPy inputs into the library's arrays, those
+    arrays)."""
     import psutil
 
     m = namespace(library)
     rss0 = psutil.Process().memory_info().rss
     t0 = time.perf_counter()
-    arr = m.asarray(x, chunks=chunk) if library == "tegula" else m.from_array(x, chunks=chunk)
+    if library == "tegula":
+        arrays = [m.asarray(x, chunks=chunks) for x in xs]
+    else:
+        arrays = [m.from_array(x, chunks=chunks) for x in xs]
     setup = time.perf_counter() - t0
-    return m, arr, setup, psutil.Process().memory_info().rss - rss0
-
-
-def prepare_pi(library, size, threads):
-    n, chunk = size
-    if library == "numpy":
-        raise SystemExit("NumPy does not run the pi workload (its points would need 16 GB)")
-    m = namespace(library)
-    rng = m.random.default_rng(0)
-
-    def points():
-        return rng.random(n, chunks=chunk), rng.random(n, chunks=chunk)
-
-    def run():
-        return pi_estimate(m, *points()).compute(scheduler=SCHEDULER, num_workers=threads)
-
-    def check_prefix():
-        # the same expression on a prefix, against NumPy on the library's own points
-        k = min(n, 4 * chunk)
-        x, y = (v[:k] for v in points())
-        got = pi_estimate(m, x, y).compute(scheduler=SCHEDULER, num_workers=threads)
-        xs, ys = (np.asarray(v.compute()) for v in (x, y))
-        return got, pi_estimate(np, xs, ys)
-
-    return 0.0, run, {"tasks": graph_size(pi_estimate(m, *points())), "chunks": 2 * (n // chunk),
-                      "check_prefix": check_prefix, "n": n}
-
-
-def prepare_e30(library, size, threads):
-    n, chunk = size
-    x = make_input_1d(n)
-    if library == "numpy":
-        return 0.0, (lambda: expr30(np, x)), {"x": x}
-    m, arr, setup, setup_rss = convert(library, x, chunk)
-
-    def run():
-        return np.asarray(expr30(m, arr).compute(scheduler=SCHEDULER, num_workers=threads))
-
-    return setup, run, {"x": x, "setup_rss": setup_rss, "tasks": graph_size(expr30(m, arr)),
-                        "chunks": n // chunk}
+    return setup, psutil.Process().memory_info().rss - rss0, arrays
 
 
 def prepare_plan(library, size):
     n, chunk = size
     if library == "numpy":
         raise SystemExit("NumPy does not plan")
-    x = make_input_1d(n)
-    m, arr, setup, setup_rss = convert(library, x, chunk)
+    (x,) = memory_inputs(1, (n,))
+    setup, setup_rss, (arr,) = convert_all(library, [x], (chunk,))
     expr = ((arr + 1) * 2).sum()
     if library == "tegula":
         run = expr.task_count
@@ -305,40 +300,48 @@ def summarize(value):
             "min": float(v.min()), "max": float(v.max()), "head": v.ravel()[:8].tolist()}
 
 
+# inputs larger than this are checked on a prefix (the generated points of pi: 16 GB)
+VERIFY_BYTES = 4 << 30
+
+
 def verify(workload, library, value, extra, threads):
-    """An exact check of the library's result against NumPy on the very same data."""
+    """A check of the library's result against NumPy on the very same inputs (the in-memory
+    ones, or the library's own random numbers drawn again)."""
     if library == "numpy":
         return {"ok": True, "what": "reference"}
-    if workload == "pi":
-        got, ref = extra["check_prefix"]()
-        sigma = 4 * np.sqrt(np.pi / 4 * (1 - np.pi / 4) / extra["n"])
-        ok = bool(np.isclose(got, ref, rtol=1e-12, atol=0) and abs(value - np.pi) < 6 * sigma)
-        return {"ok": ok, "what": "prefix vs NumPy on the same points; estimate within 6 sigma of pi",
-                "prefix": float(got), "prefix_ref": float(ref), "error": float(value - np.pi)}
     if workload == "plan":
         if library == "dask":
             return {"ok": True, "what": "graph size only (Dask's graph has its own shape)"}
         ok = value == extra["expected_tasks"]
         return {"ok": bool(ok), "what": "task count: one load and one fused partial sum per chunk, "
                 "the combine tree and the finish", "expected": extra["expected_tasks"]}
-    if workload == "e30":
-        ref = expr30(np, extra["x"])
-        ok = bool(np.allclose(value, ref, rtol=1e-12, atol=0))
-        return {"ok": ok, "what": "vs NumPy on the same input",
-                "max_rel_err": float(np.max(np.abs(value - ref) / np.abs(ref)))}
-    if workload in ("a", "c"):
-        x = extra["x"]
-        ref = ((x + 1) * 2).sum() if workload == "a" else x.sum()
-        ok = bool(np.allclose(value, ref, rtol=1e-9, atol=0))
-        return {"ok": ok, "what": "vs NumPy on the same input", "ref": float(ref),
-                "got": float(value)}
-    # b: materialise the library's random array, reduce it with NumPy
-    data = np.asarray(extra["build"]().compute(scheduler=SCHEDULER, num_workers=threads))
-    ref = extra["reduce"](data)
-    del data
+    expr = extra["expr"]
+    size = 8 * np.prod(extra["shape"]) * EXPRESSIONS[workload][0]
+    if size > VERIFY_BYTES:
+        return verify_prefix(workload, library, value, extra, threads)
+    ref = expr(np, *extra["reference_inputs"]())
     ok = bool(np.allclose(value, ref, rtol=1e-9, atol=1e-12))
-    err = float(np.max(np.abs(np.asarray(value) - ref)))
-    return {"ok": ok, "what": "vs NumPy on the materialised array", "max_abs_err": err}
+    return {"ok": ok, "what": f"vs NumPy on the same inputs ({extra['inputs']})",
+            "max_abs_err": float(np.max(np.abs(np.asarray(value) - ref)))}
+
+
+def verify_prefix(workload, library, value, extra, threads):
+    """The expression on a prefix of the (1-d) inputs against NumPy on that prefix; pi's
+    estimate must also lie within 6 sigma of pi."""
+    k = 4 * extra["chunk"][0]
+    m = namespace(library)
+    xs = [v[:k] for v in extra["build"]()]
+    got = extra["expr"](m, *xs).compute(scheduler=SCHEDULER, num_workers=threads)
+    ref = extra["expr"](np, *(np.asarray(v.compute()) for v in xs))
+    ok = bool(np.allclose(got, ref, rtol=1e-12, atol=0))
+    out = {"what": "prefix vs NumPy on the same inputs", "prefix": float(got),
+           "prefix_ref": float(ref)}
+    if workload == "pi":
+        n = extra["shape"][0]
+        sigma = 4 * np.sqrt(np.pi / 4 * (1 - np.pi / 4) / n)
+        ok = ok and abs(value - np.pi) < 6 * sigma
+        out["error"] = float(value - np.pi)
+    return {"ok": bool(ok), **out}
 
 
 def main(argv=None):
@@ -351,11 +354,17 @@ def main(argv=None):
     p.add_argument("--warmup", type=int, default=1)
     p.add_argument("--verify", action="store_true")
     p.add_argument("--scheduler", default="threads", help="the executor (default threads)")
+    p.add_argument("--chunk", type=int, help="elements per chunk along each axis (default: the "
+                   "workload's)")
+    p.add_argument("--inputs", choices=("memory", "generated"),
+                   help="NumPy arrays already in memory, or drawn by the library's generator "
+                   "inside the timing (default: the workload's)")
     args = p.parse_args(argv)
     global SCHEDULER
     SCHEDULER = args.scheduler
 
-    setup, run, extra = prepare(args.workload, args.library, args.quick, args.threads)
+    setup, run, extra = prepare(args.workload, args.library, args.quick, args.threads,
+                                args.chunk, args.inputs)
     times, cold = [], None
     with PeakMemory() as mem:
         for _ in range(args.warmup):
@@ -376,6 +385,7 @@ def main(argv=None):
         "peak_rss_mb": mem.peak / 2**20, "base_rss_mb": mem.base / 2**20,
         "sampled_peak_rss_mb": mem.sampled / 2**20, "exact_peak": mem.hwm_reset,
         "result": summarize(value), "tasks": extra.get("tasks"), "chunks": extra.get("chunks"),
+        "inputs": extra.get("inputs"), "shape": extra.get("shape"), "chunk": extra.get("chunk"),
     }
     if args.library == "tegula":  # which build of the extension ran (it may be rebuilt meanwhile)
         from tegula import _tegula
