@@ -7,7 +7,8 @@ use crate::chunk::Chunk;
 use crate::element::{Num, Ordered};
 use crate::parallel::{groups, map_groups};
 use crate::lanes::LaneFold;
-use crate::reduce::{band_rows, combine_flat, merge_moment, reduce_combine, slice_moments};
+use crate::reduce::{band_rows, combine_flat, merge_moment, reduce_bands, reduce_combine, slice_moments};
+use crate::strided::Strided;
 use crate::tiles::TILE;
 use ndarray::{Array, IxDyn};
 use tegula_core::{internal_err, DType, PartialReduce, Result};
@@ -77,6 +78,50 @@ pub fn reduce_rows_f64<S: Default>(
         Array::from_shape_vec(IxDyn(&keep), acc).map(|a| Chunk::Float64(a.into())).map_err(|e| internal_err!("partial: {e}"))
     });
     Some(partials.and_then(|p| reduce_combine(op, &p)))
+}
+
+/// The partial reduction over `axes` (at least one) of a float64 block that is not row-major
+/// (a window of an in-memory array, a transpose), read where it lies a tile or band at a time
+/// instead of copied to row-major order first (a block-sized allocation and a pass over
+/// memory); `None` for any other block, which `reduce_partial` reduces. The same tiles, bands
+/// and folds as `reduce_partial`, so the same values.
+pub fn reduce_strided_f64(op: PartialReduce, axes: &[usize], a: &Chunk) -> Option<Result<Chunk>> {
+    let block = a.typed::<f64>().ok()?;
+    if axes.is_empty() || block.len() <= 1 || block.is_standard_layout() {
+        return None;
+    }
+    let shape = a.shape();
+    let strided = Strided::new(a, shape)?;
+    let memory = match strided.memory() {
+        Ok(memory) => memory,
+        Err(e) => return Some(Err(e)),
+    };
+    let gather = |start: usize, out: &mut [f64]| strided.gather(memory, start, out);
+    if axes == [0] {
+        let fill = |start, out: &mut [f64], _: &mut ()| {
+            gather(start, out);
+            Ok(())
+        };
+        if let Some(partial) = reduce_rows_f64(op, shape, fill) {
+            return Some(partial);
+        }
+    }
+    if axes.len() == shape.len() {
+        let spans = |start, len, buf: &mut Vec<f64>, sink: &mut dyn FnMut(&[f64])| {
+            buf.resize(len, 0.0);
+            gather(start, buf);
+            sink(buf);
+            Ok(())
+        };
+        if let Some(partial) = reduce_flat_f64(op, shape.len(), block.len(), spans) {
+            return Some(partial);
+        }
+    }
+    Some(reduce_bands(op, axes, shape, |start, len| {
+        let mut values = vec![0.0; len];
+        gather(start, &mut values);
+        Ok(Chunk::Float64(Array::from_vec(values).into_dyn().into()))
+    }))
 }
 
 type Spans<'a> = dyn FnMut(usize, usize, &mut dyn FnMut(&[f64])) -> Result<()> + 'a;
@@ -206,6 +251,34 @@ mod tests {
     /// the minimum and maximum.
     fn values(n: usize) -> Vec<f64> {
         (0..n as u64).map(|i| if i % 97 == 5 { f64::NAN } else { ((i * 2654435761) % 1000) as f64 * 1e-3 + (i % 7) as f64 * 1e12 }).collect()
+    }
+
+    /// Windows, transposes and reversed views reduce as their row-major copies do, bit for bit.
+    #[test]
+    fn strided_blocks_reduce_like_their_row_major_copies() {
+        use crate::reduce::reduce_partial;
+        use ndarray::{s, ArcArray};
+        let whole = ArcArray::from_shape_vec(IxDyn(&[300, 700]), values(300 * 700)).unwrap();
+        let views = [
+            whole.clone().slice_move(s![10..290, 5..650]).into_dyn(),
+            whole.clone().slice_move(s![..;-1, 3..9]).into_dyn(),
+            whole.clone().reversed_axes(),
+            whole.clone().slice_move(s![1..2, ..;2]).into_dyn(),
+        ];
+        let ops = [PartialReduce::Sum { acc: DType::Float64 }, PartialReduce::Prod { acc: DType::Float64 }, PartialReduce::Min, PartialReduce::Max, PartialReduce::Moments];
+        for view in views {
+            let (strided, copy) = (Chunk::Float64(view.clone().into()), Chunk::Float64(view.as_standard_layout().into_owned().into_shared().into()));
+            for op in ops {
+                for axes in [&[0][..], &[1], &[0, 1]] {
+                    let got = reduce_strided_f64(op, axes, &strided).expect("a strided block").unwrap();
+                    let want = reduce_partial(op, axes, &copy).unwrap();
+                    assert_eq!(got.shape(), want.shape(), "{:?} {op:?} {axes:?}", view.shape());
+                    let (g, w) = (got.typed::<f64>().unwrap(), want.typed::<f64>().unwrap());
+                    assert!(g.iter().zip(w.iter()).all(|(x, y)| x.to_bits() == y.to_bits()), "{:?} {op:?} {axes:?}", view.shape());
+                }
+            }
+        }
+        assert!(reduce_strided_f64(PartialReduce::Min, &[0], &Chunk::Float64(whole.into())).is_none());
     }
 
     #[test]

@@ -12,6 +12,7 @@ use crate::linalg::linalg;
 use crate::parts::{pack, part};
 use crate::matmul::matmul;
 use crate::reduce::{reduce_combine, reduce_finish, reduce_partial};
+use crate::reduce_f64::reduce_strided_f64;
 use crate::scan::scan;
 use crate::sort::{argsort, search_count, sort};
 pub use crate::source::generate;
@@ -31,7 +32,10 @@ pub fn run(op: &KernelOp, inputs: &[Chunk]) -> Result<Chunk> {
         KernelOp::Binary { op, compute } => binary(*op, *compute, arg(0)?, arg(1)?),
         KernelOp::Where { compute } => where_(*compute, arg(0)?, arg(1)?, arg(2)?),
         KernelOp::Cast { dtype } => Ok(arg(0)?.cast(*dtype)),
-        KernelOp::ReducePartial { op, axes } => reduce_partial(*op, axes, arg(0)?),
+        KernelOp::ReducePartial { op, axes } => {
+            let block = arg(0)?;
+            reduce_strided_f64(*op, axes, block).unwrap_or_else(|| reduce_partial(*op, axes, block))
+        }
         KernelOp::ReduceCombine { op } => reduce_combine(*op, inputs),
         KernelOp::ReduceFinish { finish, squeeze, dtype } => reduce_finish(*finish, squeeze, *dtype, arg(0)?),
         KernelOp::Matmul { dtype } => matmul(*dtype, arg(0)?, arg(1)?),

@@ -2,11 +2,12 @@
 //! the program's shape: broadcast (`w[:, None]` against a matrix, a row of means against its
 //! rows), transposed or reversed. Its row-major values are gathered one register-sized span at
 //! a time instead of copying the whole broadcast block first (a fresh block-sized allocation
-//! and a pass over memory per input).
+//! and a pass over memory per input). The input may be a window of a bigger array (a block of
+//! an in-memory array is a view of it): only its elements are read.
 
 use crate::chunk::Chunk;
-use ndarray::IxDyn;
-use tegula_core::{internal_err, Result};
+use ndarray::{ArrayRef, IxDyn};
+use tegula_core::Result;
 
 /// How the row-major positions of a block map to offsets in an input's memory.
 #[derive(Debug)]
@@ -21,10 +22,10 @@ pub struct Strided {
 
 impl Strided {
     /// `chunk` (float64) seen as a block of `shape`, or `None` when it does not broadcast to
-    /// `shape` or its elements are not one contiguous piece of memory (a sliced view).
+    /// `shape`.
     pub fn new(chunk: &Chunk, shape: &[usize]) -> Option<Strided> {
         let array = chunk.typed::<f64>().ok()?;
-        let memory = array.as_slice_memory_order()?;
+        let memory = extent(array);
         let view = array.broadcast(IxDyn(shape))?;
         // Offsets of elements from the first one stay inside `memory` by ndarray's invariants.
         let first = (view.as_ptr() as usize - memory.as_ptr() as usize) / std::mem::size_of::<f64>();
@@ -42,8 +43,7 @@ impl Strided {
 
     /// The input's memory, to hand to `gather`.
     pub fn memory(&self) -> Result<&[f64]> {
-        let array = self.chunk.typed::<f64>()?;
-        array.as_slice_memory_order().ok_or_else(|| internal_err!("strided input lost its memory"))
+        Ok(extent(self.chunk.typed::<f64>()?))
     }
 
     /// Writes the block's values at row-major positions `at .. at + out.len()` to `out`.
@@ -88,6 +88,28 @@ impl Strided {
     }
 }
 
+/// The memory from the lowest to the highest address of `array`'s elements (empty for an
+/// empty array).
+fn extent(array: &ArrayRef<f64, IxDyn>) -> &[f64] {
+    if array.is_empty() {
+        return &[];
+    }
+    let (mut low, mut high) = (0isize, 0isize);
+    for (&n, &s) in array.shape().iter().zip(array.strides()) {
+        let reach = (n as isize - 1) * s;
+        if reach < 0 {
+            low += reach;
+        } else {
+            high += reach;
+        }
+    }
+    // SAFETY: an array's elements are views into one allocation its owner keeps alive for as
+    // long as `array` is borrowed (`Block`s slice owned arrays or NumPy buffers, never join
+    // two), so every address from its lowest element to its highest lies in that allocation;
+    // blocks are never written while they are read.
+    unsafe { std::slice::from_raw_parts(array.as_ptr().offset(low), (high - low) as usize + 1) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,6 +136,10 @@ mod tests {
         let mut flipped = chunk(&[5, 6]);
         flipped.invert_axis(Axis(1));
         cases.push((flipped, vec![5, 6]));
+        // windows of a bigger array, forwards and reversed
+        cases.push((chunk(&[6, 9]).slice_move(ndarray::s![1..5, 2..7]).into_dyn(), vec![4, 5]));
+        cases.push((chunk(&[6, 9]).slice_move(ndarray::s![1..5;-1, 1..7;-2]).into_dyn(), vec![4, 3]));
+        cases.push((chunk(&[4, 9]).slice_move(ndarray::s![.., 3..4]).into_dyn(), vec![4, 6]));
         for (array, shape) in cases {
             let expected: Vec<f64> = array.broadcast(IxDyn(&shape)).unwrap().iter().copied().collect();
             let strided = Strided::new(&Wrap::wrap(array.clone().into()), &shape).unwrap();
@@ -130,9 +156,7 @@ mod tests {
     }
 
     #[test]
-    fn a_sliced_view_or_a_shape_it_does_not_broadcast_to_is_refused() {
-        let sliced = chunk(&[4, 6]).slice_move(ndarray::s![.., ..3]).into_dyn();
-        assert!(Strided::new(&Wrap::wrap(sliced.into()), &[4, 3]).is_none());
+    fn a_shape_it_does_not_broadcast_to_is_refused() {
         assert!(Strided::new(&Wrap::wrap(chunk(&[3]).into()), &[2, 4]).is_none());
     }
 }

@@ -119,8 +119,8 @@ impl<'a> Tape<'a> {
     }
 
     /// A float64 input's location (`Ok`), or its number among the strided inputs (`Err`) when
-    /// it is read by gathering spans: a broadcast or non-row-major block that is one piece of
-    /// memory. Other inputs are copied to row-major order.
+    /// it is read by gathering spans: a broadcast, non-row-major or windowed block. Other
+    /// inputs are copied to row-major order.
     fn input(&mut self, input: &Chunk) -> Result<std::result::Result<Loc, usize>> {
         let row_major = input.shape() == self.shape && input.typed::<f64>()?.is_standard_layout();
         if !row_major && input.len() > 1 && self.shape.iter().all(|&n| n > 0) {
