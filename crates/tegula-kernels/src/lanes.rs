@@ -2,7 +2,8 @@
 //! the run may arrive in pieces (a fused program's output, one cache-sized span at a time) and
 //! is folded in the same order, so with the same rounding, as when it arrives whole.
 
-const LANES: usize = 8;
+/// Accumulators of a fold; pieces of a run (but the last) are multiples of this long.
+pub(crate) const LANES: usize = 8;
 
 /// Folds a slice (`None` when it is empty).
 pub(crate) fn fold_slice<T: Copy>(s: &[T], f: impl Fn(T, T) -> T) -> Option<T> {

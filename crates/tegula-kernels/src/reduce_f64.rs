@@ -50,6 +50,22 @@ pub fn reduce_rows_f64<S: Default>(
     shape: &[usize],
     fill: impl Fn(usize, &mut [f64], &mut S) -> Result<()> + Sync + Send,
 ) -> Option<Result<Chunk>> {
+    let row: usize = shape.iter().skip(1).product();
+    fold_rows(op, shape, |first, rows, (scratch, values): &mut (S, Vec<f64>), each: &mut dyn FnMut(&[f64])| {
+        values.resize(rows * row, 0.0);
+        fill(first * row, values, scratch)?;
+        values.chunks_exact(row).for_each(each);
+        Ok(())
+    })
+}
+
+/// `reduce_rows_f64` over rows that `visit(first, rows, scratch, each)` hands to `each` one
+/// by one, rows `first .. first + rows` of the block.
+fn fold_rows<S: Default>(
+    op: PartialReduce,
+    shape: &[usize],
+    visit: impl Fn(usize, usize, &mut S, &mut dyn FnMut(&[f64])) -> Result<()> + Sync + Send,
+) -> Option<Result<Chunk>> {
     let fold = Fold::of(op).filter(|f| !matches!(f, Fold::Moments))?;
     let (rows, row) = (*shape.first()?, shape[1..].iter().product::<usize>());
     if rows == 0 || row == 0 || shape.len() < 2 {
@@ -57,17 +73,30 @@ pub fn reduce_rows_f64<S: Default>(
     }
     let band = band_rows(row);
     let partials = map_groups(groups(rows.div_ceil(band), band * row), |group| {
-        let (mut scratch, mut values, mut part) = (S::default(), Vec::new(), Vec::new());
+        let (mut scratch, mut part) = (S::default(), Vec::new());
         let mut acc: Option<Vec<f64>> = None;
         for b in group {
             let first = b * band;
-            values.resize(band.min(rows - first) * row, 0.0);
-            fill(first * row, &mut values, &mut scratch)?;
+            if band == 1 {
+                // a band of one row is that row: folded straight into the running partial
+                visit(first, 1, &mut scratch, &mut |r| match acc.as_mut() {
+                    Some(acc) => fold.into(acc, r),
+                    None => acc = Some(r.to_vec()),
+                })?;
+                continue;
+            }
             // The band's rows folded one after another into its first, then the band into
             // the group's running partial.
-            part.clear();
-            part.extend_from_slice(&values[..row]);
-            values[row..].chunks_exact(row).for_each(|r| fold.into(&mut part, r));
+            let mut seen = 0;
+            visit(first, band.min(rows - first), &mut scratch, &mut |r| {
+                if seen == 0 {
+                    part.clear();
+                    part.extend_from_slice(r);
+                } else {
+                    fold.into(&mut part, r);
+                }
+                seen += 1;
+            })?;
             match acc.as_mut() {
                 Some(acc) => fold.into(acc, &part),
                 None => acc = Some(part.clone()),
@@ -98,19 +127,28 @@ pub fn reduce_strided_f64(op: PartialReduce, axes: &[usize], a: &Chunk) -> Optio
     };
     let gather = |start: usize, out: &mut [f64]| strided.gather(memory, start, out);
     if axes == [0] {
-        let fill = |start, out: &mut [f64], _: &mut ()| {
-            gather(start, out);
+        let row: usize = shape[1..].iter().product();
+        // rows read where they lie when each is contiguous, else gathered
+        let visit = |first: usize, rows: usize, buf: &mut Vec<f64>, each: &mut dyn FnMut(&[f64])| {
+            for r in first..first + rows {
+                match strided.contiguous(memory, r * row, row) {
+                    Some(values) => each(values),
+                    None => {
+                        buf.resize(row, 0.0);
+                        gather(r * row, buf);
+                        each(buf);
+                    }
+                }
+            }
             Ok(())
         };
-        if let Some(partial) = reduce_rows_f64(op, shape, fill) {
+        if let Some(partial) = fold_rows(op, shape, visit) {
             return Some(partial);
         }
     }
     if axes.len() == shape.len() {
         let spans = |start, len, buf: &mut Vec<f64>, sink: &mut dyn FnMut(&[f64])| {
-            buf.resize(len, 0.0);
-            gather(start, buf);
-            sink(buf);
+            strided.spans(memory, start, len, buf, sink);
             Ok(())
         };
         if let Some(partial) = reduce_flat_f64(op, shape.len(), block.len(), spans) {

@@ -6,6 +6,7 @@
 //! an in-memory array is a view of it): only its elements are read.
 
 use crate::chunk::Chunk;
+use crate::lanes::LANES;
 use ndarray::{ArrayRef, IxDyn};
 use tegula_core::Result;
 
@@ -48,9 +49,71 @@ impl Strided {
 
     /// Writes the block's values at row-major positions `at .. at + out.len()` to `out`.
     pub fn gather(&self, memory: &[f64], at: usize, out: &mut [f64]) {
-        let Some(&(inner_n, inner_s)) = self.axes.last() else {
+        let Some(&(_, inner_s)) = self.axes.last() else {
             return out.fill(memory[self.first]);
         };
+        let mut done = 0;
+        self.runs(at, out.len(), |start, run| {
+            let dst = &mut out[done..done + run];
+            match inner_s {
+                0 => dst.fill(memory[start as usize]),
+                1 => dst.copy_from_slice(&memory[start as usize..start as usize + run]),
+                _ => dst.iter_mut().enumerate().for_each(|(j, d)| *d = memory[(start + j as isize * inner_s) as usize]),
+            }
+            done += run;
+        });
+    }
+
+    /// Hands the block's values at row-major positions `at .. at + len` to `sink` in
+    /// consecutive pieces, each but the last a multiple of eight long (as `LaneFold` takes
+    /// them): where the innermost axis is contiguous, runs of the input's own memory (pieces
+    /// of runs carried over in `buf` to keep that length), else a copy gathered in `buf`.
+    pub fn spans(&self, memory: &[f64], at: usize, len: usize, buf: &mut Vec<f64>, sink: &mut dyn FnMut(&[f64])) {
+        if !matches!(self.axes.last(), Some(&(_, 1))) {
+            buf.resize(len, 0.0);
+            self.gather(memory, at, buf);
+            return sink(buf);
+        }
+        buf.clear();
+        self.runs(at, len, |start, run| {
+            let mut run = &memory[start as usize..start as usize + run];
+            if !buf.is_empty() {
+                let take = ((LANES - buf.len() % LANES) % LANES).min(run.len());
+                buf.extend_from_slice(&run[..take]);
+                run = &run[take..];
+                if buf.len() % LANES == 0 {
+                    sink(buf);
+                    buf.clear();
+                }
+            }
+            let body = run.len() / LANES * LANES;
+            if body > 0 {
+                sink(&run[..body]);
+            }
+            buf.extend_from_slice(&run[body..]);
+        });
+        if !buf.is_empty() {
+            sink(buf);
+        }
+    }
+
+    /// The input's memory holding row-major positions `at .. at + len` when they lie one after
+    /// another in it.
+    pub fn contiguous<'m>(&self, memory: &'m [f64], at: usize, len: usize) -> Option<&'m [f64]> {
+        let &(inner_n, inner_s) = self.axes.last()?;
+        if inner_s != 1 || at % inner_n + len > inner_n {
+            return None;
+        }
+        let mut found = None;
+        self.runs(at, len, |start, run| found = Some(&memory[start as usize..start as usize + run]));
+        found
+    }
+
+    /// Calls `f(offset, run)` for each run of the positions `at .. at + len` along the
+    /// innermost axis, in order: the offset in memory of the run's first element and its
+    /// length (the block has at least one axis longer than one).
+    fn runs(&self, at: usize, len: usize, mut f: impl FnMut(isize, usize)) {
+        let Some(&(inner_n, inner_s)) = self.axes.last() else { return };
         // The multi-index of `at` and the offset of its element.
         let outer = &self.axes[..self.axes.len() - 1];
         let mut index = vec![0; outer.len()];
@@ -63,15 +126,9 @@ impl Strided {
         }
         let mut i = at % inner_n;
         let mut done = 0;
-        while done < out.len() {
-            let run = (inner_n - i).min(out.len() - done);
-            let dst = &mut out[done..done + run];
-            let start = offset + i as isize * inner_s;
-            match inner_s {
-                0 => dst.fill(memory[start as usize]),
-                1 => dst.copy_from_slice(&memory[start as usize..start as usize + run]),
-                _ => dst.iter_mut().enumerate().for_each(|(j, d)| *d = memory[(start + j as isize * inner_s) as usize]),
-            }
+        while done < len {
+            let run = (inner_n - i).min(len - done);
+            f(offset + i as isize * inner_s, run);
             done += run;
             i = 0;
             // The next row: carry through the outer axes.
@@ -150,6 +207,14 @@ mod tests {
                     let mut out = vec![f64::NAN; len];
                     strided.gather(memory, at, &mut out);
                     assert_eq!(out, expected[at..at + len], "{:?} as {shape:?} at {at}+{len}", array.shape());
+                    let (mut pieces, mut buf) = (Vec::new(), Vec::new());
+                    strided.spans(memory, at, len, &mut buf, &mut |p| pieces.push(p.to_vec()));
+                    let (last, rest) = pieces.split_last().unwrap();
+                    assert!(rest.iter().all(|p| p.len() % LANES == 0), "pieces of eight but the last");
+                    assert_eq!([rest.concat(), last.clone()].concat(), expected[at..at + len]);
+                    if let Some(run) = strided.contiguous(memory, at, len) {
+                        assert_eq!(run, &expected[at..at + len]);
+                    }
                 }
             }
         }
