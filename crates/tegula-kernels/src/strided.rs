@@ -81,7 +81,7 @@ impl Strided {
                 let take = ((LANES - buf.len() % LANES) % LANES).min(run.len());
                 buf.extend_from_slice(&run[..take]);
                 run = &run[take..];
-                if buf.len() % LANES == 0 {
+                if buf.len().is_multiple_of(LANES) {
                     sink(buf);
                     buf.clear();
                 }
