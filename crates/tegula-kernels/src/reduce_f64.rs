@@ -128,17 +128,18 @@ pub fn reduce_strided_f64(op: PartialReduce, axes: &[usize], a: &Chunk) -> Optio
     let gather = |start: usize, out: &mut [f64]| strided.gather(memory, start, out);
     if axes == [0] {
         let row: usize = shape[1..].iter().product();
-        // rows read where they lie when each is contiguous, else gathered
+        // Rows read where they lie when each is contiguous (then all are: each lies in one
+        // run of the innermost axis), else a band gathered at once.
+        let rows_lie_whole = strided.contiguous(memory, 0, row).is_some();
         let visit = |first: usize, rows: usize, buf: &mut Vec<f64>, each: &mut dyn FnMut(&[f64])| {
-            for r in first..first + rows {
-                match strided.contiguous(memory, r * row, row) {
-                    Some(values) => each(values),
-                    None => {
-                        buf.resize(row, 0.0);
-                        gather(r * row, buf);
-                        each(buf);
-                    }
+            if rows_lie_whole {
+                for r in first..first + rows {
+                    each(strided.contiguous(memory, r * row, row).ok_or_else(|| internal_err!("row {r} of a window is not contiguous"))?);
                 }
+            } else {
+                buf.resize(rows * row, 0.0);
+                gather(first * row, buf);
+                buf.chunks_exact(row).for_each(each);
             }
             Ok(())
         };

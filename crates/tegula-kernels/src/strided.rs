@@ -104,9 +104,19 @@ impl Strided {
         if inner_s != 1 || at % inner_n + len > inner_n {
             return None;
         }
-        let mut found = None;
-        self.runs(at, len, |start, run| found = Some(&memory[start as usize..start as usize + run]));
-        found
+        let start = self.offset_of(at) as usize;
+        Some(&memory[start..start + len])
+    }
+
+    /// The offset in memory of the element at row-major position `at`.
+    fn offset_of(&self, at: usize) -> isize {
+        let mut rest = at;
+        let mut offset = self.first as isize;
+        for &(n, s) in self.axes.iter().rev() {
+            offset += (rest % n) as isize * s;
+            rest /= n;
+        }
+        offset
     }
 
     /// Calls `f(offset, run)` for each run of the positions `at .. at + len` along the
