@@ -19,6 +19,8 @@ UNARY = [
     lambda m, x: x * 2.5,
     lambda m, x: 1.0 - x,
     lambda m, x: (x * 10).astype("int32").astype("float64"),
+    lambda m, x: (x > 0.5).astype("float64"),
+    lambda m, x: m.where(~(x < 0), x, 0.0),
 ]
 BINARY = [
     lambda m, x, y: x + y,
@@ -26,8 +28,12 @@ BINARY = [
     lambda m, x, y: x * y,
     lambda m, x, y: m.maximum(x, y),
     lambda m, x, y: m.where(x > y, x, y),
+    lambda m, x, y: m.where((x > 0) & (y <= 0.5) | (x == y), x, y),
+    lambda m, x, y: m.logical_xor(x != y, x >= 0) * y,
 ]
 REDUCTIONS = [None, "sum", "mean", "max", "std", "prod"]
+# Reductions of a comparison's bools, which read them as 0 and 1 or keep them.
+BOOL_REDUCTIONS = [None, "sum", "mean", "std", "prod", "max", "any", "all"]
 
 
 @st.composite
@@ -59,9 +65,10 @@ def case_for(draw, shape, chunks):
     seed = draw(st.integers(0, 2**32 - 1))
     rng = np.random.default_rng(seed)
     data = [rng.standard_normal(shape) for _ in range(3)]
-    reduction = draw(st.sampled_from(REDUCTIONS))
+    compared = draw(st.booleans())
+    reduction = draw(st.sampled_from(BOOL_REDUCTIONS if compared else REDUCTIONS))
     axis = draw(st.one_of(st.none(), st.lists(st.integers(0, len(shape) - 1), unique=True).map(tuple)))
-    return shape, chunks, seed, data, draw(trees(len(data) + 1 + VIEWS)), reduction, axis
+    return shape, chunks, seed, data, (draw(trees(len(data) + 1 + VIEWS)), compared), reduction, axis
 
 
 @st.composite
@@ -112,13 +119,15 @@ def views(data, chunks):
 
 
 def check(case):
-    shape, chunks, seed, data, tree, reduction, axis = case
+    shape, chunks, seed, data, (tree, compared), reduction, axis = case
     source = tg.random.default_rng(seed).standard_normal(shape, chunks=chunks)
     tg_views, np_views = views(data, chunks)
     leaves = [tg.asarray(d, chunks=chunks) for d in data] + [source] + tg_views
     expr = evaluate(tree, tg, leaves)
     with quiet():
         expected = evaluate(tree, np, data + [source.compute()] + np_views)
+    if compared:
+        expr, expected = expr > 0.25, expected > 0.25
     if reduction:
         try:
             with quiet():

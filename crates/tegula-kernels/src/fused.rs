@@ -17,13 +17,13 @@ use crate::reduce::{reduce_bands, reduce_flat};
 use crate::tiles::{concat, flatten, ranges, reshape, tile};
 use crate::unary::unary;
 use tegula_core::program::{FusedBlock, Instr};
-use tegula_core::{internal_err, PartialReduce, Result};
+use tegula_core::{internal_err, DType, PartialReduce, Result};
 
 /// The program's result for its block.
 pub fn fused(block: &FusedBlock, inputs: &[Chunk]) -> Result<Chunk> {
     let shape = &block.shape[..];
     let size = shape.iter().product();
-    if let Some(tape) = Tape::compile(block, inputs)? {
+    if let Some(tape) = Tape::compile(block, inputs, false)? {
         return reshape(&build_f64(size, |start, out, regs: &mut Registers| tape.fill(start, out, regs))?, shape);
     }
     let bound = Bound::new(block, inputs)?;
@@ -35,23 +35,14 @@ pub fn fused(block: &FusedBlock, inputs: &[Chunk]) -> Result<Chunk> {
 pub fn fused_reduce(block: &FusedBlock, op: PartialReduce, axes: &[usize], inputs: &[Chunk]) -> Result<Chunk> {
     let shape = &block.shape[..];
     let size = shape.iter().product();
-    if let Some(tape) = Tape::compile(block, inputs)? {
-        let fill = |start, out: &mut [f64], regs: &mut Registers| tape.fill(start, out, regs);
-        if axes == [0] {
-            if let Some(partial) = reduce_rows_f64(op, shape, fill) {
-                return partial;
+    let bools = block.program.dtype() == Some(DType::Bool);
+    let (tape_op, count) = if bools { numbers_of_bools(op) } else { (Some(op), false) };
+    if let Some(tape_op) = tape_op {
+        if let Some(tape) = Tape::compile(block, inputs, bools)? {
+            if let Some(partial) = tape_reduce(&tape, tape_op, axes, shape, size) {
+                // A count summed in float64 is exact: a block has fewer than 2⁵³ elements.
+                return if count { partial.map(|p| p.cast(DType::Int64)) } else { partial };
             }
-        }
-        if axes.len() < shape.len() {
-            return reduce_bands(op, axes, shape, |start, len| {
-                let mut values = vec![0.0; len];
-                tape.fill(start, &mut values, &mut Registers::default())?;
-                Ok(Chunk::Float64(Array::from_vec(values).into_dyn().into()))
-            });
-        }
-        let spans = |start, len, regs: &mut Registers, sink: &mut dyn FnMut(&[f64])| tape.spans(start, len, regs, sink);
-        if let Some(partial) = reduce_flat_f64(op, shape.len(), size, spans) {
-            return partial;
         }
     }
     let bound = Bound::new(block, inputs)?;
@@ -62,6 +53,38 @@ pub fn fused_reduce(block: &FusedBlock, op: PartialReduce, axes: &[usize], input
         let tiles = ranges(len).map(|(s, n)| bound.eval(start + s, n)).collect::<Result<Vec<_>>>()?;
         concat(&tiles, &[len])
     })
+}
+
+/// A reduction of bools that reads them as the numbers 0 and 1 (sums, products, moments), as
+/// the float64 reduction the tape runs on those numbers, and whether its partial is an int64
+/// count; `(None, false)` for the others (extremes, `any`, `all` keep bools).
+fn numbers_of_bools(op: PartialReduce) -> (Option<PartialReduce>, bool) {
+    let f64_sum = PartialReduce::Sum { acc: DType::Float64 };
+    match op {
+        PartialReduce::Sum { acc: DType::Int64 } => (Some(f64_sum), true),
+        PartialReduce::Sum { acc: DType::Float64 } | PartialReduce::Prod { acc: DType::Float64 } | PartialReduce::Moments => (Some(op), false),
+        _ => (None, false),
+    }
+}
+
+/// The partial reduction of the tape's values over `axes`, or `None` when the float64 folds
+/// do not do `op` and the general evaluator must.
+fn tape_reduce(tape: &Tape, op: PartialReduce, axes: &[usize], shape: &[usize], size: usize) -> Option<Result<Chunk>> {
+    let fill = |start, out: &mut [f64], regs: &mut Registers| tape.fill(start, out, regs);
+    if axes == [0] {
+        if let Some(partial) = reduce_rows_f64(op, shape, fill) {
+            return Some(partial);
+        }
+    }
+    if axes.len() < shape.len() {
+        return Some(reduce_bands(op, axes, shape, |start, len| {
+            let mut values = vec![0.0; len];
+            tape.fill(start, &mut values, &mut Registers::default())?;
+            Ok(Chunk::Float64(Array::from_vec(values).into_dyn().into()))
+        }));
+    }
+    let spans = |start, len, regs: &mut Registers, sink: &mut dyn FnMut(&[f64])| tape.spans(start, len, regs, sink);
+    reduce_flat_f64(op, shape.len(), size, spans)
 }
 
 /// A program bound to one block: its inputs flattened to row-major 1-D chunks.

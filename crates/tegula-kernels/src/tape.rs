@@ -4,6 +4,9 @@
 //! read where they lie, constants are never materialised, registers are reused once their
 //! value is dead, and nothing is allocated per tile. Each step runs the same element function
 //! as the block kernels (`float_fn`), so results are bit-identical to unfused plans.
+//! Booleans made on the way to a float64 result (comparisons, their logical combinations,
+//! `where`'s condition, `mask.mean()`'s cast) ride along as 0.0 and 1.0: the values casting a
+//! bool to float64 gives, so every later step reads what the block kernels would.
 
 use crate::chunk::Chunk;
 use crate::element::Elem;
@@ -32,6 +35,8 @@ enum Loc {
 enum Code<'a> {
     Unary(UnaryOp, Loc),
     Binary(BinaryOp, Loc, Loc),
+    /// `where(condition, a, b)`, the condition 0.0 or 1.0.
+    Where(Loc, Loc, Loc),
     Source(&'a SourceOp),
     /// The values of strided input `i`.
     Gather(usize),
@@ -63,11 +68,14 @@ pub struct Registers {
 impl<'a> Tape<'a> {
     /// The program compiled for a block of `shape`, or `None` when some step is not a float64
     /// value computed in float64 by an element function (the general evaluator runs those).
-    pub fn compile(block: &'a FusedBlock, inputs: &[Chunk]) -> Result<Option<Tape<'a>>> {
+    /// With `bool_result`, a program whose result is a bool is compiled too (its values 0.0
+    /// and 1.0), for reductions that read bools as those numbers.
+    pub fn compile(block: &'a FusedBlock, inputs: &[Chunk], bool_result: bool) -> Result<Option<Tape<'a>>> {
         let (program, shape) = (&*block.program, &block.shape[..]);
         // Decided before any input is flattened, so that the general evaluator does not
         // flatten (possibly copy) the inputs a second time.
-        if !on_tape(program, inputs) {
+        let result = if bool_result { [DType::Float64, DType::Bool].as_slice() } else { &[DType::Float64] };
+        if !program.dtype().is_some_and(|d| result.contains(&d)) || !on_tape(program, inputs) {
             return Ok(None);
         }
         let mut tape = Tape { shape, inputs: Vec::new(), strided: Vec::new(), code: Vec::new(), result: Loc::Const(0.0), registers: 0 };
@@ -97,7 +105,7 @@ impl<'a> Tape<'a> {
                 }
                 Instr::Unary { op, arg, .. } => Code::Unary(*op, locs[*arg]),
                 Instr::Binary { op, args, .. } => Code::Binary(*op, locs[args[0]], locs[args[1]]),
-                Instr::Where { .. } => return Err(internal_err!("where on the float64 tape")),
+                Instr::Where { args, .. } => Code::Where(locs[args[0]], locs[args[1]], locs[args[2]]),
             };
             // The result takes a register none of its arguments is in, then dead arguments free theirs.
             let reg = free.pop().unwrap_or_else(|| {
@@ -208,6 +216,7 @@ impl<'a> Tape<'a> {
             match code {
                 Code::Unary(op, a) => unary_into(*op, src(*a), target)?,
                 Code::Binary(op, a, b) => binary_into(*op, src(*a), src(*b), target)?,
+                Code::Where(c, a, b) => where_into(src(*c), src(*a), src(*b), target),
                 Code::Source(op) => self.source_into(op, at, target)?,
                 Code::Gather(i) => self.strided[*i].gather(inputs.strided[*i], at, target),
             }
@@ -274,18 +283,38 @@ impl Prefetch<'_> {
 }
 
 /// Whether every step of the program is a float64 value computed in float64 by an element
-/// function, from float64 inputs.
+/// function from float64 inputs, or a bool that the tape holds as 0.0 and 1.0 (`bool_step`).
 fn on_tape(program: &Program, inputs: &[Chunk]) -> bool {
-    program.steps.iter().all(|step| {
-        step.dtype == DType::Float64
-            && match &step.instr {
-                Instr::Input(i) => inputs.get(*i).is_some_and(|c| c.dtype() == DType::Float64),
-                Instr::Unary { op, compute, .. } => *compute == DType::Float64 && float_unary_fn!(*op, f64, |_f| true, false),
-                Instr::Binary { op, compute, .. } => *compute == DType::Float64 && float_binary_fn!(*op, f64, |_f| true, false),
-                Instr::Where { .. } => false,
-                Instr::Scalar(_) | Instr::Source(_) | Instr::Cast { .. } => true,
-            }
+    program.steps.iter().all(|step| match step.dtype {
+        DType::Float64 => float_step(&step.instr, inputs),
+        DType::Bool => bool_step(&step.instr),
+        _ => false,
     })
+}
+
+fn float_step(instr: &Instr, inputs: &[Chunk]) -> bool {
+    match instr {
+        Instr::Input(i) => inputs.get(*i).is_some_and(|c| c.dtype() == DType::Float64),
+        Instr::Unary { op, compute, .. } => *compute == DType::Float64 && float_unary_fn!(*op, f64, |_f| true, false),
+        Instr::Binary { op, compute, .. } => *compute == DType::Float64 && float_binary_fn!(*op, f64, |_f| true, false),
+        Instr::Where { compute, .. } => *compute == DType::Float64,
+        Instr::Scalar(_) | Instr::Source(_) | Instr::Cast { .. } => true,
+    }
+}
+
+/// A bool the tape makes as 0.0 or 1.0 from values it holds (each float64 or such a bool): a
+/// comparison, a logical or bitwise combination of bools, their negation, or a constant.
+fn bool_step(instr: &Instr) -> bool {
+    use BinaryOp::*;
+    match instr {
+        Instr::Binary { op, compute, .. } if op.is_comparison() => matches!(compute, DType::Float64 | DType::Bool),
+        Instr::Binary { op, compute, .. } => {
+            *compute == DType::Bool && matches!(op, LogicalAnd | LogicalOr | LogicalXor | BitwiseAnd | BitwiseOr | BitwiseXor)
+        }
+        Instr::Unary { op, compute, .. } => *compute == DType::Bool && matches!(op, UnaryOp::LogicalNot | UnaryOp::Invert),
+        Instr::Scalar(_) => true,
+        Instr::Input(_) | Instr::Source(_) | Instr::Cast { .. } | Instr::Where { .. } => false,
+    }
 }
 
 /// For each step, the step whose value it is (a cast to the same dtype is its argument's
@@ -330,12 +359,49 @@ fn unary_into(op: UnaryOp, a: Src, out: &mut [f64]) -> Result<()> {
         transcendental(op, x, out);
         return Ok(());
     }
+    if let UnaryOp::LogicalNot | UnaryOp::Invert = op {
+        map1(a, out, |x| if x == 0.0 { 1.0 } else { 0.0 });
+        return Ok(());
+    }
     float_unary_fn!(op, f64, |f| { map1(a, out, f); Ok(()) }, Err(internal_err!("{} is not on the float64 tape", op.name())))
 }
 
 #[inline(always)]
 fn binary_into(op: BinaryOp, a: Src, b: Src, out: &mut [f64]) -> Result<()> {
-    float_binary_fn!(op, f64, |f| { map2(a, b, out, f); Ok(()) }, Err(internal_err!("{} is not on the float64 tape", op.name())))
+    float_binary_fn!(op, f64, |f| { map2(a, b, out, f); Ok(()) }, bool_binary_into(op, a, b, out))
+}
+
+/// A comparison of float64 values, or a logical combination of bools, as 0.0 or 1.0 (IEEE
+/// comparisons, as the block kernels': anything against NaN is false but `!=`).
+#[inline(always)]
+fn bool_binary_into(op: BinaryOp, a: Src, b: Src, out: &mut [f64]) -> Result<()> {
+    use BinaryOp::*;
+    let truth = |f: fn(f64, f64) -> bool| move |x: f64, y: f64| if f(x, y) { 1.0 } else { 0.0 };
+    match op {
+        Equal => map2(a, b, out, truth(|x, y| x == y)),
+        NotEqual => map2(a, b, out, truth(|x, y| x != y)),
+        Less => map2(a, b, out, truth(|x, y| x < y)),
+        LessEqual => map2(a, b, out, truth(|x, y| x <= y)),
+        Greater => map2(a, b, out, truth(|x, y| x > y)),
+        GreaterEqual => map2(a, b, out, truth(|x, y| x >= y)),
+        LogicalAnd | BitwiseAnd => map2(a, b, out, truth(|x, y| x != 0.0 && y != 0.0)),
+        LogicalOr | BitwiseOr => map2(a, b, out, truth(|x, y| x != 0.0 || y != 0.0)),
+        LogicalXor | BitwiseXor => map2(a, b, out, truth(|x, y| (x != 0.0) != (y != 0.0))),
+        _ => return Err(internal_err!("{} is not on the float64 tape", op.name())),
+    }
+    Ok(())
+}
+
+/// `where(condition, a, b)` over a span, the condition 0.0 or 1.0.
+#[inline(always)]
+fn where_into(c: Src, a: Src, b: Src, out: &mut [f64]) {
+    let at = |s: Src, i: usize| match s {
+        Src::Slice(v) => v[i],
+        Src::Scalar(v) => v,
+    };
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = if at(c, i) != 0.0 { at(a, i) } else { at(b, i) };
+    }
 }
 
 #[inline(always)]
