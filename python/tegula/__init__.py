@@ -38,6 +38,7 @@ from ._reshape import reshape
 from ._searching import argmax, argmin, count_nonzero, isin
 from ._sets import unique_all, unique_counts, unique_inverse, unique_values
 from ._statistics import median, percentile, ptp, quantile
+from ._nanstatistics import nanmedian, nanpercentile, nanquantile
 from ._ufunc_likes import UFUNC_LIKES, isneginf, isposinf
 from ._sorting import argsort, cumprod, cumsum, cumulative_prod, cumulative_sum, searchsorted, sort
 import numpy as _np
@@ -71,7 +72,7 @@ __all__ = sorted(
      "array_split", "atleast_1d", "atleast_2d", "atleast_3d", "column_stack", "dsplit", "dstack", "hsplit",
      "hstack", "split", "vsplit", "vstack", "fliplr", "flipud", "rot90", "diag", "inner", "kron", "cov", "corrcoef",
      "append", "indices", "nan_to_num", "select", "report", "visualize", "map_blocks", "blockwise", "apply_gufunc", "percentile", "quantile", "argsort", "cumprod", "cumsum", "cumulative_prod", "cumulative_sum", "searchsorted", "sort",
-     "isneginf", "isposinf",
+     "isneginf", "isposinf", "nanmedian", "nanpercentile", "nanquantile",
      "newaxis", "pi", "e", "inf", "nan", "bool", "int8", "int16", "int32", "int64", "uint8",
      "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128"]
     + list(UFUNCS) + list(UFUNC_LIKES) + list(REDUCTIONS) + list(NANFUNCTIONS)
