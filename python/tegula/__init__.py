@@ -40,6 +40,8 @@ from ._sets import unique_all, unique_counts, unique_inverse, unique_values
 from ._statistics import median, percentile, ptp, quantile
 from ._nanstatistics import nanmedian, nanpercentile, nanquantile
 from ._ufunc_likes import UFUNC_LIKES, isneginf, isposinf
+from ._index_arrays import (argwhere, ravel_multi_index, tril_indices, tril_indices_from, triu_indices,
+                            triu_indices_from, unravel_index)
 from ._average import average
 from ._calculus import gradient, trapezoid
 from ._sorting import argsort, cumprod, cumsum, cumulative_prod, cumulative_sum, searchsorted, sort
@@ -76,6 +78,7 @@ __all__ = sorted(
      "append", "indices", "nan_to_num", "select", "report", "visualize", "map_blocks", "blockwise", "apply_gufunc", "percentile", "quantile", "argsort", "cumprod", "cumsum", "cumulative_prod", "cumulative_sum", "searchsorted", "sort",
      "isneginf", "isposinf", "nanmedian", "nanpercentile", "nanquantile",
      "average", "gradient", "trapezoid",
+     "argwhere", "ravel_multi_index", "tril_indices", "tril_indices_from", "triu_indices", "triu_indices_from", "unravel_index",
      "newaxis", "pi", "e", "inf", "nan", "bool", "int8", "int16", "int32", "int64", "uint8",
      "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128"]
     + list(UFUNCS) + list(UFUNC_LIKES) + list(REDUCTIONS) + list(NANFUNCTIONS)
