@@ -40,6 +40,7 @@ from ._sets import unique_all, unique_counts, unique_inverse, unique_values
 from ._statistics import median, percentile, ptp, quantile
 from ._nanstatistics import nanmedian, nanpercentile, nanquantile
 from ._ufunc_likes import UFUNC_LIKES, isneginf, isposinf
+from ._set_operations import intersect1d, setdiff1d, union1d
 from ._index_arrays import (argwhere, ravel_multi_index, tril_indices, tril_indices_from, triu_indices,
                             triu_indices_from, unravel_index)
 from ._average import average
@@ -79,6 +80,7 @@ __all__ = sorted(
      "isneginf", "isposinf", "nanmedian", "nanpercentile", "nanquantile",
      "average", "gradient", "trapezoid",
      "argwhere", "ravel_multi_index", "tril_indices", "tril_indices_from", "triu_indices", "triu_indices_from", "unravel_index",
+     "intersect1d", "setdiff1d", "union1d",
      "newaxis", "pi", "e", "inf", "nan", "bool", "int8", "int16", "int32", "int64", "uint8",
      "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128"]
     + list(UFUNCS) + list(UFUNC_LIKES) + list(REDUCTIONS) + list(NANFUNCTIONS)
