@@ -26,8 +26,8 @@ from ._pad import pad
 from ._planes import diagonal, trace
 from ._comparison import allclose, array_equal, isclose
 from ._selection import nan_to_num, select
-from ._stacking import (append, array_split, atleast_1d, atleast_2d, atleast_3d, column_stack, dsplit, dstack,
-                        hsplit, hstack, split, vsplit, vstack)
+from ._stacking import (append, array_split, atleast_1d, atleast_2d, atleast_3d, block, column_stack, dsplit,
+                        dstack, hsplit, hstack, split, vsplit, vstack)
 from ._map_blocks import apply_gufunc, blockwise, map_blocks
 from ._report import report
 from ._visualize import visualize
@@ -40,6 +40,7 @@ from ._sets import unique_all, unique_counts, unique_inverse, unique_values
 from ._statistics import median, percentile, ptp, quantile
 from ._nanstatistics import nanmedian, nanpercentile, nanquantile
 from ._ufunc_likes import UFUNC_LIKES, isneginf, isposinf
+from ._insert_delete import delete, insert
 from ._set_operations import intersect1d, setdiff1d, union1d
 from ._index_arrays import (argwhere, ravel_multi_index, tril_indices, tril_indices_from, triu_indices,
                             triu_indices_from, unravel_index)
@@ -81,6 +82,7 @@ __all__ = sorted(
      "average", "gradient", "trapezoid",
      "argwhere", "ravel_multi_index", "tril_indices", "tril_indices_from", "triu_indices", "triu_indices_from", "unravel_index",
      "intersect1d", "setdiff1d", "union1d",
+     "delete", "insert", "block",
      "newaxis", "pi", "e", "inf", "nan", "bool", "int8", "int16", "int32", "int64", "uint8",
      "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128"]
     + list(UFUNCS) + list(UFUNC_LIKES) + list(REDUCTIONS) + list(NANFUNCTIONS)
