@@ -16,7 +16,7 @@ from ._dtypes import (bool, complex64, complex128, float16, float32, float64, in
 from ._functions import (REDUCTIONS, UFUNCS, astype, can_cast, compute, concat, concatenate,
                          expand_dims, matmul, permute_dims, persist, rechunk, result_type, stack,
                          transpose, where)
-from ._einsum import einsum
+from ._einsum import einsum, einsum_path
 from ._gather import nonzero, take, take_along_axis
 from ._info import __array_namespace_info__, finfo, iinfo, isdtype
 from ._io import from_npy, from_zarr, to_npy, to_zarr
@@ -82,7 +82,7 @@ __all__ = sorted(
      "average", "gradient", "trapezoid",
      "argwhere", "ravel_multi_index", "tril_indices", "tril_indices_from", "triu_indices", "triu_indices_from", "unravel_index",
      "intersect1d", "setdiff1d", "union1d",
-     "delete", "insert", "block",
+     "delete", "insert", "block", "einsum_path",
      "newaxis", "pi", "e", "inf", "nan", "bool", "int8", "int16", "int32", "int64", "uint8",
      "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128"]
     + list(UFUNCS) + list(UFUNC_LIKES) + list(REDUCTIONS) + list(NANFUNCTIONS)
