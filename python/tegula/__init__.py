@@ -46,6 +46,9 @@ from ._index_arrays import (argwhere, ravel_multi_index, tril_indices, tril_indi
                             triu_indices_from, unravel_index)
 from ._average import average
 from ._calculus import gradient, trapezoid
+from ._convolution import convolve, correlate
+from ._polynomial import polyfit, polyval
+from ._apply_along_axis import apply_along_axis
 from ._sorting import argsort, cumprod, cumsum, cumulative_prod, cumulative_sum, searchsorted, sort
 import numpy as _np
 
@@ -83,6 +86,7 @@ __all__ = sorted(
      "argwhere", "ravel_multi_index", "tril_indices", "tril_indices_from", "triu_indices", "triu_indices_from", "unravel_index",
      "intersect1d", "setdiff1d", "union1d",
      "delete", "insert", "block", "einsum_path",
+     "convolve", "correlate", "polyfit", "polyval", "apply_along_axis",
      "newaxis", "pi", "e", "inf", "nan", "bool", "int8", "int16", "int32", "int64", "uint8",
      "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128"]
     + list(UFUNCS) + list(UFUNC_LIKES) + list(REDUCTIONS) + list(NANFUNCTIONS)
