@@ -49,6 +49,7 @@ from ._calculus import gradient, trapezoid
 from ._convolution import convolve, correlate
 from ._polynomial import polyfit, polyval
 from ._apply_along_axis import apply_along_axis
+from ._histograms import bincount, digitize, histogram, histogram2d, histogramdd
 from ._sorting import argsort, cumprod, cumsum, cumulative_prod, cumulative_sum, searchsorted, sort
 import numpy as _np
 
@@ -87,6 +88,7 @@ __all__ = sorted(
      "intersect1d", "setdiff1d", "union1d",
      "delete", "insert", "block", "einsum_path",
      "convolve", "correlate", "polyfit", "polyval", "apply_along_axis",
+     "bincount", "digitize", "histogram", "histogram2d", "histogramdd",
      "newaxis", "pi", "e", "inf", "nan", "bool", "int8", "int16", "int32", "int64", "uint8",
      "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128"]
     + list(UFUNCS) + list(UFUNC_LIKES) + list(REDUCTIONS) + list(NANFUNCTIONS)
