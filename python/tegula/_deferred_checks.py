@@ -1,7 +1,9 @@
 """Errors NumPy raises from the data, kept lazy: ``checked(value, failed, error, message)`` is
 ``value``, and computing it raises ``error(message)`` where ``failed`` holds (as Dask's
-``nanargmax`` raises when computed). Each block of ``value`` is checked by one Python call,
-so ``value`` should be small (a reduction's result), never the data itself."""
+``nanargmax`` raises when computed), since checking when the expression is built would compute
+the data. Each block of ``value`` is checked by one Python call (``map_blocks``, which also
+keeps the exception's type): a vectorised test of the block, one call per task, never one per
+element."""
 
 import functools
 
