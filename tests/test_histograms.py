@@ -131,3 +131,23 @@ def test_histogram2d_matches_numpy(data, dtype, bins):
     y = data.draw(np_arrays(dtype, x.shape, integral=True, allow_nan=False, allow_infinity=False))
     compare_all(lambda: tg.histogram2d(chunked(data, x), chunked(data, y), bins),
                 lambda: np.histogram2d(x, y, bins))
+
+
+@given(st.data(), dtypes(INTEGER + [np.dtype(np.float32), np.dtype(np.float64)]),
+       st.sampled_from(["auto", "fd", "doane", "scott", "rice", "sturges", "sqrt"]),
+       st.sampled_from([None, (-3, 10), (2, 2)]))
+def test_histogram_estimators_match_numpy(data, dtype, name, value_range):
+    a = data.draw(np_arrays(dtype, (data.draw(st.integers(0, 40)),), integral=True, small=True))
+    compare_all(lambda: tg.histogram(chunked(data, a), name, value_range), lambda: np.histogram(a, name, value_range))
+
+
+def test_histogram_estimator_errors_as_numpy():
+    x = tg.asarray(np.array([1.0, 2.0, 4.0]), chunks=1)
+    with pytest.raises(ValueError, match="not a valid estimator"):
+        tg.histogram(x, "best")
+    with pytest.raises(TypeError, match="weighted data"):
+        tg.histogram(x, "auto", weights=np.ones(3))
+    with pytest.raises(ValueError, match="not finite"):
+        tg.histogram(tg.asarray(np.array([1.0, np.nan])), "auto")
+    with pytest.raises(NotImplementedError, match="stone"):
+        tg.histogram(x, "stone")

@@ -16,6 +16,7 @@ from ._creation import arange, asarray, zeros
 from ._deferred_checks import checked
 from ._functions import UFUNCS, compute, concatenate, where
 from ._gather import take
+from ._histogram_bins import data_range, estimated_bins
 from ._index_arrays import ravel_multi_index
 from ._manipulation import diff
 from ._reshape import reshape
@@ -151,17 +152,20 @@ def _edges(a, bins, value_range):
 
 def histogram(a, bins=10, range=None, density=None, weights=None):
     """NumPy's ``histogram``: the (weighted) counts of the flattened ``a`` in ``bins`` equal
-    bins over ``range`` (the data's by default) or between given edges, and the edges;
-    ``density`` divides by the total and the bins' widths. Named bin estimators ("auto", ...)
-    are not supported: their number of bins depends on the data."""
-    if isinstance(bins, str):
-        raise NotImplementedError("tegula's histogram takes a number of bins or their edges, not an estimator name")
+    bins over ``range`` (the data's by default), between given edges, or as many as NumPy's
+    estimator ``bins`` ("auto", "fd", ...) gives, whose statistics are computed now; and the
+    edges. ``density`` divides by the total and the bins' widths."""
     values = reshape(asarray(a), (-1,))
     if weights is not None:
         weights = asarray(weights)
         if weights.shape != asarray(a).shape:
             raise ValueError("weights should have the same shape as a.")
         weights = reshape(weights, (-1,))
+    if isinstance(bins, str):
+        if weights is not None:
+            raise TypeError("Automated estimation of the number of bins is not supported for weighted data")
+        range = data_range(values) if range is None else range
+        bins = estimated_bins(values, bins, *_outer_edges(values, range))
     edges = _edges(values, bins, range)
     counts = _counts(values, edges, weights)
     if density:
