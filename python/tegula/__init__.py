@@ -16,7 +16,7 @@ from ._dtypes import (bool, complex64, complex128, float16, float32, float64, in
 from ._functions import (REDUCTIONS, UFUNCS, astype, can_cast, compute, concat, concatenate,
                          expand_dims, matmul, permute_dims, persist, rechunk, result_type, stack,
                          transpose, where)
-from ._einsum import einsum
+from ._einsum import einsum, einsum_path
 from ._gather import nonzero, take, take_along_axis
 from ._info import __array_namespace_info__, finfo, iinfo, isdtype
 from ._io import from_npy, from_zarr, to_npy, to_zarr
@@ -26,8 +26,8 @@ from ._pad import pad
 from ._planes import diagonal, trace
 from ._comparison import allclose, array_equal, isclose
 from ._selection import nan_to_num, select
-from ._stacking import (append, array_split, atleast_1d, atleast_2d, atleast_3d, column_stack, dsplit, dstack,
-                        hsplit, hstack, split, vsplit, vstack)
+from ._stacking import (append, array_split, atleast_1d, atleast_2d, atleast_3d, block, column_stack, dsplit,
+                        dstack, hsplit, hstack, split, vsplit, vstack)
 from ._map_blocks import apply_gufunc, blockwise, map_blocks
 from ._report import report
 from ._visualize import visualize
@@ -38,6 +38,18 @@ from ._reshape import reshape
 from ._searching import argmax, argmin, count_nonzero, isin
 from ._sets import unique_all, unique_counts, unique_inverse, unique_values
 from ._statistics import median, percentile, ptp, quantile
+from ._nanstatistics import nanmedian, nanpercentile, nanquantile
+from ._ufunc_likes import UFUNC_LIKES, isneginf, isposinf
+from ._insert_delete import delete, insert
+from ._set_operations import intersect1d, setdiff1d, union1d
+from ._index_arrays import (argwhere, ravel_multi_index, tril_indices, tril_indices_from, triu_indices,
+                            triu_indices_from, unravel_index)
+from ._average import average
+from ._calculus import gradient, trapezoid
+from ._convolution import convolve, correlate
+from ._polynomial import polyfit, polyval
+from ._apply_along_axis import apply_along_axis
+from ._histograms import bincount, digitize, histogram, histogram2d, histogramdd
 from ._sorting import argsort, cumprod, cumsum, cumulative_prod, cumulative_sum, searchsorted, sort
 import numpy as _np
 
@@ -47,6 +59,7 @@ from . import _ray, _tegula
 _tegula.register_hosted_executor("ray", _ray.Runner())
 
 globals().update(UFUNCS)
+globals().update(UFUNC_LIKES)
 globals().update(REDUCTIONS)
 globals().update(NANFUNCTIONS)
 
@@ -69,7 +82,14 @@ __all__ = sorted(
      "array_split", "atleast_1d", "atleast_2d", "atleast_3d", "column_stack", "dsplit", "dstack", "hsplit",
      "hstack", "split", "vsplit", "vstack", "fliplr", "flipud", "rot90", "diag", "inner", "kron", "cov", "corrcoef",
      "append", "indices", "nan_to_num", "select", "report", "visualize", "map_blocks", "blockwise", "apply_gufunc", "percentile", "quantile", "argsort", "cumprod", "cumsum", "cumulative_prod", "cumulative_sum", "searchsorted", "sort",
+     "isneginf", "isposinf", "nanmedian", "nanpercentile", "nanquantile",
+     "average", "gradient", "trapezoid",
+     "argwhere", "ravel_multi_index", "tril_indices", "tril_indices_from", "triu_indices", "triu_indices_from", "unravel_index",
+     "intersect1d", "setdiff1d", "union1d",
+     "delete", "insert", "block", "einsum_path",
+     "convolve", "correlate", "polyfit", "polyval", "apply_along_axis",
+     "bincount", "digitize", "histogram", "histogram2d", "histogramdd",
      "newaxis", "pi", "e", "inf", "nan", "bool", "int8", "int16", "int32", "int64", "uint8",
      "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128"]
-    + list(UFUNCS) + list(REDUCTIONS) + list(NANFUNCTIONS)
+    + list(UFUNCS) + list(UFUNC_LIKES) + list(REDUCTIONS) + list(NANFUNCTIONS)
 )

@@ -15,6 +15,14 @@ from ._reshape import reshape
 _LETTERS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
+def einsum_path(subscripts, *operands, optimize="greedy", einsum_call=False):
+    """NumPy's ``einsum_path``: the order of pairwise contractions NumPy's planner chooses,
+    and its report. It reads only the operands' shapes, so NumPy plans on stand-ins of those
+    shapes that hold no data."""
+    stand_ins = [np.broadcast_to(np.zeros((), op.dtype), op.shape) for op in map(asarray, operands)]
+    return np.einsum_path(subscripts, *stand_ins, optimize=optimize, einsum_call=einsum_call)
+
+
 def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe", optimize=False):
     """Einstein summation over ``operands`` as NumPy's ``einsum`` (explicit ``->`` output or
     the implicit one: labels seen once, in alphabetical order; ``...`` broadcasts; a label

@@ -1,11 +1,18 @@
 """NumPy's NaN-ignoring reductions (``nansum``, ``nanmean``, ``nanvar``, ``nanmax``, ...), as
 the ordinary reductions of the input with its NaNs replaced by the operation's identity, and
 counts of the values that are not NaN. Integer and boolean inputs have no NaN: they take the
-ordinary reduction. xarray's ``skipna`` reductions call these."""
+ordinary reduction. xarray's ``skipna`` reductions call these.
+
+``nanargmax``/``nanargmin`` stay lazy where NumPy raises for a slice of NaNs only: as Dask's,
+they raise NumPy's ``ValueError`` when computed (``_deferred_checks.py``)."""
+
+import numpy as np
 
 from ._array import refuse_out
 from ._creation import asarray
+from ._deferred_checks import checked
 from ._functions import UFUNCS, where
+from ._searching import argmax, argmin
 from ._sorting import cumprod, cumsum
 
 
@@ -98,5 +105,26 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     return UFUNCS["sqrt"](nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
 
 
+def _nanarg(a, axis, out, keepdims, arg, fill):
+    refuse_out(out)
+    filled, mask = _filled(a, fill)
+    index = arg(filled, axis=axis, keepdims=keepdims)
+    if mask is None:
+        return index
+    return checked(index, mask.all(axis=axis, keepdims=keepdims), ValueError, "All-NaN slice encountered")
+
+
+def nanargmax(a, axis=None, out=None, *, keepdims=False):
+    """NumPy's ``nanargmax``: the index of the first maximum ignoring NaNs (NaN read as -inf,
+    as NumPy does); a slice of NaNs only raises ValueError when computed."""
+    return _nanarg(a, axis, out, keepdims, argmax, -np.inf)
+
+
+def nanargmin(a, axis=None, out=None, *, keepdims=False):
+    """NumPy's ``nanargmin``: the index of the first minimum ignoring NaNs (NaN read as +inf);
+    a slice of NaNs only raises ValueError when computed."""
+    return _nanarg(a, axis, out, keepdims, argmin, np.inf)
+
+
 NANFUNCTIONS = {f.__name__: f for f in (nansum, nanprod, nancumsum, nancumprod, nanmin, nanmax,
-                                        nanmean, nanvar, nanstd)}
+                                        nanmean, nanvar, nanstd, nanargmax, nanargmin)}

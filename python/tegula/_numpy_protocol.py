@@ -58,7 +58,8 @@ def _call(ufunc, name, inputs, kwargs):
 
     if kwargs:
         raise _missing(name, f" with the argument(s) {sorted(kwargs)}")
-    impl = tegula.UFUNCS.get(ufunc.__name__) or {"matmul": tegula.matmul, "vecdot": tegula.vecdot}.get(ufunc.__name__)
+    impl = (tegula.UFUNCS.get(ufunc.__name__) or tegula.UFUNC_LIKES.get(ufunc.__name__)
+            or {"matmul": tegula.matmul, "vecdot": tegula.vecdot}.get(ufunc.__name__))
     if impl is None:
         raise _missing(name)
     return impl(*inputs)

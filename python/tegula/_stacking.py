@@ -1,5 +1,5 @@
 """NumPy's stacking and splitting helpers (``atleast_*d``, ``hstack``, ``vstack``, ``dstack``,
-``column_stack``, ``append``, ``split``, ``array_split`` and its axis-named forms), composed of lazy
+``column_stack``, ``append``, ``block``, ``split``, ``array_split`` and its axis-named forms), composed of lazy
 reshapes, concatenations and slices: no task of their own."""
 
 import operator
@@ -143,3 +143,44 @@ def _with_min_ndim(ary, ndim, name):
     if x.ndim < ndim:
         raise ValueError(f"{name} only works on arrays of {ndim} or more dimensions")
     return x
+
+
+def block(arrays):
+    """NumPy's ``block``: an array assembled from nested lists of blocks, the innermost lists
+    joined along the last axis, the ones around them along the axis before, and so on; every
+    block is first raised (leading length-one axes) to the result's number of axes and cast to
+    the blocks' common dtype."""
+    depth = _list_depth(arrays, "arrays")
+    leaves = _leaves(arrays, depth)
+    ndim = max([depth] + [a.ndim for a in leaves])
+    dtype = np.result_type(*[a.dtype for a in leaves])
+    return _assemble(arrays, depth, ndim, dtype)
+
+
+def _list_depth(x, where):
+    """How many lists deep ``x`` nests its blocks, with NumPy's errors for tuples, empty lists
+    and mismatched depths."""
+    if type(x) is tuple:
+        raise TypeError(f"{where} is a tuple. Only lists can be used to arrange blocks, and np.block does "
+                        "not allow implicit conversion from tuple to ndarray.")
+    if type(x) is not list:
+        return 0
+    if not x:
+        raise ValueError(f"List at {where} cannot be empty")
+    depths = [_list_depth(item, f"{where}[{i}]") for i, item in enumerate(x)]
+    if len(set(depths)) > 1:
+        other = next(i for i, d in enumerate(depths) if d != depths[0])
+        raise ValueError(f"List depths are mismatched. First element was at depth {depths[0] + 1}, but there is "
+                         f"an element at depth {depths[other] + 1} ({where}[{other}])")
+    return depths[0] + 1
+
+
+def _leaves(x, depth):
+    return [asarray(x)] if depth == 0 else [leaf for item in x for leaf in _leaves(item, depth - 1)]
+
+
+def _assemble(x, depth, ndim, dtype):
+    if depth == 0:
+        a = asarray(x).astype(dtype)
+        return a.reshape((1,) * (ndim - a.ndim) + a.shape)
+    return concat([_assemble(item, depth - 1, ndim, dtype) for item in x], axis=ndim - depth)

@@ -10,7 +10,7 @@ import operator
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_tuple
 
-from ._array import refuse_out
+from ._array import Array, refuse_out
 from ._creation import asarray
 from ._functions import REDUCTIONS, UFUNCS, compute, permute_dims, where
 from ._gather import take, take_along_axis
@@ -59,6 +59,15 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
 
 def _quantiles(a, q, scale, out_of_range, axis, out, method, keepdims, weights):
     """The checks quantile and percentile share, then ``q / scale`` quantiles."""
+    x, q, weak = checked_quantiles(a, q, scale, out_of_range, out)
+    if weights is not None:
+        return _weighted_quantile(x, q, _weights(weights, x, axis, method), axis, keepdims)
+    return _quantile(x, q, weak, axis, method, keepdims)
+
+
+def checked_quantiles(a, q, scale, out_of_range, out):
+    """``a`` as an array and ``q / scale`` as a NumPy array, checked as NumPy checks them, and
+    whether ``q`` was a Python number (whose interpolation weights promote weakly)."""
     refuse_out(out)
     x = asarray(a)
     if x.dtype.kind == "c":
@@ -67,9 +76,7 @@ def _quantiles(a, q, scale, out_of_range, axis, out, method, keepdims, weights):
     q = np.true_divide(q, scale) if scale != 1 else np.asanyarray(q)
     if not ((q >= 0) & (q <= 1)).all():
         raise ValueError(out_of_range)
-    if weights is not None:
-        return _weighted_quantile(x, q, _weights(weights, x, axis, method), axis, keepdims)
-    return _quantile(x, q, weak, axis, method, keepdims)
+    return x, q, weak
 
 
 def _lanes(x, axis):
@@ -137,17 +144,22 @@ def _weights(weights, x, axis, method):
     return broadcast_to(reshape(w, tuple(n if i in axes else 1 for i, n in enumerate(x.shape))), x.shape)
 
 
-def _weighted_quantile(x, q, w, axis, keepdims):
+def _weighted_quantile(x, q, w, axis, keepdims, skip_nan=False):
     """NumPy's weighted ``inverted_cdf``: in each lane sorted by value, the first element whose
     cumulative weight (float64, divided by the lane's total) reaches ``q``, leading elements
     of zero weight never chosen. The cumulative sums are NumPy's exactly while a lane is one
-    block (always for whole-number weights)."""
+    block (always for whole-number weights). ``skip_nan``: NaN elements weigh nothing (NumPy's
+    nanquantile removes them), and a lane of NaNs only gives NaN."""
     lanes, kept, kept_dims = _lanes(x, axis)
     weight_lanes = _lanes(w, axis)[0].astype(np.float64)
     n = lanes.shape[-1]
+    if skip_nan:
+        present = REDUCTIONS["any"](~isnan(lanes), axis=-1)
+        weight_lanes = where(isnan(lanes), 0.0, weight_lanes)
     total = REDUCTIONS["sum"](weight_lanes, axis=-1)
+    unusable = ~UFUNCS["isfinite"](total) | (total == 0)
     negative, unusable = compute(REDUCTIONS["any"](w < 0),
-                                 REDUCTIONS["any"](~UFUNCS["isfinite"](total) | (total == 0)))
+                                 REDUCTIONS["any"](unusable & present if skip_nan else unusable))
     if negative:
         raise ValueError("Weights must be non-negative.")
     if n == 0:
@@ -165,7 +177,8 @@ def _weighted_quantile(x, q, w, axis, keepdims):
     cdf = reshape(cdf, kept + (1, n))
     below = (cdf < asarray(q.reshape(-1, 1))) | (cdf == 0)
     index = UFUNCS["minimum"](REDUCTIONS["sum"](below, axis=-1), n - 1)
-    result = _nan_where_lane_has_nan(moveaxis(take_along_axis(ordered, index, axis=-1), -1, 0), ordered)
+    result = moveaxis(take_along_axis(ordered, index, axis=-1), -1, 0)
+    result = where(present, result, np.nan) if skip_nan else _nan_where_lane_has_nan(result, ordered)
     return reshape(result, q.shape + (kept_dims if keepdims else kept))
 
 
@@ -187,7 +200,9 @@ _CONTINUOUS = {"interpolated_inverted_cdf": (0, 1), "hazen": (0.5, 0.5), "weibul
 def _positions(method, n, q):
     """The sorted positions ``method`` reads for each ``q`` and the weights between them:
     ``(index, None)`` for methods that pick one element, ``((below, above), gamma)`` for
-    those that interpolate."""
+    those that interpolate. ``n`` is the lane length: an int (NumPy arrays result), or a lazy
+    array of lengths per lane (the NaN-ignoring quantiles; NumPy's functions then build
+    tegula expressions through its dispatch protocols)."""
     if method == "lower":
         return np.floor((n - 1) * q).astype(np.int64), None
     if method == "higher":
@@ -213,13 +228,13 @@ def _positions(method, n, q):
     else:
         raise ValueError(f"'{method}' is not a valid method. Use one of: "
                          f"{sorted(['linear', 'lower', 'higher', 'nearest', 'midpoint', 'inverted_cdf', 'closest_observation', 'averaged_inverted_cdf', *_CONTINUOUS])}")
-    virtual = np.asanyarray(virtual)
+    virtual = virtual if isinstance(virtual, Array) else np.asanyarray(virtual)
     floor = np.floor(virtual)
     # Past either end, both positions are the end element.
     clipped = np.where(virtual >= n - 1, n - 1, np.where(virtual < 0, 0, floor))
     below = clipped.astype(np.int64)
     above = np.where((virtual >= n - 1) | (virtual < 0), below, below + 1)
-    gamma = np.asanyarray(virtual - below, dtype=virtual.dtype)
+    gamma = (virtual - below).astype(virtual.dtype)
     if method == "averaged_inverted_cdf":
         gamma = np.where(gamma == 0, 0.5, 1.0).astype(virtual.dtype)
     elif method == "midpoint":

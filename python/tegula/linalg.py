@@ -10,15 +10,15 @@ from typing import NamedTuple
 import numpy as np
 
 from . import random
-from ._array import Array
+from ._array import Array, refuse_out
 from ._creation import asarray
 from ._functions import UFUNCS, matmul, stack, where
 from ._manipulation import broadcast_shapes, broadcast_to
-from ._matrices import eye, matrix_transpose, outer, tensordot, vecdot
+from ._matrices import dot, eye, matrix_transpose, outer, tensordot, vecdot
 from ._reshape import reshape
 from ._tiled_qr import tiled_qr
 
-__all__ = ["cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "lstsq", "norm", "eigvalsh", "inv", "matmul", "matrix_norm",
+__all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "lstsq", "multi_dot", "norm", "eigvalsh", "inv", "matmul", "matrix_norm",
            "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv", "qr", "slogdet", "solve",
            "svd", "svd_compressed", "svdvals", "tensordot", "trace", "vecdot", "vector_norm",
            "EigResult", "EighResult", "QRResult", "SlogdetResult", "SVDResult"]
@@ -465,3 +465,77 @@ def lstsq(a, b, rcond=None):
     else:
         residuals = asarray(np.empty((0,), dtype=np.result_type(s.dtype)))
     return x, residuals, rank, s
+
+
+def multi_dot(arrays, *, out=None):
+    """NumPy's ``linalg.multi_dot``: the product of two or more matrices (the first may be a
+    row vector, the last a column vector), multiplied in the order that needs the fewest
+    scalar multiplications, as NumPy chooses it."""
+    refuse_out(out)
+    arrays = [asarray(a) for a in arrays]
+    if len(arrays) < 2:
+        raise ValueError("Expecting at least two arrays.")
+    if len(arrays) == 2:
+        return dot(arrays[0], arrays[1])
+    first, last = arrays[0].ndim, arrays[-1].ndim
+    if first == 1:
+        arrays[0] = reshape(arrays[0], (1, -1))
+    if last == 1:
+        arrays[-1] = reshape(arrays[-1], (-1, 1))
+    for a in arrays:
+        if a.ndim != 2:
+            raise LinAlgError(f"{a.ndim}-dimensional array given. Array must be two-dimensional")
+    result = _chain(arrays, _chain_order([a.shape for a in arrays]), 0, len(arrays) - 1)
+    if first == 1 and last == 1:
+        return result[0, 0]
+    return reshape(result, (-1,)) if first == 1 or last == 1 else result
+
+
+def _chain_order(shapes):
+    """The matrix-chain dynamic programme (NumPy's ``_multi_dot_matrix_chain_order``): for
+    each run ``i..j`` of matrices, the split ``k`` after which the product is cheapest."""
+    dims = [shapes[0][0]] + [s[1] for s in shapes]
+    n = len(shapes)
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = None
+            for k in range(i, j):
+                q = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if cost[i][j] is None or q < cost[i][j]:
+                    cost[i][j], split[i][j] = q, k
+    return split
+
+
+def _chain(arrays, split, i, j):
+    if i == j:
+        return arrays[i]
+    k = split[i][j]
+    return matmul(_chain(arrays, split, i, k), _chain(arrays, split, k + 1, j))
+
+
+def cond(x, p=None):
+    """NumPy's ``linalg.cond``: the condition number of each matrix in the ``p``-norm, from
+    the singular values for ``p`` of None, 2 or -2 (any shape), else the norms of the matrix
+    and its inverse (square matrices); ``inf`` where NumPy's is (a NaN from a matrix without
+    NaN, an exactly singular matrix: its determinant is 0, and the identity is inverted in its
+    place so that the inverse does not fail)."""
+    x = asarray(x)
+    if x.ndim < 2:
+        raise LinAlgError(f"{x.ndim}-dimensional array given. Array must be at least two-dimensional")
+    if x.size == 0:
+        raise LinAlgError("cond is not defined on empty arrays")
+    if p is None or p == 2 or p == -2:
+        s = svdvals(x)
+        r = s[..., -1] / s[..., 0] if p == -2 else s[..., 0] / s[..., -1]
+    else:
+        _square(x)
+        singular = (det(x) == 0)[..., None, None]
+        invertible = where(singular, eye(x.shape[-1], dtype=x.dtype), x)
+        r = norm(x, p, axis=(-2, -1)) * norm(inv(invertible), p, axis=(-2, -1))
+        r = where(singular[..., 0, 0], np.inf, r)
+        r = r.astype(_real_float(x[..., :0, :0]).dtype)  # NumPy's: the matrix's real float type
+    isnan = UFUNCS["isnan"]
+    return where(isnan(r) & ~isnan(x).any(axis=(-2, -1)), np.inf, r)

@@ -1,0 +1,86 @@
+"""NumPy's bin-count estimators for ``histogram(a, bins="auto")`` and the others: the number
+of bins, hence the result's shape, depends on the data, so the statistics each estimator
+needs (size, range, standard deviation, skewness, quartiles) are computed when the expression
+is built, together in one computation, as ``unique``'s length is; the formulas are NumPy's,
+on those numbers. ``"stone"`` (a minimum over a hundred trial histograms) is not supported."""
+
+import numpy as np
+
+from ._functions import compute
+from ._gather import getitem
+from ._statistics import percentile
+
+ESTIMATORS = ("auto", "fd", "doane", "scott", "rice", "sturges", "sqrt")
+
+
+def _statistics(x, name):
+    """The numbers ``name``'s formula reads, computed together."""
+    lazy = {"ptp": x.max() - x.min()}
+    if name in ("scott", "doane"):
+        lazy["std"] = x.std()
+    if name == "doane":
+        deviation = x - x.mean()
+        lazy["skew"] = ((deviation / x.std()) ** 3).mean()
+    if name in ("fd", "auto"):
+        lazy["quartiles"] = percentile(x, [75, 25])
+    return dict(zip(lazy, compute(*lazy.values())))
+
+
+def _width(name, n, s):
+    """NumPy's bin width of the estimator ``name`` for ``n`` values with statistics ``s``."""
+    sturges = s["ptp"] / (np.log2(n) + 1.0)
+    if name == "sqrt":
+        return s["ptp"] / np.sqrt(n)
+    if name == "sturges":
+        return sturges
+    if name == "rice":
+        return s["ptp"] / (2.0 * n ** (1.0 / 3))
+    if name == "scott":
+        return (24.0 * np.pi ** 0.5 / n) ** (1.0 / 3.0) * s["std"]
+    if name == "doane":
+        if n <= 2 or not s["std"] > 0.0:
+            return 0.0
+        sg1 = np.sqrt(6.0 * (n - 2) / ((n + 1.0) * (n + 3)))
+        return s["ptp"] / (1.0 + np.log2(n) + np.log2(1.0 + np.absolute(s["skew"]) / sg1))
+    fd = 2.0 * np.subtract(*s["quartiles"]) * n ** (-1.0 / 3.0)
+    if name == "fd":
+        return fd
+    return min(max(fd, s["ptp"] / np.sqrt(n) / 2), sturges)  # "auto": at most twice sqrt's bins
+
+
+def data_range(values):
+    """The data's minimum and maximum, computed now (an estimator needs them as numbers), with
+    NumPy's error when they are not finite; ``(0, 1)`` for no data."""
+    if values.size == 0:
+        return 0, 1
+    first, last = compute(values.min(), values.max())
+    if not (np.isfinite(first) and np.isfinite(last)):
+        raise ValueError(f"autodetected range of [{first}, {last}] is not finite")
+    return first, last
+
+
+def estimated_bins(values, name, first, last):
+    """How many equal bins NumPy's estimator ``name`` gives ``values`` (1-d) between the outer
+    edges ``first`` and ``last`` (numbers): the values outside are left out first."""
+    if name not in ESTIMATORS:
+        if name == "stone":
+            raise NotImplementedError("the 'stone' estimator (a minimum over trial histograms) is not supported")
+        raise ValueError(f"{name!r} is not a valid estimator for `bins`")
+    x = getitem(values, (values >= first) & (values <= last))
+    if x.size == 0:
+        return 1
+    width = _width(name, x.size, _statistics(x, name))
+    if not width:
+        return 1
+    if x.dtype.kind in "iu" and width < 1:
+        width = 1
+    return int(np.ceil(_difference(last, first) / width))
+
+
+def _difference(last, first):
+    """``last - first`` as NumPy's histogram takes it: signed integers in their unsigned type,
+    so that the difference cannot overflow."""
+    dtype = np.result_type(last, first)
+    if dtype.kind != "i":
+        return np.subtract(last, first, dtype=dtype)
+    return np.subtract(np.asarray(last, dtype), np.asarray(first, dtype), casting="unsafe", dtype=f"u{dtype.itemsize}")
