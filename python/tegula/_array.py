@@ -284,7 +284,27 @@ class Array:
     ravel = flatten
 
     def rechunk(self, chunks="auto"):
+        """New block lengths; ``chunks`` in every form ``asarray`` takes, or Dask's dict
+        ``{axis: chunks}`` (axes it leaves out keep their blocks)."""
+        if isinstance(chunks, dict):
+            chunks = _chunks_from_dict(chunks, self.chunks)
         return Array(self._h.rechunk(chunks))
+
+    @property
+    def blocks(self):
+        """Dask's block indexer: ``x.blocks[i, j]`` is the array of those blocks (ints, slices
+        and lists of block numbers), keeping their chunks."""
+        from ._blocks import BlockView
+
+        return BlockView(self)
+
+    @property
+    def vindex(self):
+        """Dask's point-wise indexer: ``x.vindex[[0, 2], [1, 3]]`` is ``[x[0, 1], x[2, 3]]``;
+        index arrays broadcast together and their axes come first."""
+        from ._blocks import VectorIndex
+
+        return VectorIndex(self)
 
     def astype(self, dtype, copy=True):
         return Array(self._h.astype(dtype_name(dtype)))
@@ -473,6 +493,18 @@ def refuse_out(out):
     NumPy puts them): tegula arrays are immutable values, so none may be given."""
     if out is not None:
         raise TypeError("tegula arrays are immutable values: out= is not supported")
+
+
+def _chunks_from_dict(chunks, current):
+    """Dask's ``{axis: chunks}`` as a per-axis tuple: axes it leaves out keep ``current``."""
+    ndim = len(current)
+    out = list(current)
+    for axis, c in chunks.items():
+        axis = operator.index(axis)
+        if not -ndim <= axis < ndim:
+            raise np.exceptions.AxisError(axis, ndim)
+        out[axis % ndim] = c
+    return tuple(out)
 
 
 def _axes(axis):
