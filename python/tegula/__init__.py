@@ -51,6 +51,7 @@ from ._polynomial import polyfit, polyval
 from ._apply_along_axis import apply_along_axis
 from ._histograms import bincount, digitize, histogram, histogram2d, histogramdd
 from ._sorting import argsort, cumprod, cumsum, cumulative_prod, cumulative_sum, searchsorted, sort
+from ._overlap import map_overlap, overlap, trim_internal, trim_overlap
 import numpy as _np
 
 from . import _ray, _tegula
@@ -89,6 +90,7 @@ __all__ = sorted(
      "delete", "insert", "block", "einsum_path",
      "convolve", "correlate", "polyfit", "polyval", "apply_along_axis",
      "bincount", "digitize", "histogram", "histogram2d", "histogramdd",
+     "map_overlap", "overlap", "trim_internal", "trim_overlap",
      "newaxis", "pi", "e", "inf", "nan", "bool", "int8", "int16", "int32", "int64", "uint8",
      "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128"]
     + list(UFUNCS) + list(UFUNC_LIKES) + list(REDUCTIONS) + list(NANFUNCTIONS)

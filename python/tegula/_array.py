@@ -116,6 +116,12 @@ class Array:
 
         return map_blocks(func, self, *args, **kwargs)
 
+    def map_overlap(self, func, depth, boundary=None, trim=True, **kwargs):
+        """Dask's method: ``tegula.map_overlap(func, self, depth=depth, ...)``."""
+        from ._overlap import map_overlap
+
+        return map_overlap(func, self, depth=depth, boundary=boundary, trim=trim, **kwargs)
+
     def visualize(self, filename=None, color="order", level="auto", fuse=True, renderer="auto"):
         """Draws the chunk task graph (see ``tegula._visualize.visualize``): SVG text, or the
         picture written to ``filename``."""
