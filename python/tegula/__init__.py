@@ -7,7 +7,7 @@ and computed in parallel by a Rust core.
 66.0
 """
 
-from . import config, fft, glm, linalg, random
+from . import config, fft, glm, lib, linalg, random
 from ._array import Array
 from ._creation import (arange, array, asarray, empty, empty_like, from_array, from_dlpack, full,
                         full_like, linspace, ones, ones_like, zeros, zeros_like)
@@ -91,6 +91,7 @@ __all__ = sorted(
      "convolve", "correlate", "polyfit", "polyval", "apply_along_axis",
      "bincount", "digitize", "histogram", "histogram2d", "histogramdd",
      "map_overlap", "overlap", "trim_internal", "trim_overlap",
+     "lib",
      "newaxis", "pi", "e", "inf", "nan", "bool", "int8", "int16", "int32", "int64", "uint8",
      "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128"]
     + list(UFUNCS) + list(UFUNC_LIKES) + list(REDUCTIONS) + list(NANFUNCTIONS)
