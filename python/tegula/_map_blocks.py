@@ -42,9 +42,10 @@ def _name(func, name):
     return name or getattr(func, "__name__", type(func).__name__)
 
 
-def _takes_block_id(func):
+def _takes(func, name):
+    """Whether ``func``'s signature names the parameter ``name`` (``block_id``, ``block_info``)."""
     try:
-        return "block_id" in inspect.signature(func).parameters
+        return name in inspect.signature(func).parameters
     except (TypeError, ValueError):
         return False
 
@@ -61,11 +62,11 @@ def _normalize_axes(axes, ndim, what):
     return tuple(sorted(out))
 
 
-def _result(value, dtype, name):
+def _result(value, dtype):
+    """The function's block as a NumPy array of ``dtype``: cast when it returned another (as
+    Dask's result takes the dtype it was given)."""
     out = np.asarray(value)
-    if dtype is not None and out.dtype != dtype:
-        raise TypeError(f"{name} returned {out.dtype} where dtype={np.dtype(dtype)} was given; pass dtype={out.dtype}")
-    return out
+    return out if dtype is None or out.dtype == dtype else out.astype(dtype)
 
 
 def _infer_dtype(func, blocks, name):
@@ -90,7 +91,9 @@ def map_blocks(func, *args, dtype=None, chunks=None, drop_axis=None, new_axis=No
     the result's block lengths (a tuple of tuples) or the shape of every block; by default the
     inputs'. ``drop_axis``: axes the function removes (each made one block first);
     ``new_axis``: result axes it adds (one block each, as long as ``chunks`` says, else 1). A
-    ``func`` taking a ``block_id`` argument gets the block's number along each result axis."""
+    ``func`` taking a ``block_id`` argument gets the block's number along each result axis; one
+    taking ``block_info`` gets Dask's dict of where the block lies (per array argument's
+    position, and ``None`` for the result). A block of another dtype is cast to ``dtype``."""
     import tegula
 
     positions = [i for i, a in enumerate(args) if isinstance(a, (Array, np.ndarray))]
@@ -122,7 +125,13 @@ def map_blocks(func, *args, dtype=None, chunks=None, drop_axis=None, new_axis=No
         for i, a in zip(positions, arrays):
             empties[i] = np.empty((0,) * n, a.dtype)
         dtype = _infer_dtype(lambda *b: func(*b, **kwargs), empties, label)
-    block_id = _takes_block_id(func)
+    block_id, block_info = _takes(func, "block_id"), _takes(func, "block_info")
+    result_chunks = [None] * m
+    for o, k in zip(out_axes, kept):
+        result_chunks[o] = internal[k]
+    for j, o in enumerate(new):
+        result_chunks[o] = internal[n + j]
+    inputs = {p: a.chunks[:n] for p, a in zip(positions, arrays)}
     # The arrays' places are filled with blocks; the call keeps no array (it is pickled to
     # reach worker processes).
     fixed = [None if i in positions else a for i, a in enumerate(args)]
@@ -132,7 +141,10 @@ def map_blocks(func, *args, dtype=None, chunks=None, drop_axis=None, new_axis=No
         for i, b in zip(positions, blocks):
             call_args[i] = b.reshape(b.shape[:n]) if new else b
         extra = {"block_id": _result_block_id(index, n, drop, new, m)} if block_id else {}
-        out = _result(func(*call_args, **kwargs, **extra), dtype, label)
+        if block_info:
+            extra["block_info"] = _block_info(inputs, index[:n], result_chunks, _result_block_id(index, n, drop, new, m),
+                                              dtype)
+        out = _result(func(*call_args, **kwargs, **extra), dtype)
         out = np.moveaxis(out, new, range(m - len(new), m)) if new else out
         return np.expand_dims(out, drop) if drop else out
 
@@ -142,6 +154,24 @@ def map_blocks(func, *args, dtype=None, chunks=None, drop_axis=None, new_axis=No
     if new:
         out = tegula.moveaxis(out, tuple(range(m - len(new), m)), new)
     return out
+
+
+def _location(chunks, index):
+    """Dask's description of block ``index`` of an array of ``chunks``."""
+    starts = [sum(c[:i]) for c, i in zip(chunks, index)]
+    return {"shape": tuple(sum(c) for c in chunks), "num-chunks": tuple(len(c) for c in chunks),
+            "chunk-location": tuple(index), "array-location": [(a, a + c[i]) for a, c, i in zip(starts, chunks, index)]}
+
+
+def _block_info(inputs, index, result_chunks, result_index, dtype):
+    """Dask's ``block_info``: each array argument's location (by position) and the result's
+    (``None``), with its block's shape and dtype."""
+    info = {p: _location(chunks, index) for p, chunks in inputs.items()}
+    result = _location(result_chunks, result_index)
+    result["chunk-shape"] = tuple(c[i] for c, i in zip(result_chunks, result_index))
+    result["dtype"] = np.dtype(dtype)
+    info[None] = result
+    return info
 
 
 def _chunks_per_result_axis(chunks, m):
@@ -241,7 +271,7 @@ def blockwise(func, out_ind, *args, dtype=None, new_axes=None, name=None, concat
         dtype = _infer_dtype(lambda *b: func(*b, **kwargs), empties, label)
 
     def call(index, blocks):
-        out = _result(func(*arguments(blocks), **kwargs), dtype, label)
+        out = _result(func(*arguments(blocks), **kwargs), dtype)
         return out.reshape(out.shape + (1,) * len(contracted))
 
     out = _apply(call, arrays, out_chunks, dtype, label)
@@ -313,8 +343,7 @@ def apply_gufunc(func, signature, *args, axes=None, axis=None, keepdims=False, o
         if missing:
             raise ValueError(f"output core dimensions {missing} have no length; give output_sizes")
         chunks = [None] * n_loop + [(sizes[d],) for d in dims] + [(1,)] * (core_ndim - len(dims))
-        call = _gufunc_caller(func, k, len(core_out) > 1, core_in, n_loop, core_ndim, len(dims), dtypes[k],
-                              _name(func, name), kwargs)
+        call = _gufunc_caller(func, k, len(core_out) > 1, core_in, n_loop, core_ndim, len(dims), dtypes[k], kwargs)
         out = _apply(call, internal, chunks, dtypes[k], _name(func, name))
         if core_ndim > len(dims):
             out = tegula.reshape(out, out.shape[: n_loop + len(dims)])
@@ -334,11 +363,11 @@ def _output_dtypes(output_dtypes, core_out, func, xs, core_in, kwargs, name):
     raise ValueError("apply_gufunc with several outputs needs output_dtypes")
 
 
-def _gufunc_caller(func, k, several, core_in, n_loop, core_ndim, out_core, dtype, label, kwargs):
+def _gufunc_caller(func, k, several, core_in, n_loop, core_ndim, out_core, dtype, kwargs):
     def call(index, blocks):
         own = [b.reshape(b.shape[: n_loop + len(d)]) for b, d in zip(blocks, core_in)]
         value = func(*own, **kwargs)
-        out = _result(value[k] if several else value, dtype, label)
+        out = _result(value[k] if several else value, dtype)
         return out.reshape(out.shape + (1,) * (core_ndim - out_core))
 
     return call
