@@ -53,6 +53,8 @@ from ._histograms import bincount, digitize, histogram, histogram2d, histogramdd
 from ._sorting import argsort, cumprod, cumsum, cumulative_prod, cumulative_sum, searchsorted, sort
 from ._overlap import map_overlap, overlap, trim_internal, trim_overlap
 from ._topk import argtopk, topk
+from ._topk import argtopk, topk
+from ._store import store
 import numpy as _np
 
 from . import _ray, _tegula
@@ -94,6 +96,8 @@ __all__ = sorted(
      "map_overlap", "overlap", "trim_internal", "trim_overlap",
      "lib",
      "argtopk", "topk",
+     "argtopk", "topk",
+     "store",
      "newaxis", "pi", "e", "inf", "nan", "bool", "int8", "int16", "int32", "int64", "uint8",
      "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128"]
     + list(UFUNCS) + list(UFUNC_LIKES) + list(REDUCTIONS) + list(NANFUNCTIONS)
