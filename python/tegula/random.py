@@ -3,6 +3,8 @@ call, and the element's position — never on the chunking or the number of thre
 
 import secrets
 
+import numpy as np
+
 from . import _tegula
 from ._array import Array
 from ._dtypes import dtype_name
@@ -49,5 +51,253 @@ class Generator:
         return self._draw("integers", low, high, size, dtype, chunks)
 
 
+    # --- distributions composed from uniform and normal draws (NumPy's transformations) -----
+
+    def standard_exponential(self, size=None, dtype="float64", chunks="auto"):
+        """Exponential with scale 1: ``-log1p(-u)`` of a uniform ``u`` (NumPy's inversion)."""
+        import tegula
+
+        return tegula.astype(-tegula.log1p(-self.random(size, chunks=chunks)), dtype)
+
+    def exponential(self, scale=1.0, size=None, chunks="auto"):
+        _non_negative(scale=scale)
+        return self.standard_exponential(_size(size, scale), chunks=chunks) * _param(scale)
+
+    def lognormal(self, mean=0.0, sigma=1.0, size=None, chunks="auto"):
+        """``exp`` of a normal draw of ``mean`` and ``sigma``."""
+        import tegula
+
+        _non_negative(sigma=sigma)
+        return tegula.exp(self.standard_normal(_size(size, mean, sigma), chunks=chunks) * _param(sigma) + _param(mean))
+
+    def laplace(self, loc=0.0, scale=1.0, size=None, chunks="auto"):
+        """NumPy's inversion: ``loc + scale*log(2u)`` below one half, ``loc - scale*log(2 - 2u)`` above."""
+        import tegula
+
+        _non_negative(scale=scale)
+        u = self.random(_size(size, loc, scale), chunks=chunks)
+        side = tegula.where(u >= 0.5, -tegula.log(2.0 - 2.0 * u), tegula.log(2.0 * u))
+        return _param(loc) + _param(scale) * side
+
+    def logistic(self, loc=0.0, scale=1.0, size=None, chunks="auto"):
+        """``loc + scale*log(u / (1 - u))``."""
+        import tegula
+
+        _non_negative(scale=scale)
+        u = self.random(_size(size, loc, scale), chunks=chunks)
+        return _param(loc) + _param(scale) * tegula.log(u / (1.0 - u))
+
+    def gumbel(self, loc=0.0, scale=1.0, size=None, chunks="auto"):
+        """``loc - scale*log(-log1p(-u))``."""
+        import tegula
+
+        _non_negative(scale=scale)
+        u = self.random(_size(size, loc, scale), chunks=chunks)
+        return _param(loc) - _param(scale) * tegula.log(-tegula.log1p(-u))
+
+    def weibull(self, a, size=None, chunks="auto"):
+        """A standard exponential to the power ``1/a`` (0 where ``a`` is 0)."""
+        import tegula
+
+        _non_negative(a=a)
+        a = _param(a)
+        e = self.standard_exponential(_size(size, a), chunks=chunks)
+        if isinstance(a, float):
+            return e * 0.0 if a == 0 else e ** (1.0 / a)
+        return tegula.where(a == 0, 0.0, e ** (1.0 / a))
+
+    def pareto(self, a, size=None, chunks="auto"):
+        """``expm1`` of a standard exponential over ``a`` (Pareto II, NumPy's)."""
+        import tegula
+
+        _positive(a=a)
+        return tegula.expm1(self.standard_exponential(_size(size, a), chunks=chunks) / _param(a))
+
+    def rayleigh(self, scale=1.0, size=None, chunks="auto"):
+        """``scale * sqrt(2 * standard_exponential)``."""
+        import tegula
+
+        _non_negative(scale=scale)
+        return _param(scale) * tegula.sqrt(2.0 * self.standard_exponential(_size(size, scale), chunks=chunks))
+
+    def power(self, a, size=None, chunks="auto"):
+        """``(-expm1(-standard_exponential)) ** (1/a)``."""
+        import tegula
+
+        _positive(a=a)
+        e = self.standard_exponential(_size(size, a), chunks=chunks)
+        return (-tegula.expm1(-e)) ** (1.0 / _param(a))
+
+    def standard_cauchy(self, size=None, chunks="auto"):
+        """The ratio of two standard normal draws of independent streams."""
+        return self.standard_normal(size, chunks=chunks) / self.standard_normal(size, chunks=chunks)
+
+    def triangular(self, left, mode, right, size=None, chunks="auto"):
+        """NumPy's inversion of the triangular distribution's cdf (parameters known now:
+        numbers or NumPy arrays)."""
+        import tegula
+
+        lo, md, hi = (np.asarray(v, dtype=np.float64) for v in (left, mode, right))
+        if (lo > md).any():
+            raise ValueError("left > mode")
+        if (md > hi).any():
+            raise ValueError("mode > right")
+        if (lo == hi).any():
+            raise ValueError("left == right")
+        u = self.random(_size(size, lo, md, hi), chunks=chunks)
+        base = hi - lo
+        ratio, low_prod, high_prod = (md - lo) / base, (md - lo) * base, (hi - md) * base
+        return tegula.where(u <= ratio, lo + tegula.sqrt(u * low_prod), hi - tegula.sqrt((1.0 - u) * high_prod))
+
+    # --- orderings and samples ------------------------------------------------------------
+
+    def permutation(self, x, axis=0, chunks="auto"):
+        """A random order of ``range(x)`` (an int) or of ``x``'s elements along ``axis``: the
+        argsort of one uniform key per position."""
+        import tegula
+
+        if isinstance(x, (int, np.integer)):
+            return tegula.argsort(self.random(int(x), chunks=chunks))
+        x = tegula.asarray(x)
+        if x.ndim == 0:
+            raise np.exceptions.AxisError("x must be an integer or at least 1-dimensional")
+        return tegula.take(x, tegula.argsort(self.random(x.shape[axis], chunks=chunks)), axis=axis)
+
+    def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True, chunks="auto"):
+        """Samples of ``range(a)`` (an int) or of ``a``'s elements along ``axis``: with
+        replacement by uniform integers (by ``searchsorted`` into ``p``'s cumulative sums when
+        weighted), without by the first entries of a permutation (weighted: Efraimidis and
+        Spirakis's largest ``log(u)/p`` keys)."""
+        import tegula
+
+        population = a if isinstance(a, (int, np.integer)) else None
+        n = int(a) if population is not None else tegula.asarray(a).shape[axis]
+        shape = _shape(size)
+        count = int(np.prod(shape))
+        if population is not None and n <= 0 and count:
+            raise ValueError("a must be a positive integer unless no samples are taken")
+        if population is None and n == 0 and count:
+            raise ValueError("a cannot be empty unless no samples are taken")
+        weights = _probabilities(p, n)
+        if not replace and count > n:
+            raise ValueError("Cannot take a larger sample than population when replace is False")
+        if not replace and weights is not None and count > np.count_nonzero(weights):
+            raise ValueError("Fewer non-zero entries in p than size")
+        if replace:
+            index = self._weighted(weights, count, chunks) if weights is not None else self.integers(0, n, count, chunks=chunks)
+        elif weights is not None:
+            keys = tegula.log(self.random(n, chunks=chunks)) / tegula.asarray(weights)
+            index = tegula.argsort(keys, descending=True)[:count]
+        else:
+            index = self.permutation(n, chunks=chunks)[:count]
+        index = index.reshape(shape)
+        return index if population is not None else tegula.take(tegula.asarray(a), index, axis=axis)
+
+    def _weighted(self, weights, count, chunks):
+        """``count`` indices drawn with probabilities ``weights``."""
+        import tegula
+
+        cdf = np.cumsum(weights)
+        cdf /= cdf[-1]
+        u = self.random(count, chunks=chunks)
+        return tegula.minimum(tegula.searchsorted(tegula.asarray(cdf), u, side="right"), len(weights) - 1)
+
+
+def _size(size, *params):
+    """The result's shape: ``size``, else the parameters' broadcast shape."""
+    return size if size is not None else np.broadcast_shapes(*(np.shape(p) for p in params)) or None
+
+
+def _param(value):
+    """A distribution's parameter: a Python float, or a float64 array (tegula's, or NumPy's
+    as a tegula array)."""
+    import tegula
+
+    if isinstance(value, Array):
+        return value
+    value = np.asarray(value, dtype=np.float64)
+    return float(value) if value.ndim == 0 else tegula.asarray(value)
+
+
+def _non_negative(**params):
+    for name, value in params.items():
+        if not isinstance(value, Array) and (np.asarray(value) < 0).any():
+            raise ValueError(f"{name} < 0")
+
+
+def _positive(**params):
+    for name, value in params.items():
+        if not isinstance(value, Array) and (np.asarray(value) <= 0).any():
+            raise ValueError(f"{name} <= 0")
+
+
+def _probabilities(p, n):
+    """``p`` checked as NumPy checks it (1-D, ``n`` long, non-negative, summing to 1)."""
+    if p is None:
+        return None
+    p = np.asarray(p, dtype=np.float64)
+    if p.ndim != 1:
+        raise ValueError("p must be 1-dimensional")
+    if p.size != n:
+        raise ValueError("a and p must have same size")
+    if (p < 0).any() or not np.isfinite(p).all():
+        raise ValueError("probabilities are not non-negative")
+    if abs(p.sum() - 1.0) > np.sqrt(np.finfo(np.float64).eps):
+        raise ValueError("probabilities do not sum to 1")
+    return p
+
+
 def default_rng(seed=None):
     return Generator(seed)
+
+
+# --- NumPy's legacy module-level functions (as Dask's ``da.random.*``), on a default generator ---
+
+_default = Generator()
+
+
+def seed(seed=None):
+    """A new default generator for the module-level functions (from ``seed``, else fresh
+    entropy): the same seed gives the same arrays, whatever their chunks."""
+    global _default
+    _default = Generator(seed)
+
+
+def random(size=None, chunks="auto"):
+    """Uniform floats in [0, 1) from the default generator (NumPy's ``random.random``)."""
+    return _default.random(size, chunks=chunks)
+
+
+random_sample = random
+
+
+def rand(*shape, chunks="auto"):
+    return _default.random(shape, chunks=chunks)
+
+
+def randn(*shape, chunks="auto"):
+    return _default.standard_normal(shape, chunks=chunks)
+
+
+def randint(low, high=None, size=None, dtype="int64", chunks="auto"):
+    """Integers in [low, high) (or [0, low) with one bound), NumPy's ``random.randint``."""
+    if high is None:
+        low, high = 0, low
+    if int(high) <= int(low):
+        raise ValueError("low >= high")
+    return _default.integers(low, high, size, dtype=dtype, chunks=chunks)
+
+
+def _forwarded(name):
+    def function(*args, **kwargs):
+        return getattr(_default, name)(*args, **kwargs)
+
+    function.__name__ = name
+    function.__doc__ = f"``Generator.{name}`` of the module's default generator (NumPy's ``random.{name}``)."
+    return function
+
+
+_FORWARDED = ["uniform", "normal", "standard_normal", "standard_exponential", "exponential", "lognormal",
+              "laplace", "logistic", "gumbel", "weibull", "pareto", "rayleigh", "power", "standard_cauchy",
+              "triangular", "permutation", "choice"]
+globals().update({name: _forwarded(name) for name in _FORWARDED})
