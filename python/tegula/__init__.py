@@ -53,8 +53,8 @@ from ._histograms import bincount, digitize, histogram, histogram2d, histogramdd
 from ._sorting import argsort, cumprod, cumsum, cumulative_prod, cumulative_sum, searchsorted, sort
 from ._overlap import map_overlap, overlap, trim_internal, trim_overlap
 from ._topk import argtopk, topk
-from ._topk import argtopk, topk
 from ._store import store
+from ._ndarray_methods import argpartition, choose, compress, partition, put
 import numpy as _np
 
 from . import _ray, _tegula
@@ -93,11 +93,8 @@ __all__ = sorted(
      "delete", "insert", "block", "einsum_path",
      "convolve", "correlate", "polyfit", "polyval", "apply_along_axis",
      "bincount", "digitize", "histogram", "histogram2d", "histogramdd",
-     "map_overlap", "overlap", "trim_internal", "trim_overlap",
-     "lib",
-     "argtopk", "topk",
-     "argtopk", "topk",
-     "store",
+     "lib", "map_overlap", "overlap", "trim_internal", "trim_overlap", "argtopk", "topk", "store",
+     "argpartition", "choose", "compress", "partition", "put",
      "newaxis", "pi", "e", "inf", "nan", "bool", "int8", "int16", "int32", "int64", "uint8",
      "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128"]
     + list(UFUNCS) + list(UFUNC_LIKES) + list(REDUCTIONS) + list(NANFUNCTIONS)

@@ -422,6 +422,72 @@ class Array:
             raise ValueError("argsort's order names fields of structured arrays, which tegula does not have")
         return _namespace().argsort(self, axis=axis)
 
+    def sort(self, axis=-1, kind=None, order=None, *, stable=None):
+        """NumPy's in-place sort: this array rebound to its values sorted along ``axis`` (stable
+        whatever ``kind`` asks for); arrays made from it earlier keep the old values."""
+        from ._sorting import sort
+
+        if order is not None:
+            raise ValueError("sort's order names fields of structured arrays, which tegula does not have")
+        self._h = sort(self, axis=axis)._h
+
+    def partition(self, kth, axis=-1, kind="introselect", order=None):
+        """NumPy's in-place partition, as a full sort (rebinding, as ``sort``)."""
+        from ._ndarray_methods import partition
+
+        self._h = partition(self, kth, axis, order=order)._h
+
+    def argpartition(self, kth, axis=-1, kind="introselect", order=None):
+        from ._ndarray_methods import argpartition
+
+        return argpartition(self, kth, axis, order=order)
+
+    def fill(self, value):
+        """NumPy's ``fill``: this array rebound to ``value`` everywhere, keeping its dtype and
+        chunks."""
+        from ._ndarray_methods import filled
+
+        self._h = filled(self, value)._h
+
+    def put(self, indices, values, mode="raise"):
+        from ._ndarray_methods import put
+
+        put(self, indices, values, mode)
+
+    def compress(self, condition, axis=None, out=None):
+        from ._ndarray_methods import compress
+
+        refuse_out(out)
+        return compress(condition, self, axis)
+
+    def choose(self, choices, out=None, mode="raise"):
+        from ._ndarray_methods import choose
+
+        return choose(self, choices, out, mode)
+
+    def view(self, dtype=None, type=None):
+        from ._ndarray_methods import view
+
+        if type is not None:
+            raise TypeError("tegula arrays have no subclasses to view as")
+        return view(self, dtype)
+
+    @property
+    def flat(self):
+        from ._ndarray_methods import FlatView
+
+        return FlatView(self)
+
+    def tobytes(self, order="C"):
+        from ._ndarray_methods import tobytes
+
+        return tobytes(self, order)
+
+    def tofile(self, fid, sep="", format="%s"):
+        from ._ndarray_methods import tofile
+
+        tofile(self, fid, sep, format)
+
     def copy(self):
         """A new array object with the same (immutable) values: later in-place operations on
         either do not reach the other."""
