@@ -167,3 +167,16 @@ def test_module_level_functions_follow_seed():
         np.random.randint(5, 5)
     with pytest.raises(ValueError):
         tg.random.randint(5, 5)
+
+
+def test_choice_edge_cases_match_numpy():
+    np.testing.assert_array_equal(tg.random.default_rng(0).choice(np.array(5), 2).compute(),
+                                  tg.random.default_rng(0).choice(5, 2).compute())
+    for call in [lambda g: g.choice(np.float64(3.0), 2), lambda g: g.choice(np.array(5.5), 2)]:
+        with pytest.raises(ValueError):
+            call(np.random.default_rng(0))
+        with pytest.raises(ValueError):
+            call(tg.random.default_rng(0))
+    for replace in (True, False):
+        assert tg.random.default_rng(0).choice(0, 0, replace=replace).compute().shape == (0,)
+        assert tg.random.default_rng(0).choice(np.zeros((0, 2)), 0, replace=replace).compute().shape == (0, 2)

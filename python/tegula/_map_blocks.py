@@ -140,10 +140,10 @@ def map_blocks(func, *args, dtype=None, chunks=None, drop_axis=None, new_axis=No
         call_args = list(fixed)
         for i, b in zip(positions, blocks):
             call_args[i] = b.reshape(b.shape[:n]) if new else b
-        extra = {"block_id": _result_block_id(index, n, drop, new, m)} if block_id else {}
+        result_index = _result_block_id(index, n, drop, new, m)
+        extra = {"block_id": result_index} if block_id else {}
         if block_info:
-            extra["block_info"] = _block_info(inputs, index[:n], result_chunks, _result_block_id(index, n, drop, new, m),
-                                              dtype)
+            extra["block_info"] = _block_info(inputs, index[:n], result_chunks, result_index, dtype)
         out = _result(func(*call_args, **kwargs, **extra), dtype)
         out = np.moveaxis(out, new, range(m - len(new), m)) if new else out
         return np.expand_dims(out, drop) if drop else out

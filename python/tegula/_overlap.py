@@ -104,7 +104,8 @@ def _overlap_axis(x, axis, before, after, boundary, allow_rechunk):
         ends = _ends_at_least(x.chunks[axis], before, after)
         if ends != x.chunks[axis]:
             if not allow_rechunk:
-                raise ValueError(f"the end blocks along axis {axis} are shorter than the depth; pass allow_rechunk=True")
+                raise ValueError(f"the end blocks along axis {axis} are shorter than the depth; "
+                                 "pass allow_rechunk=True")
             x = x.rechunk({axis: ends})
     lengths = np.asarray(x.chunks[axis])
     stops = np.cumsum(lengths)

@@ -167,9 +167,14 @@ class Generator:
         """Samples of ``range(a)`` (an int) or of ``a``'s elements along ``axis``: with
         replacement by uniform integers (by ``searchsorted`` into ``p``'s cumulative sums when
         weighted), without by the first entries of a permutation (weighted: Efraimidis and
-        Spirakis's largest ``log(u)/p`` keys)."""
+        Spirakis's largest ``log(u)/p`` keys), so the sample is in random order whatever
+        ``shuffle`` says."""
         import tegula
 
+        if not isinstance(a, (int, np.integer)) and np.ndim(a) == 0:
+            if np.dtype(a.dtype if hasattr(a, "dtype") else type(a)).kind not in "iu":
+                raise ValueError(f"a must be a sequence or an integer, not {type(a)}")
+            a = int(a)  # a 0-d integer array counts as its integer, as in NumPy
         population = a if isinstance(a, (int, np.integer)) else None
         n = int(a) if population is not None else tegula.asarray(a).shape[axis]
         shape = _shape(size)
@@ -183,8 +188,10 @@ class Generator:
             raise ValueError("Cannot take a larger sample than population when replace is False")
         if not replace and weights is not None and count > np.count_nonzero(weights):
             raise ValueError("Fewer non-zero entries in p than size")
-        if replace:
-            index = self._weighted(weights, count, chunks) if weights is not None else self.integers(0, n, count, chunks=chunks)
+        if replace and weights is not None:
+            index = self._weighted(weights, count, chunks)
+        elif replace:
+            index = self.integers(0, n, count, chunks=chunks) if n else self.permutation(0)
         elif weights is not None:
             keys = tegula.log(self.random(n, chunks=chunks)) / tegula.asarray(weights)
             index = tegula.argsort(keys, descending=True)[:count]
