@@ -1,7 +1,7 @@
 """NumPy's dispatch protocols for tegula arrays: ``__array_ufunc__`` (NEP 13) and
 ``__array_function__`` (NEP 18). A NumPy function or ufunc given a tegula array builds the same
 lazy tegula expression where tegula implements it (found by name in the ``tegula``,
-``tegula.linalg`` and ``tegula.fft`` namespaces), and is a ``TypeError`` otherwise, so that nothing
+``tegula.linalg``, ``tegula.fft`` and ``tegula.lib.stride_tricks`` namespaces), and is a ``TypeError`` otherwise, so that nothing
 is computed behind the user's back: ``np.asarray(x)`` computes an array NumPy can take."""
 
 import functools
@@ -9,7 +9,7 @@ import inspect
 
 import numpy as np
 
-_SUBMODULES = {"numpy": "", "numpy.linalg": "linalg", "numpy.fft": "fft"}
+_SUBMODULES = {"numpy": "", "numpy.linalg": "linalg", "numpy.fft": "fft", "numpy.lib.stride_tricks": "lib.stride_tricks"}
 
 # ufunc methods that are tegula reductions and scans
 _REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
@@ -126,7 +126,7 @@ def _resolve(func):
     impl = _METADATA.get(func.__name__) if func.__module__ == "numpy" else None
     namespace = _SUBMODULES.get(func.__module__)
     if impl is None and namespace is not None:
-        module = getattr(tegula, namespace) if namespace else tegula
+        module = functools.reduce(getattr, namespace.split("."), tegula) if namespace else tegula
         impl = getattr(module, _ALIASES.get(func.__name__, func.__name__), None)
         impl = impl if inspect.isfunction(impl) else None
     if impl is None:
