@@ -1,10 +1,11 @@
 //! The products of the matrices (last two axes) of two blocks with the same stack axes.
-//! float32/float64 use faer's GEMM (on the current rayon pool, so a big block uses every core
-//! and concurrent tasks share them); the other dtypes a generic row-times-row loop with
-//! NumPy's arithmetic (wrapping integers, bool or/and).
+//! float32/float64 use faer's GEMM (on the threads of the current rayon pool that no other
+//! task needs, so a big block alone uses every core); the other dtypes a generic
+//! row-times-row loop with NumPy's arithmetic (wrapping integers, bool or/and).
 
 use crate::chunk::{Block, Chunk, Wrap};
 use crate::element::Num;
+use crate::parallel::spare_threads;
 use crate::with_dtype;
 use faer::{Accum, MatMut, MatRef, Par};
 use ndarray::{ArrayD, ArrayView2, ArrayViewMut2, Axis, Ix2, Zip};
@@ -76,14 +77,14 @@ fn gemm<T: faer::traits::ComplexField + Num>(a: ArrayView2<T>, b: ArrayView2<T>,
     let one = T::one_impl();
     let dst = MatMut::from_row_major_slice_mut(out, m, n);
     if is_transpose_of(&a, &b) {
-        gram(lhs, rhs, dst, one);
+        gram(lhs, rhs, dst, one, parallelism(m, n));
         for i in 0..m {
             for j in 0..i {
                 out[j * n + i] = out[i * n + j];
             }
         }
     } else {
-        faer::linalg::matmul::matmul(dst, Accum::Replace, lhs, rhs, one, Par::rayon(0));
+        faer::linalg::matmul::matmul(dst, Accum::Replace, lhs, rhs, one, parallelism(m, n));
     }
     Ok(())
 }
@@ -97,7 +98,7 @@ const GRAM_SLAB: usize = 128;
 /// The lower triangle of the symmetric `x.T @ x` (`lhs` = `x.T`) by faer's triangular product,
 /// which computes only the blocks on and below the diagonal: about half the flops of the full
 /// product (a `syrk`), and faster than splitting it into column panels of ordinary GEMMs.
-fn gram<T: faer::traits::ComplexField>(lhs: MatRef<T>, rhs: MatRef<T>, mut dst: MatMut<T>, one: T) {
+fn gram<T: faer::traits::ComplexField>(lhs: MatRef<T>, rhs: MatRef<T>, mut dst: MatMut<T>, one: T, par: Par) {
     use faer::linalg::matmul::triangular::{matmul, BlockStructure};
     let full = BlockStructure::Rectangular;
     let depth = lhs.ncols();
@@ -105,7 +106,23 @@ fn gram<T: faer::traits::ComplexField>(lhs: MatRef<T>, rhs: MatRef<T>, mut dst: 
         let rows = GRAM_SLAB.min(depth - start);
         let accum = if start == 0 { Accum::Replace } else { Accum::Add };
         let (lhs, rhs) = (lhs.subcols(start, rows), rhs.subrows(start, rows));
-        matmul(dst.as_mut(), BlockStructure::TriangularLower, accum, lhs, full, rhs, full, one.clone(), Par::rayon(0));
+        matmul(dst.as_mut(), BlockStructure::TriangularLower, accum, lhs, full, rhs, full, one.clone(), par);
+    }
+}
+
+/// faer's parallelism for a product of `m × n`: the calling thread alone when every other
+/// thread of the pool has a task of its own (two GEMMs splitting each other's work across two
+/// busy cores ran 10-25% slower than each on its core, at 750² to 3000² blocks), else the spare
+/// threads too. Products of at most 512² are always split: faer's one-thread kernel runs them
+/// at about two thirds of its rate (500³: 46 against 69 GFLOP/s at 1000³ on one core), halves
+/// of them at full rate. Results are the same either way: faer splits the output, never the
+/// sum over the contracted axis.
+fn parallelism(m: usize, n: usize) -> Par {
+    const SMALL: usize = 512 * 512;
+    match spare_threads() {
+        Some(0) if m * n > SMALL => Par::Seq,
+        Some(spare) if m * n > SMALL => Par::rayon(spare + 1),
+        _ => Par::rayon(0),
     }
 }
 
@@ -129,7 +146,25 @@ fn generic<T: Num>(a: ArrayView2<T>, b: ArrayView2<T>, out: &mut [T]) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parallel::with_spare_threads;
     use ndarray::Array2;
+
+    #[test]
+    fn a_product_is_the_same_on_one_thread_and_on_several() {
+        let (m, k, n) = (613, 517, 441); // above the size always split
+        let a = Array2::from_shape_fn((m, k), |(i, j)| ((i * 7919 + j * 104729) % 1000) as f64 / 997.0 - 0.5);
+        let b = Array2::from_shape_fn((k, n), |(i, j)| ((i * 15485863 + j * 32452843) % 1000) as f64 / 991.0 - 0.5);
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+        let product = |spare| {
+            let mut out = vec![0.0; m * n];
+            pool.install(|| with_spare_threads(spare, || gemm(a.view(), b.view(), &mut out))).unwrap();
+            out
+        };
+        assert_eq!(product(0), product(2));
+        let mut unhinted = vec![0.0; m * n];
+        pool.install(|| gemm(a.view(), b.view(), &mut unhinted)).unwrap();
+        assert_eq!(product(0), unhinted);
+    }
 
     #[test]
     fn a_transpose_times_itself_equals_the_plain_product() {

@@ -10,9 +10,32 @@ use crate::tiles::TILE;
 use crate::with_dtype;
 use ndarray::Array;
 use rayon::prelude::*;
+use std::cell::Cell;
 use std::mem::MaybeUninit;
 use std::ops::Range;
 use tegula_core::{internal_err, DType, Result};
+
+thread_local! {
+    /// What the executor told this thread about its pool while it runs a task (`with_spare_threads`).
+    static SPARE: Cell<Option<usize>> = const { Cell::new(None) };
+}
+
+/// Runs `f` (one task's kernel) telling the kernels it calls that `spare` of the pool's
+/// threads have no task of their own. Kernels whose parallel form costs more than it gains
+/// when every thread is busy (a GEMM's threads share packed panels and wait for each other)
+/// then run on the calling thread alone.
+pub fn with_spare_threads<R>(spare: usize, f: impl FnOnce() -> R) -> R {
+    let before = SPARE.replace(Some(spare));
+    let out = f();
+    SPARE.set(before);
+    out
+}
+
+/// The threads a kernel may use beside the calling one: those the executor said are spare, or
+/// any of the pool's (`None`) when it said nothing.
+pub fn spare_threads() -> Option<usize> {
+    SPARE.get()
+}
 
 /// Elements per group: enough work (2 MB of float64) to outweigh handing it to another thread.
 const GROUP: usize = 64 * TILE;

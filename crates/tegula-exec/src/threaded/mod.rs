@@ -26,6 +26,7 @@ use std::collections::{BinaryHeap, HashMap};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use tegula_core::{internal_err, Cancel, Result, Spec, TegulaError};
+use tegula_kernels::parallel::with_spare_threads;
 use tegula_kernels::Chunk;
 use tegula_plan::order::static_order;
 use tegula_plan::{TaskGraph, TaskId};
@@ -198,10 +199,13 @@ fn job<'a>(scope: &rayon::Scope<'a>, run: &'a Run<'a>) {
         }
         s.ready.pop();
         let args = run.admit(&mut s, id, need);
+        // Threads that neither run a task nor have one waiting for them: the kernel may split
+        // its block over them. (Not the jobs: a job about to find nothing ready still counts.)
+        let spare = run.threads.saturating_sub(s.running + s.ready.len());
         drop(s);
         // A clock read per task only for an observer that wants times.
         let started = run.observer.filter(|o| o.timed()).map(|_| run.start.elapsed());
-        let outcome = run.execute(id, args);
+        let outcome = with_spare_threads(spare, || run.execute(id, args));
         s = match run.state.lock() {
             Ok(s) => s,
             Err(_) => return,
