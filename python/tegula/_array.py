@@ -162,40 +162,6 @@ class Array:
 
         return persist(self, scheduler=scheduler, num_workers=num_workers, fuse=fuse, progress=progress, placement=placement)[0]
 
-    # --- Dask's collection protocol (dask.compute, dask.persist; see _dask_collection.py) ---
-    def __dask_graph__(self):
-        from ._dask_collection import graph
-
-        return graph(self)
-
-    def __dask_keys__(self):
-        from ._dask_collection import key
-
-        return [key(self)]
-
-    def __dask_tokenize__(self):
-        from ._dask_collection import token
-
-        return token(self)
-
-    def __dask_postcompute__(self):
-        from ._dask_collection import finalize
-
-        return finalize, ()
-
-    def __dask_postpersist__(self):
-        from ._dask_collection import rebuild
-
-        return rebuild, (self.chunks, self._attrs)
-
-    __dask_optimize__ = None
-
-    @property
-    def __dask_scheduler__(self):
-        from ._dask_collection import scheduler
-
-        return scheduler()
-
     def to_zarr(self, path, chunks=None, compressor=None, overwrite=False, **kwargs):
         """Writes the array to a new Zarr array (see ``tegula.to_zarr``)."""
         from ._io import to_zarr
