@@ -44,13 +44,6 @@ def test_xarray_values_above_the_budget_are_refused():
             values.values
 
 
-def test_dask_compute_above_the_budget_is_refused():
-    dask = pytest.importorskip("dask")
-    with tg.config.set(memory="200MB"):
-        with pytest.raises(MemoryError, match=REFUSED):
-            dask.compute(huge())
-
-
 def test_a_selection_of_it_within_the_budget_is_computed():
     with tg.config.set(memory="200MB"):
         corner = np.asarray(huge()[:3, :4])
