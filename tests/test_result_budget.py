@@ -1,6 +1,6 @@
 """Results larger than the memory budget are refused before anything runs, whichever way
-they are asked for: compute, tg.compute, NumPy's conversions, xarray's values, dask.compute,
-and a budget from TEGULA_MEMORY. The generated array would take 3.2 GB."""
+they are asked for: compute, tg.compute, NumPy's conversions, xarray's values, and a
+budget from TEGULA_MEMORY. The generated array would take 3.2 GB."""
 
 import os
 import subprocess
