@@ -194,3 +194,16 @@ def test_bench_without_a_checkout_says_how_to_get_it(monkeypatch, capsys):
     monkeypatch.setattr(_cli, "_bench_script", lambda: None)
     assert _cli.main(["bench", "--quick"]) != 0
     assert "bench/run.py not found" in capsys.readouterr().err
+
+
+def test_bench_of_a_package_installed_outside_a_checkout_says_where_the_suite_lives(tmp_path):
+    # The package as a wheel installs it: a directory of its own, far from bench/.
+    site = tmp_path / "lib" / "site-packages"
+    site.mkdir(parents=True)
+    (site / "tegula").symlink_to(os.path.dirname(os.path.abspath(tg.__file__)))
+    env = dict(os.environ, PYTHONPATH=str(site))
+    done = subprocess.run([sys.executable, "-m", "tegula", "bench", "--quick"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and done.stdout == ""
+    assert "bench/ of tegula's source repository" in done.stderr
+    assert "python bench/run.py --quick" in done.stderr

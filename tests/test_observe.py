@@ -70,6 +70,56 @@ def test_progress_line_shows_eta():
     assert "ETA ?" in _progress.line(0, 100, 0, 0.0)
 
 
+def test_progress_line_labels_the_bytes_produced_and_never_reads_like_memory():
+    text = _progress.line(10, 20, int(31.2 * 2**30), 5.0)
+    assert "done 31.2 GiB" in text
+
+
+def test_progress_seconds_are_one_unit():
+    assert _progress.seconds_text(0.0) == "0.0 s"
+    assert _progress.seconds_text(59.97) == "1m00s"
+    assert _progress.seconds_text(3725) == "1h02m"
+
+
+def test_progress_redraw_blanks_what_a_longer_line_left():
+    stream = io.StringIO()
+    bar = _progress.Bar(stream=stream)
+    bar(1, 20, 2**20, 1.0)  # ETA 19.0 s
+    bar(9, 20, 2**20, 1.0)  # ETA 1.2 s: one character shorter
+    # What the terminal shows: each redraw overwrites the line from its start.
+    parts = stream.getvalue().split("\r")
+    shown = parts[-1]
+    assert shown.rstrip().endswith("ETA 1.2 s") and "ss" not in shown
+    assert len(shown) == len(parts[-2])
+
+
+def test_progress_last_line_is_written_once():
+    stream = io.StringIO()
+    bar = _progress.Bar(stream=stream)
+    bar(5, 10, 100, 1.0)
+    bar(10, 10, 200, 2.0)
+    bar(10, 10, 200, 2.1)  # the native compute's last call, after a poll that saw every task done
+    bar.close()
+    bar.close()
+    assert stream.getvalue().count("\n") == 1
+    assert stream.getvalue().count("10/10 tasks") == 1
+
+
+def test_progress_bar_closed_when_the_computation_fails(monkeypatch):
+    stream = io.StringIO()
+    bar = _progress.Bar(stream=stream)
+    monkeypatch.setattr(_progress, "resolve", lambda progress: bar)
+
+    def fails(*args, **kwargs):
+        bar(1, 2, 10, 0.5)
+        raise RuntimeError("failed")
+
+    monkeypatch.setattr(tg._functions._tegula, "compute", fails)
+    with pytest.raises(RuntimeError, match="failed"):
+        tg.ones(4, chunks=2).compute()
+    assert stream.getvalue().endswith("\n") and bar.closed
+
+
 def _parse(html):
     # The report is XHTML-compatible except for its doctype; parse its SVG parts.
     return [ET.fromstring(m) for m in re.findall(r"<svg .*?</svg>", html, flags=re.S)]

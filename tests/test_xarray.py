@@ -127,6 +127,15 @@ def test_chunk_in_memory_dataset(sizes, chunks, seed):
     assert rechunked.temperature.data.chunks[1:] == lazy.temperature.data.chunks[1:]
 
 
+def test_only_tegulas_chunk_manager_recognises_tegula_arrays():
+    # xarray takes any duck array that is a Dask collection for a Dask array (its Dask chunk
+    # manager and indexing adapter), so tegula arrays must not be Dask collections.
+    from xarray.namedarray.parallelcompat import get_chunked_array_type
+
+    x = tg.asarray(np.arange(12.0).reshape(3, 4), chunks=2)
+    assert type(get_chunked_array_type(x)).__module__ == "tegula._xarray"
+
+
 def test_compute_persist_load_and_values(tmp_path):
     ds = example_dataset(np.random.default_rng(1), 6, 5, 4)
     lazy = ds.chunk({"time": 2}, chunked_array_type="tegula")

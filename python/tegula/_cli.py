@@ -55,9 +55,10 @@ def _info(path):
 def _bench(args):
     script = _bench_script()
     if script is None:
-        print("tegula bench: bench/run.py not found. The benchmark suite ships with the source, not the "
-              "installed package: clone tegula's repository and run `tegula bench` from its root "
-              "(or `bash scripts/bench.sh`, which also installs Dask and psutil).", file=sys.stderr)
+        print("tegula bench: bench/run.py not found. The benchmarks are not part of the installed package: "
+              "they live in bench/ of tegula's source repository. In a checkout of it, run "
+              "`tegula bench --quick` (or `python bench/run.py --quick`) from its root, or "
+              "`bash scripts/bench.sh --quick`, which also installs Dask and psutil.", file=sys.stderr)
         return 1
     return subprocess.call([sys.executable, script, *args])
 

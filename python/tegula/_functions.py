@@ -232,10 +232,14 @@ def run_compute(handles, scheduler, num_workers, fuse, progress=None, placement=
     bar = _progress.resolve(progress)
     recorder = _report.active()
     run = _tegula.persist if persist else _tegula.compute
-    computed, info = run(
-        handles, scheduler, num_workers, fuse, settings.get("memory"), settings.get("spill_dir"),
-        progress=bar, interval=_progress.INTERVAL, trace=recorder is not None,
-    )
+    try:
+        computed, info = run(
+            handles, scheduler, num_workers, fuse, settings.get("memory"), settings.get("spill_dir"),
+            progress=bar, interval=_progress.INTERVAL, trace=recorder is not None,
+        )
+    finally:
+        if bar is not None:  # also ends the line of a failed or interrupted computation
+            bar.close()
     trace = info.pop("trace", None)
     if recorder is not None:
         recorder.add(trace, info, scheduler, num_workers)

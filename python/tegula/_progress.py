@@ -46,46 +46,71 @@ def _interactive():
 
 
 def seconds_text(s):
-    if s < 60:
+    """A duration for people: ``4.2 s`` under a minute, then ``3m07s``, then ``2h05m``."""
+    if round(s, 1) < 60:
         return f"{s:.1f} s"
-    m, s = divmod(int(s), 60)
+    m, s = divmod(int(round(s)), 60)
     return f"{m}m{s:02d}s" if m < 60 else f"{m // 60}h{m % 60:02d}m"
 
 
 def line(done, total, nbytes, elapsed):
-    """The bar as one line of text."""
+    """The bar as one line of text. The bytes are those the finished tasks produced, in all
+    (labelled ``done``: they are not the memory held)."""
     fraction = done / total if total else 0.0
     filled = int(round(fraction * WIDTH))
     eta = elapsed * (total - done) / done if done else None
     eta_text = "?" if eta is None else seconds_text(eta)
     return (
         f"[{'#' * filled}{' ' * (WIDTH - filled)}] {fraction:4.0%}  {done:,}/{total:,} tasks  "
-        f"{human_bytes(nbytes)}  {seconds_text(elapsed)}  ETA {eta_text}"
+        f"done {human_bytes(nbytes)}  {seconds_text(elapsed)}  ETA {eta_text}"
     )
 
 
 class Bar:
-    """Called by the native compute with ``(done, total, bytes, seconds)``."""
+    """Called by the native compute with ``(done, total, bytes, seconds)``: while the work
+    runs, and once more when it ends (possibly after a call that already saw every task done)."""
 
     def __init__(self, delay=0.0, stream=None):
         self.delay = delay
         self.stream = stream
         self.shown = False
+        self.closed = False
         self.handle = None  # the notebook's display handle
         self.last = None
+        self.width = 0  # the longest line written on the terminal, blanked when redrawn
 
     def __call__(self, done, total, nbytes, elapsed):
+        if self.closed:
+            return
         self.last = (done, total, nbytes, elapsed)
         if not self.shown and elapsed < self.delay:
             return
         self.shown = True
         text = line(done, total, nbytes, elapsed)
+        finished = done >= total and total > 0
         if self.stream is None and _in_notebook():
-            self._draw_in_notebook(text, done >= total and total > 0)
+            self._draw_in_notebook(text, finished)
         else:
+            self._draw_on_terminal(text)
+        if finished:
+            self.close()
+
+    def _draw_on_terminal(self, text):
+        """Redraws the line in place, blanking what a longer earlier line left after it."""
+        stream = self.stream or sys.stderr
+        stream.write("\r" + text.ljust(self.width))
+        stream.flush()
+        self.width = max(self.width, len(text))
+
+    def close(self):
+        """Ends the bar: the terminal's line is finished with a newline, once; later calls
+        draw nothing."""
+        if self.closed:
+            return
+        self.closed = True
+        if self.shown and (self.stream is not None or not _in_notebook()):
             stream = self.stream or sys.stderr
-            end = "\n" if total and done >= total else ""
-            stream.write("\r" + text + end)
+            stream.write("\n")
             stream.flush()
 
     def _draw_in_notebook(self, text, finished):
