@@ -8,7 +8,7 @@ from numpy.lib.array_utils import normalize_axis_tuple
 from ._creation import asarray, full
 from ._deferred_checks import checked
 from ._manipulation import broadcast_to
-from ._reshape import reshape
+from ._statistics import aligned_weights
 
 
 def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
@@ -21,7 +21,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         avg = x.mean(axis=axes, keepdims=keepdims)
         scale = full(avg.shape, x.size / avg.size, dtype=avg.dtype)
     else:
-        w = _aligned_weights(asarray(weights), x, axes)
+        w = aligned_weights(asarray(weights), x, axes)
         floats = (x.dtype, w.dtype, np.float64) if x.dtype.kind in "biu" else (x.dtype, w.dtype)
         dtype = np.result_type(*floats)
         scale = w.sum(axis=axes, dtype=dtype, keepdims=keepdims)
@@ -30,16 +30,3 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     if not returned:
         return avg
     return avg, scale if scale.shape == avg.shape else broadcast_to(scale, avg.shape)
-
-
-def _aligned_weights(w, x, axes):
-    """Weights of ``x``'s shape, or of the reduced axes' lengths (in ``axis``'s order) given
-    length-one axes elsewhere so they broadcast against ``x``, with NumPy's errors."""
-    if w.shape == x.shape:
-        return w
-    if axes is None:
-        raise TypeError("Axis must be specified when shapes of a and weights differ.")
-    if w.shape != tuple(x.shape[i] for i in axes):
-        raise ValueError("Shape of weights must be consistent with shape of a along specified axis.")
-    w = w.transpose(tuple(int(i) for i in np.argsort(axes)))
-    return reshape(w, tuple(n if i in axes else 1 for i, n in enumerate(x.shape)))

@@ -132,16 +132,22 @@ def _weights(weights, x, axis, method):
     if method != "inverted_cdf":
         raise ValueError(f"Only method 'inverted_cdf' supports weights. Got: {method}.")
     axes = None if axis is None else normalize_axis_tuple(axis, x.ndim, argname="axis")
-    w = asarray(weights)
+    return broadcast_to(aligned_weights(asarray(weights), x, axes), x.shape)
+
+
+def aligned_weights(w, x, axes):
+    """Weights of ``x``'s shape, or of the reduced axes' lengths (in ``axes``' order) given
+    length-one axes elsewhere so they broadcast against ``x``, with NumPy's errors (shared by
+    the weighted quantiles and ``average``)."""
     if w.shape == x.shape:
         return w
     if axes is None:
         raise TypeError("Axis must be specified when shapes of a and weights differ.")
     if w.shape != tuple(x.shape[i] for i in axes):
         raise ValueError("Shape of weights must be consistent with shape of a along specified axis.")
-    # The weights' axes follow ``axis``'s order; put them in the array's.
+    # The weights' axes follow ``axes``' order; put them in the array's.
     w = permute_dims(w, tuple(int(i) for i in np.argsort(axes)))
-    return broadcast_to(reshape(w, tuple(n if i in axes else 1 for i, n in enumerate(x.shape))), x.shape)
+    return reshape(w, tuple(n if i in axes else 1 for i, n in enumerate(x.shape)))
 
 
 def _weighted_quantile(x, q, w, axis, keepdims, skip_nan=False):
