@@ -224,8 +224,8 @@ def test_bad_stores_give_clear_errors(tmp):
     os.makedirs(os.path.join(tmp, "empty.zarr"))
     with pytest.raises(FileNotFoundError, match="no Zarr array"):
         tg.from_zarr(os.path.join(tmp, "empty.zarr"))
-    with pytest.raises(ValueError, match="s3://"):
-        tg.from_zarr("s3://bucket/a.zarr")
+    with pytest.raises(ValueError, match="ftp://"):
+        tg.from_zarr("ftp://host/a.zarr")
     strings = os.path.join(tmp, "s.zarr")
     zarr.create_array(strings, shape=(3,), dtype=str)
     with pytest.raises(TypeError, match="s.zarr"):

@@ -16,7 +16,7 @@ def main(argv=None):
     if rest and args.command != "bench":
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.command == "info":
-        return _info(args.path)
+        return _info(args.path, args.storage_option)
     if args.command == "demo":
         _demo.run(int(args.points), int(args.chunk))
         return 0
@@ -29,7 +29,11 @@ def _parser():
     info = commands.add_parser("info", help="shape, dtype, chunks, codecs and bytes of a Zarr array or group, "
                                             "or of a .npy file, and how many of a Zarr array's chunks are "
                                             "stored (missing ones read as the fill value)")
-    info.add_argument("path")
+    info.add_argument("path", help="a local path, or a Zarr array in object storage (s3://, gs://, az://, "
+                                    "http(s)://; credentials from the environment or ~/.aws)")
+    info.add_argument("--storage-option", "-o", action="append", default=[], metavar="KEY=VALUE",
+                      help="a storage option of an object storage URL, e.g. endpoint_url=http://127.0.0.1:9000 "
+                           "or anon=true (repeatable)")
     demo = commands.add_parser("demo", help="the showcase: Monte Carlo pi from 2 billion random points",
                                description=_demo.__doc__)
     _demo.add_arguments(demo)
@@ -39,11 +43,18 @@ def _parser():
     return parser
 
 
-def _info(path):
+def _info(path, storage_options=()):
     from ._describe import describe
 
+    options = {}
+    for item in storage_options:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            print(f"tegula info: --storage-option takes KEY=VALUE, not {item!r}", file=sys.stderr)
+            return 2
+        options[key] = value
     try:
-        lines = describe(path)
+        lines = describe(path, options or None)
     except (OSError, ValueError, KeyError) as e:  # a one-line error, not a traceback
         detail = str(e) if isinstance(e, ValueError) else f"{path}: {type(e).__name__}: {e}"
         print(f"tegula info: {detail}", file=sys.stderr)

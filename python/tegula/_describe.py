@@ -21,8 +21,12 @@ class NotAnArray(ValueError):
     """The path holds no array that ``info`` knows."""
 
 
-def describe(path):
-    """The lines ``info`` prints for ``path``."""
+def describe(path, storage_options=None):
+    """The lines ``info`` prints for ``path`` (a local path or an object storage URL)."""
+    from ._storage_options import is_remote
+
+    if is_remote(path):
+        return _remote_array(path, storage_options)
     if not os.path.exists(path):
         raise NotAnArray(f"{path}: no such file or directory")
     if os.path.isfile(path):
@@ -109,6 +113,26 @@ def _zarr_array(path, meta, version):
     pairs += [("fill value", json.dumps(meta.get("fill_value"))),
               ("tegula blocks", _blocks(lambda: from_zarr(path)))]
     return _fields(pairs + _sizes(shape, dtype, path))
+
+
+def _remote_array(url, storage_options):
+    """A Zarr array in object storage, from its metadata as the Rust client reads it (stored
+    chunks are not listed: a listing of a remote array may take many requests)."""
+    from . import _tegula
+    from ._io import from_zarr
+    from ._storage_options import object_store_options
+
+    meta = json.loads(_tegula.zarr_metadata(url, object_store_options(url, storage_options)))
+    version = meta["zarr_format"]
+    shape = tuple(meta["shape"])
+    dtype, dtype_text = _dtype(meta, version)
+    pairs = [("url", url), ("format", f"Zarr v{version}"), ("shape", shape), ("dtype", dtype_text)]
+    pairs += _zarr2_layout(meta, shape) if version == 2 else _zarr3_layout(meta, shape)
+    logical = math.prod(shape) * dtype.itemsize if dtype is not None else None
+    pairs += [("fill value", json.dumps(meta.get("fill_value"))),
+              ("tegula blocks", _blocks(lambda: from_zarr(url, storage_options=storage_options))),
+              ("bytes", f"{logical} ({human_bytes(logical)})" if logical is not None else "unknown")]
+    return _fields(pairs)
 
 
 def _zarr2_layout(meta, shape):

@@ -7,18 +7,25 @@ import os
 from . import _tegula, config
 from ._array import Array
 from ._functions import executor_name
+from ._storage_options import REMOTE_SCHEMES, is_remote, join, object_store_options
 
 
-def _local_path(path_or_url, component=None):
+def _location(path_or_url, component=None, storage_options=None):
+    """The path or URL the Rust store opens, and its storage options as pairs of strings."""
     path = os.fspath(path_or_url)
+    if is_remote(path):
+        return join(path, component and _checked_component(component)), object_store_options(path, storage_options)
     if "://" in path:
         scheme, rest = path.split("://", 1)
         if scheme != "file":
-            raise ValueError(f"tegula reads local paths and file:// URLs, not {scheme}://")
+            schemes = ", ".join(f"{s}://" for s in REMOTE_SCHEMES)
+            raise ValueError(f"tegula reads local paths, file:// URLs and object storage ({schemes}), not {scheme}://")
         path = rest
+    if storage_options:
+        raise ValueError(f"{path} is a local path: storage_options apply to object storage URLs only")
     if component:
         path = os.path.join(path, _checked_component(component))
-    return path
+    return path, []
 
 
 def _checked_component(component):
@@ -31,13 +38,16 @@ def _checked_component(component):
     return "/".join(p for p in parts if p not in ("", "."))
 
 
-def from_zarr(path_or_url, component=None, chunks=None):
-    """A lazy array over the Zarr array at ``path_or_url`` (a directory or ``file://`` URL;
+def from_zarr(path_or_url, component=None, chunks=None, *, storage_options=None):
+    """A lazy array over the Zarr array at ``path_or_url``: a directory, a ``file://`` URL or
+    object storage (``s3://``, ``gs://``, ``az://``, ``http(s)://``, with fsspec-style
+    ``storage_options`` such as ``key``, ``secret``, ``endpoint_url``, ``anon``;
     ``component``: the array's path inside a group). Nothing but metadata is read until the
-    array is computed, and then only the stored chunks a result needs. ``chunks=None`` keeps
-    whole stored chunks per block (several while a block is small); the array's ``attrs``
-    are the stored attributes."""
-    handle, attributes = _tegula.open_zarr(_local_path(path_or_url, component), chunks)
+    array is computed, and then only the stored chunks a result needs, by the threads (or
+    workers) that need them. ``chunks=None`` keeps whole stored chunks per block (several
+    while a block is small); the array's ``attrs`` are the stored attributes."""
+    path, options = _location(path_or_url, component, storage_options)
+    handle, attributes = _tegula.open_zarr(path, chunks, options)
     return Array(handle, json.loads(attributes))
 
 
@@ -54,21 +64,24 @@ def _compute_settings():
 
 
 def to_zarr(x, path, chunks=None, compressor=None, overwrite=False, *, zarr_format=3, shards=None,
-            fill_value=None, attrs=None, compression_level=None, component=None, fuse=True):
+            fill_value=None, attrs=None, compression_level=None, component=None, fuse=True, storage_options=None):
     """Computes ``x`` into a new Zarr array at ``path``, writing each block as soon as it is
     computed (the result never needs to fit in memory). ``chunks``: the stored chunk shape
     (default: ``x``'s largest block); ``compressor``: ``None``, ``"zstd"``, ``"gzip"`` or
     ``"blosc"`` (level ``compression_level``); ``shards``: the shard shape (format 3), a
     multiple of ``chunks``; ``attrs``: attributes to store (default ``x.attrs``). An existing
-    array is replaced only with ``overwrite=True``. Returns the execution report (a dict)."""
+    array is replaced only with ``overwrite=True``. ``path`` may be object storage (see
+    ``from_zarr``): each stored chunk is one PUT and the metadata is put last, so readers see
+    no array until it is complete. Returns the execution report (a dict)."""
     from ._creation import asarray
 
     x = x if isinstance(x, Array) else asarray(x)
     attrs = x.attrs if attrs is None else attrs
+    path, options = _location(path, component, storage_options)
     return _tegula.to_zarr(
-        x._h, _local_path(path, component), chunks=chunks, compressor=compressor, level=compression_level,
+        x._h, path, chunks=chunks, compressor=compressor, level=compression_level,
         shards=shards, fill_value=fill_value, attributes=json.dumps(attrs), overwrite=overwrite,
-        zarr_format=zarr_format, fuse=fuse, **_compute_settings())
+        zarr_format=zarr_format, fuse=fuse, storage_options=options, **_compute_settings())
 
 
 def to_npy(x, path, overwrite=False):

@@ -37,6 +37,9 @@ pub enum TegulaError {
     /// A file or stored array that exists and may not be replaced. Python: `FileExistsError`.
     #[error("{0}")]
     Exists(String),
+    /// Storage that refused the caller's credentials (or their absence). Python: `PermissionError`.
+    #[error("{0}")]
+    Permission(String),
     /// Reading or writing files (spilled chunks, stored arrays) failed. Python: `OSError`.
     #[error("{0}")]
     Io(String),

@@ -2,6 +2,7 @@
 
 use pyo3::exceptions::{
     PyFileExistsError, PyFileNotFoundError, PyIndexError, PyKeyboardInterrupt, PyMemoryError, PyOSError,
+    PyPermissionError,
     PyOverflowError, PyRuntimeError, PyTypeError, PyValueError,
 };
 use pyo3::prelude::*;
@@ -50,6 +51,7 @@ pub fn to_py(err: TegulaError) -> PyErr {
         TegulaError::Memory(_) => PyMemoryError::new_err(msg),
         TegulaError::NotFound(_) => PyFileNotFoundError::new_err(msg),
         TegulaError::Exists(_) => PyFileExistsError::new_err(msg),
+        TegulaError::Permission(_) => PyPermissionError::new_err(msg),
         TegulaError::Io(_) => PyOSError::new_err(msg),
         TegulaError::Callback { id, .. } => {
             let original = CALLBACK_ERRORS.lock().ok().and_then(|mut kept| kept.remove(&id));

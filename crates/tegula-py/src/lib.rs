@@ -39,6 +39,7 @@ fn _tegula(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(options::memory_budget, m)?)?;
     m.add_function(wrap_pyfunction!(store::open_zarr, m)?)?;
     m.add_function(wrap_pyfunction!(store::open_npy, m)?)?;
+    m.add_function(wrap_pyfunction!(store::zarr_metadata, m)?)?;
     m.add_function(wrap_pyfunction!(store::to_zarr, m)?)?;
     m.add_function(wrap_pyfunction!(store::to_npy, m)?)?;
     m.add_function(wrap_pyfunction!(store::from_object, m)?)?;

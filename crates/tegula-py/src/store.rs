@@ -15,11 +15,23 @@ use tegula::{Array, ChunkSource, Codec, Result, StoredInfo, TegulaError, ZarrOpt
 
 /// Opens a Zarr array lazily; returns its handle and its attributes (a JSON object).
 #[pyfunction]
-#[pyo3(signature = (path, chunks=None))]
-pub fn open_zarr(py: Python<'_>, path: &str, chunks: Option<&Bound<'_, PyAny>>) -> PyResult<(PyArrayHandle, String)> {
-    let source = py.detach(|| tegula::open_zarr(path)).py()?;
+#[pyo3(signature = (path, chunks=None, storage_options=Vec::new()))]
+pub fn open_zarr(
+    py: Python<'_>,
+    path: &str,
+    chunks: Option<&Bound<'_, PyAny>>,
+    storage_options: Vec<(String, String)>,
+) -> PyResult<(PyArrayHandle, String)> {
+    let source = py.detach(|| tegula::open_zarr_at(path, &storage_options)).py()?;
     let attributes = source.info().attributes.clone();
     Ok((opened(source, chunks)?, attributes))
+}
+
+/// The metadata document (JSON text) of a Zarr array in object storage.
+#[pyfunction]
+#[pyo3(signature = (url, storage_options=Vec::new()))]
+pub fn zarr_metadata(py: Python<'_>, url: &str, storage_options: Vec<(String, String)>) -> PyResult<String> {
+    py.detach(|| tegula::remote_zarr_metadata(url, &storage_options)).py()
 }
 
 /// Opens a `.npy` file lazily.
@@ -43,7 +55,7 @@ fn opened(source: Arc<dyn ChunkSource>, chunks: Option<&Bound<'_, PyAny>>) -> Py
 #[pyfunction]
 #[pyo3(signature = (array, path, chunks=None, compressor=None, level=None, shards=None, fill_value=None,
                     attributes="{}", overwrite=false, zarr_format=3, scheduler="threads", num_workers=None,
-                    fuse=true, memory=None, spill_dir=None))]
+                    fuse=true, memory=None, spill_dir=None, storage_options=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 pub fn to_zarr<'py>(
     py: Python<'py>,
@@ -62,6 +74,7 @@ pub fn to_zarr<'py>(
     fuse: bool,
     memory: Option<usize>,
     spill_dir: Option<PathBuf>,
+    storage_options: Vec<(String, String)>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let a = array.inner.clone();
     let chunk_shape = match chunks.filter(|c| !c.is_none()) {
@@ -79,7 +92,7 @@ pub fn to_zarr<'py>(
     };
     let options = compute_options(scheduler, num_workers, fuse, memory, spill_dir)?;
     let cancel = options.spec.as_ref().map(|s| s.cancel.clone()).unwrap_or_default();
-    let report = run_interruptible(py, &cancel, None, || a.to_zarr(path, &zarr, options))?.py()?;
+    let report = run_interruptible(py, &cancel, None, || a.to_zarr_at(path, &storage_options, &zarr, options))?.py()?;
     report_dict(py, &report)
 }
 

@@ -12,20 +12,26 @@
 //! opened; errors name the path and the stored chunk (`chunk [3, 7] (c/3/7)`).
 
 mod atomic;
+mod aws_profile;
 mod bounded;
 mod compressed;
 mod codecs;
 mod direct;
 mod files;
 mod npy;
+mod object;
+mod object_storage;
 mod prefetch;
 mod raw_chunks;
+mod remote_zarr;
 mod replace;
 mod staged;
 mod zarr;
 
 pub use codecs::{Codec, ZarrOptions};
 pub use npy::{NpySink, NpySource};
+pub use object::{is_remote, StorageOptions};
+pub use remote_zarr::{RemoteZarrSink, RemoteZarrSource};
 pub use staged::{StagedNpy, StagedZarr};
 pub use zarr::{ZarrSink, ZarrSource};
 
@@ -57,8 +63,8 @@ pub trait ChunkSource: Send + Sync {
     }
 }
 
-/// Opens the source at `url`, as written by a source's `url`: `zarr:DEV.INODE:PATH` or
-/// `npy:PATH`.
+/// Opens the source at `url`, as written by a source's `url`: `zarr:DEV.INODE:PATH`,
+/// `npy:PATH` or `zarr-remote:["URL", OPTIONS]`.
 pub fn open_url(url: &str) -> Result<std::sync::Arc<dyn ChunkSource>> {
     let bad = || TegulaError::Value(format!("not a store URL tegula opens: {url:?}"));
     match url.split_once(':') {
@@ -69,6 +75,7 @@ pub fn open_url(url: &str) -> Result<std::sync::Arc<dyn ChunkSource>> {
             Ok(std::sync::Arc::new(ZarrSource::open_same(path, identity)?))
         }
         Some(("npy", path)) => Ok(std::sync::Arc::new(NpySource::open(path)?)),
+        Some((remote_zarr::REMOTE_SCHEME, json)) => Ok(std::sync::Arc::new(remote_zarr::open_source(json)?)),
         _ => Err(bad()),
     }
 }
@@ -78,6 +85,7 @@ pub fn open_sink_url(url: &str) -> Result<std::sync::Arc<dyn ChunkSink>> {
     match url.split_once(':') {
         Some((staged::STAGED_SCHEME, staging)) => Ok(std::sync::Arc::new(StagedZarr::open(staging)?)),
         Some((staged::STAGED_NPY_SCHEME, staging)) => Ok(std::sync::Arc::new(staged::StagedNpy::open(staging)?)),
+        Some((remote_zarr::REMOTE_SINK_SCHEME, json)) => Ok(std::sync::Arc::new(remote_zarr::open_sink(json)?)),
         _ => Err(TegulaError::Value(format!("not a sink URL tegula opens: {url:?}"))),
     }
 }

@@ -15,8 +15,9 @@ use std::sync::Arc;
 use tegula_core::{DType, Result, TegulaError};
 use unsafe_cell_slice::UnsafeCellSlice;
 use zarrs::array::{
-    Array, ArrayBytes, ArrayBytesFixedDisjointView, ArrayCreateError, ArrayMetadata, ArrayMetadataOptions, ArraySubset,
+    Array, ArrayBytes, ArrayBytesFixedDisjointView, ArrayCreateError, ArrayError, ArrayMetadata, ArrayMetadataOptions, ArraySubset,
 };
+use zarrs::storage::{ReadableStorageTraits, ReadableWritableStorageTraits};
 
 pub(crate) type ZarrArray = Array<AtomicStore>;
 
@@ -43,12 +44,12 @@ pub(crate) fn open_array(path: &str) -> Result<(ZarrArray, Arc<AtomicStore>)> {
 }
 
 /// The array's metadata document.
-pub(crate) fn metadata(path: &str, array: &ZarrArray) -> Result<Value> {
+pub(crate) fn metadata<S: ?Sized>(path: &str, array: &Array<S>) -> Result<Value> {
     serde_json::to_value(array.metadata()).map_err(|e| io(path, e))
 }
 
 /// What tegula needs from an array's metadata (`meta`, its document).
-pub(crate) fn describe(path: &str, array: &ZarrArray, meta: &Value) -> Result<StoredInfo> {
+pub(crate) fn describe<S: ?Sized>(path: &str, array: &Array<S>, meta: &Value) -> Result<StoredInfo> {
     let (dtype, chunks) = match array.metadata() {
         ArrayMetadata::V3(_) => (&meta["data_type"], &meta["chunk_grid"]["configuration"]["chunk_shape"]),
         ArrayMetadata::V2(_) => (&meta["dtype"], &meta["chunks"]),
@@ -70,7 +71,7 @@ pub(crate) fn describe(path: &str, array: &ZarrArray, meta: &Value) -> Result<St
 
 /// Refuses arrays no buffer could hold: more than `MAX_NDIM` axes, or a shape or chunk whose
 /// bytes overflow `isize` (whose arithmetic would otherwise wrap or abort later).
-fn check_sizes(path: &str, shape: &[usize], chunk_shape: &[usize], dtype: DType) -> Result<()> {
+pub(crate) fn check_sizes(path: &str, shape: &[usize], chunk_shape: &[usize], dtype: DType) -> Result<()> {
     if shape.len() > crate::MAX_NDIM {
         return Err(tegula_core::value_err!("{path}: {} dimensions, more than the {} tegula (and NumPy) allow", shape.len(), crate::MAX_NDIM));
     }
@@ -83,7 +84,7 @@ fn check_sizes(path: &str, shape: &[usize], chunk_shape: &[usize], dtype: DType)
 }
 
 /// The stored chunks a region touches, for messages: `(0, 1)` or `(0..2, 1)`.
-fn chunk_names(info: &StoredInfo, region: &[(usize, usize)]) -> String {
+pub(crate) fn chunk_names(info: &StoredInfo, region: &[(usize, usize)]) -> String {
     let axes: Vec<String> = region
         .iter()
         .zip(&info.chunk_shape)
@@ -197,58 +198,70 @@ impl ChunkSource for ZarrSource {
         if let Some(compressed) = &self.compressed {
             return compressed.read(&self.array, &self.info, region, out);
         }
-        let shape: Vec<u64> = region.iter().map(|&(a, b)| (b - a) as u64).collect();
-        let whole = ArraySubset::new_with_shape(shape.clone());
-        let failed = |e: &dyn std::fmt::Display| io(&self.info.path, format!("reading {}: {e}", chunk_names(&self.info, region)));
-        // SAFETY: the view covers all of `out`, and no other view of `out` exists.
-        let mut view = unsafe { ArrayBytesFixedDisjointView::new(UnsafeCellSlice::new(out), self.info.dtype.itemsize(), &shape, whole) }
-            .map_err(|e| failed(&e))?;
-        let subset = ArraySubset::new_with_ranges(&ranges(region));
-        match self.array.retrieve_array_subset_into(&subset, (&mut view).into()) {
-            Ok(()) => Ok(()),
-            Err(e) => Err(self.failed_chunk(region).unwrap_or_else(|| failed(&e))),
-        }
+        read_with_zarrs(&self.array, &self.info, region, out)
     }
 }
 
-impl ZarrSource {
-    /// The error of the first stored chunk (or shard) of `region` that cannot be read, found
-    /// by reading them one by one once a read of the region failed, so the message names the
-    /// broken chunk itself rather than the block's range of chunks.
-    fn failed_chunk(&self, region: &[(usize, usize)]) -> Option<TegulaError> {
-        let c = &self.info.chunk_shape;
-        let first: Vec<u64> = region.iter().zip(c).map(|(&(a, _), &c)| (a / c) as u64).collect();
-        let last: Vec<u64> = region.iter().zip(c).map(|(&(a, b), &c)| ((b - 1).max(a) / c) as u64).collect();
-        let mut index = first.clone();
+/// Reads `region` of `array` into `out` through `zarrs` (every codec and chunk layout).
+pub(crate) fn read_with_zarrs<S: ?Sized + ReadableStorageTraits + 'static>(
+    array: &Array<S>,
+    info: &StoredInfo,
+    region: &[(usize, usize)],
+    out: &mut [u8],
+) -> Result<()> {
+    let shape: Vec<u64> = region.iter().map(|&(a, b)| (b - a) as u64).collect();
+    let whole = ArraySubset::new_with_shape(shape.clone());
+    let failed = |e: &dyn std::fmt::Display| io(&info.path, format!("reading {}: {e}", chunk_names(info, region)));
+    // SAFETY: the view covers all of `out`, and no other view of `out` exists.
+    let mut view = unsafe { ArrayBytesFixedDisjointView::new(UnsafeCellSlice::new(out), info.dtype.itemsize(), &shape, whole) }
+        .map_err(|e| failed(&e))?;
+    let subset = ArraySubset::new_with_ranges(&ranges(region));
+    match array.retrieve_array_subset_into(&subset, (&mut view).into()) {
+        Ok(()) => Ok(()),
+        Err(e) => Err(failed_chunk(array, info, region).unwrap_or_else(|| failed(&e))),
+    }
+}
+
+/// The error of the first stored chunk (or shard) of `region` that cannot be read, found by
+/// reading them one by one once a read of the region failed, so the message names the broken
+/// chunk itself rather than the block's range of chunks.
+fn failed_chunk<S: ?Sized + ReadableStorageTraits + 'static>(array: &Array<S>, info: &StoredInfo, region: &[(usize, usize)]) -> Option<TegulaError> {
+    let c = &info.chunk_shape;
+    let first: Vec<u64> = region.iter().zip(c).map(|(&(a, _), &c)| (a / c) as u64).collect();
+    let last: Vec<u64> = region.iter().zip(c).map(|(&(a, b), &c)| ((b - 1).max(a) / c) as u64).collect();
+    let mut index = first.clone();
+    loop {
+        // Only the chunk's part of the region: its metadata may declare a chunk larger than
+        // memory.
+        let part: Vec<std::ops::Range<u64>> = region
+            .iter()
+            .zip(c)
+            .zip(&index)
+            .map(|((&(a, b), &c), &i)| {
+                let start = i * c as u64;
+                (a as u64).max(start) - start..(b as u64).min(start + c as u64) - start
+            })
+            .collect();
+        let part = ArraySubset::new_with_ranges(&part);
+        if let Err(e) = array.retrieve_chunk_subset::<ArrayBytes<'static>>(&index, &part) {
+            let key = array.chunk_key(&index);
+            let what = format!("reading chunk {index:?} ({key})");
+            return Some(match e {
+                ArrayError::StorageError(e) => crate::object::storage_error(&format!("{}: {what}", info.path), &e),
+                e => io(&info.path, format!("{what}: {e}")),
+            });
+        }
+        let mut axis = index.len();
         loop {
-            // Only the chunk's part of the region: its metadata may declare a chunk larger
-            // than memory.
-            let part: Vec<std::ops::Range<u64>> = region
-                .iter()
-                .zip(c)
-                .zip(&index)
-                .map(|((&(a, b), &c), &i)| {
-                    let start = i * c as u64;
-                    (a as u64).max(start) - start..(b as u64).min(start + c as u64) - start
-                })
-                .collect();
-            let part = ArraySubset::new_with_ranges(&part);
-            if let Err(e) = self.array.retrieve_chunk_subset::<ArrayBytes<'static>>(&index, &part) {
-                let key = self.array.chunk_key(&index);
-                return Some(io(&self.info.path, format!("reading chunk {index:?} ({key}): {e}")));
+            if axis == 0 {
+                return None;
             }
-            let mut axis = index.len();
-            loop {
-                if axis == 0 {
-                    return None;
-                }
-                axis -= 1;
-                index[axis] += 1;
-                if index[axis] <= last[axis] {
-                    break;
-                }
-                index[axis] = first[axis];
+            axis -= 1;
+            index[axis] += 1;
+            if index[axis] <= last[axis] {
+                break;
             }
+            index[axis] = first[axis];
         }
     }
 }
@@ -326,10 +339,24 @@ pub(crate) fn write_region(array: &ZarrArray, raw: Option<&RawChunks>, info: &St
     if let Some(done) = raw.and_then(|raw| raw.write(array, info, region, bytes)) {
         return done;
     }
+    store_with_zarrs(array, info, region, bytes)
+}
+
+/// Writes `region` of `array` through `zarrs` (encoding each whole chunk it covers).
+pub(crate) fn store_with_zarrs<S: ?Sized + ReadableWritableStorageTraits + 'static>(
+    array: &Array<S>,
+    info: &StoredInfo,
+    region: &[(usize, usize)],
+    bytes: &[u8],
+) -> Result<()> {
     let subset = ArraySubset::new_with_ranges(&ranges(region));
-    array
-        .store_array_subset(&subset, ArrayBytes::new_flen(bytes))
-        .map_err(|e| io(&info.path, format!("writing {}: {e}", chunk_names(info, region))))
+    array.store_array_subset(&subset, ArrayBytes::new_flen(bytes)).map_err(|e| {
+        let what = format!("{}: writing {}", info.path, chunk_names(info, region));
+        match e {
+            ArrayError::StorageError(e) => crate::object::storage_error(&what, &e),
+            e => TegulaError::Io(format!("{what}: {e}")),
+        }
+    })
 }
 
 /// The stored chunk grid: the shards when sharded.
@@ -361,7 +388,7 @@ fn check_target(path: &str, overwrite: bool) -> Result<bool> {
     Ok(true)
 }
 
-const METADATA_FILES: [&str; 4] = ["zarr.json", ".zarray", ".zattrs", ".zgroup"];
+pub(crate) const METADATA_FILES: [&str; 4] = ["zarr.json", ".zarray", ".zattrs", ".zgroup"];
 
 impl ChunkSink for ZarrSink {
     fn info(&self) -> &StoredInfo {

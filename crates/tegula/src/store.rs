@@ -9,14 +9,40 @@ use tegula_core::{normalize_chunks, ChunkSpec, Chunks, Result};
 use tegula_exec::Report;
 use tegula_plan::construct::{creation, store};
 use tegula_plan::{next_id, ResourceKind, Resource};
-use tegula_store::{ChunkSink, ChunkSource, NpySink, NpySource, StoredInfo, ZarrOptions, ZarrSink, ZarrSource};
+use tegula_store::{
+    is_remote, ChunkSink, ChunkSource, NpySink, NpySource, RemoteZarrSink, RemoteZarrSource, StoredInfo, ZarrOptions, ZarrSink,
+    ZarrSource,
+};
 
 /// Blocks read from a store by default grow to about this size, in whole stored chunks.
 pub const STORE_BLOCK_BYTES: usize = 16 << 20;
 
 /// Opens the Zarr array (format 2 or 3) at `path`; nothing is read but its metadata.
 pub fn open_zarr(path: &str) -> Result<Arc<dyn ChunkSource>> {
-    Ok(Arc::new(ZarrSource::open(path)?))
+    open_zarr_at(path, &[])
+}
+
+/// Opens the Zarr array at a local path or an object storage URL (`s3://`, `gs://`, `az://`,
+/// `http(s)://`) with `storage` options (see `tegula_store::StorageOptions`).
+pub fn open_zarr_at(url: &str, storage: &[(String, String)]) -> Result<Arc<dyn ChunkSource>> {
+    if is_remote(url) {
+        return Ok(Arc::new(RemoteZarrSource::open(url, storage)?));
+    }
+    local_only(url, storage)?;
+    Ok(Arc::new(ZarrSource::open(url)?))
+}
+
+/// The metadata document (JSON) of the Zarr array at an object storage URL.
+pub fn remote_zarr_metadata(url: &str, storage: &[(String, String)]) -> Result<String> {
+    Ok(RemoteZarrSource::open(url, storage)?.metadata().to_string())
+}
+
+/// Refuses storage options for a local path, which would silently mean nothing.
+fn local_only(path: &str, storage: &[(String, String)]) -> Result<()> {
+    match storage.first() {
+        Some((key, _)) => Err(tegula_core::value_err!("{path} is a local path: storage option {key:?} applies to object storage URLs only")),
+        None => Ok(()),
+    }
 }
 
 /// Opens the `.npy` file at `path`; nothing is read but its header.
@@ -56,8 +82,19 @@ impl Array {
 
     /// Writes the array as a new Zarr array at `path` (see `ZarrOptions`).
     pub fn to_zarr(&self, path: &str, zarr: &ZarrOptions, options: impl Into<ComputeOptions>) -> Result<Report> {
-        let sink = ZarrSink::create(path, &self.shape(), self.dtype(), zarr)?;
-        self.store(Arc::new(sink), options)
+        self.to_zarr_at(path, &[], zarr, options)
+    }
+
+    /// Writes the array as a new Zarr array at a local path or an object storage URL, with
+    /// `storage` options (see `open_zarr_at`).
+    pub fn to_zarr_at(&self, url: &str, storage: &[(String, String)], zarr: &ZarrOptions, options: impl Into<ComputeOptions>) -> Result<Report> {
+        let sink: Arc<dyn ChunkSink> = if is_remote(url) {
+            Arc::new(RemoteZarrSink::create(url, storage, &self.shape(), self.dtype(), zarr)?)
+        } else {
+            local_only(url, storage)?;
+            Arc::new(ZarrSink::create(url, &self.shape(), self.dtype(), zarr)?)
+        };
+        self.store(sink, options)
     }
 
     /// Writes the array as a `.npy` file at `path`, which appears only once complete.

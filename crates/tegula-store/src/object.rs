@@ -1,0 +1,191 @@
+//! Object storage — S3 and S3-compatible servers, Google Cloud Storage, Azure Blob Storage and
+//! plain HTTP(S) — through `object_store`: opening a store from a URL and options, the one
+//! tokio runtime its requests run on, and its errors turned into `std::io` errors of the right
+//! kind with every credential removed from their text.
+//!
+//! Options take `object_store`'s configuration keys (`aws_access_key_id`, `aws_endpoint`,
+//! `aws_region`, `aws_skip_signature`, `timeout`, `connect_timeout`, …; Google's and Azure's
+//! likewise) plus tegula's own `max_retries` and `retry_timeout`. Credentials not given come
+//! from the environment (`AWS_ACCESS_KEY_ID`, …) and, for S3, from the shared credentials and
+//! config files (`aws_profile.rs`).
+
+use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
+use object_store::azure::MicrosoftAzureBuilder;
+use object_store::gcp::GoogleCloudStorageBuilder;
+use object_store::http::HttpBuilder;
+use object_store::prefix::PrefixStore;
+use object_store::{ClientConfigKey, ObjectStore, ObjectStoreScheme, RetryConfig};
+use std::future::Future;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+use tegula_core::{Result, TegulaError};
+
+/// Options of a store: `(key, value)` pairs, as `object_store`'s builders take them.
+pub type StorageOptions = Vec<(String, String)>;
+
+/// Whether `url` names object storage (`s3://`, `gs://`, `az://`, `http(s)://`, …) rather
+/// than a local path.
+pub fn is_remote(url: &str) -> bool {
+    const SCHEMES: [&str; 10] = ["s3", "s3a", "gs", "az", "adl", "azure", "abfs", "abfss", "http", "https"];
+    url.split_once("://").is_some_and(|(scheme, _)| SCHEMES.contains(&scheme.to_ascii_lowercase().as_str()))
+}
+
+/// A store opened at a URL: requests name keys below the URL's path.
+pub(crate) struct Bucket {
+    pub(crate) store: Arc<dyn ObjectStore>,
+    /// The URL without user or password, for messages.
+    pub(crate) url: String,
+    /// Every credential given or found, removed from any message.
+    secrets: Vec<String>,
+}
+
+/// Option keys whose values are credentials (never shown).
+const SECRET_WORDS: [&str; 7] = ["key", "secret", "token", "password", "sas", "credential", "signature"];
+
+impl Bucket {
+    pub(crate) fn open(url: &str, options: &[(String, String)]) -> Result<Bucket> {
+        let parsed = url::Url::parse(url).map_err(|e| tegula_core::value_err!("{}: not a URL tegula opens: {e}", shown(url)))?;
+        let mut display = parsed.clone();
+        let _ = display.set_username("");
+        let _ = display.set_password(None);
+        let display = display.to_string().trim_end_matches('/').to_string();
+        let mut secrets: Vec<String> = options
+            .iter()
+            .filter(|(k, _)| SECRET_WORDS.iter().any(|w| k.to_ascii_lowercase().contains(w)))
+            .map(|(_, v)| v.clone())
+            .collect();
+        secrets.extend(parsed.password().map(str::to_string));
+        let (scheme, path) =
+            ObjectStoreScheme::parse(&parsed).map_err(|e| tegula_core::value_err!("{display}: not a URL tegula opens: {e}"))?;
+        let (tegula_options, options): (Vec<_>, Vec<_>) =
+            options.iter().partition(|(k, _)| ["max_retries", "retry_timeout"].contains(&k.as_str()));
+        let retry = retry_config(&tegula_options, &display)?;
+        let given = secrets.clone();
+        let config = |e: object_store::Error| tegula_core::value_err!("{display}: {}", redact(&e.to_string(), &given));
+        let store: Arc<dyn ObjectStore> = match scheme {
+            ObjectStoreScheme::AmazonS3 => {
+                let mut builder = crate::aws_profile::with_profile(AmazonS3Builder::from_env()).with_url(url).with_retry(retry);
+                for (k, v) in &options {
+                    builder = builder.with_config(k.to_ascii_lowercase().parse().map_err(config)?, v);
+                }
+                // An `http://` endpoint (a local S3-compatible server) is meant, not refused.
+                if builder.get_config_value(&AmazonS3ConfigKey::Endpoint).is_some_and(|e| e.starts_with("http://")) {
+                    builder = builder.with_config(AmazonS3ConfigKey::Client(ClientConfigKey::AllowHttp), "true");
+                }
+                for key in [AmazonS3ConfigKey::AccessKeyId, AmazonS3ConfigKey::SecretAccessKey, AmazonS3ConfigKey::Token] {
+                    secrets.extend(builder.get_config_value(&key));
+                }
+                Arc::new(builder.build().map_err(config)?)
+            }
+            ObjectStoreScheme::GoogleCloudStorage => {
+                let mut builder = GoogleCloudStorageBuilder::from_env().with_url(url).with_retry(retry);
+                for (k, v) in &options {
+                    builder = builder.with_config(k.to_ascii_lowercase().parse().map_err(config)?, v);
+                }
+                Arc::new(builder.build().map_err(config)?)
+            }
+            ObjectStoreScheme::MicrosoftAzure => {
+                let mut builder = MicrosoftAzureBuilder::from_env().with_url(url).with_retry(retry);
+                for (k, v) in &options {
+                    builder = builder.with_config(k.to_ascii_lowercase().parse().map_err(config)?, v);
+                }
+                Arc::new(builder.build().map_err(config)?)
+            }
+            ObjectStoreScheme::Http => {
+                let base = &parsed[..url::Position::BeforePath];
+                let mut builder = HttpBuilder::new().with_url(base).with_retry(retry);
+                for (k, v) in &options {
+                    builder = builder.with_config(k.to_ascii_lowercase().parse().map_err(config)?, v);
+                }
+                if base.starts_with("http://") {
+                    builder = builder.with_config(ClientConfigKey::AllowHttp, "true");
+                }
+                Arc::new(builder.build().map_err(config)?)
+            }
+            _ => {
+                return Err(tegula_core::value_err!("{display}: not object storage (open local paths directly)"))
+            }
+        };
+        secrets.retain(|s| !s.is_empty());
+        let store: Arc<dyn ObjectStore> = if path.as_ref().is_empty() { store } else { Arc::new(PrefixStore::new(store, path)) };
+        Ok(Bucket { store, url: display, secrets })
+    }
+
+    /// `text` with every credential of this store replaced by `***`.
+    pub(crate) fn redact(&self, text: &str) -> String {
+        redact(text, &self.secrets)
+    }
+
+    /// An `object_store` error as an `std::io` error of its kind (missing, refused, other),
+    /// its text naming `key` below this store's URL and holding no credential.
+    pub(crate) fn io_error(&self, key: &str, e: object_store::Error) -> std::io::Error {
+        use std::io::ErrorKind;
+        let text = self.redact(&e.to_string());
+        let kind = match &e {
+            object_store::Error::NotFound { .. } => ErrorKind::NotFound,
+            object_store::Error::PermissionDenied { .. } | object_store::Error::Unauthenticated { .. } => ErrorKind::PermissionDenied,
+            // Some requests (listings) report a refusal as a generic error with its status.
+            _ if text.contains("403 Forbidden") || text.contains("401 Unauthorized") => ErrorKind::PermissionDenied,
+            _ => ErrorKind::Other,
+        };
+        std::io::Error::new(kind, format!("{}/{key}: {text}", self.url))
+    }
+
+}
+
+fn redact(text: &str, secrets: &[String]) -> String {
+    secrets.iter().filter(|s| !s.is_empty()).fold(text.to_string(), |text, secret| text.replace(secret.as_str(), "***"))
+}
+
+/// `url` as shown in messages: without anything between `://` and `@`.
+fn shown(url: &str) -> String {
+    match (url.find("://"), url.find('@')) {
+        (Some(start), Some(at)) if at > start => format!("{}{}", &url[..start + 3], &url[at + 1..]),
+        _ => url.to_string(),
+    }
+}
+
+/// Retries with exponential backoff on throttling, 5xx and dropped connections (object_store's
+/// policy), bounded by `max_retries` (default 10) and `retry_timeout` (seconds, default 180),
+/// so a store that stops answering is an error within a bounded time.
+fn retry_config(options: &[&(String, String)], url: &str) -> Result<RetryConfig> {
+    let mut retry = RetryConfig::default();
+    for (key, value) in options {
+        let bad = || tegula_core::value_err!("{url}: option {key}={value:?} is not a number");
+        match key.as_str() {
+            "max_retries" => retry.max_retries = value.parse().map_err(|_| bad())?,
+            _ => retry.retry_timeout = Duration::from_secs_f64(value.parse::<f64>().ok().filter(|s| s.is_finite() && *s >= 0.0).ok_or_else(bad)?),
+        }
+    }
+    Ok(retry)
+}
+
+/// Runs `future` to completion on the process's I/O runtime, from a thread outside it (an
+/// executor's thread, which waits while many requests are in flight).
+pub(crate) fn block_on<F: Future>(future: F) -> Result<F::Output> {
+    static RUNTIME: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
+    let runtime = RUNTIME.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("tegula-io")
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())
+    });
+    match runtime {
+        Ok(runtime) => Ok(runtime.block_on(future)),
+        Err(e) => Err(TegulaError::Io(format!("starting the object storage client: {e}"))),
+    }
+}
+
+/// A storage error of `zarrs` as tegula's error of the same kind, naming what was done.
+pub(crate) fn storage_error(what: &str, e: &zarrs::storage::StorageError) -> TegulaError {
+    use std::io::ErrorKind;
+    match e {
+        zarrs::storage::StorageError::IOError(io) if io.kind() == ErrorKind::NotFound => TegulaError::NotFound(format!("{what}: {io}")),
+        zarrs::storage::StorageError::IOError(io) if io.kind() == ErrorKind::PermissionDenied => {
+            TegulaError::Permission(format!("{what}: {io}"))
+        }
+        other => TegulaError::Io(format!("{what}: {other}")),
+    }
+}
