@@ -221,6 +221,14 @@ def report(rows, args):
         print(f"| {name} | {rate['tegula']:.2f} {unit} ({t['tegula']:.1f} s) | {rate['dask']:.2f} {unit} ({t['dask']:.1f} s) "
               f"| {t['dask'] / t['tegula']:.2f}× | {peak['tegula'] / 2**20:.0f} / {peak['dask'] / 2**20:.0f} MiB "
               f"| {client['tegula']:.1f} / {client['dask']:.1f} | {cpu['tegula']:.1f} / {cpu['dask']:.1f} |")
+    cores = os.cpu_count()
+    print(f"\nThe server shares this machine's {cores} cores with the client. Even a client using no CPU "
+          f"could not beat the server's own CPU time spread over every core: the best tegula / Dask "
+          f"throughput ratio this machine allows is Dask's time / (server CPU s of tegula's run / {cores}):")
+    for action in ("write", "read", "small"):
+        t_dask = statistics.median(r["seconds"] for r in rows[("dask", action)])
+        server = statistics.median(r["server_cpu"] for r in rows[("tegula", action)])
+        print(f"- {action}: at most {t_dask / (server / cores):.2f}×")
     print(f"\nsums agree and are those of U[0,1) values: {ok}")
     if not ok:
         sys.exit(1)

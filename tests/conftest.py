@@ -23,3 +23,16 @@ settings.load_profile(os.environ.get("TEGULA_HYPOTHESIS_PROFILE", "ci"))
 def tmp(tmp_path):
     """A fresh directory for one test, as a string path."""
     return str(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def s3(tmp_path_factory):
+    """An S3-compatible server (``rclone serve s3``) on the loopback address for the whole
+    session, with a bucket ``arrays`` (see ``object_servers.py``)."""
+    from object_servers import S3Server
+
+    server = S3Server(str(tmp_path_factory.mktemp("s3")))
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -6,6 +6,7 @@ started by the tests and stopped at the end of the session, also on failure."""
 
 import contextlib
 import http.server
+import itertools
 import os
 import shutil
 import socket
@@ -17,6 +18,14 @@ import urllib.request
 
 ACCESS_KEY = "tegula-test-access-key"
 SECRET_KEY = "tegula-test-secret-key-0123456789"
+
+
+_names = itertools.count()
+
+
+def fresh(s3, bucket="arrays"):
+    """A URL on server ``s3`` where no array is yet."""
+    return f"{s3.bucket(bucket)}/a{os.getpid()}-{next(_names)}.zarr"
 
 
 def free_port():

@@ -59,6 +59,20 @@ def test_stores_are_read_and_written_by_the_workers(client, tmp):
     assert not [p for p in os.listdir(tmp) if p.startswith(".")], "no staging file is left behind"
 
 
+def test_object_storage_is_read_and_written_by_the_workers(client, s3):
+    from object_servers import fresh
+
+    a = np.random.default_rng(5).standard_normal((120, 90))
+    url, out = fresh(s3), fresh(s3)
+    tg.to_zarr(tg.asarray(a, chunks=(40, 30)), url, chunks=(40, 30), storage_options=s3.options)
+    x = tg.from_zarr(url, storage_options=s3.options) * 2
+    with tg.config.set(scheduler=client):
+        tg.to_zarr(x, out, compressor="zstd", storage_options=s3.options)
+        total = x.sum(axis=0).compute()
+    same(total, x.sum(axis=0).compute(scheduler="threads"))
+    same(tg.from_zarr(out, storage_options=s3.options).compute(), x.compute(scheduler="threads"))
+
+
 def test_bytes_each_worker_received_match_the_simulator(client):
     a = np.random.default_rng(3).standard_normal((1200, 900))
     x = tg.asarray(a, chunks=300)

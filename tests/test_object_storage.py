@@ -4,7 +4,6 @@ checked against the data and against zarr-python over the same server both ways;
 worker processes; overwrites; a killed writer; and every kind of bad input or bad server
 giving a clear error within a bounded time, with no credential in its text."""
 
-import itertools
 import json
 import os
 import subprocess
@@ -17,20 +16,10 @@ import zarr
 from hypothesis import given, settings, strategies as st
 
 import tegula as tg
-from object_servers import ACCESS_KEY, SECRET_KEY, HttpServer, S3Server, silent_server, unavailable_server
+from object_servers import ACCESS_KEY, SECRET_KEY, HttpServer, fresh, silent_server, unavailable_server
 from strategies import ALL_DTYPES, chunkings, dtypes, np_arrays, regular_chunks, same_bytes, shapes
 
 CODECS = [None, "zstd", "gzip", "blosc"]
-_names = itertools.count()
-
-
-@pytest.fixture(scope="module")
-def s3(tmp_path_factory):
-    server = S3Server(str(tmp_path_factory.mktemp("s3")))
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture(scope="module")
@@ -40,11 +29,6 @@ def http(tmp_path_factory):
         yield server
     finally:
         server.stop()
-
-
-def fresh(s3, bucket="arrays"):
-    """A URL where no array is yet."""
-    return f"{s3.bucket(bucket)}/a{next(_names)}.zarr"
 
 
 def zarr_python_store(s3, url):

@@ -74,6 +74,20 @@ def test_zarr_writes_run_on_the_workers(cluster, tmp):
     assert not [p for p in os.listdir(tmp) if p.startswith(".")], "no staging directory is left behind"
 
 
+def test_object_storage_is_read_and_written_by_the_workers(cluster, s3):
+    from object_servers import fresh
+
+    a = np.random.default_rng(6).standard_normal((120, 90))
+    url, out = fresh(s3), fresh(s3)
+    tg.to_zarr(tg.asarray(a, chunks=(40, 30)), url, chunks=(40, 30), storage_options=s3.options)
+    x = tg.from_zarr(url, storage_options=s3.options) + 1
+    with tg.config.set(scheduler="ray"):
+        tg.to_zarr(x, out, compressor="gzip", storage_options=s3.options)
+        total = x.sum(axis=1).compute()
+    same(total, x.sum(axis=1).compute(scheduler="threads"))
+    same(tg.from_zarr(out, storage_options=s3.options).compute(), x.compute(scheduler="threads"))
+
+
 def test_npy_writes_run_on_the_workers(cluster, tmp):
     a = np.random.default_rng(6).standard_normal((170, 230))
     x = tg.asarray(a, chunks=(40, 60)).T * 2
