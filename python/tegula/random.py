@@ -149,6 +149,101 @@ class Generator:
         ratio, low_prod, high_prod = (md - lo) / base, (md - lo) * base, (hi - md) * base
         return tegula.where(u <= ratio, lo + tegula.sqrt(u * low_prod), hi - tegula.sqrt((1.0 - u) * high_prod))
 
+    # --- distributions drawn by rejection, in Rust (one stream per element) -----------------
+
+    def standard_gamma(self, shape, size=None, dtype="float64", chunks="auto"):
+        """Gamma of scale 1 (Marsaglia and Tsang's method; 0 where ``shape`` is 0)."""
+        shape = _scalar("standard_gamma", shape=shape)
+        if shape < 0:
+            raise ValueError("shape < 0")  # a NaN shape draws NaNs, as in NumPy
+        return self._draw("gamma", shape, 1.0, size, dtype, chunks)
+
+    def gamma(self, shape, scale=1.0, size=None, chunks="auto"):
+        _non_negative(scale=scale)
+        draws = self.standard_gamma(shape, _size(size, scale), chunks=chunks)
+        return draws * _param(scale) if isinstance(scale, Array) or np.ndim(scale) else draws * float(scale)
+
+    def beta(self, a, b, size=None, chunks="auto"):
+        """``X / (X + Y)`` of gamma draws of shapes ``a`` and ``b`` (both > 0)."""
+        a, b = _scalar("beta", a=a, b=b)
+        if a <= 0:
+            raise ValueError("a <= 0")
+        if b <= 0:
+            raise ValueError("b <= 0")
+        return self._draw("beta", a, b, size, "float64", chunks)
+
+    def chisquare(self, df, size=None, chunks="auto"):
+        df = _degrees("chisquare", df)
+        return self._draw("chisquare", df, 0.0, size, "float64", chunks)
+
+    def standard_t(self, df, size=None, chunks="auto"):
+        df = _degrees("standard_t", df)
+        return self._draw("standard_t", df, 0.0, size, "float64", chunks)
+
+    def poisson(self, lam=1.0, size=None, chunks="auto"):
+        """Counts of mean ``lam`` (int64): multiplication of uniforms below 10, Hörmann's
+        transformed rejection (PTRS) above, as NumPy."""
+        lam = _scalar("poisson", lam=lam)
+        if not lam >= 0:
+            raise ValueError("lam < 0 or lam is NaN")
+        if lam > np.iinfo(np.int64).max - np.sqrt(np.iinfo(np.int64).max) * 10:
+            raise ValueError("lam value too large")
+        return self._draw("poisson", lam, 0.0, size, "int64", chunks)
+
+    def binomial(self, n, p, size=None, chunks="auto"):
+        """Successes in ``n`` trials of probability ``p`` (int64): waiting times below
+        ``n·min(p, 1-p)`` of 10, Hörmann's BTRS above."""
+        n = _scalar("binomial", n=n)
+        p = _scalar("binomial", p=p)
+        if n != int(n):
+            raise TypeError(f"n must be an integer, got {n}")
+        if n < 0:
+            raise ValueError("n < 0")
+        if not 0 <= p <= 1:
+            raise ValueError("p < 0, p > 1 or p is NaN")
+        return self._draw("binomial", int(n), p, size, "int64", chunks)
+
+    def multivariate_normal(self, mean, cov, size=None, check_valid="warn", tol=1e-8, method="svd",
+                            chunks="auto"):
+        """``mean + z @ A.T`` of standard normal ``z``, ``A A.T = cov`` by NumPy's factorisation
+        of ``cov`` (a NumPy-sized matrix: ``method`` "svd", "eigh" or "cholesky")."""
+        import tegula
+
+        mean = np.asarray(mean, dtype=np.float64)
+        cov = np.asarray(cov, dtype=np.float64)
+        if mean.ndim != 1 or cov.shape != (mean.size, mean.size):
+            raise ValueError("mean must be 1 dimensional and cov must be 2 dimensional and square, of mean's length")
+        if method not in ("svd", "eigh", "cholesky"):
+            raise ValueError("method must be one of {'eigh', 'svd', 'cholesky'}")
+        if method == "cholesky":
+            factor = np.linalg.cholesky(cov)
+        else:
+            if method == "svd":
+                u, s, vh = np.linalg.svd(cov)
+                valid = np.allclose((vh.T * s) @ vh, cov, rtol=tol, atol=tol)
+            else:
+                s, u = np.linalg.eigh(cov)
+                valid = (s >= -tol).all()
+                s = np.maximum(s, 0.0)
+            if not valid and check_valid != "ignore":
+                if check_valid == "raise":
+                    raise ValueError("covariance is not symmetric positive-semidefinite.")
+                import warnings
+
+                warnings.warn("covariance is not symmetric positive-semidefinite.", RuntimeWarning, stacklevel=2)
+            factor = u * np.sqrt(s)
+        shape = _shape(size) + (mean.size,)
+        z = self.standard_normal(shape, chunks=chunks)
+        return tegula.matmul(z, tegula.asarray(factor.T)) + tegula.asarray(mean)
+
+    def shuffle(self, x, axis=0):
+        """Shuffles tegula array ``x`` along ``axis`` in place (``x`` is rebound to a lazy
+        permutation of itself, as in-place methods of tegula arrays are)."""
+        if not isinstance(x, Array):
+            raise TypeError("shuffle takes a tegula array; use numpy's for NumPy arrays")
+        shuffled = self.permutation(x, axis=axis)
+        x._h = shuffled._h
+
     # --- orderings and samples ------------------------------------------------------------
 
     def permutation(self, x, axis=0, chunks="auto"):
@@ -208,6 +303,24 @@ class Generator:
         cdf /= cdf[-1]
         u = self.random(count, chunks=chunks)
         return tegula.minimum(tegula.searchsorted(tegula.asarray(cdf), u, side="right"), len(weights) - 1)
+
+
+def _scalar(method, **params):
+    """The parameters of a distribution drawn by rejection: numbers (tegula draws these with
+    one shape parameter for the whole array)."""
+    values = []
+    for name, value in params.items():
+        if isinstance(value, Array) or np.ndim(value):
+            raise NotImplementedError(f"{method}: tegula takes a scalar {name}, not an array of them")
+        values.append(float(value))
+    return values[0] if len(values) == 1 else tuple(values)
+
+
+def _degrees(method, df):
+    df = _scalar(method, df=df)
+    if df <= 0:
+        raise ValueError("df <= 0")
+    return df
 
 
 def _size(size, *params):
@@ -306,5 +419,6 @@ def _forwarded(name):
 
 _FORWARDED = ["uniform", "normal", "standard_normal", "standard_exponential", "exponential", "lognormal",
               "laplace", "logistic", "gumbel", "weibull", "pareto", "rayleigh", "power", "standard_cauchy",
-              "triangular", "permutation", "choice"]
+              "triangular", "permutation", "choice", "standard_gamma", "gamma", "beta", "chisquare",
+              "standard_t", "poisson", "binomial", "multivariate_normal", "shuffle"]
 globals().update({name: _forwarded(name) for name in _FORWARDED})

@@ -262,6 +262,25 @@ pub enum Distribution {
     Normal { loc: f64, scale: f64 },
     /// Integers uniform on `[low, high)`.
     Integers { low: i128, high: i128 },
+    /// Gamma of `shape` and `scale` (both ≥ 0).
+    Gamma { shape: f64, scale: f64 },
+    /// Beta of `a` and `b` (both > 0).
+    Beta { a: f64, b: f64 },
+    /// Chi-square with `df` > 0 degrees of freedom.
+    ChiSquare { df: f64 },
+    /// Student's t with `df` > 0 degrees of freedom.
+    StudentT { df: f64 },
+    /// Poisson counts of mean `lam` ≥ 0.
+    Poisson { lam: f64 },
+    /// Binomial counts of `n` trials of probability `p`.
+    Binomial { n: u64, p: f64 },
+}
+
+impl Distribution {
+    /// Whether its values are counts (integers), drawn into an integer dtype.
+    pub fn is_count(&self) -> bool {
+        matches!(self, Distribution::Integers { .. } | Distribution::Poisson { .. } | Distribution::Binomial { .. })
+    }
 }
 
 /// How one input axis is selected by basic indexing, in ndarray's terms: elements

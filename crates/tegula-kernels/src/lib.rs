@@ -27,6 +27,7 @@ pub mod random;
 pub mod raw;
 pub mod reduce;
 pub mod reduce_f64;
+mod rejection;
 pub mod run;
 pub mod scan;
 pub mod sort;

@@ -8,6 +8,7 @@ use crate::chunk::{Chunk, Wrap};
 use crate::element::Elem;
 use crate::with_dtype;
 use crate::tiles::reshape;
+use crate::rejection::Stream;
 use crate::ziggurat::ziggurat;
 use ndarray::Array;
 use tegula_core::{DType, Distribution, Result};
@@ -75,7 +76,18 @@ pub fn random_into<T: RandomElem>(key: u64, dist: Distribution, place: &BlockPla
             let range = (high - low) as u128;
             fill_runs(&runs, out, |first, out| fill(first, out, |g| T::from_i128(low + ((bits(key, g) as u128 * range) >> 64) as i128)))
         }
+        Distribution::Gamma { shape, scale } => fill_drawn(key, &runs, out, |s| scale * s.gamma(shape)),
+        Distribution::Beta { a, b } => fill_drawn(key, &runs, out, |s| s.beta(a, b)),
+        Distribution::ChiSquare { df } => fill_drawn(key, &runs, out, |s| s.chisquare(df)),
+        Distribution::StudentT { df } => fill_drawn(key, &runs, out, |s| s.standard_t(df)),
+        Distribution::Poisson { lam } => fill_drawn(key, &runs, out, |s| s.poisson(lam)),
+        Distribution::Binomial { n, p } => fill_drawn(key, &runs, out, |s| s.binomial(n, p)),
     }
+}
+
+/// Values drawn by rejection (`rejection.rs`), each from the stream of its own position.
+fn fill_drawn<T: RandomElem>(key: u64, runs: &[(u64, usize)], out: &mut [T], draw: impl Fn(&mut Stream) -> f64) {
+    fill_runs(runs, out, |first, out| fill(first, out, |g| T::from_f64(draw(&mut Stream::new(bits(key, g))))))
 }
 
 /// Element types with their uniform generator: 53 random bits scaled, except where a type

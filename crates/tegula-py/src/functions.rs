@@ -81,8 +81,9 @@ impl PyGenerator {
         PyGenerator { inner: tegula::random::Generator::new(seed) }
     }
 
-    /// `dist` is "uniform" (a=low, b=high), "normal" (a=loc, b=scale) or "integers"
-    /// (a=low, b=high exclusive, as Python ints).
+    /// `dist` is "uniform" (a=low, b=high), "normal" (a=loc, b=scale), "integers" (a=low,
+    /// b=high exclusive, as Python ints), "gamma" (a=shape, b=scale), "beta" (a, b),
+    /// "chisquare" and "standard_t" (a=df), "poisson" (a=lam) or "binomial" (a=n, b=p).
     #[pyo3(signature = (dist, a, b, shape_, dtype_, chunks=None))]
     fn draw(
         &self,
@@ -97,6 +98,12 @@ impl PyGenerator {
             "uniform" => Distribution::Uniform { low: a.extract()?, high: b.extract()? },
             "normal" => Distribution::Normal { loc: a.extract()?, scale: b.extract()? },
             "integers" => Distribution::Integers { low: a.extract()?, high: b.extract()? },
+            "gamma" => Distribution::Gamma { shape: a.extract()?, scale: b.extract()? },
+            "beta" => Distribution::Beta { a: a.extract()?, b: b.extract()? },
+            "chisquare" => Distribution::ChiSquare { df: a.extract()? },
+            "standard_t" => Distribution::StudentT { df: a.extract()? },
+            "poisson" => Distribution::Poisson { lam: a.extract()? },
+            "binomial" => Distribution::Binomial { n: a.extract()?, p: b.extract()? },
             other => return Err(PyValueError::new_err(format!("unknown distribution {other:?}"))),
         };
         self.inner.draw(dist, &shape(shape_)?, dtype(dtype_)?, &chunk_spec(chunks)?).py().map(wrap)

@@ -63,6 +63,25 @@ pub fn linspace(start: f64, stop: f64, endpoint: bool, dtype: DType, chunks: Chu
     Node::checked(NodeKind::Source(kind, Window::default()), vec![], dtype, chunks)
 }
 
+/// NumPy's checks of the rejection-sampled distributions' parameters: a NaN shape draws NaNs,
+/// a NaN count parameter is refused.
+fn check_parameters(dist: Distribution) -> Result<()> {
+    let refuse = |what: &str| Err(value_err!("{what}"));
+    match dist {
+        Distribution::Gamma { shape, .. } if shape < 0.0 => refuse("shape < 0"),
+        Distribution::Gamma { scale, .. } if scale < 0.0 => refuse("scale < 0"),
+        Distribution::Beta { a, .. } if a <= 0.0 => refuse("a <= 0"),
+        Distribution::Beta { b, .. } if b <= 0.0 => refuse("b <= 0"),
+        Distribution::ChiSquare { df } | Distribution::StudentT { df } if df <= 0.0 => refuse("df <= 0"),
+        Distribution::Poisson { lam } if !(lam >= 0.0) => refuse("lam < 0"),
+        // NumPy's bound: beyond it a count does not fit int64 with room for the tail.
+        Distribution::Poisson { lam } if lam > 9.223_372_006_484_771e18 => refuse("lam value too large"),
+        Distribution::Binomial { p, .. } if !(0.0..=1.0).contains(&p) => refuse("p < 0, p > 1 or p is NaN"),
+        Distribution::Binomial { n, .. } if n > i64::MAX as u64 => refuse("n too large"),
+        _ => Ok(()),
+    }
+}
+
 pub fn random(key: u64, dist: Distribution, dtype: DType, chunks: Chunks) -> Result<NodeRef> {
     match dist {
         Distribution::Integers { low, high } => {
@@ -77,7 +96,10 @@ pub fn random(key: u64, dist: Distribution, dtype: DType, chunks: Chunks) -> Res
                 return Err(value_err!("integers() bounds [{low}, {high}) are out of range for {dtype}"));
             }
         }
-        Distribution::Uniform { .. } | Distribution::Normal { .. } if !dtype.is_float() || dtype == DType::Float16 => {
+        Distribution::Poisson { .. } | Distribution::Binomial { .. } if !dtype.is_integer() => {
+            return Err(tegula_core::dtype_err!("random counts need an integer dtype, got {dtype}"));
+        }
+        _ if !dist.is_count() && (!dtype.is_float() || dtype == DType::Float16) => {
             return Err(tegula_core::dtype_err!("random floats need dtype float32 or float64, got {dtype}"));
         }
         Distribution::Uniform { low, high } if !(low.is_finite() && high.is_finite()) => {
@@ -86,7 +108,7 @@ pub fn random(key: u64, dist: Distribution, dtype: DType, chunks: Chunks) -> Res
         Distribution::Normal { scale, .. } if scale < 0.0 => {
             return Err(value_err!("scale < 0"));
         }
-        _ => {}
+        _ => check_parameters(dist)?,
     }
     Node::checked(NodeKind::Source(SourceKind::Random { key, dist }, Window::default()), vec![], dtype, chunks)
 }
