@@ -39,7 +39,9 @@ from ._searching import argmax, argmin, count_nonzero, isin
 from ._sets import unique_all, unique_counts, unique_inverse, unique_values
 from ._statistics import median, percentile, ptp, quantile
 from ._nanstatistics import nanmedian, nanpercentile, nanquantile
-from ._ufunc_likes import UFUNC_LIKES, isneginf, isposinf
+from ._ufunc_likes import UFUNC_LIKES, fix, isneginf, isposinf
+from ._special_functions import i0, sinc
+from ._complex import angle, iscomplex, isreal
 from ._insert_delete import delete, insert
 from ._set_operations import intersect1d, setdiff1d, union1d
 from ._index_arrays import (argwhere, ravel_multi_index, tril_indices, tril_indices_from, triu_indices,
@@ -69,6 +71,7 @@ globals().update(NANFUNCTIONS)
 
 newaxis = None
 pi, e, inf, nan = _np.pi, _np.e, _np.inf, _np.nan
+around = round  # NumPy's (and Dask's) other name
 
 __version__ = "0.1.0"
 __array_api_version__ = "2025.12"
@@ -95,6 +98,7 @@ __all__ = sorted(
      "bincount", "digitize", "histogram", "histogram2d", "histogramdd",
      "lib", "map_overlap", "overlap", "trim_internal", "trim_overlap", "argtopk", "topk", "store",
      "argpartition", "choose", "compress", "partition", "put",
+     "fix", "i0", "sinc", "angle", "iscomplex", "isreal", "around",
      "newaxis", "pi", "e", "inf", "nan", "bool", "int8", "int16", "int32", "int64", "uint8",
      "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128"]
     + list(UFUNCS) + list(UFUNC_LIKES) + list(REDUCTIONS) + list(NANFUNCTIONS)

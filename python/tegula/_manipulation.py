@@ -170,7 +170,11 @@ def round(x, /, decimals=0):
 
     x = asarray(x)
     decimals = operator.index(decimals)
-    if x.dtype == bool:  # NumPy rounds bools as float16
+    if x.dtype == bool:  # NumPy rounds bools as float16, and cannot scale them
+        if decimals:
+            op = "multiply" if decimals > 0 else "divide"
+            raise TypeError(f"Cannot cast ufunc '{op}' output from dtype('float64') to dtype('bool') with casting "
+                            "rule 'same_kind'")
         x = x.astype(np.float16)
     elif x.dtype.kind in "iu":
         if decimals >= 0:
