@@ -1,6 +1,6 @@
 """The element-wise functions added for dask.array's namespace (``fabs``, ``fix``, ``around``,
 ``float_power``, ``logaddexp2``, ``divmod``, ``frexp``, ``ldexp``, ``modf``, ``spacing``,
-``i0``, ``sinc``, ``angle``, ``iscomplex``, ``isreal``) against
+``i0``, ``sinc``, ``angle``, ``iscomplex``, ``isreal``, ``isnull``/``notnull``) against
 NumPy: every dtype, random shapes and chunkings, Python scalars; NumPy's result dtypes and
 exception types, and results that stay lazy until computed."""
 
@@ -182,6 +182,15 @@ def test_binary_functions_with_python_scalars(data, name, dtype, scalar, scalar_
     tolerance = {} if error is not None else binary_tolerance(name, expected, *args)
     compare(lambda: getattr(tg, name)(*((scalar, x) if scalar_first else (x, scalar))), expected, error,
             **tolerance)
+
+
+@given(st.data(), dtypes())
+def test_isnull_and_notnull_are_pandas_tests_of_missing_values(data, dtype):
+    a = data.draw(np_arrays(dtype, data.draw(hnp.array_shapes(min_dims=0, max_dims=3, max_side=4))))
+    missing = np.isnan(a) if dtype.kind in "fc" else np.zeros(a.shape, bool)
+    x = chunked(data, a)
+    compare(lambda: tg.isnull(x), missing, None)
+    compare(lambda: tg.notnull(x), ~missing, None)
 
 
 def test_numpy_calls_them_on_tegula_arrays():

@@ -29,7 +29,7 @@ from ._comparison import allclose, array_equal, isclose
 from ._selection import nan_to_num, piecewise, select
 from ._stacking import (append, array_split, atleast_1d, atleast_2d, atleast_3d, block, column_stack, dsplit,
                         dstack, hsplit, hstack, split, vsplit, vstack)
-from ._map_blocks import apply_gufunc, blockwise, map_blocks
+from ._map_blocks import apply_gufunc, as_gufunc, atop, blockwise, gufunc, map_blocks
 from ._report import report
 from ._visualize import visualize
 from ._nanfunctions import NANFUNCTIONS
@@ -44,6 +44,12 @@ from ._nanstatistics import nanmedian, nanpercentile, nanquantile
 from ._ufunc_likes import UFUNC_LIKES, fix, isneginf, isposinf
 from ._special_functions import i0, sinc
 from ._complex import angle, iscomplex, isreal
+from ._missing_values import isnull, notnull, push
+from ._moment import moment
+from ._coarsen import coarsen
+from ._reduction import reduction
+from ._fromfunction import fromfunction
+from ._dask_api import PerformanceWarning, assert_eq, shuffle, unify_chunks
 from ._insert_delete import delete, insert
 from ._set_operations import intersect1d, setdiff1d, union1d
 from ._index_arrays import (argwhere, extract, flatnonzero, ravel_multi_index, tril_indices, tril_indices_from,
@@ -72,7 +78,7 @@ globals().update(REDUCTIONS)
 globals().update(NANFUNCTIONS)
 
 newaxis = None
-pi, e, inf, nan = _np.pi, _np.e, _np.inf, _np.nan
+pi, e, inf, nan, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, _np.euler_gamma
 around = round  # NumPy's (and Dask's) other name
 asanyarray = asarray  # tegula has no array subclasses
 
@@ -101,9 +107,10 @@ __all__ = sorted(
      "bincount", "digitize", "histogram", "histogram2d", "histogramdd",
      "lib", "map_overlap", "overlap", "trim_internal", "trim_overlap", "argtopk", "topk", "store",
      "argpartition", "choose", "compress", "partition", "put",
-     "fix", "i0", "sinc", "angle", "iscomplex", "isreal", "around", "ediff1d", "ndim", "ravel", "rollaxis",
-     "shape", "swapaxes", "piecewise", "tri", "vdot", "unique", "extract", "flatnonzero", "apply_over_axes",
-     "asanyarray",
+     "ediff1d", "ndim", "ravel", "rollaxis", "shape", "swapaxes", "piecewise", "as_gufunc", "atop", "gufunc",
+     "tri", "vdot", "unique", "fix", "i0", "sinc", "angle", "iscomplex", "isreal", "isnull", "notnull", "push",
+     "moment", "coarsen", "reduction", "fromfunction", "PerformanceWarning", "assert_eq", "shuffle",
+     "unify_chunks", "extract", "flatnonzero", "apply_over_axes", "around", "asanyarray", "euler_gamma",
      "newaxis", "pi", "e", "inf", "nan", "bool", "int8", "int16", "int32", "int64", "uint8",
      "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128"]
     + list(UFUNCS) + list(UFUNC_LIKES) + list(REDUCTIONS) + list(NANFUNCTIONS)
