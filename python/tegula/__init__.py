@@ -20,35 +20,45 @@ from ._einsum import einsum, einsum_path
 from ._gather import nonzero, take, take_along_axis
 from ._info import __array_namespace_info__, finfo, iinfo, isdtype
 from ._io import from_npy, from_zarr, to_npy, to_zarr
-from ._manipulation import (broadcast_arrays, broadcast_shapes, broadcast_to, clip, diff, flip, fliplr,
-                            flipud, moveaxis, repeat, roll, rot90, round, squeeze, tile, unstack)
+from ._manipulation import (broadcast_arrays, broadcast_shapes, broadcast_to, clip, diff, ediff1d, flip, fliplr,
+                            flipud, moveaxis, ndim, ravel, repeat, roll, rollaxis, rot90, round, shape, squeeze,
+                            swapaxes, tile, unstack)
 from ._pad import pad
 from ._planes import diagonal, trace
 from ._comparison import allclose, array_equal, isclose
-from ._selection import nan_to_num, select
+from ._selection import nan_to_num, piecewise, select
 from ._stacking import (append, array_split, atleast_1d, atleast_2d, atleast_3d, block, column_stack, dsplit,
                         dstack, hsplit, hstack, split, vsplit, vstack)
-from ._map_blocks import apply_gufunc, blockwise, map_blocks
+from ._map_blocks import apply_gufunc, as_gufunc, atop, blockwise, gufunc, map_blocks
 from ._report import report
 from ._visualize import visualize
 from ._nanfunctions import NANFUNCTIONS
 from ._covariance import corrcoef, cov
-from ._matrices import diag, dot, eye, indices, inner, kron, matrix_transpose, meshgrid, outer, tensordot, tril, triu, vecdot
+from ._matrices import (diag, dot, eye, indices, inner, kron, matrix_transpose, meshgrid, outer, tensordot, tri, tril,
+                        triu, vdot, vecdot)
 from ._reshape import reshape
 from ._searching import argmax, argmin, count_nonzero, isin
-from ._sets import unique_all, unique_counts, unique_inverse, unique_values
+from ._sets import unique, unique_all, unique_counts, unique_inverse, unique_values
 from ._statistics import median, percentile, ptp, quantile
 from ._nanstatistics import nanmedian, nanpercentile, nanquantile
-from ._ufunc_likes import UFUNC_LIKES, isneginf, isposinf
+from ._ufunc_likes import UFUNC_LIKES, fix, isneginf, isposinf
+from ._special_functions import i0, sinc
+from ._complex import angle, iscomplex, isreal
+from ._missing_values import isnull, notnull, push
+from ._moment import moment
+from ._coarsen import coarsen
+from ._reduction import reduction
+from ._fromfunction import fromfunction
+from ._dask_api import PerformanceWarning, assert_eq, shuffle, unify_chunks
 from ._insert_delete import delete, insert
 from ._set_operations import intersect1d, setdiff1d, union1d
-from ._index_arrays import (argwhere, ravel_multi_index, tril_indices, tril_indices_from, triu_indices,
-                            triu_indices_from, unravel_index)
+from ._index_arrays import (argwhere, extract, flatnonzero, ravel_multi_index, tril_indices, tril_indices_from,
+                            triu_indices, triu_indices_from, unravel_index)
 from ._average import average
 from ._calculus import gradient, trapezoid
 from ._convolution import convolve, correlate
 from ._polynomial import polyfit, polyval
-from ._apply_along_axis import apply_along_axis
+from ._apply_along_axis import apply_along_axis, apply_over_axes
 from ._histograms import bincount, digitize, histogram, histogram2d, histogramdd
 from ._sorting import argsort, cumprod, cumsum, cumulative_prod, cumulative_sum, searchsorted, sort
 from ._overlap import map_overlap, overlap, trim_internal, trim_overlap
@@ -68,7 +78,9 @@ globals().update(REDUCTIONS)
 globals().update(NANFUNCTIONS)
 
 newaxis = None
-pi, e, inf, nan = _np.pi, _np.e, _np.inf, _np.nan
+pi, e, inf, nan, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, _np.euler_gamma
+around = round  # NumPy's (and Dask's) other name
+asanyarray = asarray  # tegula has no array subclasses
 
 __version__ = "0.1.0"
 __array_api_version__ = "2025.12"
@@ -95,6 +107,10 @@ __all__ = sorted(
      "bincount", "digitize", "histogram", "histogram2d", "histogramdd",
      "lib", "map_overlap", "overlap", "trim_internal", "trim_overlap", "argtopk", "topk", "store",
      "argpartition", "choose", "compress", "partition", "put",
+     "ediff1d", "ndim", "ravel", "rollaxis", "shape", "swapaxes", "piecewise", "as_gufunc", "atop", "gufunc",
+     "tri", "vdot", "unique", "fix", "i0", "sinc", "angle", "iscomplex", "isreal", "isnull", "notnull", "push",
+     "moment", "coarsen", "reduction", "fromfunction", "PerformanceWarning", "assert_eq", "shuffle",
+     "unify_chunks", "extract", "flatnonzero", "apply_over_axes", "around", "asanyarray", "euler_gamma",
      "newaxis", "pi", "e", "inf", "nan", "bool", "int8", "int16", "int32", "int64", "uint8",
      "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128"]
     + list(UFUNCS) + list(UFUNC_LIKES) + list(REDUCTIONS) + list(NANFUNCTIONS)

@@ -1,7 +1,8 @@
 """NumPy's ``apply_along_axis``: a user's function of 1-d lanes, run by ``map_blocks`` on
 blocks holding whole lanes (NumPy's own ``apply_along_axis`` inside each). As NumPy, the
 result's shape and dtype are those of the function's result on the first lane, which is
-computed when the expression is built (only the blocks it needs)."""
+computed when the expression is built (only the blocks it needs). And NumPy's
+``apply_over_axes``, whose function takes the whole (lazy) array and an axis."""
 
 import functools
 import operator
@@ -34,3 +35,26 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     return map_blocks(call, lanes, dtype=first.dtype, chunks=chunks, drop_axis=axis,
                       new_axis=list(range(axis, axis + first.ndim)) or None,
                       name=getattr(func1d, "__name__", "apply_along_axis"))
+
+
+def apply_over_axes(func, a, axes):
+    """NumPy's ``apply_over_axes``: ``func(a, axis)`` for each axis of ``axes`` in turn, each
+    on the previous result; a result with one axis fewer gets it back (length one). ``func``
+    is called once per axis on a tegula array (NumPy's reductions, such as ``np.sum``,
+    dispatch to tegula's, so the result stays lazy); a result of another number of axes is a
+    ``ValueError``."""
+    from ._functions import expand_dims
+
+    val = asarray(a)
+    n = val.ndim
+    for axis in (axes,) if np.ndim(axes) == 0 else axes:
+        axis = operator.index(axis)
+        if axis < 0:
+            axis += n
+        res = asarray(func(val, axis))
+        if res.ndim != val.ndim:
+            res = expand_dims(res, axis=axis)
+            if res.ndim != val.ndim:
+                raise ValueError("function is not returning an array of the correct shape")
+        val = res
+    return val

@@ -1,4 +1,5 @@
-"""NumPy's functions between positions and index arrays: ``argwhere``, ``ravel_multi_index``,
+"""NumPy's functions between positions and index arrays: ``argwhere``, ``flatnonzero``,
+``extract``, ``ravel_multi_index``,
 ``unravel_index`` and the triangle indices (``tril_indices``, ``triu_indices`` and their
 ``_from`` forms). Flat positions and coordinates are element-wise integer arithmetic; the
 triangles' coordinates are generated from a range and the (small) row lengths, so nothing
@@ -27,6 +28,24 @@ def argwhere(a):
     if x.ndim == 0:
         return argwhere(x.reshape((1,)))[:, :0]
     return stack(nonzero(x), axis=1)
+
+
+def flatnonzero(a):
+    """NumPy's ``flatnonzero``: the int64 positions of the non-zero elements of the flattened
+    array (their number computed now, as ``nonzero``'s)."""
+    from ._manipulation import ravel
+
+    return nonzero(ravel(a))[0]
+
+
+def extract(condition, arr):
+    """NumPy's ``extract``: the elements of the flattened ``arr`` where the flattened
+    ``condition`` is non-zero. As NumPy, ``condition`` may be shorter than ``arr``; a non-zero
+    element past ``arr``'s end is an ``IndexError`` (when computed, where ``condition`` is
+    lazy)."""
+    from ._manipulation import ravel
+
+    return take(ravel(arr), flatnonzero(condition), axis=0)
 
 
 def _strides(dims, order):

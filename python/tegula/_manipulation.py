@@ -170,7 +170,11 @@ def round(x, /, decimals=0):
 
     x = asarray(x)
     decimals = operator.index(decimals)
-    if x.dtype == bool:  # NumPy rounds bools as float16
+    if x.dtype == bool:  # NumPy rounds bools as float16, and cannot scale them
+        if decimals:
+            op = "multiply" if decimals > 0 else "divide"
+            raise TypeError(f"Cannot cast ufunc '{op}' output from dtype('float64') to dtype('bool') with casting "
+                            "rule 'same_kind'")
         x = x.astype(np.float16)
     elif x.dtype.kind in "iu":
         if decimals >= 0:
@@ -274,3 +278,65 @@ def rot90(m, k=1, axes=(0, 1)):
     if k == 1:
         return flip(m, axis=axes[1]).transpose(order)
     return flip(m.transpose(order), axis=axes[1])
+
+
+def swapaxes(a, axis1, axis2):
+    """``a`` with axes ``axis1`` and ``axis2`` interchanged (a transpose)."""
+    return asarray(a).swapaxes(axis1, axis2)
+
+
+def rollaxis(a, axis, start=0):
+    """NumPy's ``rollaxis``: axis ``axis`` moved to lie before position ``start`` (a transpose;
+    NumPy's ``AxisError`` for either out of range)."""
+    a = asarray(a)
+    n = a.ndim
+    axis = _normalize(axis, n)
+    start = operator.index(start)
+    if start < 0:
+        start += n
+    if not 0 <= start < n + 1:
+        raise np.exceptions.AxisError(f"'start' arg requires {-n} <= start < {n + 1}, but {start} was passed in")
+    if axis < start:
+        start -= 1
+    if axis == start:
+        return a[...]
+    order = [i for i in range(n) if i != axis]
+    order.insert(start, axis)
+    return a.transpose(order)
+
+
+def ravel(a, order="C"):
+    """The flattened array (a reshape): in row-major order for ``order`` ``"C"``, ``"A"`` and
+    ``"K"`` (a tegula array's elements are in row-major order), column-major for ``"F"``."""
+    a = asarray(a)
+    if order not in ("C", "F", "A", "K", None):
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    return (a.transpose() if order == "F" else a).reshape(-1)
+
+
+def shape(a):
+    """The shape of ``a``, read without computing anything."""
+    return a.shape if isinstance(a, Array) else np.shape(a)
+
+
+def ndim(a):
+    """The number of axes of ``a``, read without computing anything."""
+    return a.ndim if isinstance(a, Array) else np.ndim(a)
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    """NumPy's ``ediff1d``: the differences of consecutive elements of the flattened array, in
+    its dtype, with ``to_begin`` and ``to_end`` (flattened, cast to that dtype; a
+    ``TypeError`` unless the ``same_kind`` rule allows the cast) before and after."""
+    flat = ravel(ary)
+    parts = []
+    for name, extra in (("to_begin", to_begin), ("to_end", to_end)):
+        if extra is None:
+            parts.append(None)
+            continue
+        extra = asarray(extra)
+        if not np.can_cast(extra.dtype, flat.dtype, casting="same_kind"):
+            raise TypeError(f"dtype of `{name}` must be compatible with input `ary` under the `same_kind` rule.")
+        parts.append(ravel(extra).astype(flat.dtype))
+    diffs = flat[1:] - flat[:-1]
+    return concat([p for p in (parts[0], diffs, parts[1]) if p is not None])

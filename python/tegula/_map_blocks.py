@@ -1,6 +1,6 @@
 """Python functions applied block by block: ``map_blocks`` (as Dask's), ``blockwise`` (Dask's,
-with contracted indices concatenated) and ``apply_gufunc`` (a generalised ufunc over the loop
-axes). Each becomes one native ``map_blocks`` operation: one task per block, which calls the
+with contracted indices concatenated; ``atop`` its old name) and ``apply_gufunc`` (a
+generalised ufunc over the loop axes; ``gufunc`` and ``as_gufunc`` wrap a function in it). Each becomes one native ``map_blocks`` operation: one task per block, which calls the
 function holding the GIL — the only operations in tegula that run Python per block.
 
 The native operation wants every input, and the result, on one block grid with one number of
@@ -10,7 +10,9 @@ see are length one (or sliced off again before the call), and axes the function 
 or adds are single blocks. The wrapper handed to the core undoes that layout around each call.
 """
 
+import functools
 import inspect
+import warnings
 
 import numpy as np
 
@@ -280,6 +282,12 @@ def blockwise(func, out_ind, *args, dtype=None, new_axes=None, name=None, concat
     return out
 
 
+def atop(*args, **kwargs):
+    """Dask's deprecated name of ``blockwise`` (warns, as Dask's, then calls it)."""
+    warnings.warn("The da.atop function has moved to da.blockwise", stacklevel=2)
+    return blockwise(*args, **kwargs)
+
+
 # --- apply_gufunc -------------------------------------------------------------------------------
 
 
@@ -371,3 +379,27 @@ def _gufunc_caller(func, k, several, core_in, n_loop, core_ndim, out_core, dtype
         return out.reshape(out.shape + (1,) * (core_ndim - out_core))
 
     return call
+
+
+class gufunc:
+    """Dask's ``gufunc``: ``pyfunc`` as a generalised ufunc of ``signature``; calling it on
+    arrays is ``apply_gufunc(pyfunc, signature, *args, **options)``, with the options given
+    here (``vectorize``, ``output_dtypes``, ``output_sizes``, ``allow_rechunk``, ...) and
+    those of the call, which take precedence."""
+
+    def __init__(self, pyfunc, *, signature=None, **options):
+        if signature is None:
+            raise ValueError("gufunc needs a signature, such as signature=\"(i)->()\"")
+        self.pyfunc, self.signature, self.options = pyfunc, signature, options
+        functools.update_wrapper(self, pyfunc, updated=())
+
+    def __call__(self, *args, **kwargs):
+        return apply_gufunc(self.pyfunc, self.signature, *args, **{**self.options, **kwargs})
+
+
+def as_gufunc(signature=None, **kwargs):
+    """Dask's decorator: ``@as_gufunc("(i)->()", output_dtypes=float)`` makes the decorated
+    function a ``gufunc`` of that signature and options."""
+    if signature is None:
+        raise ValueError("as_gufunc needs a signature, such as as_gufunc(\"(i)->()\")")
+    return lambda pyfunc: gufunc(pyfunc, signature=signature, **kwargs)

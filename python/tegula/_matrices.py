@@ -1,6 +1,6 @@
 """Functions over the last axes of arrays, built from lazy element-wise operations on index
-grids (``eye``, ``tril``, ``triu``, ``meshgrid``) and from ``matmul`` and reductions (``vecdot``,
-``outer``, ``tensordot``, ``matrix_transpose``)."""
+grids (``eye``, ``tri``, ``tril``, ``triu``, ``meshgrid``) and from ``matmul`` and reductions
+(``vecdot``, ``vdot``, ``outer``, ``tensordot``, ``matrix_transpose``)."""
 
 import operator
 
@@ -12,6 +12,7 @@ from ._dtypes import float64
 from ._functions import UFUNCS, matmul, stack, where
 from ._info import _check_device, _on
 from ._manipulation import broadcast_arrays, broadcast_to
+from ._xarray_chunks import normalize_chunks
 
 
 def _diagonal_offsets(n_rows, n_cols, row_chunks="auto", col_chunks="auto"):
@@ -31,6 +32,17 @@ def eye(n_rows, n_cols=None, k=0, dtype=None, *, device=None, chunks="auto"):
         raise ValueError("negative dimensions are not allowed")
     on_diagonal = _diagonal_offsets(n_rows, n_cols, chunks, chunks) == operator.index(k)
     return _on(device, on_diagonal.astype(float64 if dtype is None else dtype))
+
+
+def tri(N, M=None, k=0, dtype=float, chunks="auto", *, like=None):
+    """NumPy's ``tri``: ones at and below the ``k``-th diagonal of an ``N`` by ``M`` array
+    (``M`` defaults to ``N``; negative sizes are empty, as NumPy's), generated block by block;
+    ``chunks`` as Dask's."""
+    n_rows = max(operator.index(N), 0)
+    n_cols = n_rows if M is None else max(operator.index(M), 0)
+    rows, cols = normalize_chunks(chunks, (n_rows, n_cols), dtype=dtype)
+    below = _diagonal_offsets(n_rows, n_cols, rows, cols) <= operator.index(k)
+    return below.astype(dtype)
 
 
 def _triangle(x, k, upper):
@@ -106,6 +118,15 @@ def vecdot(x1, x2, /, *, axis=-1):
     left = UFUNCS["conj"](x1) if x1.dtype.kind == "c" else x1
     products = left * x2
     return products.sum(axis=a, dtype=products.dtype)  # no widening, as NumPy's vecdot
+
+
+def vdot(a, b, /):
+    """NumPy's ``vdot``: the dot product of the flattened arrays, the first conjugated (a
+    ``ValueError`` when their sizes differ); the result is 0-d, in their common dtype."""
+    a, b = asarray(a).reshape(-1), asarray(b).reshape(-1)
+    if a.shape != b.shape:
+        raise ValueError(f"cannot reshape array of size {b.shape[0]} into shape {a.shape}")
+    return dot(UFUNCS["conj"](a) if a.dtype.kind == "c" else a, b)
 
 
 def outer(x1, x2, /):

@@ -195,18 +195,11 @@ def _size(a, axis=None):
     return a.size if axis is None else a.shape[axis]
 
 
-def _ravel(a):
-    return a.reshape(-1)
-
-
 # NumPy functions answered from metadata, or a lazy view, without a tegula function of that name
 # (arguments they lack are accepted only with NumPy's defaults)
 _METADATA = {
-    "shape": lambda a: a.shape,
-    "ndim": lambda a: a.ndim,
     "size": _size,
     "iscomplexobj": lambda x: x.dtype.kind == "c",
     "isrealobj": lambda x: x.dtype.kind != "c",
     "copy": _copy,
-    "ravel": _ravel,
 }

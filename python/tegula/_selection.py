@@ -1,8 +1,12 @@
-"""NumPy's element-wise choices built on ``where``: ``select`` (the first true condition's
-choice) and ``nan_to_num`` (NaN and infinities replaced by finite values)."""
+"""NumPy's element-wise choices: ``select`` (the first true condition's choice) and
+``nan_to_num`` (NaN and infinities replaced by finite values), built on ``where``; and
+``piecewise`` (the user's function of each condition's elements), by ``map_blocks``."""
+
+import functools
 
 import numpy as np
 
+from ._array import Array
 from ._creation import asarray
 from ._dtypes import is_python_scalar
 from ._functions import UFUNCS, astype, where
@@ -58,3 +62,48 @@ def _finite(x, nan, posinf, neginf):
     neginf = info.min if neginf is None else neginf
     value = lambda v: asarray(v).astype(x.dtype)  # noqa: E731 - NumPy casts the replacements
     return where(isnan(x), value(nan), where(x == np.inf, value(posinf), where(x == -np.inf, value(neginf), x)))
+
+
+def piecewise(x, condlist, funclist, *args, **kw):
+    """NumPy's ``piecewise``: where the ``k``-th condition holds, ``funclist[k]`` of ``x``'s
+    elements there (or the value ``funclist[k]``); one function more than conditions is the
+    "otherwise" case; elsewhere 0. The result has ``x``'s dtype. The conditions are checked
+    now (NumPy's errors); the functions are called on each block's elements (NumPy's
+    ``piecewise`` per block, as Dask's), so they must work element by element."""
+    from ._map_blocks import map_blocks
+
+    x = asarray(x)
+    conditions = _conditions(condlist, x.ndim)
+    n, n2 = len(conditions), len(funclist)
+    if n not in (n2, n2 - 1):
+        raise ValueError(f"with {n} condition(s), either {n} or {n + 1} functions are expected")
+    if len({c.shape for c in conditions}) > 1:
+        raise ValueError("setting an array element with a sequence. The requested array has an inhomogeneous shape")
+    for c in conditions:
+        if c.shape != x.shape:
+            raise IndexError(f"boolean index did not match indexed array: shape {x.shape} but the condition's "
+                             f"shape is {c.shape}")
+    call = functools.partial(_piecewise_block, list(funclist), args, kw)
+    return map_blocks(call, x, *conditions, dtype=x.dtype, name="piecewise")
+
+
+def _conditions(condlist, ndim):
+    """The conditions NumPy's ``piecewise`` reads from ``condlist``: a single condition (a
+    scalar, or a flat sequence for an ``x`` of at least one axis) is a list of one; as
+    boolean arrays."""
+    if isinstance(condlist, (np.ndarray, Array)):
+        if condlist.ndim == 0:
+            raise IndexError("too many indices for array: array is 0-dimensional, but 1 were indexed")
+        single = condlist.ndim == 1 and ndim != 0
+    else:
+        single = np.isscalar(condlist) or (not isinstance(condlist[0], (list, np.ndarray, Array)) and ndim != 0)
+    items = [condlist] if single else [condlist[i] for i in range(len(condlist))]
+    out = []
+    for c in items:
+        c = asarray(c)
+        out.append(c if c.dtype == np.bool_ else c.astype(np.bool_))
+    return out
+
+
+def _piecewise_block(funclist, args, kw, block, *conditions):
+    return np.piecewise(block, list(conditions), funclist, *args, **kw)

@@ -1,7 +1,8 @@
-"""The set functions of the array API (``unique_*``), from a stable sort of the flattened
-array: equal neighbours mark where a new value starts (NaNs are never equal, so each is its
-own value, as the standard and NumPy's ``unique_values`` say). Their lengths depend on the
-data; boolean selection resolves them when the expression is built."""
+"""The set functions of the array API (``unique_*``) and NumPy's ``unique``, from a stable sort
+of the flattened array: equal neighbours mark where a new value starts (NaNs are never equal,
+so each is its own value, as the standard and NumPy's ``unique_values`` say; NumPy's
+``unique`` makes them one value by default). Their lengths depend on the data; boolean
+selection resolves them when the expression is built."""
 
 from collections import namedtuple
 
@@ -15,9 +16,11 @@ UniqueCountsResult = namedtuple("UniqueCountsResult", ["values", "counts"])
 UniqueInverseResult = namedtuple("UniqueInverseResult", ["values", "inverse_indices"])
 
 
-def _sorted_runs(x):
+def _sorted_runs(x, equal_nan=False):
     """``(flat, order, sorted, starts)``: the flattened array, its stable sorting permutation,
-    the sorted values and the boolean mask of the sorted positions where a new value starts."""
+    the sorted values and the boolean mask of the sorted positions where a new value starts.
+    With ``equal_nan``, all NaNs (complex ones: a NaN in either part) are one value, which
+    starts at the first of them in sorted order (they sort last)."""
     from ._sorting import argsort
 
     flat = asarray(x).reshape(-1)
@@ -26,7 +29,13 @@ def _sorted_runs(x):
     n = flat.shape[0]
     if n == 0:
         return flat, order, ordered, full((0,), False)
-    starts = concat([full((1,), True), ordered[1:] != ordered[:-1]])
+    differs = ordered[1:] != ordered[:-1]
+    if equal_nan and ordered.dtype.kind in "fc":
+        from ._functions import UFUNCS
+
+        nan = UFUNCS["isnan"](ordered)
+        differs = differs & ~(nan[1:] & nan[:-1])
+    starts = concat([full((1,), True), differs])
     return flat, order, ordered, starts
 
 
@@ -80,3 +89,25 @@ def unique_all(x, /):
     flat, order, ordered, starts = _sorted_runs(x)
     return UniqueAllResult(_select(ordered, starts), _select(order, starts), _inverse(x, order, starts),
                            _counts(starts, flat.shape[0]))
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True,
+           sorted=True):
+    """NumPy's ``unique`` of the flattened array: its sorted distinct values and, as asked, the
+    flat index of each one's first occurrence, the index of each element's value (in ``ar``'s
+    shape) and the counts, as a tuple after the values (the values alone otherwise). With
+    ``equal_nan`` (NumPy's default) all NaNs are one value. Only ``axis=None``; the values
+    are sorted whatever ``sorted`` says (NumPy allows that)."""
+    if axis is not None:
+        raise NotImplementedError("tegula's unique takes axis=None only (the distinct elements of the flattened "
+                                  "array)")
+    x = asarray(ar)
+    flat, order, ordered, starts = _sorted_runs(x, equal_nan=bool(equal_nan))
+    out = [_select(ordered, starts)]
+    if return_index:
+        out.append(_select(order, starts))
+    if return_inverse:
+        out.append(_inverse(x, order, starts))
+    if return_counts:
+        out.append(_counts(starts, flat.shape[0]))
+    return out[0] if len(out) == 1 else tuple(out)

@@ -1,13 +1,17 @@
 """NumPy's element-wise functions the Rust core has no kernel for, composed from those it has:
 ``fmax``/``fmin`` (NaN ignored), ``fmod`` (C's remainder, of the dividend's sign), ``cbrt``,
-``exp2``, the angle conversions and ``isposinf``/``isneginf``. Each is one fused element-wise
-expression, with NumPy's result dtype."""
+``exp2``, the angle conversions, ``fabs``, ``float_power``, ``logaddexp2``, ``divmod``, and
+the ufunc-like ``isposinf``/``isneginf``/``fix``. Each is one fused element-wise expression,
+with NumPy's result dtype. ``UFUNC_LIKES`` also holds ``_float_parts``' ufuncs."""
 
 import numpy as np
 
 from ._array import refuse_out
 from ._creation import asarray
+from ._dtypes import is_python_scalar
+from ._float_parts import FLOAT_PARTS
 from ._functions import UFUNCS, _with_weak_scalars, where
+from ._ufunc_types import numpy_dtypes
 
 isnan, isinf, signbit = UFUNCS["isnan"], UFUNCS["isinf"], UFUNCS["signbit"]
 maximum, minimum, remainder, copysign = UFUNCS["maximum"], UFUNCS["minimum"], UFUNCS["remainder"], UFUNCS["copysign"]
@@ -122,5 +126,63 @@ def isneginf(x, out=None):
     return _infinite_of_sign(x, out, negative=True)
 
 
+def _in_dtype(items, dtype, name):
+    """``items`` as tegula arrays of ``dtype``, the dtype of NumPy's loop for them: Python
+    scalars are converted to it directly, as NumPy converts its weak scalars (so ``-1`` next
+    to a uint8 array is -1.0 for a float loop)."""
+    from ._creation import full
+    from ._strict import check_promotion
+
+    check_promotion(name, *items)
+    return [full((), v, dtype) if is_python_scalar(v) else asarray(v).astype(dtype) for v in items]
+
+
+def _computing(dtype):
+    """The dtype NumPy's loop for ``dtype`` computes in: float32 for float16 (rounded once at
+    the end), else ``dtype`` itself."""
+    return np.dtype(np.float32) if dtype == np.float16 else dtype
+
+
+def fabs(x, /):
+    """NumPy's ``fabs``: absolute values as floats (no complex loop: a ``TypeError``)."""
+    (dtype,) = numpy_dtypes(np.fabs, x)
+    return abs(asarray(x).astype(dtype))
+
+
+def float_power(x1, x2, /):
+    """NumPy's ``float_power``: ``x1 ** x2`` computed in float64 at least (complex128 for
+    complex operands), so small integer and float types do not overflow."""
+    (dtype,) = numpy_dtypes(np.float_power, x1, x2)
+    return UFUNCS["power"](*_in_dtype([x1, x2], dtype, "float_power"))
+
+
+def logaddexp2(x1, x2, /):
+    """NumPy's ``logaddexp2``: ``log2(2**x1 + 2**x2)`` without overflow, as NumPy's loop
+    computes it (``x1 + 1`` where the two are equal, so like infinities stay themselves; the
+    larger plus ``log2(1 + 2**-|x1 - x2|)`` elsewhere; NaN where either is)."""
+    (dtype,) = numpy_dtypes(np.logaddexp2, x1, x2)
+    a, b = (v.astype(_computing(dtype)) for v in _in_dtype([x1, x2], dtype, "logaddexp2"))
+    d = a - b
+    log2_1p = lambda v: UFUNCS["log1p"](v) * (1 / np.log(2))  # noqa: E731
+    out = where(a == b, a + 1, where(d > 0, a + log2_1p(exp2(-d)), where(d <= 0, b + log2_1p(exp2(d)), d)))
+    return out.astype(dtype)
+
+
+def divmod(x1, x2, /):
+    """NumPy's ``divmod``: the tuple ``(floor_divide(x1, x2), remainder(x1, x2))``."""
+    numpy_dtypes(np.divmod, x1, x2)  # NumPy's TypeError for complex operands
+    return UFUNCS["floor_divide"](x1, x2), UFUNCS["remainder"](x1, x2)
+
+
+def fix(x, out=None):
+    """NumPy's ``fix``: rounded toward zero (``ceil`` of the negative values, ``floor`` of the
+    others), in the dtype NumPy's ``ceil`` gives."""
+    refuse_out(out)
+    x = asarray(x)
+    return where(x >= 0, UFUNCS["floor"](x), UFUNCS["ceil"](x))
+
+
 # NumPy ufuncs, which NumPy's ufunc protocol finds here.
-UFUNC_LIKES = {f.__name__: f for f in (fmax, fmin, fmod, cbrt, exp2, deg2rad, rad2deg, radians, degrees)}
+UFUNC_LIKES = {f.__name__: f for f in (fmax, fmin, fmod, cbrt, exp2, deg2rad, rad2deg, radians, degrees, fabs,
+                                       float_power, logaddexp2, divmod)}
+UFUNC_LIKES.update(FLOAT_PARTS)
