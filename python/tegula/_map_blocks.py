@@ -21,9 +21,9 @@ from ._xarray_chunks import unify_chunks
 
 def _apply(call, arrays, out_chunks, dtype, name, shared=None):
     """The native operation: ``call(block_index, blocks)`` over arrays of one shape; ``None``
-    in ``out_chunks`` keeps the inputs' block lengths along that axis. With ``shared`` (a
-    number of leading axes), only those axes are put on one grid: each array keeps its own
-    lengths along the others, where every array must already have as many blocks."""
+    in ``out_chunks`` keeps the inputs' block lengths along that axis. With ``shared`` (axis
+    numbers), only those axes are put on one grid: each array keeps its own lengths along the
+    others, where every array must already have as many blocks."""
     arrays = _one_grid(arrays, shared)
     grid = arrays[0].chunks
     out_chunks = [tuple(g) if c is None else tuple(c) for c, g in zip(out_chunks, grid)]
@@ -36,10 +36,10 @@ def _apply(call, arrays, out_chunks, dtype, name, shared=None):
 
 def _one_grid(arrays, shared=None):
     """Arrays of one shape rechunked to one block grid: every array's boundaries together
-    (along the first ``shared`` axes only, when given; the other axes are each array's own)."""
+    (along the axes ``shared`` only, when given; the other axes are each array's own)."""
     ndim = arrays[0].ndim
-    shared = ndim if shared is None else shared
-    labels = [tuple(range(shared)) + tuple((k, j) for j in range(shared, ndim)) for k in range(len(arrays))]
+    shared = set(range(ndim) if shared is None else shared)
+    labels = [tuple(j if j in shared else (k, j) for j in range(ndim)) for k in range(len(arrays))]
     return unify_chunks([x for a, ind in zip(arrays, labels) for x in (a, ind)], warn=False)[1]
 
 
@@ -366,7 +366,7 @@ def apply_gufunc(func, signature, *args, axes=None, axis=None, keepdims=False, o
         chunks = [None] * n_loop + [(sizes[d],) for d in dims] + [(1,)] * (core_ndim - len(dims))
         call = _gufunc_caller(func, k, len(core_out) > 1, core_in, fixed, extra, n_loop, core_ndim, len(dims),
                               dtypes[k], kwargs)
-        out = _apply(call, internal, chunks, dtypes[k], _name(func, name), shared=n_loop)
+        out = _apply(call, internal, chunks, dtypes[k], _name(func, name), shared=range(n_loop))
         if core_ndim > len(dims):
             out = tegula.reshape(out, out.shape[: n_loop + len(dims)])
         outputs.append(out)
