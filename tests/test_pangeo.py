@@ -142,6 +142,8 @@ STEPS = {
     "anomalies": Step(lambda d: d.groupby("time.month") - d.groupby("time.month").mean()),
     # against a climatology in memory, which xarray chunks to match: with tegula, not Dask
     "anomalies-loaded-climatology": Step(lambda d: d.groupby("time.month") - d.groupby("time.month").mean().compute()),
+    "groupby-month-quantile": Step(lambda d: d.groupby("time.month").quantile([0.25, 0.75])),
+    "groupby-season-max-everywhere": Step(lambda d: d.groupby("time.season").max(...)),
     "resample-monthly-mean": Step(lambda d: d.resample(time="1MS").mean()),
     "coarsen": Step(lambda d: d.coarsen(lat=2, lon=2).mean()),
     "area-weighted-mean": Step(lambda d: d.weighted(np.cos(np.deg2rad(d.lat))).mean(("lat", "lon"))),
