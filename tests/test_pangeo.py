@@ -122,14 +122,18 @@ NEW_LAT = np.linspace(-80.0, 80.0, 7)
 NEW_TIME = pd.date_range("2000-01-01T12:00", periods=20, freq="37D")
 POINTS = xr.DataArray([0, 3, 7, 17], dims="station")
 LON_POINTS = xr.DataArray([1, 20, 35, 4], dims="station")
+LAT_LABELS = xr.DataArray(LAT[[0, 3, 7, 17]], dims="station")
+LON_LABELS = xr.DataArray(LON[[1, 20, 35, 4]], dims="station")
+TIME_LABELS = xr.DataArray(TIME[[5, 50, 500, 700]], dims="station")
 
 
 class Step:
     """A step applied to both datasets; ``numpy`` replaces it on the NumPy side, where xarray
-    gives NumPy-backed data something else to run."""
+    gives NumPy-backed data something else to run. ``computes``: the computations the step
+    itself asks for while it is built (none, unless said)."""
 
-    def __init__(self, run, numpy=None):
-        self.run, self.numpy = run, numpy or run
+    def __init__(self, run, numpy=None, computes=0):
+        self.run, self.numpy, self.computes = run, numpy or run, computes
 
 
 STEPS = {
@@ -141,7 +145,8 @@ STEPS = {
     "groupby-season-mean": Step(lambda d: d.groupby("time.season").mean()),
     "anomalies": Step(lambda d: d.groupby("time.month") - d.groupby("time.month").mean()),
     # against a climatology in memory, which xarray chunks to match: with tegula, not Dask
-    "anomalies-loaded-climatology": Step(lambda d: d.groupby("time.month") - d.groupby("time.month").mean().compute()),
+    "anomalies-loaded-climatology": Step(lambda d: d.groupby("time.month") - d.groupby("time.month").mean().compute(),
+                                         computes=1),
     "groupby-month-quantile": Step(lambda d: d.groupby("time.month").quantile([0.25, 0.75])),
     "groupby-season-max-everywhere": Step(lambda d: d.groupby("time.season").max(...)),
     "resample-monthly-mean": Step(lambda d: d.resample(time="1MS").mean()),
@@ -152,11 +157,12 @@ STEPS = {
     "median": Step(lambda d: d.median("time")),
     "idxmax-lat": Step(lambda d: d.idxmax("lat")),
     "argmax": Step(lambda d: d.argmax("lat")),  # along time, see test_argmax_of_an_all_nan_lane
-    # the fitted trend (polyval of polyfit's coefficients): values in data units
-    "polyfit": Step(lambda d: xr.polyval(d.time, d.polyfit("time", 1))),
+    # the fitted trend (polyval of polyfit's coefficients): values in data units; polyfit
+    # computes whether each variable has NaNs (its skipna=None), a boolean each
+    "polyfit": Step(lambda d: xr.polyval(d.time, d.polyfit("time", 1)), computes=2),
     "curvefit": Step(curvefit),
     "vectorized-isel": Step(lambda d: d.isel(lat=POINTS, lon=LON_POINTS)),
-    "vectorized-sel": Step(lambda d: d.sel(lat=LAT[POINTS], lon=LON[LON_POINTS]).isel(time=slice(0, 40))),
+    "vectorized-sel": Step(lambda d: d.sel(lat=LAT_LABELS, lon=LON_LABELS, time=TIME_LABELS)),
     "orthogonal-isel": Step(lambda d: d.isel(time=[3, 100, 400, 730], lat=[0, 5, 7], lon=[30, 1, 3])),
     # xarray declares the interpolated data's dtype (float32) for chunked arrays; its NumPy
     # path returns np.interp's float64
@@ -179,11 +185,28 @@ def as_dataset(obj):
     return obj.to_dataset(name="result") if isinstance(obj, xr.DataArray) else obj
 
 
+@pytest.fixture
+def computations(monkeypatch):
+    """The computations tegula runs (every way of computing goes through ``run_compute``)."""
+    import tegula._functions
+
+    runs = []
+    real = tegula._functions.run_compute
+
+    def counted(*args, **kwargs):
+        runs.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tegula._functions, "run_compute", counted)
+    return runs
+
+
 @pytest.mark.parametrize("name", list(STEPS))
-def test_step_is_lazy_and_matches_numpy(datasets, flox_option, name):
+def test_step_is_lazy_and_matches_numpy(datasets, flox_option, computations, name):
     lazy, loaded = datasets
     step = STEPS[name]
     result = step.run(lazy)
+    assert len(computations) == step.computes, "computed while building the step"
     assert_lazy(result)
     expected = as_dataset(step.numpy(loaded))
     computed = as_dataset(result.compute())
