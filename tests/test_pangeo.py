@@ -99,7 +99,8 @@ def seasonal_cycle(t, mean, amplitude):
 
 
 def curvefit(ds):
-    """A seasonal cycle fitted to every pixel of a corner: curvefit's core dimension must be
+    """A seasonal cycle fitted to every pixel of a corner (its mean and amplitude, in data
+    units; the covariances, of order 1e-3, are left out): curvefit's core dimension must be
     one block on a chunked array (with Dask as with tegula), and ``chunk(time=-1)`` needs no
     chunk manager named."""
     corner = ds.isel(lat=slice(0, 3), lon=slice(0, 2)).assign_coords(day=("time", np.arange(len(TIME), dtype=float)))
@@ -139,7 +140,8 @@ class Step:
 STEPS = {
     "mean": Step(lambda d: d.mean("time")),
     "std": Step(lambda d: d.std("time")),
-    "max": Step(lambda d: d.max(("lat", "lon"))),
+    "max": Step(lambda d: d.max("time")),
+    "max-space": Step(lambda d: d.max(("lat", "lon"))),
     "mean-all": Step(lambda d: d.mean()),
     "groupby-month-mean": Step(lambda d: d.groupby("time.month").mean()),
     "groupby-season-mean": Step(lambda d: d.groupby("time.season").mean()),
@@ -174,7 +176,7 @@ STEPS = {
     "rolling-mean": Step(lambda d: d.rolling(time=30).mean()),
     "rolling-mean-centred": Step(lambda d: d.rolling(time=30, center=True).mean()),
     "diff": Step(lambda d: d.diff("time")),
-    "cumsum": Step(lambda d: d.fillna(0).cumsum("time") / 100),
+    "cumsum": Step(lambda d: d.cumsum("time")),  # NaNs skipped, as zeros
     "where": Step(lambda d: d.where(d.tas > 10)),
     "apply-ufunc-parallelized": Step(
         lambda d: xr.apply_ufunc(np.hypot, d.tas, d.pr, dask="parallelized", output_dtypes=["float32"])),
