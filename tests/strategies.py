@@ -251,3 +251,27 @@ def scratch_dir():
         yield path
     finally:
         shutil.rmtree(path, ignore_errors=True)
+
+
+# --- xarray objects ----------------------------------------------------------------------------
+
+def assert_lazy(obj):
+    """Every data variable of a Dataset (the data of a DataArray) is a lazy tegula array."""
+    variables = obj.data_vars.items() if hasattr(obj, "data_vars") else [(obj.name, obj)]
+    for name, v in variables:
+        assert isinstance(v.data, tg.Array), (name, type(v.data))
+
+
+def assert_matches(actual, expected, rtol=None, atol=None):
+    """Every variable of the Dataset ``actual`` (computed) equals ``expected``'s: dtype, dims,
+    values (NaN where NumPy has NaN) within ``rtol`` and ``atol`` (by default float32 to its
+    precision, other dtypes to 1e-10, ``atol`` 100 times ``rtol``), and the attributes."""
+    assert set(actual.data_vars) == set(expected.data_vars)
+    for name, e in expected.data_vars.items():
+        a = actual[name]
+        assert a.dims == e.dims and a.dtype == e.dtype, (name, a.dims, e.dims, a.dtype, e.dtype)
+        tolerance = rtol if rtol is not None else 1e-4 if e.dtype == np.float32 else 1e-10
+        np.testing.assert_allclose(a.values, e.values, rtol=tolerance,
+                                   atol=tolerance * 100 if atol is None else atol, equal_nan=True, err_msg=name)
+        assert a.attrs == e.attrs
+    assert actual.attrs == expected.attrs

@@ -68,6 +68,11 @@ def test_moveaxis(data, pair):
     src = data.draw(st.integers(-a.ndim, a.ndim - 1))
     dst = data.draw(st.integers(-a.ndim, a.ndim - 1))
     check(lambda: tg.moveaxis(x, src, dst), lambda: np.moveaxis(a, src, dst))
+    # several axes, as any iterable (xarray passes ranges), as NumPy takes them
+    k = data.draw(st.integers(0, a.ndim))
+    dst = data.draw(st.permutations(range(a.ndim)))[:k]
+    dst = np.array(dst, dtype=int)
+    check(lambda: tg.moveaxis(x, range(k), dst), lambda: np.moveaxis(a, range(k), dst))
 
 
 @given(data=st.data(), pair=arrays(shapes(max_dims=2)))

@@ -123,6 +123,35 @@ def test_apply_gufunc_over_loop_axes(loop, n, data):
     np.testing.assert_array_equal(first.compute(), a[..., 0])
 
 
+@settings(max_examples=20)
+@given(loop=shapes(1, 2, 1, 6), n=st.integers(2, 7), m=st.integers(1, 5), data=st.data())
+def test_apply_gufunc_core_axes_of_their_own(loop, n, m, data):
+    """Core axes of different names may differ in length (xarray's interp passes the old and
+    the new coordinates of one dimension); a NumPy argument with only core axes reaches the
+    function as it is, whatever its dtype (datetime64 coordinates)."""
+    rng = np.random.default_rng(5)
+    a = rng.random(loop + (n,))
+    old = np.sort(rng.random(n)) * 10
+    new = np.linspace(old[0], old[-1], m)
+    spec = tuple(data.draw(st.integers(1, max(s, 1))) for s in loop) + (data.draw(st.integers(1, n)),)
+    x = tg.asarray(a, chunks=spec)
+
+    def interp(values, xp, xq):
+        return np.apply_along_axis(lambda v: np.interp(xq, xp, v), -1, values)
+
+    got = tg.apply_gufunc(interp, "(i),(i),(j)->(j)", x, old, new, output_dtypes=float, allow_rechunk=True)
+    assert got.shape == loop + (m,) and got.chunks[:-1] == x.chunks[:-1]
+    np.testing.assert_allclose(got.compute(), interp(a, old, new))
+    # the new coordinates lazily, in blocks of their own: a core axis is one block, whatever its length
+    got = tg.apply_gufunc(interp, "(i),(i),(j)->(j)", x, old, tg.asarray(new, chunks=2), output_dtypes=float,
+                          allow_rechunk=True)
+    np.testing.assert_allclose(got.compute(), interp(a, old, new))
+    times = np.datetime64("2000-01-01") + np.arange(n).astype("timedelta64[D]")
+    days = tg.apply_gufunc(lambda v, t: v + (t - t[0]).astype("timedelta64[D]").astype(float), "(i),(i)->(i)",
+                           x, times, output_dtypes=float, allow_rechunk=True)
+    np.testing.assert_allclose(days.compute(), a + np.arange(n))
+
+
 def test_apply_gufunc_errors():
     x = tg.asarray(np.ones((4, 6)), chunks=(2, 3))
     with pytest.raises(ValueError, match="allow_rechunk"):

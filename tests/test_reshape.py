@@ -42,15 +42,15 @@ def targets(draw, size):
     return tuple(dims)
 
 
-def check(x, a, shape):
-    """``reshape(x, shape)`` is NumPy's, fused and unfused, or raises NumPy's exception type;
-    no node of its plan has a block larger than ``x``'s."""
-    expected, error = oracle(np.reshape, a, shape)
+def check(x, a, shape, order="C"):
+    """``reshape(x, shape, order=order)`` is NumPy's, fused and unfused, or raises NumPy's
+    exception type; no node of its plan has a block larger than ``x``'s."""
+    expected, error = oracle(np.reshape, a, shape, order=order)
     if error is not None:
         with pytest.raises(error_class(error)):
-            reshape(x, shape)
+            reshape(x, shape, order=order)
         return
-    out = reshape(x, shape)
+    out = reshape(x, shape, order=order)
     assert out.shape == expected.shape and out.dtype == expected.dtype
     assert_same(out.compute(), expected, exact=True)
     assert_same(out.compute(fuse=False), expected, exact=True)
@@ -64,6 +64,25 @@ def check(x, a, shape):
 def test_reshape(data, dtype, shape):
     a = data.draw(np_arrays(dtype, shape))
     check(chunked(data.draw, a), a, data.draw(targets(a.size)))
+
+
+@given(data=st.data(), dtype=dtypes(), shape=shapes(max_dims=4), order=st.sampled_from(["F", "A"]))
+def test_reshape_in_column_major_order(data, dtype, shape, order):
+    """order="F" (flox reshapes with it) and "A", through tegula.reshape, the method and
+    np.reshape; "A" is "F" for a Fortran-ordered NumPy input only, as in NumPy."""
+    a = data.draw(np_arrays(dtype, shape))
+    target = data.draw(targets(a.size))
+    check(chunked(data.draw, a), a, target, order)
+    expected, error = oracle(np.reshape, a, target, order="F")
+    if error is None and order == "F":
+        assert_same(chunked(data.draw, a).reshape(target, order="F").compute(), expected, exact=True)
+        assert_same(np.reshape(chunked(data.draw, a), target, order="F").compute(), expected, exact=True)
+    f = np.asfortranarray(a)
+    expected, error = oracle(np.reshape, f, target, order=order)
+    if error is None:
+        assert_same(reshape(f, target, order=order).compute(), expected, exact=True)
+    with pytest.raises(ValueError, match="order must be one of"):
+        reshape(chunked(data.draw, a), a.shape, order="K")
 
 
 @given(data=st.data(), shape=shapes(min_dims=2, max_dims=3))

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import tegula as tg
-from strategies import split
+from strategies import assert_lazy, assert_matches, split
 
 xr = pytest.importorskip("xarray")
 pd = pytest.importorskip("pandas")
@@ -64,25 +64,6 @@ def workflow(ds):
     out["rounded"] = s.precip.round(1)
     out["clipped"] = s.temperature.clip(10.0, 20.0)
     return out
-
-
-def assert_matches(actual, expected):
-    """Every variable of ``actual`` (computed) equals ``expected``'s: dtype, dims, values
-    (float32 to its precision, NaN where NumPy has NaN), and the attributes."""
-    assert set(actual.data_vars) == set(expected.data_vars)
-    for name, e in expected.data_vars.items():
-        a = actual[name]
-        assert a.dims == e.dims and a.dtype == e.dtype, (name, a.dims, e.dims, a.dtype, e.dtype)
-        rtol = 1e-4 if e.dtype == np.float32 else 1e-10
-        np.testing.assert_allclose(a.values, e.values, rtol=rtol, atol=rtol * 100, equal_nan=True,
-                                   err_msg=name)
-        assert a.attrs == e.attrs
-    assert actual.attrs == expected.attrs
-
-
-def assert_lazy(ds):
-    for name, v in ds.data_vars.items():
-        assert isinstance(v.data, tg.Array), (name, type(v.data))
 
 
 sizes = st.tuples(st.integers(2, 9), st.integers(3, 8), st.integers(2, 7))

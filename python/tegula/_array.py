@@ -278,11 +278,12 @@ class Array:
 
     conjugate = conj
 
-    def reshape(self, *shape, copy=None):
-        """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``; see ``tegula.reshape``."""
+    def reshape(self, *shape, order="C", copy=None):
+        """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``, ``order="F"`` as NumPy's; see
+        ``tegula.reshape``."""
         from ._reshape import reshape
 
-        return reshape(self, shape[0] if len(shape) == 1 else shape, copy=copy)
+        return reshape(self, shape[0] if len(shape) == 1 else shape, order=order, copy=copy)
 
     def flatten(self):
         return self.reshape(-1)

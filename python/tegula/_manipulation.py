@@ -77,11 +77,20 @@ def squeeze(x, /, axis=None):
     return x[tuple(0 if a in axes else slice(None) for a in range(x.ndim))]
 
 
+def _int_or_sequence(axes):
+    """An axis, or any iterable of them (a range, an array), as a list, as NumPy's
+    normalize_axis_tuple reads it: xarray moves axes with ranges."""
+    try:
+        return [operator.index(axes)]
+    except TypeError:
+        return list(axes)
+
+
 def moveaxis(x, source, destination, /):
     """``x`` with axes ``source`` moved to positions ``destination`` (a transpose)."""
     x = asarray(x)
-    src = [_normalize(a, x.ndim) for a in (source if isinstance(source, (tuple, list)) else (source,))]
-    dst = [_normalize(a, x.ndim) for a in (destination if isinstance(destination, (tuple, list)) else (destination,))]
+    src = [_normalize(a, x.ndim) for a in _int_or_sequence(source)]
+    dst = [_normalize(a, x.ndim) for a in _int_or_sequence(destination)]
     if len(src) != len(dst):
         raise ValueError("source and destination must have the same number of elements")
     if len(set(src)) != len(src) or len(set(dst)) != len(dst):

@@ -21,10 +21,12 @@ from ._array import Array
 from ._xarray_chunks import unify_chunks
 
 
-def _apply(call, arrays, out_chunks, dtype, name):
+def _apply(call, arrays, out_chunks, dtype, name, shared=None):
     """The native operation: ``call(block_index, blocks)`` over arrays of one shape; ``None``
-    in ``out_chunks`` keeps the inputs' block lengths along that axis."""
-    arrays = _one_grid(arrays)
+    in ``out_chunks`` keeps the inputs' block lengths along that axis. With ``shared`` (axis
+    numbers), only those axes are put on one grid: each array keeps its own lengths along the
+    others, where every array must already have as many blocks."""
+    arrays = _one_grid(arrays, shared)
     grid = arrays[0].chunks
     out_chunks = [tuple(g) if c is None else tuple(c) for c, g in zip(out_chunks, grid)]
     for axis, (c, g) in enumerate(zip(out_chunks, grid)):
@@ -34,10 +36,13 @@ def _apply(call, arrays, out_chunks, dtype, name):
     return Array(handle)
 
 
-def _one_grid(arrays):
-    """Arrays of one shape rechunked to one block grid: every array's boundaries together."""
-    labels = tuple(range(arrays[0].ndim))
-    return unify_chunks([x for a in arrays for x in (a, labels)], warn=False)[1]
+def _one_grid(arrays, shared=None):
+    """Arrays of one shape rechunked to one block grid: every array's boundaries together
+    (along the axes ``shared`` only, when given; the other axes are each array's own)."""
+    ndim = arrays[0].ndim
+    shared = set(range(ndim) if shared is None else shared)
+    labels = [tuple(j if j in shared else (k, j) for j in range(ndim)) for k in range(len(arrays))]
+    return unify_chunks([x for a, ind in zip(arrays, labels) for x in (a, ind)], warn=False)[1]
 
 
 def _name(func, name):
@@ -313,7 +318,13 @@ def apply_gufunc(func, signature, *args, axes=None, axis=None, keepdims=False, o
     kept in blocks, and ``func`` gets whole core axes (one block each; with
     ``allow_rechunk=False`` a core axis in several blocks is an error, as in Dask). Returns one
     array, or a tuple for several outputs. ``vectorize=True`` wraps ``func`` in
-    ``np.vectorize``."""
+    ``np.vectorize``.
+
+    Core axes of different names are separate, so arguments may differ in their lengths
+    (xarray's ``interp`` passes the old and the new coordinates along one dimension). A NumPy
+    argument that has only core axes (a coordinate, a table) reaches ``func`` as it is, in
+    every call, as Dask passes a one-block array: it may have a dtype tegula has no arrays of
+    (datetime64 coordinates)."""
     import tegula
 
     if axes is not None or axis is not None or keepdims:
@@ -324,7 +335,10 @@ def apply_gufunc(func, signature, *args, axes=None, axis=None, keepdims=False, o
     if vectorize:
         otypes = None if output_dtypes is None else [np.dtype(d).char for d in np.atleast_1d(output_dtypes)]
         func = np.vectorize(func, signature=signature, otypes=otypes)
-    xs = [tegula.asarray(a) for a in args]
+    constant = [not isinstance(a, Array) and np.ndim(a) == len(d) for a, d in zip(args, core_in)]
+    if all(constant):  # nothing to put in blocks: the first argument becomes the array
+        constant[0] = False
+    xs = [np.asarray(a) if c else tegula.asarray(a) for a, c in zip(args, constant)]
     sizes = dict(output_sizes or {})
     for x, dims in zip(xs, core_in):
         if x.ndim < len(dims):
@@ -332,27 +346,35 @@ def apply_gufunc(func, signature, *args, axes=None, axis=None, keepdims=False, o
         for d, n in zip(dims, x.shape[x.ndim - len(dims):]):
             if sizes.setdefault(d, n) != n:
                 raise ValueError(f"core dimension {d!r} has lengths {sizes[d]} and {n}")
-        for d, c in zip(dims, x.chunks[x.ndim - len(dims):]):
-            if len(c) > 1 and not allow_rechunk:
-                raise ValueError(f"core dimension {d!r} is in {len(c)} blocks; rechunk it to one block or pass "
+    for x, dims, c in zip(xs, core_in, constant):
+        for d, ch in zip(dims, () if c else x.chunks[x.ndim - len(dims):]):
+            if len(ch) > 1 and not allow_rechunk:
+                raise ValueError(f"core dimension {d!r} is in {len(ch)} blocks; rechunk it to one block or pass "
                                  f"allow_rechunk=True")
     loop_shape = np.broadcast_shapes(*[x.shape[: x.ndim - len(d)] for x, d in zip(xs, core_in)])
     n_loop = len(loop_shape)
-    core_ndim = max([len(d) for d in core_in + core_out] + [0])
+    blocked = [k for k, c in enumerate(constant) if not c]
+    core_ndim = max([len(core_in[k]) for k in blocked] + [len(d) for d in core_out] + [0])
     internal = []
-    for x, dims in zip(xs, core_in):
+    for k in blocked:
+        x, dims = xs[k], core_in[k]
         x = tegula.broadcast_to(x, loop_shape + x.shape[x.ndim - len(dims):])
-        x = x.rechunk(tuple(c if k < n_loop else -1 for k, c in enumerate(x.chunks)))
+        x = x.rechunk(tuple(c if j < n_loop else -1 for j, c in enumerate(x.chunks)))
         internal.append(tegula.reshape(x, x.shape + (1,) * (core_ndim - len(dims))) if core_ndim > len(dims) else x)
     dtypes = _output_dtypes(output_dtypes, core_out, func, xs, core_in, kwargs, name)
+    fixed = [x if c else None for x, c in zip(xs, constant)]
+    # leading loop axes an argument lacks (broadcast to put it on the grid) are sliced off its
+    # blocks again, so that each argument keeps its number of axes, as in Dask
+    extra = [n_loop - (x.ndim - len(d)) for x, d in zip(xs, core_in)]
     outputs = []
     for k, dims in enumerate(core_out):
         missing = [d for d in dims if d not in sizes]
         if missing:
             raise ValueError(f"output core dimensions {missing} have no length; give output_sizes")
         chunks = [None] * n_loop + [(sizes[d],) for d in dims] + [(1,)] * (core_ndim - len(dims))
-        call = _gufunc_caller(func, k, len(core_out) > 1, core_in, n_loop, core_ndim, len(dims), dtypes[k], kwargs)
-        out = _apply(call, internal, chunks, dtypes[k], _name(func, name))
+        call = _gufunc_caller(func, k, len(core_out) > 1, core_in, fixed, extra, n_loop, core_ndim, len(dims),
+                              dtypes[k], kwargs)
+        out = _apply(call, internal, chunks, dtypes[k], _name(func, name), shared=range(n_loop))
         if core_ndim > len(dims):
             out = tegula.reshape(out, out.shape[: n_loop + len(dims)])
         outputs.append(out)
@@ -371,9 +393,18 @@ def _output_dtypes(output_dtypes, core_out, func, xs, core_in, kwargs, name):
     raise ValueError("apply_gufunc with several outputs needs output_dtypes")
 
 
-def _gufunc_caller(func, k, several, core_in, n_loop, core_ndim, out_core, dtype, kwargs):
+def _gufunc_caller(func, k, several, core_in, fixed, extra, n_loop, core_ndim, out_core, dtype, kwargs):
+    """The block function: each argument's block (its loop axes, then its own core axes) or
+    the constant argument in its place, and output ``k`` of ``func``'s result."""
     def call(index, blocks):
-        own = [b.reshape(b.shape[: n_loop + len(d)]) for b, d in zip(blocks, core_in)]
+        blocks = iter(blocks)
+        own = []
+        for f, d, e in zip(fixed, core_in, extra):
+            if f is not None:
+                own.append(f)
+                continue
+            b = next(blocks)
+            own.append(b.reshape(b.shape[: n_loop + len(d)])[(0,) * e])
         value = func(*own, **kwargs)
         out = _result(value[k] if several else value, dtype)
         return out.reshape(out.shape + (1,) * (core_ndim - out_core))

@@ -9,8 +9,11 @@ from xarray.namedarray.parallelcompat import ChunkManagerEntrypoint
 
 import tegula
 
-from . import _xarray_chunks
+from . import _xarray_chunks, _xarray_routes
 from ._xarray_store import store_regions
+
+# xarray's (and flox's) type-dispatched functions send tegula arrays to tegula (see the module)
+_xarray_routes.install()
 
 # what xarray passes to the block functions for dask only: an example block and a graph token
 _DASK_BLOCK_OPTIONS = {"meta", "token"}
