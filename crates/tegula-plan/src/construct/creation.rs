@@ -73,7 +73,7 @@ fn check_parameters(dist: Distribution) -> Result<()> {
         Distribution::Beta { a, .. } if a <= 0.0 => refuse("a <= 0"),
         Distribution::Beta { b, .. } if b <= 0.0 => refuse("b <= 0"),
         Distribution::ChiSquare { df } | Distribution::StudentT { df } if df <= 0.0 => refuse("df <= 0"),
-        Distribution::Poisson { lam } if !(lam >= 0.0) => refuse("lam < 0"),
+        Distribution::Poisson { lam } if lam < 0.0 || lam.is_nan() => refuse("lam < 0 or lam is NaN"),
         // NumPy's bound: beyond it a count does not fit int64 with room for the tail.
         Distribution::Poisson { lam } if lam > 9.223_372_006_484_771e18 => refuse("lam value too large"),
         Distribution::Binomial { p, .. } if !(0.0..=1.0).contains(&p) => refuse("p < 0, p > 1 or p is NaN"),
