@@ -168,6 +168,13 @@ class Array:
 
         return to_zarr(self, path, chunks=chunks, compressor=compressor, overwrite=overwrite, **kwargs)
 
+    def to_dask_array(self):
+        """A Dask array of the same chunks whose blocks tegula computes when Dask asks (see
+        ``_to_dask.py``; tegula arrays are not Dask collections themselves)."""
+        from ._to_dask import to_dask_array
+
+        return to_dask_array(self)
+
     def to_npy(self, path, overwrite=False):
         """Writes the array to a ``.npy`` file (see ``tegula.to_npy``)."""
         from ._io import to_npy
