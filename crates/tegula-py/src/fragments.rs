@@ -75,10 +75,28 @@ pub fn run_fragment<'py>(
     Ok(outputs)
 }
 
+/// Ends this process as soon as the pool's process is gone (every writer of the request pipe
+/// `input` closed), even in the middle of a fragment: an orphan must not go on writing chunks
+/// to a store that a later writer may already be filling.
+fn exit_when_orphaned(input: i32) {
+    std::thread::spawn(move || loop {
+        let mut watched = libc::pollfd { fd: input, events: 0, revents: 0 };
+        // SAFETY: one valid `pollfd`; hang-ups and errors are reported without asking.
+        let ready = unsafe { libc::poll(&mut watched, 1, -1) };
+        if ready > 0 && watched.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0 {
+            std::process::exit(1);
+        }
+        if ready < 0 && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            return;
+        }
+    });
+}
+
 /// Serves a process pool's requests read from file descriptor `input`, answering on `output`,
 /// until `input` closes (the pool's process ended or let this worker go).
 #[pyfunction]
 pub fn serve_worker(py: Python<'_>, input: i32, output: i32) -> PyResult<()> {
+    exit_when_orphaned(input);
     // SAFETY: the caller hands over two open descriptors that nothing else in this process
     // uses; the files own them from here on.
     let (input, output) = unsafe { (File::from_raw_fd(input), File::from_raw_fd(output)) };

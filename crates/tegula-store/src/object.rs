@@ -37,7 +37,19 @@ pub(crate) struct Bucket {
     pub(crate) url: String,
     /// Every credential given or found, removed from any message.
     secrets: Vec<String>,
+    /// The options another process opens the same store with: those given, and the S3
+    /// credentials, region and endpoint found in the environment or the AWS files.
+    pub(crate) options: StorageOptions,
 }
+
+/// The S3 settings resolved in this process that other processes get explicitly.
+const RESOLVED_S3: [(AmazonS3ConfigKey, &str); 5] = [
+    (AmazonS3ConfigKey::AccessKeyId, "aws_access_key_id"),
+    (AmazonS3ConfigKey::SecretAccessKey, "aws_secret_access_key"),
+    (AmazonS3ConfigKey::Token, "aws_session_token"),
+    (AmazonS3ConfigKey::Region, "aws_region"),
+    (AmazonS3ConfigKey::Endpoint, "aws_endpoint"),
+];
 
 /// Option keys whose values are credentials (never shown).
 const SECRET_WORDS: [&str; 7] = ["key", "secret", "token", "password", "sas", "credential", "signature"];
@@ -57,6 +69,7 @@ impl Bucket {
         secrets.extend(parsed.password().map(str::to_string));
         let (scheme, path) =
             ObjectStoreScheme::parse(&parsed).map_err(|e| tegula_core::value_err!("{display}: not a URL tegula opens: {e}"))?;
+        let mut resolved: StorageOptions = options.to_vec();
         let (tegula_options, options): (Vec<_>, Vec<_>) =
             options.iter().partition(|(k, _)| ["max_retries", "retry_timeout"].contains(&k.as_str()));
         let retry = retry_config(&tegula_options, &display)?;
@@ -74,6 +87,13 @@ impl Bucket {
                 }
                 for key in [AmazonS3ConfigKey::AccessKeyId, AmazonS3ConfigKey::SecretAccessKey, AmazonS3ConfigKey::Token] {
                     secrets.extend(builder.get_config_value(&key));
+                }
+                // What the environment and the AWS files gave travels with the array, so worker
+                // processes (whose environment may differ) sign as this one does.
+                for (key, name) in RESOLVED_S3 {
+                    if let Some(value) = builder.get_config_value(&key).filter(|_| !options.iter().any(|(k, _)| k == name)) {
+                        resolved.push((name.to_string(), value));
+                    }
                 }
                 Arc::new(builder.build().map_err(config)?)
             }
@@ -108,7 +128,7 @@ impl Bucket {
         };
         secrets.retain(|s| !s.is_empty());
         let store: Arc<dyn ObjectStore> = if path.as_ref().is_empty() { store } else { Arc::new(PrefixStore::new(store, path)) };
-        Ok(Bucket { store, url: display, secrets })
+        Ok(Bucket { store, url: display, secrets, options: resolved })
     }
 
     /// `text` with every credential of this store replaced by `***`.

@@ -53,7 +53,8 @@ impl RemoteZarrSource {
         let info = describe(&shown, &array, &meta)?;
         let array = crate::bounded::bounded(&array, &meta, storage.clone()).unwrap_or(array);
         let sharded = meta.to_string().contains("\"sharding_indexed\"");
-        Ok(RemoteZarrSource { info, array, storage, options: options.to_vec(), url: url.to_string(), sharded, metadata: meta })
+        let options = storage.bucket.options.clone();
+        Ok(RemoteZarrSource { info, array, storage, options, url: url.to_string(), sharded, metadata: meta })
     }
 
     /// The array's metadata document (Zarr's JSON, attributes included).
@@ -126,7 +127,8 @@ impl RemoteZarrSink {
         let parsed: ArrayMetadata = serde_json::from_value(meta.clone()).map_err(|e| tegula_core::internal_err!("array metadata: {e}"))?;
         let array = Array::new_with_metadata(storage, "/", parsed).map_err(|e| tegula_core::value_err!("{shown}: {e}"))?;
         let info = describe(&shown, &array, &metadata(&shown, &array)?)?;
-        Ok(RemoteZarrSink { info, array, options: options.to_vec(), url: url.to_string(), meta })
+        let options = array.storage().bucket.options.clone();
+        Ok(RemoteZarrSink { info, array, options, url: url.to_string(), meta })
     }
 
     /// Makes way for the new array: nothing there, or (with `overwrite`) a Zarr array or the
