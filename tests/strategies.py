@@ -105,6 +105,18 @@ def regular_chunks(shape):
 
 # --- values ----------------------------------------------------------------------------------
 
+@st.composite
+def stored_case(draw):
+    """``(data, chunks, store_chunks)``: an array of any dtype, a chunking of it, and stored
+    chunks (None: the writer's default) — a round trip through a store."""
+    dtype = draw(dtypes(ALL_DTYPES))
+    shape = draw(shapes(max_dims=3, max_side=6))
+    data = draw(np_arrays(dtype, shape))
+    spec, _ = draw(chunkings(shape))
+    store_chunks = draw(st.one_of(st.none(), regular_chunks(shape)))
+    return data, spec, store_chunks
+
+
 def elements(dtype, *, allow_nan=True, allow_infinity=True, max_magnitude=None, integral=False, small=False):
     """Element values for ``dtype``. ``max_magnitude`` bounds floats (and complex parts);
     ``integral`` makes inexact dtypes hold small whole numbers (exact arithmetic), and with

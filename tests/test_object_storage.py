@@ -17,7 +17,7 @@ from hypothesis import given, settings, strategies as st
 
 import tegula as tg
 from object_servers import ACCESS_KEY, SECRET_KEY, HttpServer, fresh, silent_server, unavailable_server
-from strategies import ALL_DTYPES, chunkings, dtypes, np_arrays, regular_chunks, same_bytes, shapes
+from strategies import ALL_DTYPES, dtypes, np_arrays, regular_chunks, same_bytes, shapes, stored_case
 
 CODECS = [None, "zstd", "gzip", "blosc"]
 
@@ -35,16 +35,6 @@ def zarr_python_store(s3, url):
     from zarr.storage import FsspecStore
 
     return FsspecStore(s3.s3fs(), path=url.removeprefix("s3://"))
-
-
-@st.composite
-def stored_case(draw):
-    dtype = draw(dtypes(ALL_DTYPES))
-    shape = draw(shapes(max_dims=3, max_side=6))
-    data = draw(np_arrays(dtype, shape))
-    spec, _ = draw(chunkings(shape))
-    store_chunks = draw(st.one_of(st.none(), regular_chunks(shape)))
-    return data, spec, store_chunks
 
 
 @settings(max_examples=25)

@@ -11,7 +11,7 @@ import zarr
 from hypothesis import given, strategies as st
 
 import tegula as tg
-from strategies import ALL_DTYPES, chunkings, dtypes, np_arrays, regular_chunks, same_bytes, scratch_dir, shapes
+from strategies import ALL_DTYPES, chunkings, dtypes, np_arrays, regular_chunks, same_bytes, scratch_dir, shapes, stored_case
 
 CODECS = [None, "zstd", "gzip", "blosc"]
 
@@ -22,16 +22,6 @@ def chunk_files(store):
     for root, _, files in os.walk(store):
         names += [os.path.join(root, f) for f in files if f not in ("zarr.json", ".zarray", ".zattrs", ".zgroup")]
     return sorted(names)
-
-
-@st.composite
-def stored_case(draw):
-    dtype = draw(dtypes(ALL_DTYPES))
-    shape = draw(shapes(max_dims=3, max_side=6))
-    data = draw(np_arrays(dtype, shape))
-    spec, _ = draw(chunkings(shape))
-    store_chunks = draw(st.one_of(st.none(), regular_chunks(shape)))
-    return data, spec, store_chunks
 
 
 @given(stored_case(), st.sampled_from([2, 3]), st.sampled_from(CODECS))

@@ -76,20 +76,9 @@ impl ReadableStorageTraits for AtomicStore {
             self.root.still_same()?;
             return Ok(None);
         }
-        // A range past the end of the file (a shard index that lies) would be allocated before
-        // the read fails: refuse it first.
         let ranges: Vec<ByteRange> = byte_ranges.collect();
         let size = std::fs::metadata(self.inner.key_to_fspath(key))?.len();
-        for range in &ranges {
-            let end = match *range {
-                ByteRange::FromStart(offset, Some(length)) => offset.checked_add(length),
-                ByteRange::FromStart(offset, None) => Some(offset),
-                ByteRange::Suffix(length) => Some(length),
-            };
-            if end.is_none_or(|end| end > size) {
-                return Err(StorageError::Other(format!("{key}: byte range {range:?} is past the end of its {size} bytes")));
-            }
-        }
+        crate::check_byte_ranges(key, &ranges, size)?;
         let got = self.inner.get_partial_many(key, Box::new(ranges.into_iter()))?;
         self.root.still_same()?;
         Ok(got)

@@ -137,6 +137,23 @@ pub fn region_bytes(region: &[(usize, usize)], dtype: DType) -> usize {
     region.iter().map(|(a, b)| b - a).product::<usize>() * dtype.itemsize()
 }
 
+/// Refuses byte ranges of a stored value of `size` bytes that end past its end (a shard index
+/// that lies would otherwise have its range allocated before the read fails).
+fn check_byte_ranges(key: &zarrs::storage::StoreKey, ranges: &[zarrs::storage::byte_range::ByteRange], size: u64) -> std::result::Result<(), zarrs::storage::StorageError> {
+    use zarrs::storage::byte_range::ByteRange;
+    for range in ranges {
+        let end = match *range {
+            ByteRange::FromStart(offset, Some(length)) => offset.checked_add(length),
+            ByteRange::FromStart(offset, None) => Some(offset),
+            ByteRange::Suffix(length) => Some(length),
+        };
+        if end.is_none_or(|end| end > size) {
+            return Err(zarrs::storage::StorageError::Other(format!("{key}: byte range {range:?} is past the end of its {size} bytes")));
+        }
+    }
+    Ok(())
+}
+
 /// Checks that `region` lies inside `shape` and `out` has its size.
 fn check_region(info: &StoredInfo, region: &[(usize, usize)], len: usize) -> Result<()> {
     let inside = region.len() == info.shape.len()

@@ -111,18 +111,8 @@ impl ReadableStorageTraits for ObjectStorage {
         let ranges: Vec<ByteRange> = byte_ranges.collect();
         let Some(size) = self.size_key(key)? else { return Ok(None) };
         let fetched = self.fetched(key).is_some();
-        let mut wanted = Vec::with_capacity(ranges.len());
-        for range in &ranges {
-            let end = match *range {
-                ByteRange::FromStart(offset, Some(length)) => offset.checked_add(length),
-                ByteRange::FromStart(offset, None) => Some(offset),
-                ByteRange::Suffix(length) => Some(length),
-            };
-            if end.is_none_or(|end| end > size) {
-                return Err(StorageError::Other(format!("{key}: byte range {range:?} is past the end of its {size} bytes")));
-            }
-            wanted.push(range.to_range(size));
-        }
+        crate::check_byte_ranges(key, &ranges, size)?;
+        let wanted: Vec<_> = ranges.iter().map(|range| range.to_range(size)).collect();
         if fetched || self.ranges_refused.load(Ordering::Relaxed) {
             return self.slices_of_whole(key, &wanted);
         }
