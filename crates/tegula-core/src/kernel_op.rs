@@ -76,6 +76,10 @@ pub enum KernelOp {
     /// positions), as int64, one per bucket. Elements compare by value in NumPy's order
     /// (reversed when `descending`), then by position, so every element is distinct.
     BucketCounts { descending: bool, start: usize },
+    /// A 1-D block's elements (with `arg`, their int64 positions, counted from `start`)
+    /// grouped by the bucket `BucketCounts` counts each in, buckets in order, and the
+    /// elements of a bucket in their order in the block.
+    BucketPartition { descending: bool, start: usize, arg: bool },
     /// The stable merge of sorted 1-D runs (in NumPy's order, reversed when `descending`),
     /// taken in input order: equal elements keep that order. With `arg`, the first half of
     /// the inputs are the runs' values and the second half their int64 positions, and the
@@ -124,6 +128,7 @@ impl KernelOp {
             KernelOp::Sort { .. } => "sort-block".into(),
             KernelOp::ArgSort { .. } => "argsort-block".into(),
             KernelOp::BucketCounts { .. } => "bucket-counts".into(),
+            KernelOp::BucketPartition { .. } => "bucket-partition".into(),
             KernelOp::SamplePositions { .. } => "sample-positions".into(),
             KernelOp::MergeRuns { arg, .. } => if *arg { "merge-argsort".into() } else { "merge-sort".into() },
             KernelOp::SearchCount { .. } => "searchsorted-count".into(),

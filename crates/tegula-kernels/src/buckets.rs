@@ -7,6 +7,7 @@
 
 use crate::chunk::{Block, Chunk, Wrap};
 use crate::order::SortOrder;
+use crate::radix::{directed_key, sort_positions, sort_values};
 use crate::sort::directed;
 use crate::with_chunk;
 use ndarray::{ArrayD, IxDyn};
@@ -41,42 +42,18 @@ fn pick_splitters<T: Wrap + SortOrder>(values: &Block<T>, positions: &[i64], buc
 
 /// `KernelOp::SamplePositions`: the positions (counted from `start`) of every `every`-th
 /// element of the 1-D `block` in sorted order (by value, then position), from rank
-/// `every / 2`. The values are sorted unstably (no scratch memory; equal values are found
-/// again below): the sample of rank `r` is the `r - first`-th occurrence, in the block's
-/// order, of the value whose equals start at rank `first`.
+/// `every / 2`: the block's stable argsort, sampled.
 pub fn sample_positions(block: &Chunk, every: usize, start: usize, descending: bool) -> Result<Chunk> {
     with_chunk!(block, b => sample_typed(b, every.max(1), start, descending))
 }
 
 fn sample_typed<T: Wrap + SortOrder>(block: &Block<T>, every: usize, start: usize, descending: bool) -> Result<Chunk> {
-    let mut sorted = one_d(block)?;
-    let order = |p: &T, q: &T| directed(p.order(*q), descending);
-    sorted.sort_unstable_by(order);
-    // Distinct sampled values, each with the occurrences wanted (ascending) and their samples.
-    let mut wanted: Vec<(T, Vec<(usize, usize)>)> = Vec::new();
-    for (i, r) in (every / 2..sorted.len()).step_by(every).enumerate() {
-        let v = sorted[r];
-        let first = sorted.partition_point(|x| order(x, &v) == Ordering::Less);
-        match wanted.last_mut() {
-            Some((w, occurrences)) if order(w, &v) == Ordering::Equal => occurrences.push((r - first, i)),
-            _ => wanted.push((v, vec![(r - first, i)])),
-        }
-    }
-    let samples = wanted.iter().map(|w| w.1.len()).sum();
-    let mut positions = vec![0i64; samples];
-    let (mut seen, mut next) = (vec![0usize; wanted.len()], vec![0usize; wanted.len()]);
-    for (p, x) in block.iter().enumerate() {
-        if let Ok(d) = wanted.binary_search_by(|w| order(&w.0, x)) {
-            if let Some(&(occurrence, sample)) = wanted[d].1.get(next[d]) {
-                if occurrence == seen[d] {
-                    positions[sample] = (start + p) as i64;
-                    next[d] += 1;
-                }
-            }
-            seen[d] += 1;
-        }
-    }
-    Ok(Chunk::Int64(vector(positions)?))
+    let values = one_d(block)?;
+    let mut order: Vec<i64> = big_vec(values.len());
+    order.extend((start..start + values.len()).map(|p| p as i64));
+    sort_positions(&values, &mut order, descending);
+    let samples = (every / 2..order.len()).step_by(every).map(|r| order[r]).collect();
+    Ok(Chunk::Int64(vector(samples)?))
 }
 
 /// `KernelOp::BucketCounts`: how many elements of the 1-D `block` (whose first element is at
@@ -84,20 +61,96 @@ fn sample_typed<T: Wrap + SortOrder>(block: &Block<T>, every: usize, start: usiz
 /// delimit; bucket `j` holds the keys from splitter `j - 1` (included) to splitter `j`.
 pub fn bucket_counts(block: &Chunk, values: &Chunk, positions: &Chunk, start: usize, descending: bool) -> Result<Chunk> {
     let positions = one_d(positions.typed::<i64>()?)?;
-    with_chunk!(block, b => count_buckets(b, values.typed()?, &positions, start, descending))
+    let buckets = with_chunk!(block, b => buckets_of(b, values.typed()?, &positions, start, descending))?;
+    let mut counts = vec![0i64; positions.len() + 1];
+    buckets.iter().for_each(|&j| counts[j as usize] += 1);
+    Ok(Chunk::Int64(vector(counts)?))
 }
 
-fn count_buckets<T: Wrap + SortOrder>(block: &Block<T>, values: &Block<T>, positions: &[i64], start: usize, descending: bool) -> Result<Chunk> {
+/// `KernelOp::BucketPartition`: the 1-D `block`'s elements (with `arg`, their int64 positions,
+/// counted from `start`) grouped by bucket as `bucket_counts` counts them, in bucket order,
+/// each bucket's elements in their order in the block.
+pub fn bucket_partition(block: &Chunk, values: &Chunk, positions: &Chunk, start: usize, descending: bool, arg: bool) -> Result<Chunk> {
+    let positions = one_d(positions.typed::<i64>()?)?;
+    with_chunk!(block, b => {
+        let buckets = buckets_of(b, values.typed()?, &positions, start, descending)?;
+        let slots = bucket_slots(&buckets, positions.len() + 1);
+        if arg {
+            Ok(Chunk::Int64(vector(grouped((start as i64).., &buckets, slots))?))
+        } else {
+            Ok(Wrap::wrap(vector(grouped(b.iter().copied(), &buckets, slots))?))
+        }
+    })
+}
+
+/// Where each bucket's first element goes when `buckets` (one per element) are grouped.
+fn bucket_slots(buckets: &[u32], count: usize) -> Vec<usize> {
+    let mut slots = vec![0usize; count + 1];
+    buckets.iter().for_each(|&j| slots[j as usize + 1] += 1);
+    (1..slots.len()).for_each(|j| slots[j] += slots[j - 1]);
+    slots
+}
+
+/// `items` (one per bucket in `buckets`) grouped by bucket, in order within each.
+fn grouped<E: Copy + Default>(items: impl Iterator<Item = E>, buckets: &[u32], mut slots: Vec<usize>) -> Vec<E> {
+    let mut out = vec![E::default(); buckets.len()];
+    for (item, &j) in items.zip(buckets) {
+        out[slots[j as usize]] = item;
+        slots[j as usize] += 1;
+    }
+    out
+}
+
+/// The bucket of each element of the 1-D `block` (first element at position `start`) among
+/// the splitters (sorted `values` at `positions`).
+fn buckets_of<T: Wrap + SortOrder>(block: &Block<T>, values: &Block<T>, positions: &[i64], start: usize, descending: bool) -> Result<Vec<u32>> {
     let splitters: Vec<(T, i64)> = one_d(values)?.into_iter().zip(positions.iter().copied()).collect();
-    if splitters.len() != positions.len() || block.ndim() != 1 {
-        return Err(internal_err!("bucket counts of a {}-d block by {} splitters", block.ndim(), positions.len()));
+    if splitters.len() != positions.len() || block.ndim() != 1 || splitters.len() >= u32::MAX as usize {
+        return Err(internal_err!("buckets of a {}-d block by {} splitters", block.ndim(), positions.len()));
     }
-    let mut counts = vec![0i64; splitters.len() + 1];
-    for (i, &v) in block.iter().enumerate() {
-        let key = (v, (start + i) as i64);
-        counts[splitters.partition_point(|&s| key_order(s, key, descending) != Ordering::Greater)] += 1;
+    let copied: Vec<T>;
+    let values = match block.as_slice() {
+        Some(values) => values,
+        None => {
+            copied = block.iter().copied().collect();
+            &copied
+        }
+    };
+    let values = values.iter().copied();
+    let positions = (start as i64)..;
+    let buckets = if T::KEY_BYTES == 0 {
+        let bucket = |v: T, p: i64| splitters.partition_point(|&s| key_order(s, (v, p), descending) != Ordering::Greater) as u32;
+        values.zip(positions).map(|(v, p)| bucket(v, p)).collect()
+    } else {
+        let keyed = KeyedSplitters::new(&splitters, descending);
+        values.zip(positions).map(|(v, p)| keyed.bucket(directed_key(v, descending), p)).collect()
+    };
+    Ok(buckets)
+}
+
+/// Splitters as integer keys (`directed_key`), searched without the branches of NumPy's
+/// float order, and the positions that break ties.
+struct KeyedSplitters {
+    keys: Vec<u64>,
+    positions: Vec<i64>,
+}
+
+impl KeyedSplitters {
+    fn new<T: SortOrder>(splitters: &[(T, i64)], descending: bool) -> KeyedSplitters {
+        let keys = splitters.iter().map(|&(v, _)| directed_key(v, descending)).collect();
+        KeyedSplitters { keys, positions: splitters.iter().map(|s| s.1).collect() }
     }
-    Ok(Chunk::Int64(vector(counts)?))
+
+    /// How many splitters come before the element `(key, position)`, or equal it.
+    fn bucket(&self, key: u64, position: i64) -> u32 {
+        // The splitters of smaller keys (std's binary search has no branch on the data)...
+        let mut at = self.keys.partition_point(|&k| k < key);
+        // ... then those of equal keys at positions not after the element's.
+        while at < self.keys.len() && self.keys[at] == key && self.positions[at] <= position {
+            at += 1;
+        }
+        at as u32
+    }
 }
 
 /// `KernelOp::MergeRuns`: the runs (1-D, each sorted) merged stably in input order; with `arg`,
@@ -122,22 +175,24 @@ fn typed_like<'a, T: Wrap>(_first: &Block<T>, chunks: &'a [Chunk]) -> Result<Vec
 fn merge_values<T: Wrap + SortOrder>(runs: &[&Block<T>], descending: bool) -> Result<Chunk> {
     let mut merged: Vec<T> = big_vec(runs.iter().map(|r| r.len()).sum());
     runs.iter().for_each(|r| merged.extend(r.iter().copied()));
-    // The stable sort finds the sorted runs and merges them.
-    merged.sort_by(|p, q| directed(p.order(*q), descending));
+    // Runs come in block order, so a stable sort keeps equal values in position order.
+    sort_values(&mut merged, descending);
     Ok(Wrap::wrap(vector(merged)?))
 }
 
 fn merge_positions<T: Wrap + SortOrder>(runs: &[&Block<T>], positions: &[Chunk], descending: bool) -> Result<Chunk> {
-    let mut merged: Vec<(T, i64)> = big_vec(runs.iter().map(|r| r.len()).sum());
+    let total = runs.iter().map(|r| r.len()).sum();
+    let (mut values, mut at): (Vec<T>, Vec<i64>) = (big_vec(total), big_vec(total));
     for (r, p) in runs.iter().zip(positions) {
         let p = p.typed::<i64>()?;
         if p.len() != r.len() {
             return Err(internal_err!("merge of a run of {} values with {} positions", r.len(), p.len()));
         }
-        merged.extend(r.iter().copied().zip(p.iter().copied()));
+        values.extend(r.iter().copied());
+        at.extend(p.iter().copied());
     }
-    merged.sort_by(|a, b| directed(a.0.order(b.0), descending));
-    Ok(Chunk::Int64(vector(merged.into_iter().map(|k| k.1).collect())?))
+    sort_positions(&values, &mut at, descending);
+    Ok(Chunk::Int64(vector(at)?))
 }
 
 /// A 1-D block's elements in order.
@@ -162,6 +217,22 @@ mod tests {
         let mut order: Vec<usize> = (0..values.len()).collect();
         order.sort_by(|&p, &q| directed(values[p].order(values[q]), descending));
         (every / 2..values.len()).step_by(every).map(|r| order[r] as i64 + 100).collect()
+    }
+
+    #[test]
+    fn keyed_search_agrees_with_the_order_of_keys() {
+        for len in [0, 1, 2, 3, 7, 8, 9, 40] {
+            let splitters: Vec<(f64, i64)> = (0..len).map(|i| ([f64::NAN, -1.0, 0.0, 2.5][i % 4], 10 * i as i64)).collect();
+            let mut splitters = splitters;
+            splitters.sort_by(|&a, &b| key_order(a, b, false));
+            let keyed = KeyedSplitters::new(&splitters, false);
+            for v in [f64::NAN, -2.0, -1.0, -0.0, 0.0, 1.0, 2.5, 3.0] {
+                for p in [-1, 0, 5, 10, 15, 1000] {
+                    let want = splitters.partition_point(|&s| key_order(s, (v, p), false) != Ordering::Greater);
+                    assert_eq!(keyed.bucket(directed_key(v, false), p) as usize, want, "{v} at {p} among {len}");
+                }
+            }
+        }
     }
 
     #[test]

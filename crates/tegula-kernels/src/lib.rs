@@ -23,6 +23,7 @@ pub mod matmul;
 pub mod order;
 pub mod parts;
 pub mod parallel;
+pub mod radix;
 pub mod random;
 pub mod raw;
 pub mod reduce;

@@ -8,6 +8,13 @@ use std::cmp::Ordering;
 
 pub trait SortOrder: Copy {
     fn order(self, other: Self) -> Ordering;
+    /// The bytes of `key`; 0 where the type has none (complex numbers).
+    const KEY_BYTES: usize = 0;
+    /// An unsigned key in the same order: equal elements (-0.0 and 0.0, any two NaNs) have
+    /// equal keys, so a stable sort by key is a stable sort by `order`.
+    fn key(self) -> u64 {
+        0
+    }
 }
 
 /// Ascending with NaN after every number (`partial_cmp` decides numbers).
@@ -21,23 +28,49 @@ fn nan_last<F: PartialOrd + Copy>(a: F, b: F) -> Ordering {
     }
 }
 
-macro_rules! total_order {
+macro_rules! unsigned_order {
     ($($t:ty),*) => {$(
         impl SortOrder for $t {
             fn order(self, other: Self) -> Ordering { self.cmp(&other) }
+            const KEY_BYTES: usize = std::mem::size_of::<$t>();
+            fn key(self) -> u64 { self as u64 }
         }
     )*};
 }
-total_order!(bool, i8, i16, i32, i64, u8, u16, u32, u64);
+unsigned_order!(bool, u8, u16, u32, u64);
+
+macro_rules! signed_order {
+    ($($t:ty => $u:ty),*) => {$(
+        impl SortOrder for $t {
+            fn order(self, other: Self) -> Ordering { self.cmp(&other) }
+            const KEY_BYTES: usize = std::mem::size_of::<$t>();
+            // Flipping the sign bit puts negatives below positives in unsigned order.
+            fn key(self) -> u64 { ((self as $u) ^ (1 << (<$u>::BITS - 1))) as u64 }
+        }
+    )*};
+}
+signed_order!(i8 => u8, i16 => u16, i32 => u32, i64 => u64);
 
 macro_rules! float_order {
-    ($($t:ty),*) => {$(
+    ($($t:ty => $u:ty, $zero:expr),*) => {$(
         impl SortOrder for $t {
             fn order(self, other: Self) -> Ordering { nan_last(self, other) }
+            const KEY_BYTES: usize = std::mem::size_of::<$t>();
+            // Negatives' bits reversed, positives' sign bit set: the IEEE order of the bits;
+            // -0.0 is keyed as 0.0, and every NaN above infinity.
+            fn key(self) -> u64 {
+                #[allow(clippy::eq_op)]
+                if self != self {
+                    return <$u>::MAX as u64;
+                }
+                let bits = if self == $zero { 0 } else { self.to_bits() };
+                let sign = 1 << (<$u>::BITS - 1);
+                (if bits & sign != 0 { !bits } else { bits | sign }) as u64
+            }
         }
     )*};
 }
-float_order!(f16, f32, f64);
+float_order!(f16 => u16, f16::ZERO, f32 => u32, 0.0, f64 => u64, 0.0);
 
 macro_rules! complex_order {
     ($($t:ty),*) => {$(

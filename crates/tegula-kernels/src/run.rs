@@ -2,7 +2,7 @@
 //! to the output chunk; and of every `SourceOp`, from the op alone.
 
 use crate::binary::{binary, where_};
-use crate::buckets::{bucket_counts, merge_runs, sample_positions};
+use crate::buckets::{bucket_counts, bucket_partition, merge_runs, sample_positions};
 use crate::chunk::Chunk;
 use crate::fused::{fused, fused_reduce};
 use crate::gather::{compress, gather, wrap_index, GatherPlace};
@@ -57,6 +57,9 @@ pub fn run(op: &KernelOp, inputs: &[Chunk]) -> Result<Chunk> {
         KernelOp::Sort { axis, descending } => sort(arg(0)?, *axis, *descending),
         KernelOp::ArgSort { axis, descending, offset } => argsort(arg(0)?, *axis, *descending, *offset),
         KernelOp::BucketCounts { descending, start } => bucket_counts(arg(0)?, arg(1)?, arg(2)?, *start, *descending),
+        KernelOp::BucketPartition { descending, start, arg: positions } => {
+            bucket_partition(arg(0)?, arg(1)?, arg(2)?, *start, *descending, *positions)
+        }
         KernelOp::MergeRuns { descending, arg } => merge_runs(inputs, *descending, *arg),
         KernelOp::SamplePositions { descending, every, start } => sample_positions(arg(0)?, *every, *start, *descending),
         KernelOp::SearchCount { right } => search_count(arg(0)?, arg(1)?, *right),

@@ -4,6 +4,7 @@
 use crate::chunk::{Block, Chunk, Wrap};
 use crate::element::Elem;
 use crate::order::SortOrder;
+use crate::radix::{sort_positions, sort_values};
 use crate::with_chunk;
 use ndarray::{ArrayD, Axis, Ix1};
 use rayon::prelude::*;
@@ -16,7 +17,7 @@ pub fn sort(a: &Chunk, axis: usize, descending: bool) -> Result<Chunk> {
         let out = by_rows(x, axis, |row: &[_], out: &mut [_]| {
             out.copy_from_slice(row);
             // Stable, so equal elements keep their order both ways (and descending puts NaN first).
-            out.sort_by(|p, q| directed(p.order(*q), descending));
+            sort_values(out, descending);
         });
         Wrap::wrap(out)
     }))
@@ -27,11 +28,8 @@ pub fn argsort(a: &Chunk, axis: usize, descending: bool, offset: usize) -> Resul
     check_axis(a, axis)?;
     Ok(with_chunk!(a, x => {
         let out = by_rows(x, axis, |row: &[_], out: &mut [i64]| {
-            out.iter_mut().enumerate().for_each(|(i, o)| *o = i as i64);
-            out.sort_by(|&p, &q| directed(row[p as usize].order(row[q as usize]), descending));
-            if offset > 0 {
-                out.iter_mut().for_each(|o| *o += offset as i64);
-            }
+            out.iter_mut().enumerate().for_each(|(i, o)| *o = (offset + i) as i64);
+            sort_positions(row, out, descending);
         });
         Chunk::Int64(out)
     }))

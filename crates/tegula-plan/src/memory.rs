@@ -28,13 +28,16 @@ pub fn added_bytes(task: &Task) -> usize {
 }
 
 /// Working memory of kernels that allocate in proportion to their block, beside their result:
-/// a stable sort's buffer (half its elements), and a merge of argsort runs, which sorts
-/// (value, position) pairs (twice the positions for values of up to 8 bytes) with that buffer;
-/// a factorisation with several results holds them all before packing them.
+/// the radix sort's buffer (as long as what it sorts); an argsort's (key, position) pairs and
+/// their buffer (32 bytes an element); a merge of argsort runs, which also holds the runs'
+/// values; a bucket partition's bucket of each element (4 bytes); a factorisation with several
+/// results holds them all before packing them.
 fn block_scratch(task: &Task) -> usize {
     match task.op {
-        TaskOp::Kernel(KernelOp::Sort { .. }) | TaskOp::Kernel(KernelOp::ArgSort { .. }) | TaskOp::Kernel(KernelOp::MergeRuns { arg: false, .. }) => task.nbytes() / 2,
-        TaskOp::Kernel(KernelOp::MergeRuns { arg: true, .. }) => 3 * task.nbytes(),
+        TaskOp::Kernel(KernelOp::Sort { .. } | KernelOp::MergeRuns { arg: false, .. }) => task.nbytes(),
+        TaskOp::Kernel(KernelOp::ArgSort { .. }) => 4 * task.nbytes(),
+        TaskOp::Kernel(KernelOp::MergeRuns { arg: true, .. }) => 5 * task.nbytes(),
+        TaskOp::Kernel(KernelOp::BucketPartition { .. }) => 4 * task.size,
         TaskOp::Kernel(KernelOp::Factorise { .. }) => task.nbytes(),
         _ => 0,
     }

@@ -108,8 +108,12 @@ pub enum NodeKind {
     /// How many elements of each block of the 1-D input 0 fall in each bucket between the
     /// splitters (input 1: values; input 2: positions), one int64 per bucket.
     BucketCounts { descending: bool },
-    /// The sorted 1-D array from the blocks of input 0, each sorted on its own (and for
-    /// argsort input 1, their positions): `counts[b * buckets + j]` elements of block `b` fall
+    /// Each block of the 1-D input 0 with its elements (or with `arg`, their int64 positions)
+    /// grouped by the buckets `BucketCounts` counts, in bucket order, each bucket's in block
+    /// order.
+    BucketPartition { descending: bool, arg: bool },
+    /// The sorted 1-D array from the blocks of input 0, each sorted on its own or grouped by
+    /// bucket (and for argsort input 1, their positions): `counts[b * buckets + j]` elements of block `b` fall
     /// in bucket `j`; each nonempty bucket is one output block.
     MergeBuckets { descending: bool, counts: Arc<[usize]> },
     /// For each element of input 1, where it would go in the 1-D input 0 (same dtype) to keep
@@ -226,6 +230,7 @@ impl Node {
             NodeKind::Sort { axis, arg, .. } => format!("{}(axis={axis})", if *arg { "argsort" } else { "sort" }),
             NodeKind::TakeWithinBlocks => "take-within-blocks".into(),
             NodeKind::BucketCounts { .. } => "bucket-counts".into(),
+            NodeKind::BucketPartition { .. } => "bucket-partition".into(),
             NodeKind::SamplePositions { .. } => "sample-positions".into(),
             NodeKind::MergeBuckets { .. } => format!("merge-buckets({})", if self.inputs.len() == 2 { "argsort" } else { "sort" }),
             NodeKind::SearchSorted { right, .. } => format!("searchsorted(side={})", if *right { "right" } else { "left" }),

@@ -25,14 +25,6 @@ pub fn sample_positions(x: &NodeRef, buckets: usize, descending: bool) -> Result
     Node::checked(NodeKind::SamplePositions { descending, buckets }, vec![x.clone()], DType::Int64, chunks)
 }
 
-/// Each block of the 1-D `x` sorted on its own (stably), or with `arg` the int64 positions in
-/// `x` that sort each block.
-pub fn sort_blocks(x: &NodeRef, descending: bool, arg: bool) -> Result<NodeRef> {
-    one_d(x, "sort blocks")?;
-    let dtype = if arg { DType::Int64 } else { x.dtype };
-    Node::checked(NodeKind::Sort { axis: 0, descending, arg }, vec![x.clone()], dtype, x.chunks.clone())
-}
-
 /// The elements of the 1-D `x` at the int64 positions `at` (1-D, as many blocks as `x`),
 /// whose block `b` holds positions inside block `b` of `x`.
 pub fn take_within_blocks(x: &NodeRef, at: &NodeRef) -> Result<NodeRef> {
@@ -44,22 +36,28 @@ pub fn take_within_blocks(x: &NodeRef, at: &NodeRef) -> Result<NodeRef> {
     Node::checked(NodeKind::TakeWithinBlocks, vec![x.clone(), at.clone()], x.dtype, at.chunks.clone())
 }
 
+/// Each block of the 1-D `x` grouped by the buckets the splitters delimit (as
+/// `bucket_counts`), or with `arg` the int64 positions in `x` that group it.
+pub fn bucket_partition(x: &NodeRef, values: &NodeRef, positions: &NodeRef, descending: bool, arg: bool) -> Result<NodeRef> {
+    splitters_fit(x, values, positions)?;
+    let dtype = if arg { DType::Int64 } else { x.dtype };
+    let inputs = vec![x.clone(), values.clone(), positions.clone()];
+    Node::checked(NodeKind::BucketPartition { descending, arg }, inputs, dtype, x.chunks.clone())
+}
+
 /// How many elements of each block of the 1-D `x` fall in each of the buckets the splitters
 /// delimit (`values`, of `x`'s dtype, at int64 `positions`, both 1-D and one block, sorted):
 /// int64, one block of `splitters + 1` counts per block of `x`.
 pub fn bucket_counts(x: &NodeRef, values: &NodeRef, positions: &NodeRef, descending: bool) -> Result<NodeRef> {
-    one_d(x, "bucket counts")?;
+    splitters_fit(x, values, positions)?;
     let splitters = values.size();
-    let fits = values.dtype == x.dtype && positions.dtype == DType::Int64 && positions.shape() == values.shape();
-    if !fits || values.chunks.nblocks() != 1 || positions.chunks.nblocks() != 1 {
-        return Err(internal_err!("bucket counts by splitters {:?} at positions {:?}", values.chunks, positions.chunks));
-    }
     let blocks = x.chunks.nblocks();
     let chunks = Chunks::new(vec![vec![splitters + 1; blocks]], &[blocks * (splitters + 1)])?;
     Node::checked(NodeKind::BucketCounts { descending }, vec![x.clone(), values.clone(), positions.clone()], DType::Int64, chunks)
 }
 
-/// The sorted array from the blocks of `sorted` (each sorted on its own) and, for argsort,
+/// The sorted array from the blocks of `sorted` (each sorted on its own, or grouped by
+/// bucket by `bucket_partition`) and, for argsort,
 /// their `positions`; `counts[b][j]`: how many elements of block `b` fall in bucket `j`. Block
 /// `j` of the result merges bucket `j`'s runs (empty buckets make no block).
 pub fn merge_buckets(sorted: &NodeRef, positions: Option<&NodeRef>, counts: &[Vec<usize>], descending: bool) -> Result<NodeRef> {
@@ -81,6 +79,17 @@ pub fn merge_buckets(sorted: &NodeRef, positions: Option<&NodeRef>, counts: &[Ve
     let dtype = if positions.is_some() { DType::Int64 } else { sorted.dtype };
     let counts = counts.iter().flatten().copied().collect();
     Node::checked(NodeKind::MergeBuckets { descending, counts }, inputs, dtype, chunks)
+}
+
+/// Checks that the 1-D `x` can be cut by splitters `values` (of its dtype) at int64
+/// `positions`, both 1-D and one block.
+fn splitters_fit(x: &NodeRef, values: &NodeRef, positions: &NodeRef) -> Result<()> {
+    one_d(x, "buckets")?;
+    let fits = values.dtype == x.dtype && positions.dtype == DType::Int64 && positions.shape() == values.shape();
+    if !fits || values.chunks.nblocks() != 1 || positions.chunks.nblocks() != 1 {
+        return Err(internal_err!("buckets by splitters {:?} at positions {:?}", values.chunks, positions.chunks));
+    }
+    Ok(())
 }
 
 fn one_d(x: &NodeRef, what: &str) -> Result<()> {

@@ -155,6 +155,7 @@ impl Lowering {
                 Ok(sample_sort::sample_positions(self, node, &inputs[0], *buckets, *descending))
             }
             NodeKind::BucketCounts { descending } => Ok(sample_sort::bucket_counts(self, node, inputs, *descending)),
+            NodeKind::BucketPartition { descending, arg } => Ok(sample_sort::bucket_partition(self, node, inputs, *descending, *arg)),
             NodeKind::MergeBuckets { descending, counts } => Ok(sample_sort::merge_buckets(self, node, inputs, counts, *descending)),
             NodeKind::SearchSorted { right, presorted } => Ok(sort::searchsorted(self, node, inputs, *right, *presorted)),
             NodeKind::Store { sink } => Ok(store::lower(self, node, &inputs[0], sink)),

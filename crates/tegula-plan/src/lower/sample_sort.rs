@@ -47,6 +47,18 @@ pub(super) fn bucket_counts(l: &mut Lowering, node: &Node, inputs: &[Vec<TaskId>
         .collect()
 }
 
+pub(super) fn bucket_partition(l: &mut Lowering, node: &Node, inputs: &[Vec<TaskId>], descending: bool, arg: bool) -> Vec<TaskId> {
+    let lens = node.chunks.axis(0);
+    offsets(lens)
+        .into_iter()
+        .enumerate()
+        .map(|(b, start)| {
+            let reads = vec![inputs[0][b], inputs[1][0], inputs[2][0]];
+            l.push(node, KernelOp::BucketPartition { descending, start, arg }, reads, lens[b], node.dtype)
+        })
+        .collect()
+}
+
 pub(super) fn merge_buckets(l: &mut Lowering, node: &Node, inputs: &[Vec<TaskId>], counts: &[usize], descending: bool) -> Vec<TaskId> {
     let sorted = &node.inputs[0];
     let blocks = sorted.chunks.nblocks();

@@ -1,0 +1,216 @@
+//! Stable sorting in NumPy's order by an LSD radix sort on order-preserving integer keys
+//! (`SortOrder::key`): a few linear passes over the data, where a comparison sort makes
+//! `log n` of them with a mispredicted branch per comparison. Types without a key (complex)
+//! and short slices fall back to the stable comparison sort; both give the same order.
+
+use crate::order::SortOrder;
+use crate::sort::directed;
+use tegula_core::memory::big_vec;
+
+/// Below this many elements the comparison sort is faster than building histograms.
+const SHORT: usize = 512;
+
+const DIGIT_BITS: usize = 8;
+const DIGITS: usize = 1 << DIGIT_BITS;
+
+/// `values` sorted stably in NumPy's order (reversed when `descending`).
+pub fn sort_values<T: SortOrder>(values: &mut [T], descending: bool) {
+    if T::KEY_BYTES == 0 || values.len() < SHORT {
+        values.sort_by(|p, q| directed(p.order(*q), descending));
+        return;
+    }
+    let flip = flip_mask(T::KEY_BYTES, descending);
+    sort_by_key(values, T::KEY_BYTES, |v| v.key() ^ flip);
+}
+
+/// `positions` reordered as `values` (one each) are stably sorted: an argsort when
+/// `positions` count up, a merge of sorted runs' positions otherwise.
+pub fn sort_positions<T: SortOrder>(values: &[T], positions: &mut [i64], descending: bool) {
+    debug_assert_eq!(values.len(), positions.len());
+    if T::KEY_BYTES == 0 || values.len() < SHORT {
+        let mut pairs: Vec<(T, i64)> = values.iter().copied().zip(positions.iter().copied()).collect();
+        pairs.sort_by(|a, b| directed(a.0.order(b.0), descending));
+        positions.iter_mut().zip(pairs).for_each(|(p, (_, at))| *p = at);
+        return;
+    }
+    let flip = flip_mask(T::KEY_BYTES, descending);
+    let mut pairs: Vec<(u64, i64)> = big_vec(values.len());
+    pairs.extend(values.iter().zip(positions.iter()).map(|(v, &p)| (v.key() ^ flip, p)));
+    sort_by_key(&mut pairs, T::KEY_BYTES, |pair| pair.0);
+    positions.iter_mut().zip(pairs).for_each(|(p, (_, at))| *p = at);
+}
+
+/// `v`'s key, reversed when `descending`: its unsigned order is the sort's.
+pub fn directed_key<T: SortOrder>(v: T, descending: bool) -> u64 {
+    v.key() ^ flip_mask(T::KEY_BYTES, descending)
+}
+
+/// The mask that reverses the order of keys of `bytes` bytes when `descending`.
+fn flip_mask(bytes: usize, descending: bool) -> u64 {
+    match (descending, bytes) {
+        (false, _) => 0,
+        (true, 8..) => u64::MAX,
+        (true, b) => (1u64 << (8 * b)) - 1,
+    }
+}
+
+/// `items` sorted stably by `key` (of `bytes` significant bytes).
+fn sort_by_key<I: Copy>(items: &mut [I], bytes: usize, key: impl Fn(&I) -> u64) {
+    let mut scratch: Vec<I> = big_vec(items.len());
+    scratch.extend_from_slice(items);
+    let counts = histograms(items, bytes, &key);
+    // Digits the same in every item need no pass.
+    let bytes = counts.iter().rposition(|c| !c.contains(&items.len())).map_or(0, |d| d + 1);
+    if let Some(top) = counts.get(bytes.wrapping_sub(1)) {
+        sort_from(items, &mut scratch, top, bytes, true, &key);
+    }
+}
+
+/// Slices of at most this many items are sorted by insertion; longer ones are split by their
+/// highest digit (MSD) first, so most passes run within a cache-sized slice.
+const FEW: usize = 32;
+
+/// `from` sorted stably by the low `bytes` bytes of `key` (`top`: the counts of the highest
+/// of them), the result left in `from` when `in_place`, else in `to` (as long; the other is
+/// scratch).
+fn sort_from<I: Copy>(from: &mut [I], to: &mut [I], top: &[usize; DIGITS], bytes: usize, in_place: bool, key: &impl Fn(&I) -> u64) {
+    let n = from.len();
+    if n <= FEW || bytes == 0 {
+        let sorted: &mut [I] = if in_place { from } else { to.copy_from_slice(from); to };
+        return insertion_sort(sorted, key);
+    }
+    if top.contains(&n) {
+        // The same digit in every item: on to the next one.
+        let next = if bytes > 1 { histogram(from, bytes - 2, key) } else { [0; DIGITS] };
+        return sort_from(from, to, &next, bytes - 1, in_place, key);
+    }
+    scatter(from, to, top, DIGIT_BITS * (bytes - 1), key);
+    // Each bucket, now in `to`, sorted by the lower digits into where the result belongs.
+    let mut start = 0;
+    for &c in top {
+        let range = start..start + c;
+        let (bucket, other) = (&mut to[range.clone()], &mut from[range]);
+        if c <= FEW || bytes == 1 {
+            // Sorted by the digits above; what is left is by insertion (if anything), no
+            // histogram: most buckets are this small once a block is split twice.
+            let sorted: &mut [I] = if in_place { other.copy_from_slice(bucket); other } else { bucket };
+            insertion_sort(sorted, key);
+        } else {
+            sort_from(bucket, other, &histogram(bucket, bytes - 2, key), bytes - 1, !in_place, key);
+        }
+        start += c;
+    }
+}
+
+/// `items` sorted stably by `key`, by insertion.
+fn insertion_sort<I: Copy>(items: &mut [I], key: &impl Fn(&I) -> u64) {
+    for i in 1..items.len() {
+        let (item, k) = (items[i], key(&items[i]));
+        let mut j = i;
+        while j > 0 && key(&items[j - 1]) > k {
+            items[j] = items[j - 1];
+            j -= 1;
+        }
+        items[j] = item;
+    }
+}
+
+/// The count of each value of digit `digit` of the keys.
+fn histogram<I>(items: &[I], digit: usize, key: &impl Fn(&I) -> u64) -> [usize; DIGITS] {
+    let mut count = [0usize; DIGITS];
+    items.iter().for_each(|item| count[((key(item) >> (DIGIT_BITS * digit)) as usize) & (DIGITS - 1)] += 1);
+    count
+}
+
+/// The count of each value of each of the `bytes` digits of the keys.
+fn histograms<I>(items: &[I], bytes: usize, key: &impl Fn(&I) -> u64) -> Vec<[usize; DIGITS]> {
+    let mut counts = vec![[0usize; DIGITS]; bytes];
+    for item in items {
+        let k = key(item);
+        for (digit, count) in counts.iter_mut().enumerate() {
+            count[((k >> (DIGIT_BITS * digit)) as usize) & (DIGITS - 1)] += 1;
+        }
+    }
+    counts
+}
+
+/// `from` placed into `to` by the digit at `shift`, keeping the order of equal digits.
+fn scatter<I: Copy>(from: &[I], to: &mut [I], count: &[usize; DIGITS], shift: usize, key: &impl Fn(&I) -> u64) {
+    let mut next = [0usize; DIGITS];
+    let mut total = 0;
+    for (slot, &c) in next.iter_mut().zip(count) {
+        *slot = total;
+        total += c;
+    }
+    for item in from {
+        let d = ((key(item) >> shift) as usize) & (DIGITS - 1);
+        to[next[d]] = *item;
+        next[d] += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use half::f16;
+
+    /// The stable comparison sort: the order the radix sort must give.
+    fn by_comparison<T: SortOrder>(values: &[T], descending: bool) -> Vec<(T, usize)> {
+        let mut pairs: Vec<(T, usize)> = values.iter().copied().zip(0..).collect();
+        pairs.sort_by(|a, b| directed(a.0.order(b.0), descending));
+        pairs
+    }
+
+    fn check<T: SortOrder + std::fmt::Debug>(values: &[T]) {
+        for descending in [false, true] {
+            let expected = by_comparison(values, descending);
+            let mut sorted = values.to_vec();
+            sort_values(&mut sorted, descending);
+            let bits = |v: &[T]| v.iter().map(|x| format!("{x:?}")).collect::<Vec<_>>();
+            assert_eq!(bits(&sorted), bits(&expected.iter().map(|p| p.0).collect::<Vec<_>>()));
+            let mut positions: Vec<i64> = (0..values.len() as i64).map(|p| p + 7).collect();
+            sort_positions(values, &mut positions, descending);
+            let want: Vec<i64> = expected.iter().map(|p| p.1 as i64 + 7).collect();
+            assert_eq!(positions, want);
+        }
+    }
+
+    /// A deterministic spread of bit patterns (xorshift).
+    fn bits(n: usize) -> Vec<u64> {
+        let mut s = 0x9E37_79B9_7F4A_7C15u64;
+        (0..n)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                s
+            })
+            .collect()
+    }
+
+    #[test]
+    fn floats_sort_as_numpy_with_signed_zeros_and_nans_kept_in_place() {
+        let special = [f64::NAN, -f64::NAN, 0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, 1.0, -1.0, 5e-324];
+        let mut values: Vec<f64> = bits(3000).iter().map(|&b| (b as i64 % 2000) as f64 / 8.0).collect();
+        values.iter_mut().step_by(3).zip(special.iter().cycle()).for_each(|(v, &s)| *v = s);
+        check(&values);
+        check(&values.iter().map(|&v| v as f32).collect::<Vec<_>>());
+        check(&values.iter().map(|&v| f16::from_f64(v)).collect::<Vec<_>>());
+        check(&bits(2000).iter().map(|&b| f64::from_bits(b)).collect::<Vec<_>>());
+        // Long enough to be split by its top digits first.
+        let long: Vec<f64> = bits(300_000).iter().map(|&b| (b % 1_000_003) as f64 / 7e5 - 0.3).collect();
+        check(&long);
+        check(&long.iter().map(|&v| f64::from_bits(v.to_bits() & !0xFFFF)).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn integers_and_bools_sort_as_numpy() {
+        let b = bits(2500);
+        check(&b.iter().map(|&v| v as i64).collect::<Vec<_>>());
+        check(&b.iter().map(|&v| (v % 300) as i16 - 150).collect::<Vec<_>>());
+        check(&b.iter().map(|&v| v as i8).collect::<Vec<_>>());
+        check(&b.iter().map(|&v| v as u32).collect::<Vec<_>>());
+        check(&b.iter().map(|&v| v % 2 == 0).collect::<Vec<_>>());
+        check(&b[..10].iter().map(|&v| v as i32).collect::<Vec<_>>());
+    }
+}
