@@ -1,8 +1,9 @@
 """Sorting 10⁹ float64 under a 2 GB memory budget (issue 6): tegula's sample sort of values
 from its random generator (generated in blocks, never held whole), consumed by reductions that
 check the result without holding it (sorted: every difference ≥ 0; its sum equals the input's),
-against NumPy's in-memory `np.sort` of 10⁸ in the same run. Each runs in a fresh process whose
-peak RSS the kernel reports (wait4's ru_maxrss: the whole process), next to its wall time.
+against NumPy's in-memory `np.sort` of 10⁸ in the same run (the best of three fresh processes).
+Each runs in a fresh process whose peak RSS the kernel reports (wait4's ru_maxrss: the whole
+process), next to its wall time.
 
     .venv/bin/python bench/sort.py                      # tegula 10⁹ under 2 GB, NumPy 10⁸
     .venv/bin/python bench/sort.py --n 2e8 --numpy-n 2e7
@@ -53,6 +54,7 @@ def main():
     p.add_argument("--n", type=float, default=1e9, help="elements tegula sorts")
     p.add_argument("--numpy-n", type=float, default=1e8, help="elements NumPy sorts in memory")
     p.add_argument("--memory", default="2GB", help="tegula's memory budget")
+    p.add_argument("--numpy-rounds", type=int, default=3, help="fresh NumPy processes per kind; the best counts")
     p.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.child:
@@ -63,7 +65,11 @@ def main():
     env = dict(os.environ, TEGULA_MEMORY=a.memory)
     results = {"tegula": run(["tegula", str(n), a.memory], env)}
     for kind in ("quicksort", "stable"):
-        results[f"numpy-{kind}"] = run(["numpy", str(m), kind])
+        # NumPy's time in a fresh process varies by more than 2x from run to run here (page
+        # faults of its 800 MB result): the best of a few is the one to beat.
+        runs = [run(["numpy", str(m), kind]) for _ in range(a.numpy_rounds)]
+        results[f"numpy-{kind}"] = min(runs, key=lambda r: r.get("seconds", math.inf))
+        results[f"numpy-{kind}"]["all_seconds"] = [r.get("seconds") for r in runs]
     for name, r in results.items():
         print(f"{name:16} {json.dumps(r)}", flush=True)
     t = results["tegula"]
