@@ -6,9 +6,8 @@
 //! block holds each bucket's elements as one contiguous run.
 
 use crate::chunk::{Block, Chunk, Wrap};
-use crate::order::SortOrder;
+use crate::order::{directed, SortOrder};
 use crate::radix::{directed_key, sort_positions, sort_values};
-use crate::sort::directed;
 use crate::with_chunk;
 use ndarray::{ArrayD, IxDyn};
 use std::cmp::Ordering;

@@ -17,6 +17,11 @@ pub trait SortOrder: Copy {
     }
 }
 
+/// `o`, reversed when `descending`.
+pub(crate) fn directed(o: Ordering, descending: bool) -> Ordering {
+    if descending { o.reverse() } else { o }
+}
+
 /// Ascending with NaN after every number (`partial_cmp` decides numbers).
 fn nan_last<F: PartialOrd + Copy>(a: F, b: F) -> Ordering {
     // A NaN is the only value not equal to itself (these types have no `is_nan` in common).

@@ -3,8 +3,7 @@
 //! `log n` of them with a mispredicted branch per comparison. Types without a key (complex)
 //! and short slices fall back to the stable comparison sort; both give the same order.
 
-use crate::order::SortOrder;
-use crate::sort::directed;
+use crate::order::{directed, SortOrder};
 use tegula_core::memory::big_vec;
 
 /// Below this many elements the comparison sort is faster than building histograms.

@@ -35,10 +35,6 @@ pub fn argsort(a: &Chunk, axis: usize, descending: bool, offset: usize) -> Resul
     }))
 }
 
-pub(crate) fn directed(o: Ordering, descending: bool) -> Ordering {
-    if descending { o.reverse() } else { o }
-}
-
 fn check_axis(a: &Chunk, axis: usize) -> Result<()> {
     if axis >= a.ndim() {
         return Err(internal_err!("sort along axis {axis} of a {}-d block", a.ndim()));
