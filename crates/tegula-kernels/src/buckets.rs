@@ -60,9 +60,8 @@ fn sample_typed<T: Wrap + SortOrder>(block: &Block<T>, every: usize, start: usiz
 /// delimit; bucket `j` holds the keys from splitter `j - 1` (included) to splitter `j`.
 pub fn bucket_counts(block: &Chunk, values: &Chunk, positions: &Chunk, start: usize, descending: bool) -> Result<Chunk> {
     let positions = one_d(positions.typed::<i64>()?)?;
-    let buckets = with_chunk!(block, b => buckets_of(b, values.typed()?, &positions, start, descending))?;
     let mut counts = vec![0i64; positions.len() + 1];
-    buckets.iter().for_each(|&j| counts[j as usize] += 1);
+    with_chunk!(block, b => each_bucket(b, values.typed()?, &positions, start, descending, |j| counts[j as usize] += 1))?;
     Ok(Chunk::Int64(vector(counts)?))
 }
 
@@ -72,7 +71,8 @@ pub fn bucket_counts(block: &Chunk, values: &Chunk, positions: &Chunk, start: us
 pub fn bucket_partition(block: &Chunk, values: &Chunk, positions: &Chunk, start: usize, descending: bool, arg: bool) -> Result<Chunk> {
     let positions = one_d(positions.typed::<i64>()?)?;
     with_chunk!(block, b => {
-        let buckets = buckets_of(b, values.typed()?, &positions, start, descending)?;
+        let mut buckets = Vec::with_capacity(b.len());
+        each_bucket(b, values.typed()?, &positions, start, descending, |j| buckets.push(j))?;
         let slots = bucket_slots(&buckets, positions.len() + 1);
         if arg {
             Ok(Chunk::Int64(vector(grouped((start as i64).., &buckets, slots))?))
@@ -100,9 +100,9 @@ fn grouped<E: Copy + Default>(items: impl Iterator<Item = E>, buckets: &[u32], m
     out
 }
 
-/// The bucket of each element of the 1-D `block` (first element at position `start`) among
-/// the splitters (sorted `values` at `positions`).
-fn buckets_of<T: Wrap + SortOrder>(block: &Block<T>, values: &Block<T>, positions: &[i64], start: usize, descending: bool) -> Result<Vec<u32>> {
+/// Calls `found` with the bucket of each element of the 1-D `block` in turn (its first
+/// element at position `start`) among the splitters (sorted `values` at `positions`).
+fn each_bucket<T: Wrap + SortOrder>(block: &Block<T>, values: &Block<T>, positions: &[i64], start: usize, descending: bool, mut found: impl FnMut(u32)) -> Result<()> {
     let splitters: Vec<(T, i64)> = one_d(values)?.into_iter().zip(positions.iter().copied()).collect();
     if splitters.len() != positions.len() || block.ndim() != 1 || splitters.len() >= u32::MAX as usize {
         return Err(internal_err!("buckets of a {}-d block by {} splitters", block.ndim(), positions.len()));
@@ -117,14 +117,14 @@ fn buckets_of<T: Wrap + SortOrder>(block: &Block<T>, values: &Block<T>, position
     };
     let values = values.iter().copied();
     let positions = (start as i64)..;
-    let buckets = if T::KEY_BYTES == 0 {
+    if T::KEY_BYTES == 0 {
         let bucket = |v: T, p: i64| splitters.partition_point(|&s| key_order(s, (v, p), descending) != Ordering::Greater) as u32;
-        values.zip(positions).map(|(v, p)| bucket(v, p)).collect()
+        values.zip(positions).for_each(|(v, p)| found(bucket(v, p)));
     } else {
         let keyed = KeyedSplitters::new(&splitters, descending);
-        values.zip(positions).map(|(v, p)| keyed.bucket(directed_key(v, descending), p)).collect()
-    };
-    Ok(buckets)
+        values.zip(positions).for_each(|(v, p)| found(keyed.bucket(directed_key(v, descending), p)));
+    }
+    Ok(())
 }
 
 /// Splitters as integer keys (`directed_key`), searched without the branches of NumPy's

@@ -1,4 +1,4 @@
-//! Stable sorting in NumPy's order by an LSD radix sort on order-preserving integer keys
+//! Stable sorting in NumPy's order by an MSD radix sort on order-preserving integer keys
 //! (`SortOrder::key`): a few linear passes over the data, where a comparison sort makes
 //! `log n` of them with a mispredicted branch per comparison. Types without a key (complex)
 //! and short slices fall back to the stable comparison sort; both give the same order.
