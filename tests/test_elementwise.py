@@ -312,6 +312,26 @@ def test_integer_division_edge_cases(data, dtype):
             assert_same(tg_fn(x, y).compute(), np_fn(a, b))
 
 
+@given(data=st.data(), dtype=dtypes(FLOAT))
+def test_float_division_signs_match_numpy(data, dtype):
+    """floor_divide, remainder, fmod and divmod give NumPy's signed zeros, infinities and NaNs
+    for every pairing of the special values with each other and with ordinary numbers (the
+    shared comparison treats -0.0 and 0.0 as equal, so signs are checked here bit by bit)."""
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 2.5, -2.5, 7.0, -7.0, 0.5], dtype=dtype)
+    a, b = (m.ravel() for m in np.meshgrid(special, special))
+    x = tg.asarray(a, chunks=data.draw(st.integers(1, a.size)))
+    y = tg.asarray(b, chunks=data.draw(st.integers(1, b.size)))
+    with quiet():
+        pairs = [(tg.floor_divide(x, y), np.floor_divide(a, b)), (x % y, np.remainder(a, b)),
+                 (tg.fmod(x, y), np.fmod(a, b))]
+        pairs += list(zip(tg.divmod(x, y), np.divmod(a, b)))
+        for actual, expected in pairs:
+            got = actual.compute()
+            assert got.dtype == expected.dtype
+            same = (got == expected) & (np.signbit(got) == np.signbit(expected)) | np.isnan(got) & np.isnan(expected)
+            assert same.all(), list(zip(a[~same], b[~same], got[~same], expected[~same]))[:5]
+
+
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
 @pytest.mark.parametrize("two", [2, 2.0])
 def test_power_of_two_is_numpys_square(dtype, two):
