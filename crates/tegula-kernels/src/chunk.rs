@@ -198,6 +198,16 @@ impl<T> Block<T> {
 }
 
 impl<T: Clone + Send + Sync + 'static> Block<T> {
+    /// How many elements the Rust allocation this block reads holds, which stays alive as
+    /// long as the block does: more than `len()` for a slice. `None` for memory from
+    /// elsewhere (a NumPy array's), which its own holder keeps alive anyway.
+    pub fn pinned_len(&self) -> Option<usize> {
+        if let Some(array) = self.owner.downcast_ref::<Array<T, IxDyn>>() {
+            return Some(array.len());
+        }
+        self.owner.downcast_ref::<ArcArray<T, IxDyn>>().map(|array| array.len())
+    }
+
     /// The elements as an owned array: the array this block was made from, without a copy,
     /// when the block is its only holder and views all of it (as made, or rearranged over the
     /// same elements, e.g. transposed); a copy otherwise.

@@ -2,7 +2,7 @@
 //! selection, transposition, new axes and reshapes of row-major blocks (zero-copy views), and
 //! assembling a block from pieces.
 
-use crate::chunk::{Chunk, Wrap};
+use crate::chunk::{Block, Chunk, Wrap};
 use crate::with_chunk;
 use ndarray::{ArrayD, Axis, Slice, SliceInfoElem};
 use tegula_core::{Piece, Result, Select, TegulaError};
@@ -20,10 +20,24 @@ pub fn load(source: &Chunk, region: &[(usize, usize)]) -> Result<Chunk> {
     }))))
 }
 
-/// Basic indexing of one block: ranges (possibly reversed), single indices, new axes.
+/// Basic indexing of one block: ranges (possibly reversed), single indices, new axes; a view
+/// of its data, or a copy when the selection is a small part of a big allocation.
 pub fn select(source: &Chunk, axes: &[Select]) -> Result<Chunk> {
     let info = slice_info(source, axes)?;
-    with_chunk!(source, a => Ok(Wrap::wrap(a.clone().map_view(|a| a.slice_move(info.as_ref())))))
+    with_chunk!(source, a => {
+        let view = a.clone().map_view(|a| a.slice_move(info.as_ref()));
+        Ok(Wrap::wrap(if pins_much_more(&view) { view.to_owned().into() } else { view }))
+    })
+}
+
+/// A selection this many times smaller than the allocation it reads is copied out.
+const NARROW: usize = 4;
+
+/// Whether `view` would keep alive an allocation of several times its own size: a task's
+/// result is counted at its own size, so a small view held while its source block is freed
+/// (a tile of a strip, waiting for its partner) would hold memory nothing accounts for.
+fn pins_much_more<T: Clone + Send + Sync + 'static>(view: &Block<T>) -> bool {
+    view.pinned_len().is_some_and(|pinned| view.len().saturating_mul(NARROW) < pinned)
 }
 
 /// A copy of `source` with its selection `axes` replaced by `values` (of the selection's shape
@@ -130,4 +144,30 @@ pub fn assemble(inputs: &[Chunk], shape: &[usize], pieces: &[Piece]) -> Result<C
 
 fn zero_like<T: crate::element::Elem>(_: &crate::chunk::Block<T>) -> T {
     T::from_bool(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strip() -> Chunk {
+        Chunk::Float64(ArrayD::from_shape_fn(vec![4, 64], |i| (i[0] * 64 + i[1]) as f64).into())
+    }
+
+    fn range(start: usize, stop: usize) -> Select {
+        Select::Range { start, stop, step: 1 }
+    }
+
+    #[test]
+    fn a_small_selection_owns_its_elements_and_a_large_one_shares_them() {
+        let source = strip();
+        let tile = select(&source, &[range(0, 4), range(8, 12)]).unwrap();
+        let half = select(&source, &[range(0, 4), range(0, 32)]).unwrap();
+        let (source, tile, half) = (source.typed::<f64>().unwrap(), tile.typed::<f64>().unwrap(), half.typed::<f64>().unwrap());
+        assert_eq!(tile.pinned_len(), Some(16));
+        assert!(!tile.shares_owner(source));
+        assert!(half.shares_owner(source));
+        assert_eq!(half.pinned_len(), Some(256));
+        assert_eq!(tile.to_owned(), source.to_owned().slice(ndarray::s![.., 8..12]).into_dyn());
+    }
 }

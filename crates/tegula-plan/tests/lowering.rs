@@ -152,6 +152,19 @@ fn rechunk_assembles_only_across_boundaries() {
 }
 
 #[test]
+fn an_array_and_its_transpose_share_one_rechunk() {
+    // Row strips of 3 × 12 meet their transpose: both are cut in 3 × 3 tiles, each tile made
+    // once from its strip (the transpose's tiles are transposed views of the same tasks).
+    let strips = creation::stored(Arc::new(()), DType::Float64, Chunks::regular(&[12, 12], &[3, 12]));
+    let sum = elementwise::binary(BinaryOp::Add, &strips, &transpose(&strips, None).unwrap()).unwrap();
+    assert_eq!(sum.chunks, Chunks::regular(&[12, 12], &[3, 3]));
+    let g = lower(&[sum], Fusion::Off).unwrap();
+    assert_eq!(count(&g, |op| matches!(op, TaskOp::Kernel(KernelOp::Select { .. }))), 16);
+    assert_eq!(count(&g, |op| matches!(op, TaskOp::Kernel(KernelOp::Transpose { .. }))), 16);
+    assert_eq!(count(&g, |op| matches!(op, TaskOp::Kernel(KernelOp::Binary { .. }))), 16);
+}
+
+#[test]
 fn errors_are_raised_when_building() {
     let x = source(&[3, 4], 2);
     let y = source(&[5], 2);

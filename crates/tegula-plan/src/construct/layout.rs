@@ -287,5 +287,14 @@ pub fn rechunk(x: &NodeRef, chunks: Chunks) -> Result<NodeRef> {
     if chunks == x.chunks {
         return Ok(x.clone());
     }
+    if let NodeKind::Transpose { perm } = &x.kind {
+        // Rechunked first, then transposed (a view of each block): a rechunk of the source to
+        // the same blocks is then planned once, so `x + x.T` makes each tile once and reads it
+        // twice, where two rechunks would hold two copies of every tile waiting for its partner.
+        let mut inverse = vec![0; perm.len()];
+        perm.iter().enumerate().for_each(|(i, &p)| inverse[p] = i);
+        let source = rechunk(&x.inputs[0], chunks.select_axes(&inverse))?;
+        return Node::checked(NodeKind::Transpose { perm: perm.clone() }, vec![source], x.dtype, chunks);
+    }
     Node::checked(NodeKind::Rechunk { copy: false }, vec![x.clone()], x.dtype, chunks)
 }

@@ -28,7 +28,7 @@ use crate::graph::{Output, Task, TaskGraph, TaskId};
 use crate::node::{Node, NodeKind, NodeRef};
 use std::collections::{HashMap, HashSet};
 use tegula_core::limits::MAX_TASKS;
-use tegula_core::{DType, KernelOp, Result, TegulaError};
+use tegula_core::{Chunks, DType, KernelOp, Result, TegulaError};
 use tegula_core::TaskOp;
 
 /// Whether lowering fuses element-wise chains (on by default; off for debugging).
@@ -105,6 +105,9 @@ fn matmul_products(node: &Node) -> usize {
 pub(crate) struct Lowering {
     graph: TaskGraph,
     memo: HashMap<u64, Vec<TaskId>>,
+    /// The blocks of each rechunk made so far, by source node and chunking: rechunks built
+    /// apart from the same array to the same blocks share one set of tasks.
+    rechunks: HashMap<(u64, Chunks, bool), Vec<TaskId>>,
     stored: HashSet<u64>,
     factorisations: linalg::Factorisations,
 }
@@ -118,6 +121,16 @@ impl Lowering {
 
     pub(crate) fn task(&self, id: TaskId) -> &Task {
         &self.graph.tasks[id]
+    }
+
+    fn shared_rechunk(&mut self, node: &Node, input: &[TaskId], copy: bool) -> Vec<TaskId> {
+        let key = (node.inputs[0].id, node.chunks.clone(), copy);
+        if let Some(blocks) = self.rechunks.get(&key) {
+            return blocks.clone();
+        }
+        let blocks = layout::rechunk(self, node, input, copy);
+        self.rechunks.insert(key, blocks.clone());
+        blocks
     }
 
     fn lower_node(&mut self, node: &Node, inputs: &[Vec<TaskId>]) -> Result<Vec<TaskId>> {
@@ -140,7 +153,7 @@ impl Lowering {
             NodeKind::Fft { axis, inverse } => {
                 elementwise::lower(self, node, inputs, KernelOp::Fft { axis: *axis, inverse: *inverse })
             }
-            NodeKind::Rechunk { copy } => Ok(layout::rechunk(self, node, &inputs[0], *copy)),
+            NodeKind::Rechunk { copy } => Ok(self.shared_rechunk(node, &inputs[0], *copy)),
             NodeKind::Reshape => Ok(reshape::reshape(self, node, &inputs[0])),
             NodeKind::WrapIndex { n, axis } => Ok(gather::wrap_index(self, node, &inputs[0], *n, *axis)),
             NodeKind::Gather { axis } => Ok(gather::gather(self, node, inputs, *axis)),
