@@ -19,7 +19,7 @@ pub fn sort_values<T: SortOrder>(values: &mut [T], descending: bool) {
         return;
     }
     let flip = flip_mask(T::KEY_BYTES, descending);
-    sort_by_key(values, T::KEY_BYTES, |v| v.key() ^ flip);
+    sort_by_key(values, |v| v.key() ^ flip);
 }
 
 /// `positions` reordered as `values` (one each) are stably sorted: an argsort when
@@ -35,7 +35,7 @@ pub fn sort_positions<T: SortOrder>(values: &[T], positions: &mut [i64], descend
     let flip = flip_mask(T::KEY_BYTES, descending);
     let mut pairs: Vec<(u64, i64)> = big_vec(values.len());
     pairs.extend(values.iter().zip(positions.iter()).map(|(v, &p)| (v.key() ^ flip, p)));
-    sort_by_key(&mut pairs, T::KEY_BYTES, |pair| pair.0);
+    sort_by_key(&mut pairs, |pair| pair.0);
     positions.iter_mut().zip(pairs).for_each(|(p, (_, at))| *p = at);
 }
 
@@ -53,16 +53,20 @@ fn flip_mask(bytes: usize, descending: bool) -> u64 {
     }
 }
 
-/// `items` sorted stably by `key` (of `bytes` significant bytes).
-fn sort_by_key<I: Copy>(items: &mut [I], bytes: usize, key: impl Fn(&I) -> u64) {
+/// `items` sorted stably by `key`.
+fn sort_by_key<I: Copy>(items: &mut [I], key: impl Fn(&I) -> u64) {
+    // Digits above the highest bit that differs between keys are the same in every item:
+    // no pass sorts by them.
+    let first = items.first().map_or(0, &key);
+    let varying = items.iter().fold(0, |bits, item| bits | (key(item) ^ first));
+    let bytes = (u64::BITS - varying.leading_zeros()).div_ceil(DIGIT_BITS as u32) as usize;
+    if bytes == 0 {
+        return;
+    }
     let mut scratch: Vec<I> = big_vec(items.len());
     scratch.extend_from_slice(items);
-    let counts = histograms(items, bytes, &key);
-    // Digits the same in every item need no pass.
-    let bytes = counts.iter().rposition(|c| !c.contains(&items.len())).map_or(0, |d| d + 1);
-    if let Some(top) = counts.get(bytes.wrapping_sub(1)) {
-        sort_from(items, &mut scratch, top, bytes, true, &key);
-    }
+    let top = histogram(items, bytes - 1, &key);
+    sort_from(items, &mut scratch, &top, bytes, true, &key);
 }
 
 /// Slices of at most this many items are sorted by insertion; longer ones are split by their
@@ -85,20 +89,29 @@ fn sort_from<I: Copy>(from: &mut [I], to: &mut [I], top: &[usize; DIGITS], bytes
     }
     scatter(from, to, top, DIGIT_BITS * (bytes - 1), key);
     // Each bucket, now in `to`, sorted by the lower digits into where the result belongs.
-    let mut start = 0;
+    // Consecutive small buckets are finished together by one insertion sort (no histogram):
+    // most buckets are this small once a block is split twice, and each item only moves
+    // within its own bucket, whose keys all lie between those of the buckets around it.
+    let (mut start, mut small_from) = (0, 0);
     for &c in top {
-        let range = start..start + c;
-        let (bucket, other) = (&mut to[range.clone()], &mut from[range]);
-        if c <= FEW || bytes == 1 {
-            // Sorted by the digits above; what is left is by insertion (if anything), no
-            // histogram: most buckets are this small once a block is split twice.
-            let sorted: &mut [I] = if in_place { other.copy_from_slice(bucket); other } else { bucket };
-            insertion_sort(sorted, key);
-        } else {
+        if c > FEW && bytes > 1 {
+            finish_small(from, to, small_from..start, in_place, key);
+            let range = start..start + c;
+            let (bucket, other) = (&mut to[range.clone()], &mut from[range]);
             sort_from(bucket, other, &histogram(bucket, bytes - 2, key), bytes - 1, !in_place, key);
+            small_from = start + c;
         }
         start += c;
     }
+    finish_small(from, to, small_from..start, in_place, key);
+}
+
+/// Items `range` of `to`, in buckets of at most `FEW` ordered by the digits above, sorted by
+/// insertion into where the result belongs (`from` when `in_place`).
+fn finish_small<I: Copy>(from: &mut [I], to: &mut [I], range: std::ops::Range<usize>, in_place: bool, key: &impl Fn(&I) -> u64) {
+    let (bucket, other) = (&mut to[range.clone()], &mut from[range]);
+    let sorted: &mut [I] = if in_place { other.copy_from_slice(bucket); other } else { bucket };
+    insertion_sort(sorted, key);
 }
 
 /// `items` sorted stably by `key`, by insertion.
@@ -119,18 +132,6 @@ fn histogram<I>(items: &[I], digit: usize, key: &impl Fn(&I) -> u64) -> [usize; 
     let mut count = [0usize; DIGITS];
     items.iter().for_each(|item| count[((key(item) >> (DIGIT_BITS * digit)) as usize) & (DIGITS - 1)] += 1);
     count
-}
-
-/// The count of each value of each of the `bytes` digits of the keys.
-fn histograms<I>(items: &[I], bytes: usize, key: &impl Fn(&I) -> u64) -> Vec<[usize; DIGITS]> {
-    let mut counts = vec![[0usize; DIGITS]; bytes];
-    for item in items {
-        let k = key(item);
-        for (digit, count) in counts.iter_mut().enumerate() {
-            count[((k >> (DIGIT_BITS * digit)) as usize) & (DIGITS - 1)] += 1;
-        }
-    }
-    counts
 }
 
 /// `from` placed into `to` by the digit at `shift`, keeping the order of equal digits.

@@ -30,10 +30,15 @@ pub fn added_bytes(task: &Task) -> usize {
 /// Working memory of kernels that allocate in proportion to their block, beside their result:
 /// the radix sort's buffer (as long as what it sorts); an argsort's (key, position) pairs and
 /// their buffer (32 bytes an element); a merge of argsort runs, which also holds the runs'
-/// values; a bucket partition's bucket of each element (4 bytes); a factorisation with several
-/// results holds them all before packing them.
+/// values; a bucket partition's bucket of each element (4 bytes); a sample of a block's
+/// sorted order, an argsort of the whole block (its input is `every` times its result, give
+/// or take one sample); a factorisation with several results holds them all before packing
+/// them.
 fn block_scratch(task: &Task) -> usize {
     match task.op {
+        TaskOp::Kernel(KernelOp::SamplePositions { every, .. }) => {
+            every.saturating_mul(task.size + 1).saturating_mul(SAMPLED_ARGSORT_BYTES)
+        }
         TaskOp::Kernel(KernelOp::Sort { .. } | KernelOp::MergeRuns { arg: false, .. }) => task.nbytes(),
         TaskOp::Kernel(KernelOp::ArgSort { .. }) => 4 * task.nbytes(),
         TaskOp::Kernel(KernelOp::MergeRuns { arg: true, .. }) => 5 * task.nbytes(),
@@ -42,6 +47,11 @@ fn block_scratch(task: &Task) -> usize {
         _ => 0,
     }
 }
+
+/// Bytes an element of the block a `SamplePositions` task samples takes while it runs: a copy
+/// of its value (16 bytes at most), its position (8) and the argsort's (key, position) pairs
+/// and their buffer (32).
+const SAMPLED_ARGSORT_BYTES: usize = 56;
 
 /// Bytes task `id` needs while it runs: its inputs (each once), its result and scratch.
 pub fn projected_bytes(graph: &TaskGraph, id: TaskId) -> usize {
@@ -133,5 +143,24 @@ pub fn human_bytes(n: usize) -> String {
         format!("{n} B")
     } else {
         format!("{v:.1} {}", units[u])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tegula_core::{DType, DeviceId};
+
+    fn task(op: KernelOp, size: usize) -> Task {
+        Task { op: TaskOp::Kernel(op), inputs: vec![], size, dtype: DType::Int64, node: 0, device: DeviceId::default() }
+    }
+
+    #[test]
+    fn a_sample_of_a_sorted_block_projects_the_argsort_of_the_whole_block() {
+        // 10 samples, one every 1000 elements: the block sorted is about 10,000 elements.
+        let sample = task(KernelOp::SamplePositions { descending: false, every: 1000, start: 0 }, 10);
+        assert!(added_bytes(&sample) >= 10_000 * SAMPLED_ARGSORT_BYTES);
+        let counts = task(KernelOp::BucketCounts { descending: false, start: 0 }, 10);
+        assert_eq!(added_bytes(&counts), 80 + KERNEL_SCRATCH);
     }
 }
