@@ -57,3 +57,11 @@ def test_dtypes_without_nan_and_errors():
         push(tg.asarray(np.ones(3)), -1)
     with pytest.raises(np.exceptions.AxisError):
         push(tg.asarray(np.ones(3)), axis=1)
+
+
+def test_push_is_planned_in_rust_without_a_python_call_per_block():
+    """The fill is the core's forward_fill scan: no map_blocks node (a Python call per block)."""
+    a = np.where(np.arange(24) % 5 == 0, 1.0, np.nan).reshape(4, 6)
+    plan = push(tg.asarray(a, chunks=(2, 2)), None, 1).explain()
+    assert "forward_fill(axis=1)" in plan
+    assert "map_blocks" not in plan and "push" not in plan

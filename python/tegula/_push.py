@@ -1,9 +1,7 @@
 """``push``: bottleneck's forward fill (``bottleneck.push``, ``dask.array.push``) of a lazy
-array, which xarray's ``ffill`` and ``bfill`` run. Each block is filled on its own, then the
-last value of every block is carried into the NaNs that open the blocks after it: the carries
-are one element per block, filled along the axis in one small step."""
-
-import functools
+array, which xarray's ``ffill`` and ``bfill`` run: the Rust core's `forward_fill` scan (each
+block filled on its own, then the last value of the blocks before carried into the NaNs that
+open it), no Python call per block."""
 
 import numpy as np
 
@@ -44,48 +42,8 @@ def _axis(axis, ndim):
 
 
 def _push_all(x, axis):
-    """The forward fill without a limit: within blocks, then across them."""
-    from ._map_blocks import _apply
+    """The forward fill without a limit: a running scan in Rust, block by block, each block's
+    leading NaNs filled from the last value of the blocks before it."""
+    from ._array import Array
 
-    ndim, dtype = x.ndim, x.dtype
-    local = _apply(lambda index, blocks: _push_numpy(blocks[0], axis), [x], [None] * ndim, dtype, "push")
-    count = len(x.chunks[axis])
-    if count == 1:
-        return local
-    one_per_block = [(1,) * count if i == axis else None for i in range(ndim)]
-    tails = _apply(lambda index, blocks: _take_last(blocks[0], axis), [local], one_per_block, dtype, "push-tails")
-    whole = tails.rechunk({axis: -1})
-    incoming = _apply(lambda index, blocks: _shifted(_push_numpy(blocks[0], axis), axis), [whole],
-                      [None] * ndim, dtype, "push-carry").rechunk({axis: 1})
-    others = [i for i in range(ndim) if i != axis]
-    return _apply(functools.partial(_fill_from, axis=axis), [local, incoming], [None] * ndim, dtype, "push-fill",
-                  shared=others)
-
-
-def _push_numpy(a, axis):
-    """NumPy's forward fill of one block: each position takes the value at the last non-NaN
-    position up to it (a running maximum of the valid positions)."""
-    if a.shape[axis] == 0:
-        return a.copy()
-    moved = np.moveaxis(a, axis, -1)
-    where = np.where(np.isnan(moved), 0, np.arange(moved.shape[-1]))
-    np.maximum.accumulate(where, axis=-1, out=where)
-    return np.moveaxis(np.take_along_axis(moved, where, axis=-1), -1, axis)
-
-
-def _take_last(block, axis):
-    return np.take(block, [block.shape[axis] - 1], axis=axis)
-
-
-def _shifted(a, axis):
-    """``a`` moved one place along ``axis``, NaN first: what each block receives."""
-    out = np.full_like(a, np.nan)
-    src = tuple(slice(None, -1) if i == axis else slice(None) for i in range(a.ndim))
-    dst = tuple(slice(1, None) if i == axis else slice(None) for i in range(a.ndim))
-    out[dst] = a[src]
-    return out
-
-
-def _fill_from(index, blocks, axis):
-    block, carried = blocks
-    return np.where(np.isnan(block), carried, block)
+    return Array(x._h.cumulative("forward_fill", axis, None, False))

@@ -61,6 +61,9 @@ pub enum KernelOp {
     Assemble { shape: Vec<usize>, pieces: Vec<Piece> },
     /// The running `op` of one block along `axis` (same shape and dtype).
     Scan { op: ScanOp, axis: usize },
+    /// Input 0 with each NaN replaced by input 1 (broadcast to it; same dtype): a forward
+    /// fill's running values continued from the blocks before.
+    FillNan,
     /// The block sorted along `axis` in NumPy's order (NaN last), stably; `descending`
     /// reverses the order but keeps equal elements in their original order.
     Sort { axis: usize, descending: bool },
@@ -133,6 +136,7 @@ impl KernelOp {
             KernelOp::MergeRuns { arg, .. } => if *arg { "merge-argsort".into() } else { "merge-sort".into() },
             KernelOp::SearchCount { .. } => "searchsorted-count".into(),
             KernelOp::ToDevice => "to-device".into(),
+            KernelOp::FillNan => "fill-nan".into(),
             KernelOp::Fused(block) => format!("fused[{}]", block.label()),
             KernelOp::FusedReduce { block, op, .. } => format!("fused[{},{}]", block.label(), partial_name(op)),
         }

@@ -66,30 +66,19 @@ named_ops!(
 );
 
 named_ops!(
-    /// Running reductions along one axis (the array API's cumulative functions).
-    ScanOp { Sum => "cumulative_sum", Prod => "cumulative_prod" }
+    /// Running reductions along one axis: the array API's cumulative functions, and the
+    /// forward fill (each NaN replaced by the last value before it that is not NaN:
+    /// bottleneck's and Dask's `push`, xarray's `ffill`).
+    ScanOp { Sum => "cumulative_sum", Prod => "cumulative_prod", Fill => "forward_fill" }
 );
 
 impl ScanOp {
-    /// The element-wise operation that adds a prefix to a block's running values.
-    pub fn combine(self) -> BinaryOp {
-        match self {
-            ScanOp::Sum => BinaryOp::Add,
-            ScanOp::Prod => BinaryOp::Multiply,
-        }
-    }
     /// The value before the first element (`include_initial`).
     pub fn identity(self) -> Scalar {
         match self {
             ScanOp::Sum => Scalar::Int(0),
             ScanOp::Prod => Scalar::Int(1),
-        }
-    }
-    /// The partial that combines block totals in dtype `acc`.
-    pub fn partial(self, acc: DType) -> PartialReduce {
-        match self {
-            ScanOp::Sum => PartialReduce::Sum { acc },
-            ScanOp::Prod => PartialReduce::Prod { acc },
+            ScanOp::Fill => Scalar::Float(f64::NAN),
         }
     }
 }

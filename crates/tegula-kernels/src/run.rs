@@ -13,7 +13,7 @@ use crate::parts::{pack, part};
 use crate::matmul::matmul;
 use crate::reduce::{reduce_combine, reduce_finish, reduce_partial};
 use crate::reduce_f64::reduce_strided_f64;
-use crate::scan::scan;
+use crate::scan::{fill_nan, scan};
 use crate::sort::{argsort, search_count, sort};
 pub use crate::source::generate;
 use crate::unary::unary;
@@ -54,6 +54,7 @@ pub fn run(op: &KernelOp, inputs: &[Chunk]) -> Result<Chunk> {
         KernelOp::Compress => compress(arg(0)?, arg(1)?),
         KernelOp::Assemble { shape, pieces } => assemble(inputs, shape, pieces),
         KernelOp::Scan { op, axis } => scan(*op, *axis, arg(0)?),
+        KernelOp::FillNan => fill_nan(arg(0)?, arg(1)?),
         KernelOp::Sort { axis, descending } => sort(arg(0)?, *axis, *descending),
         KernelOp::ArgSort { axis, descending, offset } => argsort(arg(0)?, *axis, *descending, *offset),
         KernelOp::BucketCounts { descending, start } => bucket_counts(arg(0)?, arg(1)?, arg(2)?, *start, *descending),

@@ -1,4 +1,4 @@
-//! `cumulative_sum` and `cumulative_prod`: axis, dtype and `include_initial` are checked and
+//! `cumulative_sum`, `cumulative_prod` and the forward fill: axis, dtype and `include_initial` are checked and
 //! applied here; the scan itself is one node, lowered block by block (`lower/scan.rs`).
 
 use super::creation::full;
@@ -27,7 +27,10 @@ pub fn cumulative(x: &NodeRef, spec: &ScanSpec) -> Result<NodeRef> {
     // As NumPy, a 0-d input is a 1-d array of one element.
     let x = if x.ndim() == 0 { expand_dims(x, &[0])? } else { x.clone() };
     let axis = normalize_axis(spec.axis.unwrap_or(0), x.ndim())?;
-    let dtype = spec.dtype.unwrap_or_else(|| x.dtype.sum_dtype());
+    let dtype = match spec.op {
+        ScanOp::Fill => spec.dtype.unwrap_or(x.dtype),
+        _ => spec.dtype.unwrap_or_else(|| x.dtype.sum_dtype()),
+    };
     // Elements convert first, so the running values are in the result's dtype (NumPy's loop).
     let x = cast(&x, dtype);
     let scan = Node::new(NodeKind::Scan { op: spec.op, axis }, vec![x.clone()], dtype, x.chunks.clone());

@@ -1,14 +1,14 @@
-//! Cumulative sums and products, block by block: every block's running values along the axis
-//! (a `Scan` task each, all independent); its total, the last of them (a view); the running
-//! combination of the totals of the blocks before it along the axis (a chain of small
-//! `ReduceCombine`s, one row of blocks long); and that prefix added to (multiplied into) the
-//! block's running values. No task holds more than one block along the axis.
+//! Cumulative sums and products and forward fills, block by block: every block's running values
+//! along the axis (a `Scan` task each, all independent); its total, the last of them (a view);
+//! the running combination of the totals of the blocks before it along the axis (a chain of
+//! small tasks, one row of blocks long); and that prefix added to (multiplied into, filled into
+//! the NaNs of) the block's running values. No task holds more than one block along the axis.
 
 use super::Lowering;
 use crate::graph::TaskId;
 use crate::node::Node;
 use tegula_core::grid::{block_indices, ravel};
-use tegula_core::{KernelOp, ScanOp, Select};
+use tegula_core::{BinaryOp, KernelOp, PartialReduce, ScanOp, Select};
 
 pub(super) fn lower(l: &mut Lowering, node: &Node, input: &[TaskId], op: ScanOp, axis: usize) -> Vec<TaskId> {
     let (chunks, dtype) = (&node.chunks, node.dtype);
@@ -25,7 +25,7 @@ pub(super) fn lower(l: &mut Lowering, node: &Node, input: &[TaskId], op: ScanOp,
             let scan = l.push(node, KernelOp::Scan { op, axis }, vec![input[flat]], size, dtype);
             out[flat] = match prefix {
                 None => scan,
-                Some(p) => l.push(node, KernelOp::Binary { op: op.combine(), compute: dtype }, vec![scan, p], size, dtype),
+                Some(p) => l.push(node, continued(op, dtype), vec![scan, p], size, dtype),
             };
             if shape[axis] == 0 || k + 1 == nb[axis] {
                 continue;
@@ -36,9 +36,32 @@ pub(super) fn lower(l: &mut Lowering, node: &Node, input: &[TaskId], op: ScanOp,
             let total = l.push(node, KernelOp::Select { axes: last }, vec![scan], size / shape[axis], dtype);
             prefix = Some(match prefix {
                 None => total,
-                Some(p) => l.push(node, KernelOp::ReduceCombine { op: op.partial(dtype) }, vec![p, total], size / shape[axis], dtype),
+                Some(p) => {
+                    // Totals combine in order (the earlier first); a fill keeps the later one.
+                    let inputs = if op == ScanOp::Fill { vec![total, p] } else { vec![p, total] };
+                    l.push(node, combined(op, dtype), inputs, size / shape[axis], dtype)
+                }
             });
         }
     }
     out
+}
+
+/// The kernel continuing a block's running values (input 0) from the prefix of the blocks
+/// before it (input 1, one element along the axis).
+fn continued(op: ScanOp, dtype: tegula_core::DType) -> KernelOp {
+    match op {
+        ScanOp::Sum => KernelOp::Binary { op: BinaryOp::Add, compute: dtype },
+        ScanOp::Prod => KernelOp::Binary { op: BinaryOp::Multiply, compute: dtype },
+        ScanOp::Fill => KernelOp::FillNan,
+    }
+}
+
+/// The kernel combining the prefix so far with the next block's total.
+fn combined(op: ScanOp, dtype: tegula_core::DType) -> KernelOp {
+    match op {
+        ScanOp::Sum => KernelOp::ReduceCombine { op: PartialReduce::Sum { acc: dtype } },
+        ScanOp::Prod => KernelOp::ReduceCombine { op: PartialReduce::Prod { acc: dtype } },
+        ScanOp::Fill => KernelOp::FillNan,
+    }
 }
