@@ -5,7 +5,8 @@
 use crate::chunk::{Block, Chunk, Wrap};
 use crate::element::{Num, Ordered};
 use crate::with_chunk;
-use ndarray::{Axis, Zip};
+use crate::zip::map2;
+use ndarray::Axis;
 use tegula_core::{internal_err, Result, ScanOp};
 
 pub fn scan(op: ScanOp, axis: usize, a: &Chunk) -> Result<Chunk> {
@@ -21,11 +22,7 @@ pub fn scan(op: ScanOp, axis: usize, a: &Chunk) -> Result<Chunk> {
 
 /// `a` with each NaN replaced by `b`'s element, `b` broadcast to `a`'s shape.
 pub fn fill_nan(a: &Chunk, b: &Chunk) -> Result<Chunk> {
-    with_chunk!(a, x => {
-        let y = b.typed()?;
-        let y = y.broadcast(x.shape()).ok_or_else(|| internal_err!("fill of a {:?} block from a {:?} one", x.shape(), y.shape()))?;
-        Ok(Wrap::wrap(Zip::from(&**x).and(&y).map_collect(|&p, &q| if p.is_nan_value() { q } else { p }).into()))
-    })
+    with_chunk!(a, x => map2(x, b.typed()?, |p, q| if p.is_nan_value() { q } else { p }))
 }
 
 /// `f` folded along `axis`, keeping every intermediate value (in order: as NumPy accumulates).

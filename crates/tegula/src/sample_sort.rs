@@ -23,6 +23,7 @@ use crate::array::{compute, Array};
 use std::sync::Arc;
 use tegula_core::{internal_err, Chunks, DType, Result};
 use tegula_kernels::buckets::splitters;
+use tegula_kernels::random::mix64;
 use tegula_kernels::Chunk;
 use tegula_plan::construct::layout::{index, rechunk, transpose, IndexItem};
 use tegula_plan::construct::sample_sort::{bucket_counts, bucket_partition, merge_buckets, sample_positions, take_within_blocks};
@@ -165,7 +166,7 @@ fn random_positions(y: &NodeRef, buckets: usize) -> Result<NodeRef> {
             .step_by(spacing)
             .map(|low| {
                 let len = spacing.min(start + m - low);
-                (low + (mix(low as u64) % len as u64) as usize) as i64
+                (low + (mix64(low as u64) % len as u64) as usize) as i64
             })
             .collect();
         sizes.push(strata.len());
@@ -175,14 +176,6 @@ fn random_positions(y: &NodeRef, buckets: usize) -> Result<NodeRef> {
     let total = positions.len();
     let block = ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[total]), positions).map_err(|e| internal_err!("sample positions: {e}"))?;
     Ok(creation::stored(Arc::new(Chunk::Int64(block.into())), DType::Int64, Chunks::new(vec![sizes], &[total])?))
-}
-
-/// SplitMix64's finaliser: a well-spread hash of `x`.
-fn mix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
 }
 
 /// The most elements any bucket holds, over all blocks.

@@ -1,5 +1,5 @@
-//! `cumulative_sum`, `cumulative_prod` and the forward fill: axis, dtype and `include_initial` are checked and
-//! applied here; the scan itself is one node, lowered block by block (`lower/scan.rs`).
+//! `cumulative_sum`, `cumulative_prod` and the forward fill: axis, dtype and
+//! `include_initial` are checked and applied here; the scan itself is one node, lowered block by block (`lower/scan.rs`).
 
 use super::creation::full;
 use super::elementwise::cast;

@@ -8,7 +8,7 @@ use super::Lowering;
 use crate::graph::TaskId;
 use crate::node::Node;
 use tegula_core::grid::{block_indices, ravel};
-use tegula_core::{BinaryOp, KernelOp, PartialReduce, ScanOp, Select};
+use tegula_core::{BinaryOp, DType, KernelOp, PartialReduce, ScanOp, Select};
 
 pub(super) fn lower(l: &mut Lowering, node: &Node, input: &[TaskId], op: ScanOp, axis: usize) -> Vec<TaskId> {
     let (chunks, dtype) = (&node.chunks, node.dtype);
@@ -37,9 +37,8 @@ pub(super) fn lower(l: &mut Lowering, node: &Node, input: &[TaskId], op: ScanOp,
             prefix = Some(match prefix {
                 None => total,
                 Some(p) => {
-                    // Totals combine in order (the earlier first); a fill keeps the later one.
-                    let inputs = if op == ScanOp::Fill { vec![total, p] } else { vec![p, total] };
-                    l.push(node, combined(op, dtype), inputs, size / shape[axis], dtype)
+                    let (kernel, inputs) = combined(op, dtype, p, total);
+                    l.push(node, kernel, inputs, size / shape[axis], dtype)
                 }
             });
         }
@@ -49,7 +48,7 @@ pub(super) fn lower(l: &mut Lowering, node: &Node, input: &[TaskId], op: ScanOp,
 
 /// The kernel continuing a block's running values (input 0) from the prefix of the blocks
 /// before it (input 1, one element along the axis).
-fn continued(op: ScanOp, dtype: tegula_core::DType) -> KernelOp {
+fn continued(op: ScanOp, dtype: DType) -> KernelOp {
     match op {
         ScanOp::Sum => KernelOp::Binary { op: BinaryOp::Add, compute: dtype },
         ScanOp::Prod => KernelOp::Binary { op: BinaryOp::Multiply, compute: dtype },
@@ -57,11 +56,12 @@ fn continued(op: ScanOp, dtype: tegula_core::DType) -> KernelOp {
     }
 }
 
-/// The kernel combining the prefix so far with the next block's total.
-fn combined(op: ScanOp, dtype: tegula_core::DType) -> KernelOp {
+/// The kernel and inputs combining the prefix so far with the next block's total: sums and
+/// products in order, the earlier first; a fill keeps the later total unless it is NaN.
+fn combined(op: ScanOp, dtype: DType, prefix: TaskId, total: TaskId) -> (KernelOp, Vec<TaskId>) {
     match op {
-        ScanOp::Sum => KernelOp::ReduceCombine { op: PartialReduce::Sum { acc: dtype } },
-        ScanOp::Prod => KernelOp::ReduceCombine { op: PartialReduce::Prod { acc: dtype } },
-        ScanOp::Fill => KernelOp::FillNan,
+        ScanOp::Sum => (KernelOp::ReduceCombine { op: PartialReduce::Sum { acc: dtype } }, vec![prefix, total]),
+        ScanOp::Prod => (KernelOp::ReduceCombine { op: PartialReduce::Prod { acc: dtype } }, vec![prefix, total]),
+        ScanOp::Fill => (KernelOp::FillNan, vec![total, prefix]),
     }
 }
