@@ -155,7 +155,7 @@ fn is_relayout(task: &Task) -> bool {
 
 /// Bytes a task reads, makes (a fused task's generated block too) and writes: what running
 /// it costs, in the unit fragments are weighed in.
-fn work_bytes(graph: &TaskGraph, t: TaskId) -> usize {
+pub(crate) fn work_bytes(graph: &TaskGraph, t: TaskId) -> usize {
     let task = &graph.tasks[t];
     let read: usize = task.inputs.iter().map(|&i| graph.tasks[i].nbytes()).sum();
     let generated = match &task.op {

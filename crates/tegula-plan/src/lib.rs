@@ -6,6 +6,7 @@ pub mod chain;
 pub mod construct;
 pub mod describe;
 pub mod explain;
+pub mod fan_out;
 pub mod fragments;
 pub mod fuse;
 pub mod graph;

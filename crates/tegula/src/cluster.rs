@@ -10,6 +10,7 @@ use tegula_core::{internal_err, value_err, IoOp, Result, Spec, TaskOp};
 use tegula_exec::{assemble_output, Fragment};
 use tegula_kernels::Chunk;
 use tegula_plan::chain::chain_combines;
+use tegula_plan::fan_out::merge_fan_outs;
 use tegula_plan::fragments::{cut_given_loads, sub_graph, FragmentCut};
 use tegula_plan::merge::merge_trees;
 use tegula_plan::refine::refine;
@@ -132,13 +133,18 @@ struct Finished {
 }
 
 /// Makes a placed plan ready to run: each tree placed whole merged into one fragment, each
-/// combine whose partials lie on several nodes cut into a chain (tegula's placement only: the
-/// baseline combines as the plan does, wherever its partials are), then simulated.
+/// combine whose partials lie on several nodes cut into a chain and each block read only on
+/// its own node merged with its readers (tegula's placement only: the baseline combines as
+/// the plan does, wherever its partials are), then simulated.
 fn finish(graph: TaskGraph, cuts: Vec<FragmentCut>, placement: Placement, placer: Placer) -> Finished {
     // A merged tree needs what its hungriest member needed.
     let (cuts, placement) = merge_trees(cuts, placement);
     let (graph, cuts, placement) = match placer {
-        Placer::Tegula => chain_combines(graph, cuts, placement),
+        Placer::Tegula => {
+            let (graph, cuts, placement) = chain_combines(graph, cuts, placement);
+            let (cuts, placement) = merge_fan_outs(&graph, cuts, placement);
+            (graph, cuts, placement)
+        }
         Placer::BlockCyclic => (graph, cuts, placement),
     };
     let needs: Vec<usize> = cuts.iter().map(|c| fragment_need(&graph, c)).collect();

@@ -1,0 +1,208 @@
+//! A block read by several fragments that all run on its own node, made one fragment with
+//! them. Cutting ends a fragment at a block several tasks read, so that independent work may
+//! run in parallel; once placement has put the block's maker and every reader on one node,
+//! the block only costs a trip through the engine's object store (a copy of it, and fresh
+//! memory to hold it) and a task each. A row block of logistic regression's data, read by
+//! the step's product, its gradient and its Hessian, then stays inside one fragment per row
+//! block instead of five, and never enters the store.
+//!
+//! A merge must not make work wait: a reader joins only when every other block it reads is
+//! already needed by the maker (read by it), or made by a small fragment that reads nothing
+//! (a coefficient vector the caller gave, reshaped), so the merged fragment can start when
+//! the maker could. That also keeps the fragments' graph acyclic: nothing outside the merged
+//! fragment both reads from it and is read by it.
+
+use crate::fragments::{inputs_of, work_bytes, FragmentCut, SMALL_FRAGMENT_BYTES};
+use crate::graph::{TaskGraph, TaskId};
+use crate::placement::Placement;
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap, HashMap, HashSet};
+
+/// A fragment whose blocks more readers than this read stays apart from them: merging many
+/// readers would run as one what a node with several CPUs runs side by side.
+pub const MOST_READERS_MERGED: usize = 8;
+
+/// `cuts` (placed by `placement`, no trees left to merge) with each fragment merged with the
+/// fragments reading its blocks, where all of them run on its node and none would wait for
+/// more than the fragment itself does; in an order where each fragment's inputs come from
+/// earlier ones.
+pub fn merge_fan_outs(graph: &TaskGraph, cuts: Vec<FragmentCut>, placement: Placement) -> (Vec<FragmentCut>, Placement) {
+    let mut groups = Groups::new(graph, &cuts, &placement);
+    for k in 0..cuts.len() {
+        // A group that took its readers in may now take in theirs.
+        while groups.root(k) == k && groups.take_readers(k) {}
+    }
+    groups.into_cuts(graph, cuts, placement)
+}
+
+/// Fragments joined into groups (a union-find over the fragments' numbers).
+struct Groups {
+    parent: Vec<usize>,
+    members: Vec<Vec<usize>>,
+    /// The fragments that make each fragment's inputs.
+    makers: Vec<Vec<usize>>,
+    /// The fragments that read each fragment's outputs.
+    readers: Vec<Vec<usize>>,
+    node: Vec<usize>,
+    /// Each fragment's inputs, and its outputs with their bytes.
+    inputs: Vec<Vec<TaskId>>,
+    outputs: Vec<Vec<(TaskId, usize)>>,
+    /// Whether a fragment reads no other fragment's block and does little work: waiting for
+    /// it costs nothing worth keeping work apart for.
+    ready_at_once: Vec<bool>,
+}
+
+impl Groups {
+    fn new(graph: &TaskGraph, cuts: &[FragmentCut], placement: &Placement) -> Groups {
+        let maker: HashMap<TaskId, usize> = cuts.iter().enumerate().flat_map(|(k, c)| c.outputs.iter().map(move |&t| (t, k))).collect();
+        let n = cuts.len();
+        let mut makers = vec![Vec::new(); n];
+        let mut readers = vec![Vec::new(); n];
+        for (k, cut) in cuts.iter().enumerate() {
+            let made_by: BTreeSet<usize> = cut.inputs.iter().filter_map(|t| maker.get(t).copied()).collect();
+            for &m in &made_by {
+                readers[m].push(k);
+            }
+            makers[k] = made_by.into_iter().collect();
+        }
+        let ready_at_once = cuts
+            .iter()
+            .zip(&makers)
+            .map(|(cut, made_by)| made_by.is_empty() && cut.tasks.iter().map(|&t| work_bytes(graph, t)).sum::<usize>() <= SMALL_FRAGMENT_BYTES)
+            .collect();
+        Groups {
+            parent: (0..n).collect(),
+            members: (0..n).map(|k| vec![k]).collect(),
+            makers,
+            readers,
+            node: placement.fragment_node.clone(),
+            inputs: cuts.iter().map(|c| c.inputs.clone()).collect(),
+            outputs: cuts.iter().map(|c| c.outputs.iter().map(|&t| (t, graph.tasks[t].nbytes())).collect()).collect(),
+            ready_at_once,
+        }
+    }
+
+    fn root(&mut self, k: usize) -> usize {
+        let mut r = k;
+        while self.parent[r] != r {
+            r = self.parent[r];
+        }
+        self.parent[k] = r;
+        r
+    }
+
+    /// Merges into group `g` every group reading its blocks, when that is allowed (see the
+    /// module's text); whether it did.
+    fn take_readers(&mut self, g: usize) -> bool {
+        let members = self.members[g].clone();
+        let mut readers: BTreeSet<usize> = BTreeSet::new();
+        for &m in &members {
+            for r in self.readers[m].clone() {
+                let r = self.root(r);
+                if r != g {
+                    readers.insert(r);
+                }
+            }
+        }
+        if readers.is_empty() || readers.len() > MOST_READERS_MERGED || readers.iter().any(|&r| self.node[r] != self.node[g]) {
+            return false;
+        }
+        if self.bytes_read_by(&members, &readers) < SMALL_FRAGMENT_BYTES {
+            return false;
+        }
+        let mut waited: HashSet<usize> = HashSet::new();
+        for &m in &members {
+            for q in self.makers[m].clone() {
+                waited.insert(self.root(q));
+            }
+        }
+        for &r in &readers {
+            for m in self.members[r].clone() {
+                for q in self.makers[m].clone() {
+                    let q_root = self.root(q);
+                    let allowed = q_root == g || readers.contains(&q_root) || waited.contains(&q_root) || self.ready_at_once[q];
+                    if !allowed {
+                        return false;
+                    }
+                }
+            }
+        }
+        for r in readers {
+            self.parent[r] = g;
+            let taken = std::mem::take(&mut self.members[r]);
+            self.members[g].extend(taken);
+        }
+        true
+    }
+
+    /// The bytes of blocks that `members` make and the groups `readers` read: what merging
+    /// them saves shipping.
+    fn bytes_read_by(&mut self, members: &[usize], readers: &BTreeSet<usize>) -> usize {
+        let read: HashSet<TaskId> = readers.iter().flat_map(|&r| self.members[r].iter().flat_map(|&m| self.inputs[m].iter().copied())).collect();
+        members.iter().flat_map(|&m| self.outputs[m].iter()).filter(|(t, _)| read.contains(t)).map(|(_, bytes)| bytes).sum()
+    }
+
+    /// The groups as fragments, in topological order (ties: the order of their last
+    /// member), with their nodes.
+    fn into_cuts(mut self, graph: &TaskGraph, cuts: Vec<FragmentCut>, placement: Placement) -> (Vec<FragmentCut>, Placement) {
+        let n = cuts.len();
+        let roots: Vec<usize> = (0..n).filter(|&k| self.parent[k] == k).collect();
+        let root_of: Vec<usize> = (0..n).map(|k| self.root(k)).collect();
+        let last_member: HashMap<usize, usize> = roots.iter().map(|&g| (g, *self.members[g].iter().max().unwrap_or(&g))).collect();
+        // Topological order of the groups: Kahn's, the smallest last member first.
+        let mut waiting: HashMap<usize, usize> = roots.iter().map(|&g| (g, 0)).collect();
+        let mut after: HashMap<usize, BTreeSet<usize>> = HashMap::new();
+        for k in 0..n {
+            for &q in &self.makers[k] {
+                let (from, to) = (root_of[q], root_of[k]);
+                if from != to && after.entry(from).or_default().insert(to) {
+                    *waiting.get_mut(&to).expect("every group is a root") += 1;
+                }
+            }
+        }
+        let read_by: HashMap<TaskId, Vec<usize>> = readers_of_tasks(&cuts);
+        let returned: HashSet<TaskId> = graph.outputs.iter().flat_map(|o| o.blocks.iter().copied()).collect();
+        let mut ready: BinaryHeap<Reverse<(usize, usize)>> = roots.iter().filter(|g| waiting[g] == 0).map(|&g| Reverse((last_member[&g], g))).collect();
+        let mut slots: Vec<Option<FragmentCut>> = cuts.into_iter().map(Some).collect();
+        let mut merged = Vec::with_capacity(roots.len());
+        let mut nodes = Vec::with_capacity(roots.len());
+        while let Some(Reverse((_, g))) = ready.pop() {
+            let mut members = self.members[g].clone();
+            members.sort_unstable();
+            let members: Vec<FragmentCut> = members.iter().filter_map(|&m| slots[m].take()).collect();
+            let leaves = |t: &TaskId| returned.contains(t) || read_by.get(t).is_some_and(|rs| rs.iter().any(|&r| root_of[r] != g));
+            merged.push(if members.len() == 1 { members.into_iter().next().expect("one member") } else { one_fragment(graph, members, leaves) });
+            nodes.push(self.node[g]);
+            for &to in after.get(&g).into_iter().flatten() {
+                let count = waiting.get_mut(&to).expect("every group is a root");
+                *count -= 1;
+                if *count == 0 {
+                    ready.push(Reverse((last_member[&to], to)));
+                }
+            }
+        }
+        (merged, Placement { fragment_node: nodes, trees: vec![], ..placement })
+    }
+}
+
+/// The fragments reading each block.
+fn readers_of_tasks(cuts: &[FragmentCut]) -> HashMap<TaskId, Vec<usize>> {
+    let mut read_by: HashMap<TaskId, Vec<usize>> = HashMap::new();
+    for (k, cut) in cuts.iter().enumerate() {
+        for &t in &cut.inputs {
+            read_by.entry(t).or_default().push(k);
+        }
+    }
+    read_by
+}
+
+/// Fragments (in topological order) as one: their tasks in their order, each once (a task
+/// copied into several of them comes with the first); the blocks they read from outside; the
+/// blocks they made that `leaves` says leave it.
+fn one_fragment(graph: &TaskGraph, members: Vec<FragmentCut>, leaves: impl Fn(&TaskId) -> bool) -> FragmentCut {
+    let mut seen = HashSet::new();
+    let tasks: Vec<TaskId> = members.iter().flat_map(|c| c.tasks.iter().copied()).filter(|&t| seen.insert(t)).collect();
+    let inputs = inputs_of(graph, &tasks);
+    let outputs = members.iter().flat_map(|c| c.outputs.iter().copied()).filter(|o| leaves(o)).collect();
+    FragmentCut { tasks, inputs, outputs }
+}
