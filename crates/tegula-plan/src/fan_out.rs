@@ -6,7 +6,9 @@
 //! the step's product, its gradient and its Hessian, then stays inside one fragment per row
 //! block instead of five, and never enters the store.
 //!
-//! A merge must not make work wait: a reader joins only when every other block it reads is
+//! Only blocks worth the trip are kept in: a merge saves shipping at least a small
+//! fragment's work (`SMALL_FRAGMENT_BYTES`); smaller blocks cost less to ship than the work
+//! side by side is worth. A merge must not make work wait: a reader joins only when every other block it reads is
 //! already needed by the maker (read by it), or made by a small fragment that reads nothing
 //! (a coefficient vector the caller gave, reshaped), so the merged fragment can start when
 //! the maker could. That also keeps the fragments' graph acyclic: nothing outside the merged
@@ -137,7 +139,7 @@ impl Groups {
 
     /// The bytes of blocks that `members` make and the groups `readers` read: what merging
     /// them saves shipping.
-    fn bytes_read_by(&mut self, members: &[usize], readers: &BTreeSet<usize>) -> usize {
+    fn bytes_read_by(&self, members: &[usize], readers: &BTreeSet<usize>) -> usize {
         let read: HashSet<TaskId> = readers.iter().flat_map(|&r| self.members[r].iter().flat_map(|&m| self.inputs[m].iter().copied())).collect();
         members.iter().flat_map(|&m| self.outputs[m].iter()).filter(|(t, _)| read.contains(t)).map(|(_, bytes)| bytes).sum()
     }

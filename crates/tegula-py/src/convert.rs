@@ -128,39 +128,74 @@ impl<T: numpy::Element> ReadBorrow for PyReadonlyArrayDyn<'_, T> {}
 /// Letting the chunk go without the GIL is fine: pyo3 queues the reference's decrement until
 /// a thread next attaches.
 pub fn chunk_over_numpy<'py>(obj: &Bound<'py, PyAny>, borrows: &mut ReadBorrows<'py>) -> PyResult<Chunk> {
-    // An array Rust cannot read in place is copied by NumPy, and that copy read in place.
+    in_place(obj, |array| {
+        each_elem!(T => {
+            if let Ok(typed) = array.cast::<PyArrayDyn<T>>() {
+                if let Ok(readonly) = typed.try_readonly() {
+                    // SAFETY: the read borrow kept in `borrows` for as long as the chunk is used
+                    // keeps writers that respect rust-numpy's borrows away (as for any
+                    // `PyReadonlyArray`, Python code writing to the array meanwhile is not
+                    // stopped).
+                    let chunk = unsafe { over_view(readonly.as_array(), array) };
+                    borrows.0.push(Box::new(readonly));
+                    return Some(chunk);
+                }
+            }
+        });
+        None
+    })
+}
+
+/// A NumPy array handed over to tegula — a block a cluster's runner returns, which nothing
+/// else holds — as a chunk over its memory without a copy, as `chunk_over_numpy` reads one
+/// (copied where it cannot be read in place). The array is made read-only first, so a write
+/// through it fails instead of changing the chunk. Copying a result block into fresh memory
+/// costs about as much as receiving it on a machine where touching new pages is slow.
+pub fn chunk_handed_over(obj: &Bound<'_, PyAny>) -> PyResult<Chunk> {
+    if obj.cast::<PyUntypedArray>().is_ok() {
+        let read_only = pyo3::types::PyDict::new(obj.py());
+        read_only.set_item("write", false)?;
+        obj.call_method("setflags", (), Some(&read_only))?;
+    }
+    in_place(obj, |array| {
+        each_elem!(T => {
+            if let Ok(typed) = array.cast::<PyArrayDyn<T>>() {
+                // SAFETY: nothing else holds a handed-over array, and it no longer takes
+                // writes through itself; rust-numpy's view reaches only its elements.
+                return Some(unsafe { over_view(typed.as_array(), array) });
+            }
+        });
+        None
+    })
+}
+
+/// `over(array)` for a NumPy array Rust can read in place (made so by NumPy's native copy
+/// where its byte order, alignment or strides are not: `native_aligned`), or its copy when
+/// that is None or it cannot be read in place.
+fn in_place<'py>(obj: &Bound<'py, PyAny>, over: impl FnOnce(&Bound<'py, PyAny>) -> Option<Chunk>) -> PyResult<Chunk> {
     let normalised = native_aligned(obj)?;
     let obj = normalised.as_ref().unwrap_or(obj);
-    let in_place = match obj.cast::<PyUntypedArray>() {
+    let readable = match obj.cast::<PyUntypedArray>() {
         Ok(array) => array.ndim() <= NUMPY_CRATE_MAX_DIMS && readable_in_place(array),
         Err(_) => false,
     };
-    if in_place {
-        macro_rules! over {
-            ($($t:ty),*) => {$(
-                if let Ok(array) = obj.cast::<PyArrayDyn<$t>>() {
-                    if let Ok(readonly) = array.try_readonly() {
-                        let view = readonly.as_array();
-                        // SAFETY: rust-numpy's view of the array: its pointer and element
-                        // strides reach only the array's elements, each a valid `$t` (the
-                        // dtype is `$t`'s, and every bit pattern is a `$t`), aligned (NumPy's
-                        // ALIGNED flag, strides whole elements), in the one buffer the array
-                        // views; the chunk's reference to the array keeps that buffer alive,
-                        // and the read borrow kept in `borrows` for as long as the chunk is
-                        // used keeps writers that respect rust-numpy's borrows away (as for any
-                        // `PyReadonlyArray`, Python code writing to the array meanwhile is not
-                        // stopped). Reading the elements from any thread is sound: they are
-                        // plain numbers.
-                        let block = unsafe { Block::<$t>::from_raw_parts(view.as_ptr(), view.shape(), view.strides(), obj.clone().unbind()) };
-                        borrows.0.push(Box::new(readonly));
-                        return Ok(<$t>::wrap(block));
-                    }
-                }
-            )*};
-        }
-        over!(i8, i16, i32, i64, u8, u16, u32, u64, half::f16, f32, f64, num_complex::Complex<f32>, num_complex::Complex<f64>);
+    match readable.then(|| over(obj)).flatten() {
+        Some(chunk) => Ok(chunk),
+        None => chunk_from_numpy(obj),
     }
-    chunk_from_numpy(obj)
+}
+
+/// A chunk over the elements `view` reaches, holding a reference to `array`.
+///
+/// # Safety
+///
+/// `view` is rust-numpy's view of `array` (its pointer and element strides reach only the
+/// array's elements, each a valid `T` — the dtype is `T`'s and every bit pattern is a `T` —,
+/// aligned, in the one buffer the array views, which the chunk's reference keeps alive), and
+/// nothing writes to those elements while the chunk lives. Reading them from any thread is
+/// sound: they are plain numbers.
+unsafe fn over_view<T: Wrap>(view: ndarray::ArrayViewD<'_, T>, array: &Bound<'_, PyAny>) -> Chunk {
+    T::wrap(unsafe { Block::<T>::from_raw_parts(view.as_ptr(), view.shape(), view.strides(), array.clone().unbind()) })
 }
 
 /// Moves a chunk into a new NumPy array (no copy when the chunk owns its data alone).

@@ -9,7 +9,7 @@
 //! again for the nodes there are.
 
 use crate::cluster::PyClusterPlan;
-use crate::convert::chunk_from_numpy;
+use crate::convert::chunk_handed_over;
 use crate::errors::stash_error;
 use pyo3::exceptions::{PyKeyError, PyRuntimeError};
 use pyo3::prelude::*;
@@ -86,7 +86,7 @@ impl Hosted {
         for output in &graph.outputs {
             let of = |t: &usize| {
                 let block = blocks.get(t).ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err(format!("no block for task {t}")))?;
-                chunk_from_numpy(block)
+                chunk_handed_over(block)
             };
             chunks.push(output.blocks.iter().map(of).collect::<PyResult<Vec<_>>>()?);
         }
