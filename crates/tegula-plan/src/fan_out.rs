@@ -46,8 +46,9 @@ struct Groups {
     /// The fragments that read each fragment's outputs.
     readers: Vec<Vec<usize>>,
     node: Vec<usize>,
-    /// Each fragment's inputs, and its outputs with their bytes.
-    inputs: Vec<Vec<TaskId>>,
+    /// The fragments reading each block.
+    read_by: HashMap<TaskId, Vec<usize>>,
+    /// Each fragment's outputs, with their bytes.
     outputs: Vec<Vec<(TaskId, usize)>>,
     /// Whether a fragment reads no other fragment's block and does little work: waiting for
     /// it costs nothing worth keeping work apart for.
@@ -78,56 +79,39 @@ impl Groups {
             makers,
             readers,
             node: placement.fragment_node.clone(),
-            inputs: cuts.iter().map(|c| c.inputs.clone()).collect(),
+            read_by: readers_of_tasks(cuts),
             outputs: cuts.iter().map(|c| c.outputs.iter().map(|&t| (t, graph.tasks[t].nbytes())).collect()).collect(),
             ready_at_once,
         }
     }
 
-    fn root(&mut self, k: usize) -> usize {
+    fn root(&self, k: usize) -> usize {
         let mut r = k;
         while self.parent[r] != r {
             r = self.parent[r];
         }
-        self.parent[k] = r;
         r
     }
 
     /// Merges into group `g` every group reading its blocks, when that is allowed (see the
     /// module's text); whether it did.
     fn take_readers(&mut self, g: usize) -> bool {
-        let members = self.members[g].clone();
-        let mut readers: BTreeSet<usize> = BTreeSet::new();
-        for &m in &members {
-            for r in self.readers[m].clone() {
-                let r = self.root(r);
-                if r != g {
-                    readers.insert(r);
-                }
-            }
-        }
+        let members = &self.members[g];
+        let readers: BTreeSet<usize> = members.iter().flat_map(|&m| &self.readers[m]).map(|&r| self.root(r)).filter(|&r| r != g).collect();
         if readers.is_empty() || readers.len() > MOST_READERS_MERGED || readers.iter().any(|&r| self.node[r] != self.node[g]) {
             return false;
         }
-        if self.bytes_read_by(&members, &readers) < SMALL_FRAGMENT_BYTES {
+        if self.bytes_read_by(g, &readers) < SMALL_FRAGMENT_BYTES {
             return false;
         }
-        let mut waited: HashSet<usize> = HashSet::new();
-        for &m in &members {
-            for q in self.makers[m].clone() {
-                waited.insert(self.root(q));
-            }
-        }
-        for &r in &readers {
-            for m in self.members[r].clone() {
-                for q in self.makers[m].clone() {
-                    let q_root = self.root(q);
-                    let allowed = q_root == g || readers.contains(&q_root) || waited.contains(&q_root) || self.ready_at_once[q];
-                    if !allowed {
-                        return false;
-                    }
-                }
-            }
+        let waited: HashSet<usize> = members.iter().flat_map(|&m| &self.makers[m]).map(|&q| self.root(q)).collect();
+        let may_wait_for = |q: usize| {
+            let q_root = self.root(q);
+            q_root == g || readers.contains(&q_root) || waited.contains(&q_root) || self.ready_at_once[q]
+        };
+        let reader_makers = readers.iter().flat_map(|&r| &self.members[r]).flat_map(|&m| &self.makers[m]);
+        if !reader_makers.copied().all(may_wait_for) {
+            return false;
         }
         for r in readers {
             self.parent[r] = g;
@@ -137,16 +121,16 @@ impl Groups {
         true
     }
 
-    /// The bytes of blocks that `members` make and the groups `readers` read: what merging
+    /// The bytes of blocks that group `g` makes and the groups `readers` read: what merging
     /// them saves shipping.
-    fn bytes_read_by(&self, members: &[usize], readers: &BTreeSet<usize>) -> usize {
-        let read: HashSet<TaskId> = readers.iter().flat_map(|&r| self.members[r].iter().flat_map(|&m| self.inputs[m].iter().copied())).collect();
-        members.iter().flat_map(|&m| self.outputs[m].iter()).filter(|(t, _)| read.contains(t)).map(|(_, bytes)| bytes).sum()
+    fn bytes_read_by(&self, g: usize, readers: &BTreeSet<usize>) -> usize {
+        let read_by_readers = |t: &TaskId| self.read_by.get(t).is_some_and(|rs| rs.iter().any(|&r| readers.contains(&self.root(r))));
+        self.members[g].iter().flat_map(|&m| &self.outputs[m]).filter(|(t, _)| read_by_readers(t)).map(|(_, bytes)| bytes).sum()
     }
 
     /// The groups as fragments, in topological order (ties: the order of their last
     /// member), with their nodes.
-    fn into_cuts(mut self, graph: &TaskGraph, cuts: Vec<FragmentCut>, placement: Placement) -> (Vec<FragmentCut>, Placement) {
+    fn into_cuts(self, graph: &TaskGraph, cuts: Vec<FragmentCut>, placement: Placement) -> (Vec<FragmentCut>, Placement) {
         let n = cuts.len();
         let roots: Vec<usize> = (0..n).filter(|&k| self.parent[k] == k).collect();
         let root_of: Vec<usize> = (0..n).map(|k| self.root(k)).collect();
@@ -162,7 +146,6 @@ impl Groups {
                 }
             }
         }
-        let read_by: HashMap<TaskId, Vec<usize>> = readers_of_tasks(&cuts);
         let returned: HashSet<TaskId> = graph.outputs.iter().flat_map(|o| o.blocks.iter().copied()).collect();
         let mut ready: BinaryHeap<Reverse<(usize, usize)>> = roots.iter().filter(|g| waiting[g] == 0).map(|&g| Reverse((last_member[&g], g))).collect();
         let mut slots: Vec<Option<FragmentCut>> = cuts.into_iter().map(Some).collect();
@@ -172,7 +155,7 @@ impl Groups {
             let mut members = self.members[g].clone();
             members.sort_unstable();
             let members: Vec<FragmentCut> = members.iter().filter_map(|&m| slots[m].take()).collect();
-            let leaves = |t: &TaskId| returned.contains(t) || read_by.get(t).is_some_and(|rs| rs.iter().any(|&r| root_of[r] != g));
+            let leaves = |t: &TaskId| returned.contains(t) || self.read_by.get(t).is_some_and(|rs| rs.iter().any(|&r| root_of[r] != g));
             merged.push(if members.len() == 1 { members.into_iter().next().expect("one member") } else { one_fragment(graph, members, leaves) });
             nodes.push(self.node[g]);
             for &to in after.get(&g).into_iter().flatten() {
