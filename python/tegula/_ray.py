@@ -118,6 +118,7 @@ class _Run:
             for t in set(inputs):
                 self.readers[t] = self.readers.get(t, 0) + 1
         self.returned = {t for tasks in plan.outputs() for t in tasks}
+        self.results = {}
         self.in_flight = {}
         self.measured = Measured([n["NodeID"] for n in nodes])
         self.last_end = time.monotonic()
@@ -140,12 +141,20 @@ class _Run:
             self.in_flight[done] = (k, node, need)
         self._wait_for_room(None)
         wanted = sorted(self.returned)
-        refs = [self.refs[t] for t in wanted]
         self._let_go(wanted, when=None)
+        # Results no fragment made (blocks the caller gave) are fetched now.
+        self._fetch([t for t in wanted if t not in self.results])
+        values = [self.results[t] for t in wanted]
+        return dict(zip(wanted, values)), self.measured.result(sum(v.nbytes for v in values))
+
+    def _fetch(self, tasks):
+        """Brings the blocks of `tasks` (results) to this process, into ``self.results``."""
+        if not tasks:
+            return
+        refs = [self.refs[t] for t in tasks]
         while len(self._wait(refs, len(refs), fetch_local=True)) < len(refs):
             pass
-        values = self._get(refs)
-        return dict(zip(wanted, values)), self.measured.result(sum(v.nbytes for v in values))
+        self.results.update(zip(tasks, self._get(refs)))
 
     def _wait_for_room(self, node, need=0):
         """Waits until `node` has room for a fragment needing `need` bytes: fewer than
@@ -195,6 +204,9 @@ class _Run:
         self._let_go(finished, when=time.time())
         for t in finished:
             del self.refs[t]
+        # A result is fetched as soon as it is made, while other fragments still run, not
+        # all at the end (512 MB of them took 0.6-0.9 s after the last fragment).
+        self._fetch([t for t in outputs if t in self.returned])
 
     def _let_go(self, tasks, when):
         """Notes where Ray holds each of `tasks`' blocks, which are let go at `when` (None:

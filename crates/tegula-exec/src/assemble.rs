@@ -18,5 +18,5 @@ pub fn assemble_output(chunks: &Chunks, dtype: DType, blocks: Vec<Chunk>) -> Res
             dst: idx.iter().enumerate().map(|(a, &b)| starts[a][b]).collect(),
         })
         .collect::<Vec<_>>();
-    tegula_kernels::layout::assemble(&blocks, &chunks.shape(), &pieces)
+    tegula_kernels::assemble::assemble(&blocks, &chunks.shape(), &pieces)
 }

@@ -56,7 +56,7 @@ impl HeldBlocks {
             return Ok(Chunk::full(self.dtype, &out_shape, Scalar::Bool(false)));
         }
         let (inputs, pieces) = self.pieces(region);
-        tegula_kernels::layout::assemble(&inputs, &out_shape, &pieces)
+        tegula_kernels::assemble::assemble(&inputs, &out_shape, &pieces)
     }
 
     /// The whole array as one chunk (to send it to another process).

@@ -1,11 +1,11 @@
 //! Kernels that move elements without computing: a region of a stored array, basic-index
-//! selection, transposition, new axes and reshapes of row-major blocks (zero-copy views), and
-//! assembling a block from pieces.
+//! selection, transposition, new axes and reshapes of row-major blocks (zero-copy views);
+//! assembling a block from pieces is `assemble`.
 
 use crate::chunk::{Block, Chunk, Wrap};
 use crate::with_chunk;
 use ndarray::{ArrayD, Axis, Slice, SliceInfoElem};
-use tegula_core::{Piece, Result, Select, TegulaError};
+use tegula_core::{Result, Select, TegulaError};
 
 /// The elements `region` (a range per axis) of `source`, sharing its data.
 pub fn load(source: &Chunk, region: &[(usize, usize)]) -> Result<Chunk> {
@@ -115,35 +115,6 @@ pub fn reshape(source: &Chunk, shape: &[usize]) -> Result<Chunk> {
         let a = a.try_map_view(|a| a.into_shape_with_order(shape)).map_err(|e| TegulaError::Internal(format!("reshape: {e}")))?;
         Ok(Wrap::wrap(a))
     })
-}
-
-/// A new block of `shape` made by copying each piece of the inputs into place.
-pub fn assemble(inputs: &[Chunk], shape: &[usize], pieces: &[Piece]) -> Result<Chunk> {
-    let first = inputs.first().ok_or_else(|| TegulaError::Internal("assemble without inputs".into()))?;
-    with_chunk!(first, proto => {
-        let size = shape.iter().product();
-        let mut data = tegula_core::memory::big_vec(size);
-        data.resize(size, proto.first().copied().unwrap_or_else(|| zero_like(proto)));
-        let mut out = ArrayD::from_shape_vec(shape, data).map_err(|e| TegulaError::Internal(format!("assemble: {e}")))?;
-        for piece in pieces {
-            let src = inputs
-                .get(piece.input)
-                .ok_or_else(|| TegulaError::Internal("assemble piece input".into()))?
-                .typed()?;
-            let mut src_view = src.view();
-            let mut dst_view = out.view_mut();
-            for (axis, (&(lo, hi), &dst)) in piece.src.iter().zip(&piece.dst).enumerate() {
-                src_view.slice_axis_inplace(Axis(axis), Slice::from(lo..hi));
-                dst_view.slice_axis_inplace(Axis(axis), Slice::from(dst..dst + hi - lo));
-            }
-            dst_view.assign(&src_view);
-        }
-        Ok(Wrap::wrap(out.into()))
-    })
-}
-
-fn zero_like<T: crate::element::Elem>(_: &crate::chunk::Block<T>) -> T {
-    T::from_bool(false)
 }
 
 #[cfg(test)]

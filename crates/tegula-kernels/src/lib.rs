@@ -4,6 +4,7 @@
 //! `KernelOp` on the CPU, `generate` any `SourceOp`. Kernels know nothing of graphs, schedules
 //! or storage.
 
+pub mod assemble;
 pub mod binary;
 pub mod buckets;
 pub mod chunk;

@@ -6,7 +6,8 @@ use crate::buckets::{bucket_counts, bucket_partition, merge_runs, sample_positio
 use crate::chunk::Chunk;
 use crate::fused::{fused, fused_reduce};
 use crate::gather::{compress, gather, wrap_index, GatherPlace};
-use crate::layout::{assemble, expand_dims, reshape, select, set_select, transpose};
+use crate::assemble::assemble;
+use crate::layout::{expand_dims, reshape, select, set_select, transpose};
 use crate::factorise::factorise;
 use crate::linalg::linalg;
 use crate::parts::{pack, part};
