@@ -9,6 +9,7 @@ import operator
 import numpy as np
 
 from ._array import Array
+from ._dtypes import dtype_name
 from ._creation import asarray
 
 
@@ -144,20 +145,21 @@ def _partitioned(a, kth, axis, order):
 
 
 def view(a, dtype):
-    """NumPy's ``view`` where tegula's casts keep every bit: the same dtype, integers of one
-    width (signed and unsigned wrap), booleans as 1-byte integers. Views that reinterpret
-    floats' bits need a kernel tegula lacks."""
+    """NumPy's ``view``: the elements' bytes read as ``dtype``, lazily, block by block; with
+    another itemsize the last axis scales by the ratio of the itemsizes. Booleans are bytes
+    of 0 or 1: viewed as 1-byte integers by value, and bytes viewed as booleans are true where
+    nonzero, as NumPy prints them."""
     a = asarray(a)
     if dtype is None:
         return a.copy()
     dtype = np.dtype(dtype)
     if dtype == a.dtype:
         return a.copy()
-    if dtype.itemsize != a.dtype.itemsize:
-        raise ValueError("tegula views keep the itemsize: a view changing the last axis's length is not supported")
-    if a.dtype.kind in "iub" and dtype.kind in "iu":
-        return a.astype(dtype)
-    raise NotImplementedError(f"a view of {a.dtype} as {dtype} reinterprets bits, which tegula's casts cannot")
+    if a.dtype == np.bool_:
+        a = a.astype(np.uint8)
+    wanted = np.uint8 if dtype == np.bool_ else dtype
+    out = a if a.dtype == wanted else Array(a._h.bitcast(dtype_name(wanted)))
+    return out.astype(np.bool_) if dtype == np.bool_ else out
 
 
 def _axis(axis, ndim):

@@ -18,6 +18,9 @@ pub enum KernelOp {
     /// Inputs: condition, then the two choices, broadcast together.
     Where { compute: DType },
     Cast { dtype: DType },
+    /// The block's bytes, row-major, read as `dtype` (NumPy's `view`): with another itemsize
+    /// the last axis scales by the ratio of the itemsizes.
+    Bitcast { dtype: DType },
     /// Reduces the listed axes of one block, keeping them with length one.
     /// (`axes` is shared by all the blocks of a reduction.)
     ReducePartial { op: PartialReduce, axes: Arc<[usize]> },
@@ -109,6 +112,7 @@ impl KernelOp {
             KernelOp::Binary { op, .. } => op.name().into(),
             KernelOp::Where { .. } => "where".into(),
             KernelOp::Cast { dtype } => format!("astype({dtype})"),
+            KernelOp::Bitcast { dtype } => format!("view({dtype})"),
             KernelOp::ReducePartial { op, .. } => format!("partial-{}", partial_name(op)),
             KernelOp::ReduceCombine { op } => format!("combine-{}", partial_name(op)),
             KernelOp::ReduceFinish { .. } => "finish".into(),

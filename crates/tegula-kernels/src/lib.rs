@@ -6,6 +6,7 @@
 
 pub mod assemble;
 pub mod binary;
+pub mod bitcast;
 pub mod buckets;
 pub mod chunk;
 mod cmath;

@@ -62,6 +62,8 @@ pub enum NodeKind {
     Binary { op: BinaryOp, compute: DType },
     Where { compute: DType },
     Cast,
+    /// Each block's bytes read as the node's dtype (`construct::elementwise::bitcast`).
+    Bitcast,
     Reduce { op: ReduceOp, axes: Vec<usize>, keepdims: bool, ddof: f64, split_every: usize },
     Matmul { split_every: usize },
     /// `op` of each matrix of the inputs, whose last two axes are one block each and whose
@@ -211,6 +213,7 @@ impl Node {
             NodeKind::Binary { op, .. } => op.name().into(),
             NodeKind::Where { .. } => "where".into(),
             NodeKind::Cast => format!("astype({})", self.dtype),
+            NodeKind::Bitcast => format!("view({})", self.dtype),
             NodeKind::Reduce { op, axes, .. } => format!("{}(axis={axes:?})", op.name()),
             NodeKind::Matmul { .. } => "matmul".into(),
             NodeKind::Linalg { op } => op.name().into(),

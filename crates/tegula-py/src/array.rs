@@ -86,6 +86,9 @@ impl PyArrayHandle {
     fn astype(&self, name: &str) -> PyResult<PyArrayHandle> {
         Ok(wrap(self.inner.astype(dtype(name)?)))
     }
+    fn bitcast(&self, name: &str) -> PyResult<PyArrayHandle> {
+        self.inner.bitcast(dtype(name)?).py().map(wrap)
+    }
     #[pyo3(signature = (op, axes, keepdims, ddof, dtype, split_every))]
     fn reduce(
         &self,

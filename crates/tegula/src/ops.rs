@@ -58,6 +58,11 @@ impl Array {
         Array::from_node(ew::cast(&self.node, dtype))
     }
 
+    /// NumPy's `view(dtype)`: the elements' bytes read as `dtype` (see `ew::bitcast`).
+    pub fn bitcast(&self, dtype: DType) -> Result<Array> {
+        ew::bitcast(&self.node, dtype).map(Array::from_node)
+    }
+
     pub fn reduce(&self, spec: &ReduceSpec) -> Result<Array> {
         reduce::reduce(&self.node, spec).map(Array::from_node)
     }

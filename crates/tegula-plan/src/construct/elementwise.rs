@@ -71,6 +71,56 @@ pub fn cast(x: &NodeRef, dtype: DType) -> NodeRef {
     Node::new(NodeKind::Cast, vec![x.clone()], dtype, x.chunks.clone())
 }
 
+/// NumPy's `x.view(dtype)`: each block's bytes, row-major, read as `dtype`. With another
+/// itemsize the last axis scales by the ratio of the itemsizes (NumPy's rule: a 0-d array keeps
+/// its itemsize, the last axis' bytes must divide into the new itemsize); its blocks are
+/// rechunked first where one would split an element of either dtype. Booleans are left to
+/// value casts: not every byte is a valid boolean.
+pub fn bitcast(x: &NodeRef, dtype: DType) -> Result<NodeRef> {
+    if x.dtype == dtype {
+        return Ok(x.clone());
+    }
+    if x.dtype == DType::Bool || dtype == DType::Bool {
+        return Err(value_err!("a view of {} as {dtype}: booleans are cast by value, not read from bytes", x.dtype));
+    }
+    let (old, new) = (x.dtype.itemsize(), dtype.itemsize());
+    if old == new {
+        return Ok(Node::new(NodeKind::Bitcast, vec![x.clone()], dtype, x.chunks.clone()));
+    }
+    let shape = x.shape();
+    let Some(&last) = shape.last() else {
+        return Err(value_err!("changing the dtype of a 0d array is only supported if the itemsize is unchanged"));
+    };
+    if last * old % new != 0 {
+        return Err(value_err!(
+            "when changing to a {} dtype, its size must be a divisor of the total size in bytes of the last axis of the array",
+            if new > old { "larger" } else { "smaller" }
+        ));
+    }
+    // Each block's last axis must hold whole elements of both dtypes: a multiple of `step`.
+    let step = new / gcd(old, new);
+    let axis = shape.len() - 1;
+    let sizes = x.chunks.axis(axis);
+    let x = if sizes.iter().all(|c| c % step == 0) {
+        x.clone()
+    } else {
+        let block = (sizes.iter().copied().max().unwrap_or(step) / step).max(1) * step;
+        let mut wanted = x.chunks.sizes().to_vec();
+        wanted[axis] = (0..last).step_by(block).map(|start| block.min(last - start)).collect();
+        rechunk(x, Chunks::new(wanted, &shape)?)?
+    };
+    let mut sizes = x.chunks.sizes().to_vec();
+    sizes[axis] = sizes[axis].iter().map(|c| c * old / new).collect();
+    let mut out_shape = shape;
+    out_shape[axis] = last * old / new;
+    let chunks = Chunks::new(sizes, &out_shape)?;
+    Ok(Node::new(NodeKind::Bitcast, vec![x], dtype, chunks))
+}
+
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
 /// Broadcasts the inputs' shapes and gives every output axis one chunking; inputs that span
 /// an axis with other chunks are rechunked to it.
 fn unify(inputs: &[NodeRef]) -> Result<(Vec<NodeRef>, Chunks)> {
