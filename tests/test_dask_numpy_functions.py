@@ -60,9 +60,22 @@ def test_unique_is_numpys(data, return_index, return_inverse, return_counts, equ
     check(lambda: tg.unique(chunked(data, a), **flags), lambda: np.unique(a, **flags), exact=True)
 
 
-def test_unique_takes_only_axis_none():
-    with pytest.raises(NotImplementedError):
-        tg.unique(tg.zeros((2, 2)), axis=0)
+@given(st.data(), st.booleans(), st.booleans(), st.booleans())
+def test_unique_along_an_axis_is_numpys(data, return_index, return_inverse, return_counts):
+    """Distinct slices along an axis (out of range too: NumPy's AxisError), with repeated
+    slices, NaNs and signed zeros among them."""
+    shape = data.draw(shapes(min_dims=1))
+    a = values(data, shape=shape)
+    if a.ndim and a.shape[0] > 1 and data.draw(st.booleans()):
+        a[-1] = a[0]
+    if a.dtype.kind in "fc" and a.size and data.draw(st.booleans()):
+        a.flat[data.draw(st.lists(st.integers(0, a.size - 1), max_size=3))] = data.draw(st.sampled_from([np.nan, -0.0]))
+    axis = data.draw(st.integers(-a.ndim - 1, a.ndim))
+    flags = dict(return_index=return_index, return_inverse=return_inverse, return_counts=return_counts)
+    check(lambda: tg.unique(chunked(data, a), axis=axis, **flags), lambda: np.unique(a, axis=axis, **flags), exact=True)
+
+
+def test_unique_dispatches_from_numpy():
     x = tg.asarray(np.array([2.0, np.nan, 1.0, np.nan, 2.0]), chunks=2)
     assert isinstance(np.unique(x), tg.Array)  # NumPy's unique dispatches to tegula's
 

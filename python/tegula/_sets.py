@@ -96,12 +96,13 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     """NumPy's ``unique`` of the flattened array: its sorted distinct values and, as asked, the
     flat index of each one's first occurrence, the index of each element's value (in ``ar``'s
     shape) and the counts, as a tuple after the values (the values alone otherwise). With
-    ``equal_nan`` (NumPy's default) all NaNs are one value. Only ``axis=None``; the values
-    are sorted whatever ``sorted`` says (NumPy allows that)."""
-    if axis is not None:
-        raise NotImplementedError("tegula's unique takes axis=None only (the distinct elements of the flattened "
-                                  "array)")
+    ``equal_nan`` (NumPy's default) all NaNs are one value. With ``axis``, the distinct
+    slices along that axis, in lexicographic order (as NumPy, slices holding NaNs are never
+    equal, and the inverse is 1-d). The values are sorted whatever ``sorted`` says (NumPy
+    allows that)."""
     x = asarray(ar)
+    if axis is not None:
+        return _unique_slices(x, axis, return_index, return_inverse, return_counts)
     flat, order, ordered, starts = _sorted_runs(x, equal_nan=bool(equal_nan))
     out = [_select(ordered, starts)]
     if return_index:
@@ -110,4 +111,36 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         out.append(_inverse(x, order, starts))
     if return_counts:
         out.append(_counts(starts, flat.shape[0]))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _unique_slices(x, axis, return_index, return_inverse, return_counts):
+    """NumPy's ``unique`` along ``axis``: the slices as rows, sorted lexicographically by a
+    stable sort per column from the last (so equal rows keep their order and the first
+    occurrence leads), a new row starting wherever one differs from the row before it."""
+    from ._functions import any as any_
+    from ._manipulation import _normalize, moveaxis
+    from ._sorting import argsort
+
+    axis = _normalize(axis, x.ndim)
+    moved = moveaxis(x, axis, 0)
+    n, rest = moved.shape[0], moved.shape[1:]
+    rows = moved.reshape(n, int(np.prod(rest, dtype=np.int64)))
+    order = arange(n, dtype="int64")
+    for column in reversed(range(rows.shape[1])):
+        order = _take(order, argsort(_take(rows[:, column], order), stable=True))
+    ordered = _take(rows, order)
+    if n == 0:
+        starts = full((0,), False)
+    else:
+        starts = concat([full((1,), True), any_(ordered[1:] != ordered[:-1], axis=1)])
+    distinct = _select(ordered, starts)
+    values = moveaxis(distinct.reshape(distinct.shape[0], *rest), 0, axis)
+    out = [values]
+    if return_index:
+        out.append(_select(order, starts))
+    if return_inverse:
+        out.append(_inverse(order, order, starts))
+    if return_counts:
+        out.append(_counts(starts, n))
     return out[0] if len(out) == 1 else tuple(out)
