@@ -134,7 +134,7 @@ def test_histogram2d_matches_numpy(data, dtype, bins):
 
 
 @given(st.data(), dtypes(INTEGER + [np.dtype(np.float32), np.dtype(np.float64)]),
-       st.sampled_from(["auto", "fd", "doane", "scott", "rice", "sturges", "sqrt"]),
+       st.sampled_from(["auto", "fd", "doane", "scott", "rice", "sturges", "sqrt", "stone"]),
        st.sampled_from([None, (-3, 10), (2, 2)]))
 def test_histogram_estimators_match_numpy(data, dtype, name, value_range):
     a = data.draw(np_arrays(dtype, (data.draw(st.integers(0, 40)),), integral=True, small=True))
@@ -149,5 +149,5 @@ def test_histogram_estimator_errors_as_numpy():
         tg.histogram(x, "auto", weights=np.ones(3))
     with pytest.raises(ValueError, match="not finite"):
         tg.histogram(tg.asarray(np.array([1.0, np.nan])), "auto")
-    with pytest.raises(NotImplementedError, match="stone"):
-        tg.histogram(x, "stone")
+    with pytest.raises(ValueError, match="not finite"):
+        tg.histogram(tg.asarray(np.array([1.0, np.inf])), "stone")
