@@ -124,6 +124,7 @@ class _Run:
         self.unfetched, self.unfetched_bytes = [], 0
         self.in_flight = {}
         self.measured = Measured([n["NodeID"] for n in nodes])
+        self.driver_node = ray.get_runtime_context().get_node_id()
         self.last_end = time.monotonic()
         self.no_nodes_since = None
 
@@ -228,7 +229,7 @@ class _Run:
         located = get_object_locations([self.refs[t] for t in tasks])
         # Results already fetched have a copy on this process's node, which is the result
         # handed back, not a move between nodes (unless a fragment there read it too).
-        here = self.measured.index.get(self.ray.get_runtime_context().get_node_id())
+        here = self.measured.index.get(self.driver_node)
         for t in tasks:
             info = located.get(self.refs[t], {})
             holders = [self.measured.index[n] for n in info.get("node_ids", []) if n in self.measured.index]

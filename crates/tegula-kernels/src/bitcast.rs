@@ -12,7 +12,6 @@ pub fn bitcast(block: &Chunk, dtype: DType) -> Result<Chunk> {
     if block.dtype() == DType::Bool || dtype == DType::Bool {
         return Err(internal_err!("a bitcast of {} to {dtype}: booleans are not read from bytes", block.dtype()));
     }
-    let bytes = with_chunk!(block, a => row_major_bytes(a));
     let mut shape = block.shape().to_vec();
     let (old, new) = (block.dtype().itemsize(), dtype.itemsize());
     match shape.last_mut() {
@@ -21,17 +20,19 @@ pub fn bitcast(block: &Chunk, dtype: DType) -> Result<Chunk> {
         None if old != new => return Err(internal_err!("a 0-d bitcast of {} to {dtype}", block.dtype())),
         None => {}
     }
-    with_dtype!(dtype, U => from_bytes::<U>(&bytes, &shape))
+    // A `dyn` reader, so the output types are compiled once, not once per input type.
+    let mut read = |bytes: &[u8]| with_dtype!(dtype, U => from_bytes::<U>(bytes, &shape));
+    with_chunk!(block, a => with_row_major_bytes(a, &mut read))
 }
 
-/// The elements' bytes, in row-major order.
-fn row_major_bytes<T: Elem>(block: &Block<T>) -> Vec<u8> {
+/// `read` of the elements' bytes in row-major order: read in place when the block is
+/// row-major already, else from one row-major copy.
+fn with_row_major_bytes<T: Elem>(block: &Block<T>, read: &mut dyn FnMut(&[u8]) -> Result<Chunk>) -> Result<Chunk> {
     let view = block.view();
     let standard = view.as_standard_layout();
     let elements = standard.as_slice().unwrap_or(&[]);
     // SAFETY: the slice's elements are plain values; their bytes are read, not reinterpreted.
-    let bytes = unsafe { std::slice::from_raw_parts(elements.as_ptr().cast::<u8>(), std::mem::size_of_val(elements)) };
-    bytes.to_vec()
+    read(unsafe { std::slice::from_raw_parts(elements.as_ptr().cast::<u8>(), std::mem::size_of_val(elements)) })
 }
 
 /// A block of `shape` whose elements are `bytes` read as `U` (never bool: `bitcast` refuses it).
