@@ -265,6 +265,15 @@ def test_unify_chunks_is_dasks_and_warns_as_dask():
         tg.unify_chunks(tg.ones(3), "i", tg.ones(4), "i")
 
 
+def test_empty_axes_cut_into_different_numbers_of_blocks_unify():
+    x = tg.asarray(np.zeros((0, 3)), chunks=((0, 0, 0), (1, 2)))
+    y = tg.asarray(np.ones((0, 3)), chunks=((0,), (3,)))
+    chunkss, (x2, y2) = tg.unify_chunks(x, "ij", y, "ij")
+    assert chunkss == {"i": (0,), "j": (1, 2)} and x2.chunks == y2.chunks == ((0,), (1, 2))
+    assert_same(tg.map_blocks(np.add, x, y).compute(), np.zeros((0, 3)), exact=True)
+    assert_same(tg.piecewise(x, [y > 0], [lambda v: v * 2]).compute(), np.zeros((0, 3)), exact=True)
+
+
 # --- fromfunction, atop, gufunc, assert_eq --------------------------------------------------------
 
 @given(st.data(), st.sampled_from([None, "int64", "float32"]))

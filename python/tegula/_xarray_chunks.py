@@ -91,14 +91,14 @@ def unify_chunks(args, warn=True):
         if index is None:
             continue
         for label, chunks in zip(index, array.chunks):
-            if sum(chunks) > 1:  # a length-one axis broadcasts against any chunking
+            if sum(chunks) != 1:  # a length-one axis broadcasts against any chunking
                 merged[label] = _merge(merged.get(label), chunks, label)
     arrays = []
     for array, index in pairs:
         if index is None:
             arrays.append(array)
             continue
-        wanted = tuple(merged.get(label, c) if sum(c) > 1 else c for label, c in zip(index, array.chunks))
+        wanted = tuple(merged.get(label, c) if sum(c) != 1 else c for label, c in zip(index, array.chunks))
         arrays.append(array if wanted == array.chunks else array.rechunk(wanted))
     return merged, arrays
 
@@ -108,5 +108,7 @@ def _merge(a, b, label):
         return tuple(b)
     if sum(a) != sum(b):
         raise ValueError(f"dimension {label!r} has lengths {sum(a)} and {sum(b)}")
+    if sum(a) == 0:
+        return (0,)  # empty axes cut into different numbers of empty blocks: one
     bounds = sorted(set(np.cumsum(a).tolist()) | set(np.cumsum(b).tolist()))
     return tuple(int(e - s) for s, e in zip([0] + bounds[:-1], bounds))
