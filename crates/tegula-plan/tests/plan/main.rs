@@ -1,0 +1,9 @@
+//! The planner's integration tests, one module per concept, linked into one test binary.
+
+mod fusion;
+mod gather;
+mod join;
+mod lowering;
+mod ordering;
+mod reshape;
+mod store;

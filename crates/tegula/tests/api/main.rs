@@ -1,0 +1,14 @@
+//! The public Rust API's integration tests, one module per concept, linked into one test
+//! binary (each binary links the whole crate; one is much quicker to build than ten).
+//! `persist` stays a binary of its own: it reads the process's count of kept bytes.
+
+mod cluster;
+mod devices;
+mod executors;
+mod fragments;
+mod linalg;
+mod map_blocks;
+mod observe;
+mod reshape;
+mod sort;
+mod store;
