@@ -5,5 +5,6 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 cargo test --workspace --quiet
 .venv/bin/python -m pytest -q
-# The same suite with every computation on the process pool (scheduler="processes").
-TEGULA_SCHEDULER=processes .venv/bin/python -m pytest -q -p no:cacheprovider
+# The same suite with every computation on the process pool (scheduler="processes"), with
+# fewer examples per property: the first pass checked the operations, this one the executor.
+TEGULA_SCHEDULER=processes TEGULA_HYPOTHESIS_PROFILE=brief .venv/bin/python -m pytest -q -p no:cacheprovider

@@ -1,8 +1,10 @@
 """Hypothesis profiles for the Python suite.
 
 ``ci`` (the default) is derandomized, so every run checks the same examples and the suite
-stays within a few minutes on two cores. ``explore`` draws new random examples on every run
-and many more of them: ``TEGULA_HYPOTHESIS_PROFILE=explore pytest tests``.
+stays within a few minutes on two cores. ``brief`` is ``ci`` with a quarter of its examples:
+the second pass of ``scripts/test.sh``, which runs the suite again on the process pool to
+check that executor, not the operations once more. ``explore`` draws new random examples on
+every run and many more of them: ``TEGULA_HYPOTHESIS_PROFILE=explore pytest tests``.
 """
 
 import os
@@ -15,6 +17,7 @@ _common = dict(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
 )
 settings.register_profile("ci", max_examples=100, derandomize=True, print_blob=True, **_common)
+settings.register_profile("brief", max_examples=25, derandomize=True, print_blob=True, **_common)
 settings.register_profile("explore", max_examples=1000, **_common)
 settings.load_profile(os.environ.get("TEGULA_HYPOTHESIS_PROFILE", "ci"))
 
