@@ -68,10 +68,19 @@ def test_s3_reads_what_zarr_python_wrote(s3, data, zarr_format, codec):
         import numcodecs
 
         compressors = {"zstd": numcodecs.Zstd(), "gzip": numcodecs.GZip(), "blosc": numcodecs.Blosc()}[codec]
-    url = fresh(s3)
-    theirs = zarr.create_array(zarr_python_store(s3, url), shape=shape, chunks=stored_chunks, dtype=dtype,
-                               zarr_format=zarr_format, compressors=compressors)
-    theirs[...] = values
+    for attempt in range(3):
+        # rclone's server can fail a PUT racing others into a new directory ("Dir.Rename
+        # error: file does not exist" in its log); zarr-python's write, the oracle here, is
+        # tried again on a fresh path. tegula's own writes retry by themselves.
+        url = fresh(s3)
+        try:
+            theirs = zarr.create_array(zarr_python_store(s3, url), shape=shape, chunks=stored_chunks,
+                                       dtype=dtype, zarr_format=zarr_format, compressors=compressors)
+            theirs[...] = values
+            break
+        except OSError:
+            if attempt == 2:
+                raise
     ours = tg.from_zarr(url, storage_options=s3.options)
     assert same_bytes(ours.compute(), values)
     assert same_bytes(ours[region].compute(), values[region])
