@@ -89,6 +89,19 @@ def test_parameters_broadcast_as_arrays():
     np.testing.assert_array_equal(tg.random.default_rng(3).weibull(0, size=3).compute(), np.zeros(3))
 
 
+def test_normal_and_uniform_take_array_parameters():
+    loc, scale = np.array([[-1.0], [4.0]]), np.array([0.5, 2.0, 0.0])
+    z = normals(3, (2, 3))[0]
+    x = tg.random.default_rng(3).normal(loc, tg.asarray(scale))
+    assert x.shape == np.random.default_rng(3).normal(loc, scale).shape == (2, 3)
+    np.testing.assert_allclose(x.compute(), loc + scale * z, rtol=1e-12)
+    low, high = np.array([0.0, -5.0]), 1.0
+    y = tg.random.default_rng(3).uniform(low, high, size=(3, 2))
+    np.testing.assert_allclose(y.compute(), low + (high - low) * uniform(3, (3, 2)), rtol=1e-12)
+    with pytest.raises(ValueError, match="scale < 0"):
+        tg.random.default_rng(3).normal(0.0, np.array([1.0, -1.0]))
+
+
 @settings(max_examples=40)
 @given(seed=seeds, n=st.integers(0, 30), data=st.data())
 def test_permutation(seed, n, data):

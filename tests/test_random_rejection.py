@@ -93,11 +93,87 @@ def test_bad_parameters_are_numpys_errors(call):
         call(tg.random.default_rng(0))
 
 
-def test_array_shape_parameters_are_refused_clearly():
-    with pytest.raises(NotImplementedError, match="scalar"):
-        tg.random.default_rng(0).poisson(np.array([1.0, 2.0]))
-    scaled = tg.random.default_rng(0).gamma(2.0, np.array([1.0, 10.0]), chunks=1).compute()
-    assert scaled.shape == (2,)
+# name -> (draw with parameters a and b, valid values of a, of b); b unused by one-parameter ones
+PER_ELEMENT = {
+    "standard_gamma": (lambda g, a, b, **k: g.standard_gamma(a, **k), [0.0, 0.3, 1.0, 7.5, np.nan], [0]),
+    "gamma": (lambda g, a, b, **k: g.gamma(a, b, **k), [0.3, 2.0, 40.0], [0.0, 0.5, 3.0]),
+    "beta": (lambda g, a, b, **k: g.beta(a, b, **k), [0.2, 1.0, 6.0, np.nan], [0.5, 4.0]),
+    "chisquare": (lambda g, a, b, **k: g.chisquare(a, **k), [0.5, 3.0, 30.0], [0]),
+    "standard_t": (lambda g, a, b, **k: g.standard_t(a, **k), [1.0, 6.0, np.nan], [0]),
+    "poisson": (lambda g, a, b, **k: g.poisson(a, **k), [0.0, 3.5, 9.9, 10.0, 250.0], [0]),
+    "binomial": (lambda g, a, b, **k: g.binomial(a, b, **k), [0, 1, 20, 900], [0.0, 0.3, 0.5, 0.75, 1.0]),
+}
+
+
+def _parameters(data, values, shape):
+    picks = data.draw(st.lists(st.sampled_from(range(len(values))), min_size=math.prod(shape),
+                               max_size=math.prod(shape)))
+    return np.asarray(values)[np.asarray(picks, dtype=np.int64)].reshape(shape)
+
+
+@settings(max_examples=40)
+@given(st.data(), st.sampled_from(sorted(PER_ELEMENT)), st.booleans())
+def test_array_parameters_draw_each_element_with_its_own(data, name, as_tegula):
+    """Element i of a draw with parameter arrays is the value the same call draws at i with
+    those parameters as numbers, whatever the chunking and broadcasting."""
+    draw, a_values, b_values = PER_ELEMENT[name]
+    shape = data.draw(shapes(min_dims=1, max_dims=3, max_side=5))
+    spec, _ = data.draw(chunkings(shape))
+    a = _parameters(data, a_values, shape)
+    b = _parameters(data, b_values, shape[-1:])  # broadcast along the leading axes
+    given_a, given_b = (tg.asarray(a, chunks=spec), tg.asarray(b)) if as_tegula else (a, b)
+    got = draw(tg.random.default_rng(3), given_a, given_b, chunks=spec)
+    assert isinstance(got, tg.Array) and got.shape == shape
+    got = got.compute()
+    theirs = draw(np.random.default_rng(3), a, b)
+    assert got.dtype == theirs.dtype and got.shape == theirs.shape
+    want = np.empty(shape, dtype=got.dtype)
+    bb = np.broadcast_to(b, shape)
+    for pair in {(x, y) for x, y in zip(a.ravel().tolist(), bb.ravel().tolist())}:
+        at = ((a == pair[0]) | (np.isnan(a) & np.isnan(pair[0]))) & (bb == pair[1])
+        want[at] = draw(tg.random.default_rng(3), pair[0], pair[1], size=shape).compute()[at]
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("name, a, b", [("poisson", [2.0, 300.0], None), ("binomial", [10, 4000], 0.4),
+                                         ("gamma", [0.5, 9.0], 2.0), ("beta", [0.5, 5.0], 2.0)])
+def test_array_parameters_match_numpys_generator(name, a, b):
+    draw = PER_ELEMENT[name][0]
+    a = np.tile(np.asarray(a), N // 2)
+    ours = draw(tg.random.default_rng(9), a, b, chunks=6_000).compute()
+    theirs = draw(np.random.default_rng(9), a, b)
+    assert ours.dtype == theirs.dtype
+    for k in range(2):  # each parameter value's draws against NumPy's
+        assert ks_statistic(ours[k::2], theirs[k::2]) < math.sqrt(-math.log(0.5e-6) / 2) * math.sqrt(4 / N)
+
+
+@pytest.mark.parametrize("call", [
+    lambda g, wrap: g.standard_gamma(wrap([1.0, -1.0])), lambda g, wrap: g.gamma(wrap([1.0, 2.0]), -1.0),
+    lambda g, wrap: g.beta(wrap([1.0, 0.0]), 1.0), lambda g, wrap: g.beta(1.0, wrap([-1.0])),
+    lambda g, wrap: g.chisquare(wrap([0.0, 1.0])), lambda g, wrap: g.standard_t(wrap([2.0, -1.0])),
+    lambda g, wrap: g.poisson(wrap([1.0, -1.0])), lambda g, wrap: g.poisson(wrap([1.0, np.nan])),
+    lambda g, wrap: g.poisson(wrap([1e19])), lambda g, wrap: g.binomial(wrap([3, -1]), 0.5),
+    lambda g, wrap: g.binomial(3, wrap([0.5, 1.5])), lambda g, wrap: g.binomial(3, wrap([np.nan])),
+    lambda g, wrap: g.gamma(wrap(np.ones(3)), size=(2,)),
+])
+def test_bad_array_parameters_are_numpys_errors(call):
+    with pytest.raises(ValueError) as theirs:
+        call(np.random.default_rng(0), np.asarray)
+    with pytest.raises(ValueError) as ours:
+        call(tg.random.default_rng(0), np.asarray)
+    if "mismatch" not in str(theirs.value):
+        assert str(ours.value) == str(theirs.value)
+    # Parameters in a tegula array are read when the blocks are drawn.
+    with pytest.raises(ValueError, match=str(theirs.value)[:8]):
+        call(tg.random.default_rng(0), tg.asarray).compute()
+
+
+def test_binomial_counts_must_be_integers_as_numpy():
+    for g in (np.random.default_rng(0), tg.random.default_rng(0)):
+        with pytest.raises(TypeError, match="safe"):
+            g.binomial(np.array([2.5, 3.0]), 0.5)
+    with pytest.raises(TypeError, match="safe"):
+        tg.random.default_rng(0).binomial(tg.asarray(np.array([2.0])), 0.5)
 
 
 def test_multivariate_normal_has_the_mean_and_covariance():

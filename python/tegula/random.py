@@ -35,12 +35,20 @@ class Generator:
         return self._draw("uniform", 0.0, 1.0, size, dtype, chunks)
 
     def uniform(self, low=0.0, high=1.0, size=None, chunks="auto"):
+        """Uniform on ``[low, high)``: with array bounds, ``low + (high - low)·u`` (NumPy's)."""
+        if _is_array(low) or _is_array(high):
+            return _param(low) + (_param(high) - _param(low)) * self.random(_size(size, low, high), chunks=chunks)
         return self._draw("uniform", float(low), float(high), size, "float64", chunks)
 
     def standard_normal(self, size=None, dtype="float64", chunks="auto"):
         return self._draw("normal", 0.0, 1.0, size, dtype, chunks)
 
     def normal(self, loc=0.0, scale=1.0, size=None, chunks="auto"):
+        """Normal of mean ``loc`` and standard deviation ``scale``: with array parameters,
+        ``loc + scale·z`` of a standard normal ``z``."""
+        if _is_array(loc) or _is_array(scale):
+            _non_negative(scale=scale)
+            return _param(loc) + _param(scale) * self.standard_normal(_size(size, loc, scale), chunks=chunks)
         return self._draw("normal", float(loc), float(scale), size, "float64", chunks)
 
     def integers(self, low, high=None, size=None, dtype="int64", endpoint=False, chunks="auto"):
@@ -151,21 +159,40 @@ class Generator:
 
     # --- distributions drawn by rejection, in Rust (one stream per element) -----------------
 
+    def _per_element(self, dist, a, b, size, chunks):
+        """``dist`` with parameters ``a`` and ``b`` (arrays or numbers) broadcast to ``size``
+        (their broadcast shape when None): each element drawn from its own stream with its own
+        parameters, in Rust. NumPy's errors for parameters out of the domain come now for
+        NumPy values, as each block is drawn for tegula arrays."""
+        import tegula
+
+        a, b = (tegula.asarray(v if isinstance(v, Array) else np.asarray(v, dtype=np.float64)) for v in (a, b))
+        shape = _shape(size) if size is not None else np.broadcast_shapes(a.shape, b.shape)
+        return Array(self._g.draw_with(dist, a._h, b._h, shape, chunks))
+
     def standard_gamma(self, shape, size=None, dtype="float64", chunks="auto"):
         """Gamma of scale 1 (Marsaglia and Tsang's method; 0 where ``shape`` is 0)."""
-        shape = _scalar("standard_gamma", shape=shape)
+        if _is_array(shape):
+            if np.dtype(dtype) not in (np.float32, np.float64):
+                raise TypeError(f"Unsupported dtype {np.dtype(dtype)} for standard_gamma")
+            _non_negative(shape=shape)
+            return self._per_element("gamma", shape, 1.0, size, chunks).astype(dtype)
+        shape = float(shape)
         if shape < 0:
             raise ValueError("shape < 0")  # a NaN shape draws NaNs, as in NumPy
         return self._draw("gamma", shape, 1.0, size, dtype, chunks)
 
     def gamma(self, shape, scale=1.0, size=None, chunks="auto"):
         _non_negative(scale=scale)
-        draws = self.standard_gamma(shape, _size(size, scale), chunks=chunks)
+        draws = self.standard_gamma(shape, _size(size, shape, scale), chunks=chunks)
         return draws * _param(scale) if isinstance(scale, Array) or np.ndim(scale) else draws * float(scale)
 
     def beta(self, a, b, size=None, chunks="auto"):
         """``X / (X + Y)`` of gamma draws of shapes ``a`` and ``b`` (both > 0)."""
-        a, b = _scalar("beta", a=a, b=b)
+        if _is_array(a) or _is_array(b):
+            _positive(a=a, b=b)
+            return self._per_element("beta", a, b, size, chunks)
+        a, b = float(a), float(b)
         if a <= 0:
             raise ValueError("a <= 0")
         if b <= 0:
@@ -173,28 +200,41 @@ class Generator:
         return self._draw("beta", a, b, size, "float64", chunks)
 
     def chisquare(self, df, size=None, chunks="auto"):
-        df = _degrees("chisquare", df)
-        return self._draw("chisquare", df, 0.0, size, "float64", chunks)
+        if _is_array(df):
+            _positive(df=df)
+            return self._per_element("chisquare", df, 0.0, size, chunks)
+        return self._draw("chisquare", _degrees(df), 0.0, size, "float64", chunks)
 
     def standard_t(self, df, size=None, chunks="auto"):
-        df = _degrees("standard_t", df)
-        return self._draw("standard_t", df, 0.0, size, "float64", chunks)
+        if _is_array(df):
+            _positive(df=df)
+            return self._per_element("standard_t", df, 0.0, size, chunks)
+        return self._draw("standard_t", _degrees(df), 0.0, size, "float64", chunks)
 
     def poisson(self, lam=1.0, size=None, chunks="auto"):
         """Counts of mean ``lam`` (int64): multiplication of uniforms below 10, Hörmann's
         transformed rejection (PTRS) above, as NumPy."""
-        lam = _scalar("poisson", lam=lam)
+        if _is_array(lam):
+            if not isinstance(lam, Array):
+                values = np.asarray(lam, dtype=np.float64)
+                if (values < 0).any():
+                    raise ValueError("lam < 0 or lam contains NaNs")
+                if not (values <= _LAM_MAX).all():
+                    raise ValueError("lam value too large")
+            return self._per_element("poisson", lam, 0.0, size, chunks)
+        lam = float(lam)
         if not lam >= 0:
             raise ValueError("lam < 0 or lam is NaN")
-        if lam > np.iinfo(np.int64).max - np.sqrt(np.iinfo(np.int64).max) * 10:
+        if lam > _LAM_MAX:
             raise ValueError("lam value too large")
         return self._draw("poisson", lam, 0.0, size, "int64", chunks)
 
     def binomial(self, n, p, size=None, chunks="auto"):
         """Successes in ``n`` trials of probability ``p`` (int64): waiting times below
         ``n·min(p, 1-p)`` of 10, Hörmann's BTRS above."""
-        n = _scalar("binomial", n=n)
-        p = _scalar("binomial", p=p)
+        if _is_array(n) or _is_array(p):
+            return self._binomial_per_element(n, p, size, chunks)
+        n, p = float(n), float(p)
         if n != int(n):
             raise TypeError(f"n must be an integer, got {n}")
         if n < 0:
@@ -202,6 +242,18 @@ class Generator:
         if not 0 <= p <= 1:
             raise ValueError("p < 0, p > 1 or p is NaN")
         return self._draw("binomial", int(n), p, size, "int64", chunks)
+
+    def _binomial_per_element(self, n, p, size, chunks):
+        """``binomial`` with ``n`` or ``p`` an array: ``n`` of a dtype NumPy casts safely to
+        int64, as NumPy requires."""
+        dtype = n.dtype if isinstance(n, Array) else np.asarray(n).dtype
+        if not np.can_cast(dtype, np.int64):
+            raise TypeError(f"Cannot cast array data from {np.dtype(dtype)!r} to dtype('int64') according to the rule 'safe'")
+        if not isinstance(n, Array) and (np.asarray(n) < 0).any():
+            raise ValueError("n < 0")
+        if not isinstance(p, Array) and not ((np.asarray(p) >= 0) & (np.asarray(p) <= 1)).all():
+            raise ValueError("p < 0, p > 1 or p contains NaNs")
+        return self._per_element("binomial", n, p, size, chunks)
 
     def multivariate_normal(self, mean, cov, size=None, check_valid="warn", tol=1e-8, method="svd",
                             chunks="auto"):
@@ -305,19 +357,17 @@ class Generator:
         return tegula.minimum(tegula.searchsorted(tegula.asarray(cdf), u, side="right"), len(weights) - 1)
 
 
-def _scalar(method, **params):
-    """The parameters of a distribution drawn by rejection: numbers (tegula draws these with
-    one shape parameter for the whole array)."""
-    values = []
-    for name, value in params.items():
-        if isinstance(value, Array) or np.ndim(value):
-            raise NotImplementedError(f"{method}: tegula takes a scalar {name}, not an array of them")
-        values.append(float(value))
-    return values[0] if len(values) == 1 else tuple(values)
+# NumPy's largest Poisson mean: beyond it a count does not fit int64 with room for the tail.
+_LAM_MAX = np.iinfo(np.int64).max - np.sqrt(np.iinfo(np.int64).max) * 10
 
 
-def _degrees(method, df):
-    df = _scalar(method, df=df)
+def _is_array(value):
+    """Whether a distribution's parameter is an array (a 0-d one counts as its number)."""
+    return isinstance(value, Array) or np.ndim(value) > 0
+
+
+def _degrees(df):
+    df = float(df)
     if df <= 0:
         raise ValueError("df <= 0")
     return df

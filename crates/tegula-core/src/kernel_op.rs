@@ -3,7 +3,7 @@
 //! closure.
 
 use crate::linalg::LinalgOp;
-use crate::ops::{partial_name, BinaryOp, Finish, PartialReduce, Piece, ScanOp, Select, UnaryOp};
+use crate::ops::{partial_name, BinaryOp, Finish, PartialReduce, Piece, Rejection, ScanOp, Select, UnaryOp};
 use crate::dtype::DType;
 use crate::program::FusedBlock;
 use serde::{Deserialize, Serialize};
@@ -21,6 +21,10 @@ pub enum KernelOp {
     /// The block's bytes, row-major, read as `dtype` (NumPy's `view`): with another itemsize
     /// the last axis scales by the ratio of the itemsizes.
     Bitcast { dtype: DType },
+    /// Values of `dist` drawn from each element's word with its parameters (inputs: the
+    /// words, then `a` and `b`, broadcast together); a parameter out of the distribution's
+    /// domain is an error, NumPy's.
+    Drawn { dist: Rejection },
     /// Reduces the listed axes of one block, keeping them with length one.
     /// (`axes` is shared by all the blocks of a reduction.)
     ReducePartial { op: PartialReduce, axes: Arc<[usize]> },
@@ -113,6 +117,7 @@ impl KernelOp {
             KernelOp::Where { .. } => "where".into(),
             KernelOp::Cast { dtype } => format!("astype({dtype})"),
             KernelOp::Bitcast { dtype } => format!("view({dtype})"),
+            KernelOp::Drawn { dist } => format!("random-{}", dist.name()),
             KernelOp::ReducePartial { op, .. } => format!("partial-{}", partial_name(op)),
             KernelOp::ReduceCombine { op } => format!("combine-{}", partial_name(op)),
             KernelOp::ReduceFinish { .. } => "finish".into(),

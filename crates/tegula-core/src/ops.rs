@@ -263,6 +263,48 @@ pub enum Distribution {
     Poisson { lam: f64 },
     /// Binomial counts of `n` trials of probability `p`.
     Binomial { n: u64, p: f64 },
+    /// Each element's raw 64-bit word (uint64): where its own stream starts, from which
+    /// `KernelOp::Drawn` draws with parameters given per element.
+    Words,
+}
+
+/// A distribution drawn by rejection with parameters given per element (arrays broadcast
+/// to the result): `KernelOp::Drawn`'s inputs are the words of `Distribution::Words`, then
+/// `a` and `b`, as named on each variant (`b` unused where there is one parameter).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Rejection {
+    /// `a`: shape, `b`: scale.
+    Gamma,
+    Beta,
+    /// `a`: degrees of freedom.
+    ChiSquare,
+    /// `a`: degrees of freedom.
+    StudentT,
+    /// `a`: mean.
+    Poisson,
+    /// `a`: trials, `b`: probability.
+    Binomial,
+}
+
+impl Rejection {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Rejection::Gamma => "gamma",
+            Rejection::Beta => "beta",
+            Rejection::ChiSquare => "chisquare",
+            Rejection::StudentT => "standard-t",
+            Rejection::Poisson => "poisson",
+            Rejection::Binomial => "binomial",
+        }
+    }
+
+    /// Counts are int64, other values float64.
+    pub fn dtype(&self) -> crate::DType {
+        match self {
+            Rejection::Poisson | Rejection::Binomial => crate::DType::Int64,
+            _ => crate::DType::Float64,
+        }
+    }
 }
 
 impl Distribution {

@@ -11,6 +11,7 @@ pub mod buckets;
 pub mod chunk;
 mod cmath;
 pub mod complex;
+pub mod drawn;
 pub mod element;
 pub mod factorise;
 pub mod fft;

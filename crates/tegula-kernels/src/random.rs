@@ -83,6 +83,7 @@ pub fn random_into<T: RandomElem>(key: u64, dist: Distribution, place: &BlockPla
         Distribution::StudentT { df } => fill_drawn(key, &runs, out, |s| s.standard_t(df)),
         Distribution::Poisson { lam } => fill_drawn(key, &runs, out, |s| s.poisson(lam)),
         Distribution::Binomial { n, p } => fill_drawn(key, &runs, out, |s| s.binomial(n, p)),
+        Distribution::Words => fill_runs(&runs, out, |first, out| fill(first, out, |g| T::from_i128(bits(key, g) as i128))),
     }
 }
 

@@ -34,6 +34,7 @@ pub fn run(op: &KernelOp, inputs: &[Chunk]) -> Result<Chunk> {
         KernelOp::Where { compute } => where_(*compute, arg(0)?, arg(1)?, arg(2)?),
         KernelOp::Cast { dtype } => Ok(arg(0)?.cast(*dtype)),
         KernelOp::Bitcast { dtype } => crate::bitcast::bitcast(arg(0)?, *dtype),
+        KernelOp::Drawn { dist } => crate::drawn::drawn(*dist, arg(0)?, arg(1)?, arg(2)?),
         KernelOp::ReducePartial { op, axes } => {
             let block = arg(0)?;
             reduce_strided_f64(*op, axes, block).unwrap_or_else(|| reduce_partial(*op, axes, block))

@@ -7,7 +7,7 @@ use serde::Serialize;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use tegula_core::limits::check_array_shape;
-use tegula_core::{value_err, BinaryOp, Chunks, DeviceId, Result, DType, Distribution, LinalgOp, ReduceOp, Scalar, ScanOp, Select, UnaryOp};
+use tegula_core::{value_err, BinaryOp, Chunks, DeviceId, Result, DType, Distribution, LinalgOp, ReduceOp, Rejection, Scalar, ScanOp, Select, UnaryOp};
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -64,6 +64,9 @@ pub enum NodeKind {
     Cast,
     /// Each block's bytes read as the node's dtype (`construct::elementwise::bitcast`).
     Bitcast,
+    /// Values of a rejection-sampled distribution from each element's word and parameters
+    /// (`construct::elementwise::drawn`).
+    Drawn { dist: Rejection },
     Reduce { op: ReduceOp, axes: Vec<usize>, keepdims: bool, ddof: f64, split_every: usize },
     Matmul { split_every: usize },
     /// `op` of each matrix of the inputs, whose last two axes are one block each and whose
@@ -208,12 +211,14 @@ impl Node {
                 Distribution::StudentT { .. } => "random-standard-t".into(),
                 Distribution::Poisson { .. } => "random-poisson".into(),
                 Distribution::Binomial { .. } => "random-binomial".into(),
+                Distribution::Words => "random-words".into(),
             },
             NodeKind::Unary { op, .. } => op.name().into(),
             NodeKind::Binary { op, .. } => op.name().into(),
             NodeKind::Where { .. } => "where".into(),
             NodeKind::Cast => format!("astype({})", self.dtype),
             NodeKind::Bitcast => format!("view({})", self.dtype),
+            NodeKind::Drawn { dist } => format!("random-{}", dist.name()),
             NodeKind::Reduce { op, axes, .. } => format!("{}(axis={axes:?})", op.name()),
             NodeKind::Matmul { .. } => "matmul".into(),
             NodeKind::Linalg { op } => op.name().into(),

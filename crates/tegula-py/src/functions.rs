@@ -9,7 +9,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::path::PathBuf;
-use tegula::{Array, Distribution};
+use tegula::{Array, Distribution, Rejection};
 
 #[pyfunction]
 #[pyo3(signature = (array, chunks=None))]
@@ -107,6 +107,30 @@ impl PyGenerator {
             other => return Err(PyValueError::new_err(format!("unknown distribution {other:?}"))),
         };
         self.inner.draw(dist, &shape(shape_)?, dtype(dtype_)?, &chunk_spec(chunks)?).py().map(wrap)
+    }
+
+    /// `dist` ("gamma", "beta", "chisquare", "standard_t", "poisson" or "binomial") with
+    /// parameters given per element, arrays `a` and `b` as `draw` names them, broadcast to
+    /// `shape_` (b is ignored where there is one parameter).
+    #[pyo3(signature = (dist, a, b, shape_, chunks=None))]
+    fn draw_with(
+        &self,
+        dist: &str,
+        a: PyRef<'_, PyArrayHandle>,
+        b: PyRef<'_, PyArrayHandle>,
+        shape_: &Bound<'_, PyAny>,
+        chunks: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyArrayHandle> {
+        let dist = match dist {
+            "gamma" => Rejection::Gamma,
+            "beta" => Rejection::Beta,
+            "chisquare" => Rejection::ChiSquare,
+            "standard_t" => Rejection::StudentT,
+            "poisson" => Rejection::Poisson,
+            "binomial" => Rejection::Binomial,
+            other => return Err(PyValueError::new_err(format!("no per-element parameters for {other:?}"))),
+        };
+        self.inner.draw_with(dist, &a.inner, &b.inner, &shape(shape_)?, &chunk_spec(chunks)?).py().map(wrap)
     }
 }
 

@@ -3,9 +3,9 @@
 
 use crate::array::Array;
 use std::sync::atomic::{AtomicU64, Ordering};
-use tegula_core::{normalize_chunks, ChunkSpec, DType, Distribution, Result};
+use tegula_core::{normalize_chunks, ChunkSpec, DType, Distribution, Rejection, Result};
 use tegula_kernels::stream_key;
-use tegula_plan::construct::creation;
+use tegula_plan::construct::{creation, elementwise};
 
 /// Like NumPy's `Generator`: each call draws a fresh, independent stream.
 pub struct Generator {
@@ -23,6 +23,14 @@ impl Generator {
         let chunks = normalize_chunks(chunks, shape, dtype.itemsize())?;
         let key = stream_key(self.seed, self.calls.fetch_add(1, Ordering::Relaxed));
         creation::random(key, dist, dtype, chunks).map(Array::from_node)
+    }
+
+    /// Values of `dist` in an array of `shape` with parameters given per element: `a` and `b`
+    /// (see `Rejection`) broadcast to `shape`. Where they are equal everywhere, the values are
+    /// `draw`'s with those parameters as numbers, from the same call.
+    pub fn draw_with(&self, dist: Rejection, a: &Array, b: &Array, shape: &[usize], chunks: &ChunkSpec) -> Result<Array> {
+        let words = self.draw(Distribution::Words, shape, DType::UInt64, chunks)?;
+        elementwise::drawn(dist, &words.node, &a.node, &b.node).map(Array::from_node)
     }
 
     /// Uniform float64 values in [0, 1).

@@ -96,6 +96,10 @@ pub fn random(key: u64, dist: Distribution, dtype: DType, chunks: Chunks) -> Res
                 return Err(value_err!("integers() bounds [{low}, {high}) are out of range for {dtype}"));
             }
         }
+        Distribution::Words if dtype != DType::UInt64 => {
+            return Err(tegula_core::dtype_err!("random words are uint64, not {dtype}"));
+        }
+        Distribution::Words => {}
         Distribution::Poisson { .. } | Distribution::Binomial { .. } if !dtype.is_integer() => {
             return Err(tegula_core::dtype_err!("random counts need an integer dtype, got {dtype}"));
         }

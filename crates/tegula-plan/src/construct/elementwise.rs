@@ -5,7 +5,7 @@ use super::layout::rechunk;
 use crate::node::{Node, NodeKind, NodeRef};
 use tegula_core::grid::common_refinement;
 use tegula_core::shape::broadcast_all;
-use tegula_core::{result_type, value_err, BinaryOp, Chunks, DType, Result, Scalar, UnaryOp};
+use tegula_core::{result_type, value_err, BinaryOp, Chunks, DType, Rejection, Result, Scalar, UnaryOp};
 
 pub fn unary(op: UnaryOp, x: &NodeRef) -> Result<NodeRef> {
     let sig = op.signature(x.dtype)?;
@@ -62,6 +62,24 @@ pub fn where_(cond: &NodeRef, a: &NodeRef, b: &NodeRef) -> Result<NodeRef> {
     let compute = result_type(&[a.dtype, b.dtype])?;
     let (inputs, chunks) = unify(&[cond.clone(), a.clone(), b.clone()])?;
     Node::checked(NodeKind::Where { compute }, inputs, compute, chunks)
+}
+
+/// Values of `dist` drawn at each of `words`' elements (`Distribution::Words`) with the
+/// parameters `a` and `b` there: both broadcast to the words' shape (NumPy's rule when a
+/// size is given), cast to float64.
+pub fn drawn(dist: Rejection, words: &NodeRef, a: &NodeRef, b: &NodeRef) -> Result<NodeRef> {
+    if words.dtype != DType::UInt64 {
+        return Err(tegula_core::dtype_err!("random words are uint64, not {}", words.dtype));
+    }
+    let shape = words.shape();
+    for p in [a, b] {
+        if broadcast_all(&[&shape, &p.shape()]).ok().as_ref() != Some(&shape) {
+            return Err(value_err!("shape mismatch: parameters of shape {:?} cannot be broadcast to size {:?}", p.shape(), shape));
+        }
+    }
+    let (a, b) = (cast(a, DType::Float64), cast(b, DType::Float64));
+    let (inputs, chunks) = unify(&[words.clone(), a, b])?;
+    Node::checked(NodeKind::Drawn { dist }, inputs, dist.dtype(), chunks)
 }
 
 pub fn cast(x: &NodeRef, dtype: DType) -> NodeRef {

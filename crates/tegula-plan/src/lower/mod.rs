@@ -145,6 +145,7 @@ impl Lowering {
             NodeKind::Where { compute } => elementwise::lower(self, node, inputs, KernelOp::Where { compute: *compute }),
             NodeKind::Cast => elementwise::lower(self, node, inputs, KernelOp::Cast { dtype: node.dtype }),
             NodeKind::Bitcast => elementwise::lower(self, node, inputs, KernelOp::Bitcast { dtype: node.dtype }),
+            NodeKind::Drawn { dist } => elementwise::lower(self, node, inputs, KernelOp::Drawn { dist: *dist }),
             NodeKind::Reduce { .. } => reduce::lower(self, node, reduce::Reduced::Tasks(&inputs[0])),
             NodeKind::Matmul { split_every } => matmul::lower(self, node, inputs, *split_every),
             NodeKind::Linalg { op } => Ok(linalg::lower(self, node, inputs, *op)),
