@@ -11,14 +11,17 @@ from ._creation import asarray, empty
 
 def _windows(x, axis, width):
     """``x`` with a new last axis of ``width``: element ``i`` along ``axis`` becomes the window
-    ``x[i : i + width]`` (one block along the new axis)."""
+    ``x[i : i + width]`` (one block along the new axis). The shifts are stacked along a new
+    first axis, so each block is joined from whole contiguous slabs, and that axis is then
+    moved last as a view: a reduction over the windows sums slabs, never gathers every
+    ``width``-th element."""
     import tegula
 
     count = x.shape[axis] - width + 1
     shifted = [x[(slice(None),) * axis + (slice(k, k + count),)] for k in range(width)]
     chunks = shifted[0].chunks  # every shift on the first one's blocks, not their common refinement
-    out = tegula.stack([s.rechunk(chunks) for s in shifted], axis=-1)
-    return out.rechunk({-1: -1})
+    out = tegula.stack([s.rechunk(chunks) for s in shifted], axis=0)
+    return tegula.moveaxis(out.rechunk({0: -1}), 0, -1)
 
 
 def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False):
