@@ -17,7 +17,7 @@ _common = dict(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
 )
 settings.register_profile("ci", max_examples=100, derandomize=True, print_blob=True, **_common)
-settings.register_profile("brief", max_examples=25, derandomize=True, print_blob=True, **_common)
+settings.register_profile("brief", parent=settings.get_profile("ci"), max_examples=25)
 settings.register_profile("explore", max_examples=1000, **_common)
 settings.load_profile(os.environ.get("TEGULA_HYPOTHESIS_PROFILE", "ci"))
 

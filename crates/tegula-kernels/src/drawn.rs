@@ -25,8 +25,10 @@ pub fn drawn(dist: Rejection, words: &Chunk, a: &Chunk, b: &Chunk) -> Result<Chu
             Rejection::Binomial => s.binomial(a as u64, b),
         }
     };
-    let values = map3(words, ta, tb, draw)?;
-    Ok(values.cast(dist.dtype()))
+    match dist.dtype() {
+        DType::Int64 => map3(words, ta, tb, |w, a, b| draw(w, a, b) as i64),
+        _ => map3(words, ta, tb, draw),
+    }
 }
 
 /// NumPy's checks of array parameters, in its order and with its messages: a NaN shape or

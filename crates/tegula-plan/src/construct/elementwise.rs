@@ -66,7 +66,7 @@ pub fn where_(cond: &NodeRef, a: &NodeRef, b: &NodeRef) -> Result<NodeRef> {
 
 /// Values of `dist` drawn at each of `words`' elements (`Distribution::Words`) with the
 /// parameters `a` and `b` there: both broadcast to the words' shape (NumPy's rule when a
-/// size is given), cast to float64.
+/// size is given); the kernel reads them as float64.
 pub fn drawn(dist: Rejection, words: &NodeRef, a: &NodeRef, b: &NodeRef) -> Result<NodeRef> {
     if words.dtype != DType::UInt64 {
         return Err(tegula_core::dtype_err!("random words are uint64, not {}", words.dtype));
@@ -77,8 +77,7 @@ pub fn drawn(dist: Rejection, words: &NodeRef, a: &NodeRef, b: &NodeRef) -> Resu
             return Err(value_err!("shape mismatch: parameters of shape {:?} cannot be broadcast to size {:?}", p.shape(), shape));
         }
     }
-    let (a, b) = (cast(a, DType::Float64), cast(b, DType::Float64));
-    let (inputs, chunks) = unify(&[words.clone(), a, b])?;
+    let (inputs, chunks) = unify(&[words.clone(), a.clone(), b.clone()])?;
     Node::checked(NodeKind::Drawn { dist }, inputs, dist.dtype(), chunks)
 }
 
