@@ -208,6 +208,39 @@ def test_lazy_objects_with_numpy_slicing_are_read_block_by_block(tmp):
         tg.asarray(Broken(), chunks=10).sum().compute()
 
 
+@given(data=st.data())
+def test_selections_inside_an_objects_chunk_read_it_once(data):
+    """An object that decodes whole chunks (``obj.chunks``; xarray's backend arrays, given as
+    tegula's read unit) is read by whole chunks when selections fall inside one: the periods
+    xarray's resample and groupby slice out of a chunk read it once, together. Values are
+    NumPy's; no region is read twice."""
+    n, m = data.draw(st.integers(1, 40)), data.draw(st.integers(1, 5))
+    unit = data.draw(st.integers(1, n))
+    a = np.random.default_rng(n * m).standard_normal((n, m))
+
+    class Chunked:
+        shape, dtype, chunks = a.shape, a.dtype, (unit, m)
+
+        def __init__(self):
+            self.reads = []
+
+        def __getitem__(self, key):
+            self.reads.append(tuple((k.start, k.stop) for k in key))
+            return a[key]
+
+    obj = Chunked()
+    x = tg.asarray(obj, chunks=(data.draw(st.integers(1, n)), m))
+    cuts = sorted(set(data.draw(st.lists(st.integers(1, n - 1), max_size=6)) if n > 1 else []))
+    bounds = list(zip([0] + cuts, cuts + [n]))
+    out = tg.concatenate([x[lo:hi].sum(axis=0, keepdims=True) for lo, hi in bounds])
+    expected = np.concatenate([a[lo:hi].sum(axis=0, keepdims=True) for lo, hi in bounds])
+    np.testing.assert_allclose(out.compute(), expected, rtol=1e-12, atol=1e-12)
+    assert len(set(obj.reads)) == len(obj.reads), obj.reads
+    for (lo, hi), _ in obj.reads:
+        inside_one = lo // unit == (hi - 1) // unit
+        assert not inside_one or (lo % unit == 0 and (hi % unit == 0 or hi == n)), (lo, hi, unit)
+
+
 def test_bad_stores_give_clear_errors(tmp):
     with pytest.raises(FileNotFoundError, match="nowhere.zarr"):
         tg.from_zarr(os.path.join(tmp, "nowhere.zarr"))

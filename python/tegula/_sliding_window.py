@@ -1,27 +1,13 @@
-"""NumPy's ``lib.stride_tricks.sliding_window_view`` (which xarray's rolling uses), lazily:
-along each windowed axis the array is stacked with its own shifted slices, so windows that
-cross block boundaries need no special case and no Python runs per block."""
+"""NumPy's ``lib.stride_tricks.sliding_window_view`` (which xarray's rolling uses), lazily, one
+axis at a time in Rust: a sum, product, mean, extreme, ``any`` or ``all`` over the window axis is
+computed as a moving reduction, without building the windows."""
 
 import operator
 
 import numpy as np
 
+from ._array import Array
 from ._creation import asarray, empty
-
-
-def _windows(x, axis, width):
-    """``x`` with a new last axis of ``width``: element ``i`` along ``axis`` becomes the window
-    ``x[i : i + width]`` (one block along the new axis). The shifts are stacked along a new
-    first axis, so each block is joined from whole contiguous slabs, and that axis is then
-    moved last as a view: a reduction over the windows sums slabs, never gathers every
-    ``width``-th element."""
-    import tegula
-
-    count = x.shape[axis] - width + 1
-    shifted = [x[(slice(None),) * axis + (slice(k, k + count),)] for k in range(width)]
-    chunks = shifted[0].chunks  # every shift on the first one's blocks, not their common refinement
-    out = tegula.stack([s.rechunk(chunks) for s in shifted], axis=0)
-    return tegula.moveaxis(out.rechunk({0: -1}), 0, -1)
 
 
 def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False):
@@ -52,7 +38,7 @@ def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=Fa
     if 0 in shape:
         return empty(tuple(trimmed) + shape, dtype=x.dtype)
     for a, w in zip(axes, shape):
-        x = _windows(x, a, w)
+        x = Array(x._h.sliding_windows(a, w))
     return x
 
 

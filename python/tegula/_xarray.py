@@ -10,6 +10,7 @@ from xarray.namedarray.parallelcompat import ChunkManagerEntrypoint
 import tegula
 
 from . import _xarray_chunks, _xarray_routes
+from ._io import from_object, is_sliceable
 from ._xarray_store import store_regions
 
 # xarray's (and flox's) type-dispatched functions send tegula arrays to tegula (see the module)
@@ -51,6 +52,10 @@ class TegulaChunkManager(ChunkManagerEntrypoint):
         if isinstance(data, tegula.Array):
             return data.rechunk(chunks)
         chunks = self.normalize_chunks(chunks, data.shape, dtype=data.dtype)
+        if is_sliceable(data):
+            # xarray cuts a stored array in whole stored chunks: a block is what one read
+            # decodes, so the parts of it that several selections take are read once.
+            return from_object(data, chunks=chunks, read_unit=_regular_block(chunks))
         return tegula.from_array(data, chunks=chunks)
 
     def rechunk(self, data, chunks, **kwargs):
@@ -118,3 +123,14 @@ class TegulaChunkManager(ChunkManagerEntrypoint):
         """``tegula.blockwise``: Dask's index notation, contracted axes given whole."""
         return tegula.blockwise(func, out_ind, *args, **_without_dask_options(kwargs))
 
+
+def _regular_block(chunks):
+    """The block shape of a regular chunking (every block along an axis one length but a shorter
+    last one), else None."""
+    block = []
+    for sizes in chunks:
+        sizes = tuple(sizes)
+        if not sizes or any(s != sizes[0] for s in sizes[:-1]) or sizes[-1] > sizes[0] or sizes[0] == 0:
+            return None
+        block.append(sizes[0])
+    return tuple(block)

@@ -3,7 +3,7 @@
 //! closure.
 
 use crate::linalg::LinalgOp;
-use crate::ops::{partial_name, BinaryOp, Finish, PartialReduce, Piece, Rejection, ScanOp, Select, UnaryOp};
+use crate::ops::{partial_name, BinaryOp, Finish, MovingOp, PartialReduce, Piece, Rejection, ScanOp, Select, UnaryOp};
 use crate::dtype::DType;
 use crate::program::FusedBlock;
 use serde::{Deserialize, Serialize};
@@ -68,6 +68,12 @@ pub enum KernelOp {
     Assemble { shape: Vec<usize>, pieces: Vec<Piece> },
     /// The running `op` of one block along `axis` (same shape and dtype).
     Scan { op: ScanOp, axis: usize },
+    /// `op` over `count` windows of `width` consecutive elements along `axis`, the first
+    /// starting at element `start` of input 0; the inputs are consecutive blocks along the
+    /// axis that hold every window whole.
+    Moving { op: MovingOp, axis: usize, width: usize, start: usize, count: usize },
+    /// Those windows themselves, as a new last axis (NumPy's `sliding_window_view`).
+    Windows { axis: usize, width: usize, start: usize, count: usize },
     /// Input 0 with each NaN replaced by input 1 (broadcast to it; same dtype): a forward
     /// fill's running values continued from the blocks before.
     FillNan,
@@ -137,6 +143,8 @@ impl KernelOp {
             KernelOp::Compress => "compress".into(),
             KernelOp::Assemble { .. } => "assemble".into(),
             KernelOp::Scan { op, .. } => format!("{}-block", op.name()),
+            KernelOp::Moving { op, .. } => op.name().into(),
+            KernelOp::Windows { .. } => "sliding-windows".into(),
             KernelOp::Sort { .. } => "sort-block".into(),
             KernelOp::ArgSort { .. } => "argsort-block".into(),
             KernelOp::BucketCounts { .. } => "bucket-counts".into(),

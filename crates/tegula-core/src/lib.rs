@@ -30,7 +30,7 @@ pub use error::{Result, TegulaError};
 pub use linalg::LinalgOp;
 pub use io_op::{IoOp, ResourceId};
 pub use kernel_op::KernelOp;
-pub use ops::{BinaryOp, Distribution, Finish, PartialReduce, Piece, ReduceOp, Rejection, ScanOp, Select, UnaryOp};
+pub use ops::{BinaryOp, Distribution, Finish, MovingOp, PartialReduce, Piece, ReduceOp, Rejection, ScanOp, Select, UnaryOp};
 pub use source_op::SourceOp;
 pub use task_op::TaskOp;
 pub use scalar::Scalar;

@@ -72,6 +72,13 @@ named_ops!(
     ScanOp { Sum => "cumulative_sum", Prod => "cumulative_prod", Fill => "forward_fill" }
 );
 
+named_ops!(
+    /// Reductions over every window of consecutive elements along one axis (xarray's
+    /// rolling reductions): sums and products in the elements' dtype, extremes propagating
+    /// NaN as NumPy's `max` and `min` do.
+    MovingOp { Sum => "moving_sum", Prod => "moving_prod", Min => "moving_min", Max => "moving_max" }
+);
+
 impl ScanOp {
     /// The value before the first element (`include_initial`).
     pub fn identity(self) -> Scalar {

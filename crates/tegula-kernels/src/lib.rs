@@ -23,6 +23,7 @@ mod lanes;
 pub mod layout;
 pub mod linalg;
 pub mod matmul;
+pub mod moving;
 pub mod order;
 pub mod parts;
 pub mod parallel;

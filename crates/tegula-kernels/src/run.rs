@@ -14,6 +14,7 @@ use crate::parts::{pack, part};
 use crate::matmul::matmul;
 use crate::reduce::{reduce_combine, reduce_finish, reduce_partial};
 use crate::reduce_f64::reduce_strided_f64;
+use crate::moving::Span;
 use crate::scan::{fill_nan, scan};
 use crate::sort::{argsort, search_count, sort};
 pub use crate::source::generate;
@@ -57,6 +58,8 @@ pub fn run(op: &KernelOp, inputs: &[Chunk]) -> Result<Chunk> {
         KernelOp::Compress => compress(arg(0)?, arg(1)?),
         KernelOp::Assemble { shape, pieces } => assemble(inputs, shape, pieces),
         KernelOp::Scan { op, axis } => scan(*op, *axis, arg(0)?),
+        KernelOp::Moving { op, axis, width, start, count } => crate::moving::moving(*op, Span { axis: *axis, width: *width, start: *start, count: *count }, inputs),
+        KernelOp::Windows { axis, width, start, count } => crate::moving::windows(Span { axis: *axis, width: *width, start: *start, count: *count }, inputs),
         KernelOp::FillNan => fill_nan(arg(0)?, arg(1)?),
         KernelOp::Sort { axis, descending } => sort(arg(0)?, *axis, *descending),
         KernelOp::ArgSort { axis, descending, offset } => argsort(arg(0)?, *axis, *descending, *offset),

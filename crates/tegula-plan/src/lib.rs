@@ -25,4 +25,4 @@ pub mod walk;
 pub use graph::{Output, Task, TaskGraph, TaskId};
 pub use lower::{lower, Fusion};
 pub use node::{next_id, IndexAxis, Node, NodeKind, NodeRef, SourceKind};
-pub use resource::{Resource, ResourceKind};
+pub use resource::{ReadUnit, Resource, ResourceKind};

@@ -7,7 +7,7 @@ use serde::Serialize;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use tegula_core::limits::check_array_shape;
-use tegula_core::{value_err, BinaryOp, Chunks, DeviceId, Result, DType, Distribution, LinalgOp, ReduceOp, Rejection, Scalar, ScanOp, Select, UnaryOp};
+use tegula_core::{value_err, BinaryOp, Chunks, DeviceId, Result, DType, Distribution, LinalgOp, MovingOp, ReduceOp, Rejection, Scalar, ScanOp, Select, UnaryOp};
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -101,6 +101,13 @@ pub enum NodeKind {
     Concatenate { axis: usize },
     /// The running sum or product along `axis` (the input is in the result dtype).
     Scan { op: ScanOp, axis: usize },
+    /// Every window of `width` consecutive elements of the input along `axis`, as a new last
+    /// axis (one block); the windows are in the blocks their first elements are in
+    /// (`construct/windows.rs`).
+    Windows { axis: usize, width: usize },
+    /// `op` over every window of `width` along `axis`, blocked as `Windows` is, without
+    /// building the windows.
+    Moving { op: MovingOp, axis: usize, width: usize },
     /// Each block of the input sorted along `axis` on its own (the whole sort when the axis is
     /// one block), or the int64 positions along the axis sorting it (`arg`).
     Sort { axis: usize, descending: bool, arg: bool },
@@ -235,6 +242,8 @@ impl Node {
             NodeKind::ExpandDims { axes } => format!("expand_dims(axis={axes:?})"),
             NodeKind::Concatenate { axis } => format!("concatenate(axis={axis})"),
             NodeKind::Scan { op, axis } => format!("{}(axis={axis})", op.name()),
+            NodeKind::Windows { axis, width } => format!("sliding_window_view({width}, axis={axis})"),
+            NodeKind::Moving { op, axis, width } => format!("{}({width}, axis={axis})", op.name()),
             NodeKind::Sort { axis, arg, .. } => format!("{}(axis={axis})", if *arg { "argsort" } else { "sort" }),
             NodeKind::TakeWithinBlocks => "take-within-blocks".into(),
             NodeKind::BucketCounts { .. } => "bucket-counts".into(),

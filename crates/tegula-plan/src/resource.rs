@@ -17,11 +17,42 @@ pub struct Resource {
     /// What lives as long as the resource does, released with it: a persisted array's charge
     /// against the memory budget, the directory of its blocks on disk.
     pub guard: Option<Arc<dyn Any + Send + Sync>>,
+    /// For a stored array read by whole units (compressed chunks), those units.
+    pub read_unit: Option<ReadUnit>,
 }
 
 impl Resource {
     pub fn new(id: ResourceId, kind: ResourceKind, data: Arc<dyn Any + Send + Sync>) -> Resource {
-        Resource { id, kind, data, guard: None }
+        Resource { id, kind, data, guard: None, read_unit: None }
+    }
+}
+
+/// How a stored array of `shape` is read: by whole boxes of `unit`, counted from the origin
+/// (`ChunkSource::read_unit`); reading part of one costs as much as all of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadUnit {
+    pub unit: Arc<[usize]>,
+    pub shape: Arc<[usize]>,
+}
+
+impl ReadUnit {
+    /// What to read for `region`: along each axis where it lies inside one unit, that whole
+    /// unit (clipped to the array), so the parts of a unit that several selections take are
+    /// one read; along the others, the region's own extent (a read across units decodes the
+    /// same units either way). An empty region stays as it is.
+    pub fn around(&self, region: &[(usize, usize)]) -> Vec<(usize, usize)> {
+        if region.iter().any(|(lo, hi)| hi <= lo) || region.len() != self.unit.len() {
+            return region.to_vec();
+        }
+        region
+            .iter()
+            .zip(self.unit.iter().zip(self.shape.iter()))
+            .map(|(&(lo, hi), (&u, &n))| match u {
+                0 => (lo, hi),
+                _ if lo / u == (hi - 1) / u => (lo / u * u, (lo / u * u).saturating_add(u).min(n)),
+                _ => (lo, hi),
+            })
+            .collect()
     }
 }
 

@@ -173,6 +173,9 @@ impl PyArrayHandle {
     fn where_(&self, a: &PyArrayHandle, b: &PyArrayHandle) -> PyResult<PyArrayHandle> {
         Array::where_(&self.inner, &a.inner, &b.inner).py().map(wrap)
     }
+    fn sliding_windows(&self, axis: i64, width: usize) -> PyResult<PyArrayHandle> {
+        self.inner.sliding_windows(axis, width).py().map(wrap)
+    }
     #[pyo3(signature = (op, axis, dtype, include_initial))]
     fn cumulative(&self, op: &str, axis: Option<i64>, dtype: Option<&str>, include_initial: bool) -> PyResult<PyArrayHandle> {
         let op = ScanOp::from_name(op).ok_or_else(|| op_error("cumulative", op))?;

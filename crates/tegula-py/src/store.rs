@@ -138,11 +138,17 @@ fn per_axis(obj: &Bound<'_, PyAny>, ndim: usize, what: &str) -> PyResult<Vec<usi
 struct PySource {
     object: Py<PyAny>,
     info: StoredInfo,
+    /// What it reads whole (`ChunkSource::read_unit`), when known.
+    unit: Option<Vec<usize>>,
 }
 
 impl ChunkSource for PySource {
     fn info(&self) -> &StoredInfo {
         &self.info
+    }
+
+    fn read_unit(&self) -> Option<&[usize]> {
+        self.unit.as_deref()
     }
 
     fn read_into(&self, region: &[(usize, usize)], out: &mut [u8]) -> Result<()> {
@@ -173,20 +179,25 @@ impl PySource {
 }
 
 /// A lazy array over `object`, which `shape`, `dtype` describe: each block is read with one
-/// `object[slices]` when the plan needs it.
+/// `object[slices]` when the plan needs it. `read_unit`: the box the object reads whole (its
+/// compressed chunks), so that parts of one are read once, together.
 #[pyfunction]
-#[pyo3(signature = (object, shape_, dtype_, chunks=None, name=None))]
+#[pyo3(signature = (object, shape_, dtype_, chunks=None, name=None, read_unit=None))]
 pub fn from_object(
     object: Bound<'_, PyAny>,
     shape_: &Bound<'_, PyAny>,
     dtype_: &str,
     chunks: Option<&Bound<'_, PyAny>>,
     name: Option<String>,
+    read_unit: Option<Vec<usize>>,
 ) -> PyResult<PyArrayHandle> {
     let shape = shape(shape_)?;
     let dtype = dtype(dtype_)?;
     let path = name.unwrap_or_else(|| object.get_type().name().map(|n| n.to_string()).unwrap_or_default());
     let info = StoredInfo { path, chunk_shape: shape.iter().map(|&n| n.max(1)).collect(), shape, dtype, attributes: "{}".into() };
-    let source: Arc<dyn ChunkSource> = Arc::new(PySource { object: object.unbind(), info });
+    if read_unit.as_ref().is_some_and(|u| u.len() != info.shape.len()) {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!("read_unit {read_unit:?} must give one length per axis")));
+    }
+    let source: Arc<dyn ChunkSource> = Arc::new(PySource { object: object.unbind(), info, unit: read_unit });
     Array::from_source(source, Some(&chunk_spec(chunks)?)).py().map(wrap)
 }

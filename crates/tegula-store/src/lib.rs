@@ -56,6 +56,12 @@ pub trait ChunkSource: Send + Sync {
     /// Fills `out` (exactly the region's elements times the item size) with the region's
     /// elements, row-major, in native byte order.
     fn read_into(&self, region: &[(usize, usize)], out: &mut [u8]) -> Result<()>;
+    /// The box a read costs at least, along each axis from the origin: a read of part of one
+    /// costs as much as all of it (a compressed chunk is decoded whole), so a plan reads whole
+    /// ones and shares them. `None`: any region reads at its own cost.
+    fn read_unit(&self) -> Option<&[usize]> {
+        None
+    }
     /// Where another process opens it again (`open_url`); `None` for a source that lives
     /// only in this process.
     fn url(&self) -> Option<String> {

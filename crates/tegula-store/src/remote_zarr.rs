@@ -82,6 +82,10 @@ impl ChunkSource for RemoteZarrSource {
         &self.info
     }
 
+    fn read_unit(&self) -> Option<&[usize]> {
+        Some(&self.info.chunk_shape)
+    }
+
     fn url(&self) -> Option<String> {
         serde_json::to_string(&(&self.url, &self.options)).ok().map(|json| format!("{REMOTE_SCHEME}:{json}"))
     }

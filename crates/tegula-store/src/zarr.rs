@@ -177,6 +177,10 @@ impl ChunkSource for ZarrSource {
         &self.info
     }
 
+    fn read_unit(&self) -> Option<&[usize]> {
+        Some(&self.info.chunk_shape)
+    }
+
     /// `zarr:DEV.INODE:PATH`: opened again only while the path holds the same directory, so
     /// another process never reads an array that replaced this one.
     fn url(&self) -> Option<String> {

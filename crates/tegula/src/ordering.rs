@@ -1,4 +1,5 @@
-//! Ordering operations: cumulative sums and products, sorting and searching a sorted array.
+//! Ordering operations: cumulative sums and products, sliding windows, sorting and searching a
+//! sorted array.
 
 use crate::array::Array;
 use crate::sample_sort::sort_long_axis;
@@ -30,6 +31,13 @@ impl SortSpec {
 }
 
 impl Array {
+    /// Every window of `width` consecutive elements along `axis`, as a new last axis (NumPy's
+    /// `sliding_window_view` along one axis). A sum, product, mean, extreme, `any` or `all`
+    /// over the window axis is computed as a moving reduction, without building the windows.
+    pub fn sliding_windows(&self, axis: i64, width: usize) -> Result<Array> {
+        tegula_plan::construct::windows::sliding_windows(&self.node, axis, width).map(Array::from_node)
+    }
+
     /// The array API's `cumulative_sum`/`cumulative_prod` (`spec.op`), chunked along the axis.
     pub fn cumulative(&self, spec: &ScanSpec) -> Result<Array> {
         cumulative(&self.node, spec).map(Array::from_node)

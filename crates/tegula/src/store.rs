@@ -8,7 +8,7 @@ use std::sync::Arc;
 use tegula_core::{normalize_chunks, ChunkSpec, Chunks, Result};
 use tegula_exec::Report;
 use tegula_plan::construct::{creation, store};
-use tegula_plan::{next_id, ResourceKind, Resource};
+use tegula_plan::{next_id, ReadUnit, Resource, ResourceKind};
 use tegula_store::{
     is_remote, ChunkSink, ChunkSource, NpySink, NpySource, RemoteZarrSink, RemoteZarrSource, StoredInfo, ZarrOptions, ZarrSink,
     ZarrSource,
@@ -60,8 +60,9 @@ impl Array {
             Some(spec) => normalize_chunks(spec, &info.shape, info.dtype.itemsize())?,
             None => stored_multiple(&info),
         };
-        let data: Arc<dyn Any + Send + Sync> = Arc::new(source);
-        Ok(Array::from_node(creation::from_store(data, ResourceKind::Source, info.dtype, chunks)))
+        let read_unit = source.read_unit().map(|unit| ReadUnit { unit: unit.into(), shape: info.shape.clone().into() });
+        let resource = Resource { read_unit, ..Resource::new(next_id(), ResourceKind::Source, Arc::new(source)) };
+        Ok(Array::from_node(creation::from_resource(Arc::new(resource), info.dtype, chunks)))
     }
 
     /// Computes the array into `sink`, block by block: each block is written as soon as it is

@@ -20,6 +20,7 @@ pub mod scan;
 pub mod setitem;
 pub mod sort;
 pub mod store;
+pub mod windows;
 
 /// The default fan-in of tree reductions.
 pub const DEFAULT_SPLIT_EVERY: usize = 8;

@@ -37,6 +37,9 @@ pub fn reduce(x: &NodeRef, spec: &ReduceSpec) -> Result<NodeRef> {
     if spec.split_every < 2 {
         return Err(value_err!("split_every must be at least 2, got {}", spec.split_every));
     }
+    if let Some(moving) = super::windows::moving_reduction(x, &axes, spec.op, spec.dtype, spec.keepdims)? {
+        return Ok(moving);
+    }
     let dtype = spec.dtype.unwrap_or_else(|| spec.op.output_dtype(x.dtype));
     // Like NumPy, a sum, product or mean with `dtype=` converts the elements to it first
     // (int32 elements overflow a float16 product even when float64 partials would not).

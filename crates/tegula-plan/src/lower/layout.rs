@@ -82,11 +82,13 @@ pub(super) fn index(l: &mut Lowering, node: &Node, input: &[TaskId], axes: &[Ind
 }
 
 /// When `task` reads a block from disk, a read of just the part `select` takes (its bounding
-/// box) and `select` made relative to that part: indexing a stored array reads only what it
+/// box; for a store read by whole units, the units around it, shared with every other read of
+/// them) and `select` made relative to that part: indexing a stored array reads only what it
 /// needs, not whole blocks.
 fn narrowed_read(l: &mut Lowering, node: &Node, task: TaskId, select: Vec<Select>) -> (TaskId, Vec<Select>) {
     let TaskOp::Io(IoOp::Read { resource, region }) = &l.task(task).op else { return (task, select) };
-    let (resource, mut narrow, mut relative) = (*resource, Vec::with_capacity(region.len()), Vec::with_capacity(select.len()));
+    let (resource, region) = (*resource, region.clone());
+    let (mut narrow, mut relative) = (Vec::with_capacity(region.len()), Vec::with_capacity(select.len()));
     let mut axis = 0;
     for &s in &select {
         let Some(&(origin, _)) = region.get(axis) else { return (task, select) };
@@ -104,12 +106,29 @@ fn narrowed_read(l: &mut Lowering, node: &Node, task: TaskId, select: Vec<Select
         relative.push(rel);
         axis += 1;
     }
-    if narrow == *region {
-        return (task, relative);
+    let read = l.read_unit(resource).map_or_else(|| narrow.clone(), |unit| unit.around(&narrow));
+    if read == region {
+        return (task, select);
     }
-    let size = narrow.iter().map(|(a, b)| b - a).product();
+    // `relative` counts from the narrowed box; the read may start before it.
+    let shift: Vec<usize> = narrow.iter().zip(&read).map(|(n, r)| n.0 - r.0).collect();
+    let mut axis = 0;
+    for s in &mut relative {
+        match s {
+            Select::Range { start, stop, .. } => {
+                *start += shift[axis];
+                *stop += shift[axis];
+                axis += 1;
+            }
+            Select::Index(i) => {
+                *i += shift[axis];
+                axis += 1;
+            }
+            Select::NewAxis => {}
+        }
+    }
     let dtype = l.task(task).dtype;
-    (l.push(node, IoOp::Read { resource, region: narrow }, vec![], size, dtype), relative)
+    (l.read(node, resource, read, dtype), relative)
 }
 
 pub(super) fn rechunk(l: &mut Lowering, node: &Node, input: &[TaskId], copy: bool) -> Vec<TaskId> {

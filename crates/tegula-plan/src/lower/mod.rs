@@ -22,13 +22,15 @@ mod setitem;
 mod sort;
 mod source;
 mod store;
+mod windows;
 
 use crate::fuse::{plan_fusion, Template};
 use crate::graph::{Output, Task, TaskGraph, TaskId};
 use crate::node::{Node, NodeKind, NodeRef};
+use crate::resource::ReadUnit;
 use std::collections::{HashMap, HashSet};
 use tegula_core::limits::MAX_TASKS;
-use tegula_core::{Chunks, DType, KernelOp, Result, TegulaError};
+use tegula_core::{Chunks, DType, IoOp, KernelOp, ResourceId, Result, TegulaError};
 use tegula_core::TaskOp;
 
 /// Whether lowering fuses element-wise chains (on by default; off for debugging).
@@ -87,6 +89,7 @@ fn task_estimate(node: &Node) -> usize {
         NodeKind::Reduce { .. } => 2usize.saturating_mul(node.inputs[0].chunks.nblocks()),
         NodeKind::Matmul { .. } => 2usize.saturating_mul(matmul_products(node)),
         NodeKind::Scan { .. } => 4usize.saturating_mul(node.chunks.nblocks()),
+        NodeKind::Windows { .. } | NodeKind::Moving { .. } => 2usize.saturating_mul(node.chunks.nblocks()),
         NodeKind::SearchSorted { .. } => 2usize.saturating_mul(node.inputs[0].chunks.nblocks()).saturating_mul(node.chunks.nblocks()),
         NodeKind::Gather { axis } => node.chunks.nblocks().saturating_mul(node.inputs[0].chunks.axis(axis).len()),
         NodeKind::Concatenate { .. } => 0,
@@ -109,6 +112,8 @@ pub(crate) struct Lowering {
     /// apart from the same array to the same blocks share one set of tasks.
     rechunks: HashMap<(u64, Chunks, bool), Vec<TaskId>>,
     stored: HashSet<u64>,
+    /// The reads of stored regions made so far: a region read for several blocks is read once.
+    reads: HashMap<(ResourceId, Vec<(usize, usize)>), TaskId>,
     factorisations: linalg::Factorisations,
 }
 
@@ -117,6 +122,24 @@ impl Lowering {
     pub(crate) fn push(&mut self, node: &Node, op: impl Into<TaskOp>, inputs: Vec<TaskId>, size: usize, dtype: DType) -> TaskId {
         self.graph.tasks.push(Task { op: op.into(), inputs, size, dtype, node: node.id, device: node.device });
         self.graph.tasks.len() - 1
+    }
+
+    /// The task reading `region` of the stored array `resource`, shared by every block that
+    /// reads that region.
+    pub(crate) fn read(&mut self, node: &Node, resource: ResourceId, region: Vec<(usize, usize)>, dtype: DType) -> TaskId {
+        let key = (resource, region);
+        if let Some(&task) = self.reads.get(&key) {
+            return task;
+        }
+        let size = key.1.iter().map(|(lo, hi)| hi - lo).product();
+        let task = self.push(node, IoOp::Read { resource, region: key.1.clone() }, vec![], size, dtype);
+        self.reads.insert(key, task);
+        task
+    }
+
+    /// How the stored array `resource` is read, when it is read by whole units.
+    pub(crate) fn read_unit(&self, resource: ResourceId) -> Option<ReadUnit> {
+        self.graph.resources.iter().find(|r| r.id == resource).and_then(|r| r.read_unit.clone())
     }
 
     pub(crate) fn task(&self, id: TaskId) -> &Task {
@@ -164,6 +187,12 @@ impl Lowering {
             NodeKind::ExpandDims { axes } => Ok(join::expand_dims(self, node, &inputs[0], axes)),
             NodeKind::Concatenate { axis } => Ok(join::concatenate(node, inputs, *axis)),
             NodeKind::Scan { op, axis } => Ok(scan::lower(self, node, &inputs[0], *op, *axis)),
+            &NodeKind::Windows { axis, width } => Ok(windows::lower(self, node, &inputs[0], axis, width, |start, count| {
+                KernelOp::Windows { axis, width, start, count }
+            })),
+            &NodeKind::Moving { op, axis, width } => Ok(windows::lower(self, node, &inputs[0], axis, width, |start, count| {
+                KernelOp::Moving { op, axis, width, start, count }
+            })),
             NodeKind::Sort { axis, descending, arg } => Ok(sort::sort(self, node, &inputs[0], *axis, *descending, *arg)),
             NodeKind::TakeWithinBlocks => Ok(sample_sort::take_within_blocks(self, node, inputs)),
             NodeKind::SamplePositions { descending, buckets } => {

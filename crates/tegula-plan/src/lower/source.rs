@@ -4,10 +4,10 @@
 use super::Lowering;
 use crate::graph::TaskId;
 use crate::node::{Node, NodeKind, SourceKind};
-use crate::resource::ResourceKind;
+use crate::resource::{ReadUnit, ResourceKind};
 use std::collections::HashMap;
-use tegula_core::grid::{offsets, try_for_each_block};
-use tegula_core::{IoOp, Result, SourceOp, internal_err};
+use tegula_core::grid::{block_indices, offsets, try_for_each_block};
+use tegula_core::{internal_err, IoOp, KernelOp, ResourceId, Result, Select, SourceOp};
 use tegula_core::TaskOp;
 
 pub(super) fn lower(l: &mut Lowering, node: &Node, kind: &SourceKind) -> Result<Vec<TaskId>> {
@@ -15,6 +15,11 @@ pub(super) fn lower(l: &mut Lowering, node: &Node, kind: &SourceKind) -> Result<
         l.register_resource(stored);
     }
     let blocks = SourceBlocks::new(node)?;
+    if let SourceKind::Stored(stored) = kind {
+        if let (ResourceKind::Source, Some(unit)) = (stored.kind, &stored.read_unit) {
+            return Ok(by_units(l, node, &blocks, stored.id, unit));
+        }
+    }
     let mut constant_blocks: HashMap<Vec<usize>, TaskId> = HashMap::new();
     let mut out = Vec::with_capacity(node.chunks.nblocks());
     try_for_each_block(&node.chunks.numblocks(), |idx| {
@@ -33,6 +38,24 @@ pub(super) fn lower(l: &mut Lowering, node: &Node, kind: &SourceKind) -> Result<
         Ok(())
     })?;
     Ok(out)
+}
+
+/// The blocks of a stored array read by whole units: each block is the units around it, read
+/// once for every block (of any node) that needs them, or a view of them.
+fn by_units(l: &mut Lowering, node: &Node, blocks: &SourceBlocks, resource: ResourceId, unit: &ReadUnit) -> Vec<TaskId> {
+    block_indices(&node.chunks.numblocks())
+        .map(|idx| {
+            let shape = node.chunks.block_shape(&idx);
+            let region = blocks.region(&idx, &shape);
+            let around = unit.around(&region);
+            let read = l.read(node, resource, around.clone(), node.dtype);
+            if around == region {
+                return read;
+            }
+            let axes = region.iter().zip(&around).map(|(r, a)| Select::Range { start: r.0 - a.0, stop: r.1 - a.0, step: 1 }).collect();
+            l.push(node, KernelOp::Select { axes }, vec![read], shape.iter().product(), node.dtype)
+        })
+        .collect()
 }
 
 /// The per-block ops of a source node.
@@ -60,13 +83,17 @@ impl<'n> SourceBlocks<'n> {
         let SourceKind::Stored(stored) = self.kind else {
             return self.generated(idx, shape).map(TaskOp::Source);
         };
-        let start = |a: usize| self.starts[a][idx[a]];
-        let region = shape.iter().enumerate().map(|(a, &n)| (start(a), start(a) + n)).collect();
+        let region = self.region(idx, shape);
         Ok(TaskOp::Io(match stored.kind {
             ResourceKind::Array => IoOp::Load { resource: stored.id, region },
             ResourceKind::Source => IoOp::Read { resource: stored.id, region },
             kind => return Err(internal_err!("a source node reads a resource of kind {kind:?}")),
         }))
+    }
+
+    /// Where block `idx`, of `shape`, lies in the whole source.
+    pub(super) fn region(&self, idx: &[usize], shape: &[usize]) -> Vec<(usize, usize)> {
+        shape.iter().enumerate().map(|(a, &n)| (self.starts[a][idx[a]], self.starts[a][idx[a]] + n)).collect()
     }
 
     /// The op generating block `idx` of `shape` from its position alone.

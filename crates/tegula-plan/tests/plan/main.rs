@@ -5,5 +5,6 @@ mod gather;
 mod join;
 mod lowering;
 mod ordering;
+mod read_units;
 mod reshape;
 mod store;

@@ -12,3 +12,4 @@ mod observe;
 mod reshape;
 mod sort;
 mod store;
+mod windows;
