@@ -11,7 +11,9 @@ xarray's (flox's) own function:
 - vectorized indexing (``isel``/``sel`` with DataArray indexers sharing a dimension): xarray's
   adapter for array API arrays refuses it -> ``Array.vindex`` (Dask's rules, as xarray's);
 - flox's ``groupby_reduce`` (its NumPy engines on the whole array unless Dask or cubed) ->
-  flox's own NumPy code per block, the grouped axes whole (flox's "blockwise" method);
+  for xarray's factorized codes of one axis, each group selected and reduced by tegula
+  (``_group_reduce.py``); otherwise flox's own NumPy code per block, the grouped axes whole
+  (flox's "blockwise" method);
 - ``chunk()`` without ``chunked_array_type`` (xarray's default manager, Dask, which wrapped a
   tegula array in a Dask array) -> tegula's chunk manager, for objects holding tegula arrays
   and no other chunked arrays, and for the NumPy operand that a groupby's arithmetic chunks to
@@ -144,7 +146,31 @@ def _groupby_binary_op(original, groupby, *args, **kwargs):
 def _groupby_reduce(original, array, *by, **kwargs):
     if not isinstance(array, tegula.Array) or any(isinstance(b, tegula.Array) for b in by):
         return original(array, *by, **kwargs)
+    by_codes = _factorized_codes(array, by, kwargs)
+    if by_codes is not None:
+        return groupby_reduce_by_codes(original, array, *by_codes, **kwargs)
     return groupby_reduce_blockwise(original, array, *by, **kwargs)
+
+
+def _factorized_codes(array, by, kwargs):
+    """``(codes, ngroups)`` when flox is asked to reduce ``array``'s last axis by one 1-D
+    integer ``by`` whose expected groups are ``0 .. ngroups - 1`` (xarray's factorized codes),
+    with a reduction tegula has; else None."""
+    from . import _group_reduce
+
+    if len(by) != 1 or array.ndim == 0:
+        return None
+    codes = np.asarray(by[0])
+    expected = kwargs.get("expected_groups")
+    expected = expected[0] if isinstance(expected, tuple) and len(expected) == 1 else expected
+    isbin = kwargs.get("isbin", False)
+    if (codes.ndim != 1 or codes.dtype.kind not in "iu" or codes.shape[0] != array.shape[-1]
+            or any(np.atleast_1d(isbin)) or expected is None
+            or not np.array_equal(np.asarray(expected), np.arange(len(expected)))
+            or kwargs.get("axis") not in (None, -1, array.ndim - 1, (array.ndim - 1,), (-1,))
+            or not _group_reduce.supported(kwargs.get("func"), kwargs.get("finalize_kwargs"))):
+        return None
+    return codes, len(expected)
 
 
 # --- tegula's versions -----------------------------------------------------------------------
@@ -169,6 +195,26 @@ def least_squares(lhs, rhs, rcond=None, skipna=False):
 
     out = tegula.map_blocks(fit, whole, dtype=dtype, chunks=((terms + 1,),) + whole.chunks[1:], name="least_squares")
     return out[:terms], out[terms]
+
+
+def groupby_reduce_by_codes(groupby_reduce, array, codes, ngroups, **kwargs):
+    """flox's ``groupby_reduce`` of a tegula ``array`` by factorized ``codes`` of its last axis,
+    lazily, group by group (``_group_reduce.py``); the groups and the result's dtype, and
+    an empty group's value, are flox's own for zeros of the array's shape but one along the
+    leading axes."""
+    from ._group_reduce import group_reduce
+
+    zeros = np.zeros((1,) * (array.ndim - 1) + array.shape[-1:], array.dtype)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        probe, *groups = groupby_reduce(zeros, codes, **kwargs)
+    probe = np.asarray(probe)
+    if probe.shape != (1,) * (array.ndim - 1) + (ngroups,):
+        return groupby_reduce_blockwise(groupby_reduce, array, codes, **kwargs)
+    ddof = (kwargs.get("finalize_kwargs") or {}).get("ddof", 0)
+    out = group_reduce(array, codes, ngroups, kwargs["func"], probe, fill_value=kwargs.get("fill_value"),
+                       min_count=kwargs.get("min_count"), dtype=kwargs.get("dtype"), ddof=ddof)
+    return (out, *groups)
 
 
 def groupby_reduce_blockwise(groupby_reduce, array, *by, **kwargs):
