@@ -77,11 +77,19 @@ def take(x, indices, /, *, axis=None):
             if known.size and not x.shape[axis]:
                 raise IndexError("cannot do a non-empty take from an empty axes.")
             known = _checked(known, x.shape[axis], axis)
+            if known.ndim == 1:
+                return _take_positions(x, known, axis)
         elif not x.shape[axis]:
             # No row before the axis and none along it: an empty result, whatever the indices.
             return zeros(x.shape[:axis] + known.shape + x.shape[axis + 1:], dtype=x.dtype)
         idx = asarray(known)
     return Array(x._h.take(idx._h, axis))
+
+
+def _take_positions(x, positions, axis):
+    """``x`` at known, checked positions along ``axis`` (a 1-D array): long ascending runs of
+    them are slices joined, anything else one gather (planned in Rust)."""
+    return Array(x._h.take_positions(np.ascontiguousarray(positions, dtype=np.int64), axis))
 
 
 def take_along_axis(x, indices, /, *, axis=-1):
@@ -176,6 +184,9 @@ def _advanced(x, items):
             basic.append(slice(None))
         axis += k is not None
     y = x[tuple(basic)]
+    if len(adv) == 1 and not isinstance(adv[0][3], Array) and np.ndim(adv[0][3]) == 1:
+        _, ax, at, k = adv[0]
+        return _take_positions(y, _checked(_known_indices(k), x.shape[ax], ax), at)
     index = [_indices(k, x.shape[ax], ax) for _, ax, _, k in adv]
     try:
         shape = np.broadcast_shapes(*(i.shape for i in index))

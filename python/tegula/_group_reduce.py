@@ -1,6 +1,6 @@
 """flox's ``groupby_reduce`` of a tegula array over its last axis, grouped by the factorized
-codes xarray passes (``expected_groups`` a range): each group's elements selected (a slice when
-they are contiguous, else a gather) and reduced by tegula's own reduction, the groups stacked
+codes xarray passes (``expected_groups`` a range): each group's elements selected (slices of
+the array where they run in order, else a gather) and reduced by tegula's own reduction, the groups stacked
 along a new last axis. No block holds the grouped axis whole, and a stored chunk that several
 groups take parts of is read once (the read units of `lower/source.rs`)."""
 
@@ -38,10 +38,8 @@ def supported(func, finalize_kwargs):
 
 
 def _selected(array, positions):
-    first, last = int(positions[0]), int(positions[-1])
-    if last - first + 1 == positions.size:
-        return array[..., first:last + 1]
-    return tegula.take(array, tegula.asarray(positions), axis=-1)
+    """The group's elements: ascending runs of positions are slices of ``array``, joined."""
+    return tegula.take(array, positions, axis=-1)
 
 
 def _reduced(values, func, fill_value, min_count, dtype, ddof):

@@ -153,6 +153,9 @@ impl PyArrayHandle {
     fn take(&self, indices: &PyArrayHandle, axis: Option<i64>) -> PyResult<PyArrayHandle> {
         self.inner.take(&indices.inner, axis).py().map(wrap)
     }
+    fn take_positions(&self, positions: numpy::PyReadonlyArray1<'_, i64>, axis: i64) -> PyResult<PyArrayHandle> {
+        self.inner.take_positions(positions.as_slice()?, axis).py().map(wrap)
+    }
     fn take_along_axis(&self, indices: &PyArrayHandle, axis: i64) -> PyResult<PyArrayHandle> {
         self.inner.take_along_axis(&indices.inner, axis).py().map(wrap)
     }

@@ -27,6 +27,28 @@ impl Array {
         taken.reshape(&out)
     }
 
+    /// NumPy's `take` of positions known now (negative ones counting from the end, each
+    /// checked: an `IndexError` names the first outside) along `axis`: long ascending runs of
+    /// them are slices joined, anything else a gather.
+    pub fn take_positions(&self, positions: &[i64], axis: i64) -> Result<Array> {
+        let axis = normalize_axis(axis, self.ndim())?;
+        let n = self.shape()[axis];
+        let wrapped = positions
+            .iter()
+            .map(|&p| match p {
+                p if p >= 0 && (p as u64) < n as u64 => Ok(p as usize),
+                p if p < 0 && p.unsigned_abs() <= n as u64 => Ok(n - p.unsigned_abs() as usize),
+                p => Err(index_err!("index {p} is out of bounds for axis {axis} with size {n}")),
+            })
+            .collect::<Result<Vec<usize>>>()?;
+        if let Some(taken) = gather::take_runs(&self.node, &wrapped, axis)? {
+            return Ok(Array::from_node(taken));
+        }
+        let values = ndarray::ArrayD::from_shape_vec(vec![wrapped.len()], wrapped.iter().map(|&p| p as i64).collect())
+            .map_err(|e| TegulaError::Internal(e.to_string()))?;
+        self.take(&Array::from_ndarray(values, &ChunkSpec::All(AxisChunks::Auto))?, Some(axis as i64))
+    }
+
     /// NumPy's `take_along_axis`: `indices` has this array's ndim and is broadcast against it
     /// along the other axes; element `[.., j, ..]` of the result is this array's element at
     /// `indices[.., j, ..]` along `axis`.

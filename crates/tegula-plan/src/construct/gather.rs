@@ -7,7 +7,8 @@
 //! block along the axis, so an output block is never larger than an x block: a task holds one
 //! x block, one index block and two output blocks.
 
-use super::layout::rechunk;
+use super::join::concatenate;
+use super::layout::{index, rechunk, IndexItem};
 use crate::node::{Node, NodeKind, NodeRef};
 use tegula_core::shape::fmt_shape;
 use tegula_core::{index_err, shape_err, Chunks, DType, Result};
@@ -63,4 +64,57 @@ fn capped(sizes: &[usize], cap: usize) -> Vec<usize> {
         out.push(0);
     }
     out
+}
+
+/// Runs of positions known when planned are taken as slices only while they average at least
+/// this many positions (shorter runs gather faster than they concatenate)...
+const MIN_AVERAGE_RUN: usize = 4;
+/// ...and are at most this many (each is a node of the plan).
+const MAX_RUNS: usize = 4096;
+
+/// The elements of `x` at `positions` along `axis` (known now, each in `[0, n)`), as slices of
+/// `x` joined, when the positions go up one by one in a few long runs (a month of every year,
+/// the days of a period): no gather, and each slice a view of the blocks it lies in. `None`
+/// when the runs are too short or too many for that to pay.
+pub fn take_runs(x: &NodeRef, positions: &[usize], axis: usize) -> Result<Option<NodeRef>> {
+    let runs = ascending_runs(positions);
+    if runs.is_empty() || runs.len() > MAX_RUNS || positions.len() < MIN_AVERAGE_RUN * runs.len() {
+        return Ok(None);
+    }
+    let whole = IndexItem::Slice { start: None, stop: None, step: None };
+    let parts = runs
+        .iter()
+        .map(|&(start, len)| {
+            let mut items = vec![whole; axis];
+            items.push(IndexItem::Slice { start: Some(start as i64), stop: Some((start + len) as i64), step: None });
+            index(x, &items)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    match parts.as_slice() {
+        [one] => Ok(Some(one.clone())),
+        _ => concatenate(&parts, Some(axis as i64)).map(Some),
+    }
+}
+
+/// `positions` as runs `(first, length)` of consecutive ascending values.
+fn ascending_runs(positions: &[usize]) -> Vec<(usize, usize)> {
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for &p in positions {
+        match runs.last_mut() {
+            Some((first, len)) if *first + *len == p => *len += 1,
+            _ => runs.push((p, 1)),
+        }
+    }
+    runs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ascending_runs;
+
+    #[test]
+    fn runs_break_where_positions_do_not_go_up_by_one() {
+        assert_eq!(ascending_runs(&[3, 4, 5, 9, 10, 2, 2]), vec![(3, 3), (9, 2), (2, 1), (2, 1)]);
+        assert!(ascending_runs(&[]).is_empty());
+    }
 }
