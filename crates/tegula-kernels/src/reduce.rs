@@ -214,6 +214,9 @@ fn fold_axes<T: Wrap>(a: &Block<T>, axes: &[usize], identity: Option<T>, f: impl
     Ok(T::wrap(cur.map(|c| c.into()).unwrap_or_else(|| a.clone())))
 }
 
+/// Lanes shorter than this fold as strided slices (`fold_axis`).
+const SHORT_LANE: usize = 16;
+
 fn fold_axis<T: Elem>(v: ArrayViewD<T>, axis: usize, identity: Option<T>, f: impl Fn(T, T) -> T + Copy) -> Result<ArrayD<T>> {
     let n = v.len_of(Axis(axis));
     if n == 0 {
@@ -222,13 +225,28 @@ fn fold_axis<T: Elem>(v: ArrayViewD<T>, axis: usize, identity: Option<T>, f: imp
         shape[axis] = 1;
         return Ok(ArrayD::from_elem(shape, id));
     }
-    if axis + 1 == v.ndim() && v.is_standard_layout() {
+    // Long contiguous lanes fold one by one; short ones (a coarsening's window of 2) cost more
+    // per lane than per element, so they fold as whole slices, one per position.
+    if axis + 1 == v.ndim() && v.is_standard_layout() && n >= SHORT_LANE {
         let folded = v.map_axis(Axis(axis), |lane| match lane.as_slice() {
             // Lanes are not empty: `n > 0`.
             Some(s) => fold_slice(s, f).unwrap_or(lane[0]),
             None => lane.iter().skip(1).fold(lane[0], |acc, &x| f(acc, x)),
         });
         return Ok(folded.insert_axis(Axis(axis)));
+    }
+    let mut shape = v.shape().to_vec();
+    shape[axis] = 1;
+    if v.is_standard_layout() {
+        // As (before, n, after): fixed-dimension loops over the slices, not n-d iteration.
+        let before: usize = v.shape()[..axis].iter().product();
+        let after: usize = v.shape()[axis + 1..].iter().product();
+        let as3 = v.into_shape_with_order((before, n, after)).map_err(|e| TegulaError::Internal(e.to_string()))?;
+        let mut acc = as3.index_axis(Axis(1), 0).to_owned();
+        for i in 1..n {
+            Zip::from(&mut acc).and(as3.index_axis(Axis(1), i)).for_each(|a, &x| *a = f(*a, x));
+        }
+        return acc.into_shape_with_order(IxDyn(&shape)).map_err(|e| TegulaError::Internal(e.to_string()));
     }
     let mut acc = v.index_axis(Axis(axis), 0).to_owned();
     for i in 1..n {
