@@ -73,17 +73,23 @@ def test_take_matches_numpy(data):
 
 @given(st.data())
 def test_runs_of_known_positions_are_slices_and_match_numpy(data):
-    """Known indices going up one by one in long runs (a month of every year, xarray's groups)
-    are planned as slices joined, with no gather; through ``take`` and ``x[..., idx]``."""
+    """Known indices going up one by one, or repeating one position, in long runs (a month of
+    every year, xarray's groups, a climatology expanded to every day) are planned as slices
+    joined, with no gather; through ``take`` and ``x[..., idx]``."""
     a, x = data.draw(arrays(min_dims=1, min_side=1))
     axis = data.draw(st.integers(0, a.ndim - 1))
     n = a.shape[axis]
     starts = data.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=4))
-    runs = [np.arange(s, min(n, s + data.draw(st.integers(4, 12)))) for s in starts]
+    runs = []
+    for s in starts:
+        length = data.draw(st.integers(4, 12))
+        # ascending by one (a month of each year), or one position repeated (a climatology
+        # expanded to every day)
+        runs.append(np.arange(s, min(n, s + length)) if data.draw(st.booleans()) else np.full(length, s))
     idx = np.concatenate(runs)
     if data.draw(st.booleans()):
         idx = idx - n  # the same positions, counted from the end
-    if len(idx) >= 4 * sum(1 + int(np.sum(np.diff(r) != 1)) for r in [idx % n]):
+    if all(len(r) >= 4 for r in runs):
         assert "gather" not in take(x, idx, axis=axis).explain()
     check(lambda: take(x, idx, axis=axis), lambda: np.take(a, idx, axis=axis))
     key = (slice(None),) * axis + (idx,)

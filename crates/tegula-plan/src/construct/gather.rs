@@ -7,11 +7,13 @@
 //! block along the axis, so an output block is never larger than an x block: a task holds one
 //! x block, one index block and two output blocks.
 
+use super::creation::full;
+use super::elementwise::where_;
 use super::join::concatenate;
 use super::layout::{index, rechunk, IndexItem};
 use crate::node::{Node, NodeKind, NodeRef};
 use tegula_core::shape::fmt_shape;
-use tegula_core::{index_err, shape_err, Chunks, DType, Result};
+use tegula_core::{index_err, shape_err, Chunks, DType, Result, Scalar};
 
 /// Refuses indices that are not integers, in NumPy's words.
 pub fn check_integer(idx: &NodeRef) -> Result<()> {
@@ -72,22 +74,37 @@ const MIN_AVERAGE_RUN: usize = 4;
 /// ...and are at most this many (each is a node of the plan).
 const MAX_RUNS: usize = 4096;
 
+/// A stretch of known positions: consecutive ones going up by one, or one position repeated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Run {
+    Ascending { first: usize, len: usize },
+    Repeated { at: usize, len: usize },
+}
+
 /// The elements of `x` at `positions` along `axis` (known now, each in `[0, n)`), as slices of
-/// `x` joined, when the positions go up one by one in a few long runs (a month of every year,
-/// the days of a period): no gather, and each slice a view of the blocks it lies in. `None`
-/// when the runs are too short or too many for that to pay.
+/// `x` joined, when the positions come in a few long runs going up by one (a month of every
+/// year, the days of a period) or repeating one position (a climatology expanded to every
+/// day): no gather, and each slice a view of the blocks it lies in (a repeated one broadcast).
+/// `None` when the runs are too short or too many for that to pay.
 pub fn take_runs(x: &NodeRef, positions: &[usize], axis: usize) -> Result<Option<NodeRef>> {
-    let runs = ascending_runs(positions);
+    let runs = runs(positions);
     if runs.is_empty() || runs.len() > MAX_RUNS || positions.len() < MIN_AVERAGE_RUN * runs.len() {
         return Ok(None);
     }
-    let whole = IndexItem::Slice { start: None, stop: None, step: None };
+    let slice = |start: usize, stop: usize| {
+        let mut items = vec![IndexItem::Slice { start: None, stop: None, step: None }; axis];
+        items.push(IndexItem::Slice { start: Some(start as i64), stop: Some(stop as i64), step: None });
+        index(x, &items)
+    };
     let parts = runs
         .iter()
-        .map(|&(start, len)| {
-            let mut items = vec![whole; axis];
-            items.push(IndexItem::Slice { start: Some(start as i64), stop: Some((start + len) as i64), step: None });
-            index(x, &items)
+        .map(|&run| match run {
+            Run::Ascending { first, len } => slice(first, first + len),
+            Run::Repeated { at, len } => {
+                let one = slice(at, at + 1)?;
+                let everywhere = full(Scalar::Bool(true), DType::Bool, one.chunks.with_axis(axis, vec![len]))?;
+                where_(&everywhere, &one, &one)
+            }
         })
         .collect::<Result<Vec<_>>>()?;
     match parts.as_slice() {
@@ -96,13 +113,19 @@ pub fn take_runs(x: &NodeRef, positions: &[usize], axis: usize) -> Result<Option
     }
 }
 
-/// `positions` as runs `(first, length)` of consecutive ascending values.
-fn ascending_runs(positions: &[usize]) -> Vec<(usize, usize)> {
-    let mut runs: Vec<(usize, usize)> = Vec::new();
+/// `positions` as runs, each as long as it can be, in order.
+fn runs(positions: &[usize]) -> Vec<Run> {
+    let mut runs: Vec<Run> = Vec::new();
     for &p in positions {
-        match runs.last_mut() {
-            Some((first, len)) if *first + *len == p => *len += 1,
-            _ => runs.push((p, 1)),
+        let longer = match runs.last().copied() {
+            Some(Run::Ascending { first, len }) if first + len == p => Some(Run::Ascending { first, len: len + 1 }),
+            Some(Run::Ascending { first, len: 1 }) if first == p => Some(Run::Repeated { at: p, len: 2 }),
+            Some(Run::Repeated { at, len }) if at == p => Some(Run::Repeated { at, len: len + 1 }),
+            _ => None,
+        };
+        match (longer, runs.last_mut()) {
+            (Some(run), Some(last)) => *last = run,
+            _ => runs.push(Run::Ascending { first: p, len: 1 }),
         }
     }
     runs
@@ -110,11 +133,18 @@ fn ascending_runs(positions: &[usize]) -> Vec<(usize, usize)> {
 
 #[cfg(test)]
 mod tests {
-    use super::ascending_runs;
+    use super::{runs, Run};
 
     #[test]
-    fn runs_break_where_positions_do_not_go_up_by_one() {
-        assert_eq!(ascending_runs(&[3, 4, 5, 9, 10, 2, 2]), vec![(3, 3), (9, 2), (2, 1), (2, 1)]);
-        assert!(ascending_runs(&[]).is_empty());
+    fn runs_go_up_by_one_or_repeat_a_position() {
+        let expected = [
+            Run::Ascending { first: 3, len: 3 },
+            Run::Ascending { first: 9, len: 2 },
+            Run::Repeated { at: 2, len: 3 },
+            Run::Ascending { first: 3, len: 1 },
+            Run::Repeated { at: 0, len: 2 },
+        ];
+        assert_eq!(runs(&[3, 4, 5, 9, 10, 2, 2, 2, 3, 0, 0]), expected);
+        assert!(runs(&[]).is_empty());
     }
 }
