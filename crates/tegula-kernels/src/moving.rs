@@ -120,7 +120,7 @@ mod tests {
         // Rows of 16, so the first axis takes the row-by-row path and the second the shifted one.
         let v: Vec<f64> = (0..48).map(f64::from).collect();
         let a = block(&[3, 16], v.clone());
-        let down = moving(MovingOp::Sum, span(0, 2, 0, 2), &[a.clone()]).unwrap();
+        let down = moving(MovingOp::Sum, span(0, 2, 0, 2), std::slice::from_ref(&a)).unwrap();
         assert_eq!(down.shape(), &[2, 16]);
         assert_eq!(values(&down), (0..32).map(|i| v[i] + v[i + 16]).collect::<Vec<_>>());
         let across = moving(MovingOp::Sum, span(1, 3, 0, 14), &[a]).unwrap();
@@ -143,7 +143,7 @@ mod tests {
     #[test]
     fn extremes_propagate_nan() {
         let a = block(&[5], vec![1.0, f64::NAN, 3.0, 0.0, 2.0]);
-        let max = values(&moving(MovingOp::Max, span(0, 2, 0, 4), &[a.clone()]).unwrap());
+        let max = values(&moving(MovingOp::Max, span(0, 2, 0, 4), std::slice::from_ref(&a)).unwrap());
         assert!(max[0].is_nan() && max[1].is_nan());
         assert_eq!(&max[2..], &[3.0, 2.0]);
         assert_eq!(values(&moving(MovingOp::Min, span(0, 3, 2, 1), &[a]).unwrap()), vec![0.0]);
@@ -152,8 +152,8 @@ mod tests {
     #[test]
     fn blocks_too_short_for_the_windows_are_an_error() {
         let a = block(&[2], vec![1.0, 2.0]);
-        assert!(moving(MovingOp::Sum, span(0, 3, 0, 1), &[a.clone()]).is_err());
-        assert!(windows(span(1, 1, 0, 1), &[a.clone()]).is_err());
+        assert!(moving(MovingOp::Sum, span(0, 3, 0, 1), std::slice::from_ref(&a)).is_err());
+        assert!(windows(span(1, 1, 0, 1), std::slice::from_ref(&a)).is_err());
         assert!(windows(span(0, 0, 0, 1), &[a]).is_err());
     }
 }
