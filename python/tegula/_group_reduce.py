@@ -8,13 +8,9 @@ import numpy as np
 
 import tegula
 
-# flox's function names, by the tegula reduction each is; "count" counts what is not NaN
-_REDUCTIONS = {
-    "sum": "sum", "nansum": "nansum", "prod": "prod", "nanprod": "nanprod",
-    "mean": "mean", "nanmean": "nanmean", "max": "max", "nanmax": "nanmax",
-    "min": "min", "nanmin": "nanmin", "var": "var", "nanvar": "nanvar", "std": "std", "nanstd": "nanstd",
-}
-_COUNTING = {"count"}
+# flox's functions that are tegula's of the same name; "count" counts what is not NaN
+_REDUCTIONS = frozenset({"sum", "nansum", "prod", "nanprod", "mean", "nanmean", "max", "nanmax",
+                         "min", "nanmin", "var", "nanvar", "std", "nanstd"})
 
 
 def group_reduce(array, codes, ngroups, func, probe, *, fill_value=None, min_count=None, dtype=None, ddof=0):
@@ -22,39 +18,38 @@ def group_reduce(array, codes, ngroups, func, probe, *, fill_value=None, min_cou
     codes belong to no group), as a lazy ``array.shape[:-1] + (ngroups,)`` array of the dtype
     of ``probe`` (flox's result for zeros of ``array``'s shape but one along the leading
     axes, which also gives an empty group's value)."""
+    # one stable sort, then each group's positions (in order) are a run of it
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(ngroups + 1))
     columns = []
     for g in range(ngroups):
-        positions = np.flatnonzero(codes == g)
+        positions = order[bounds[g]:bounds[g + 1]]
         if positions.size == 0:
             columns.append(tegula.full(array.shape[:-1], probe[(0,) * (probe.ndim - 1) + (g,)], dtype=probe.dtype))
             continue
-        columns.append(_reduced(_selected(array, positions), func, fill_value, min_count, dtype, ddof))
+        # runs of positions are slices of the array, joined (Array.take_positions)
+        values = tegula.take(array, positions, axis=-1)
+        columns.append(_reduced(values, func, fill_value, min_count, dtype, ddof))
     out = tegula.stack(columns, axis=-1)
     return out if out.dtype == probe.dtype else out.astype(probe.dtype)
 
 
 def supported(func, finalize_kwargs):
-    return (func in _REDUCTIONS or func in _COUNTING) and set(finalize_kwargs or {}) <= {"ddof"}
-
-
-def _selected(array, positions):
-    """The group's elements: ascending runs of positions are slices of ``array``, joined."""
-    return tegula.take(array, positions, axis=-1)
+    return (func in _REDUCTIONS or func == "count") and set(finalize_kwargs or {}) <= {"ddof"}
 
 
 def _reduced(values, func, fill_value, min_count, dtype, ddof):
     present = None
-    if func in _COUNTING or min_count:
+    if func == "count" or min_count:
         present = tegula.sum(~tegula.isnan(values) if values.dtype.kind in "fc" else tegula.ones_like(values, dtype=bool),
                              axis=-1)
-    if func in _COUNTING:
+    if func == "count":
         out = present
     else:
-        name = _REDUCTIONS[func]
-        kwargs = {"ddof": ddof} if name.endswith(("var", "std")) else {}
-        if dtype is not None and name.endswith(("sum", "prod", "mean")):
+        kwargs = {"ddof": ddof} if func.endswith(("var", "std")) else {}
+        if dtype is not None and func.endswith(("sum", "prod", "mean")):
             kwargs["dtype"] = dtype
-        out = getattr(tegula, name)(values, axis=-1, **kwargs)
+        out = getattr(tegula, func)(values, axis=-1, **kwargs)
     if min_count:
         out = tegula.where(present >= min_count, out, np.nan if fill_value is None else fill_value)
     return out

@@ -61,7 +61,8 @@ pub(crate) fn moving_reduction(x: &NodeRef, axes: &[usize], op: ReduceOp, dtype:
         ReduceOp::Var | ReduceOp::Std => return Ok(None),
     };
     let source = cast(&x.inputs[0], compute);
-    let chunks = window_chunks(&source, axis, width);
+    // The windows' blocks without their window axis.
+    let chunks = Chunks::from_axes(x.chunks.sizes()[..x.ndim() - 1].to_vec());
     let mut out = Node::checked(NodeKind::Moving { op, axis, width }, vec![source], compute, chunks)?;
     if reduce == ReduceOp::Mean {
         out = binary_scalar(BinaryOp::Divide, &out, Scalar::Int(width as i128), false)?;

@@ -88,45 +88,36 @@ pub(super) fn index(l: &mut Lowering, node: &Node, input: &[TaskId], axes: &[Ind
 fn narrowed_read(l: &mut Lowering, node: &Node, task: TaskId, select: Vec<Select>) -> (TaskId, Vec<Select>) {
     let TaskOp::Io(IoOp::Read { resource, region }) = &l.task(task).op else { return (task, select) };
     let (resource, region) = (*resource, region.clone());
-    let (mut narrow, mut relative) = (Vec::with_capacity(region.len()), Vec::with_capacity(select.len()));
-    let mut axis = 0;
-    for &s in &select {
-        let Some(&(origin, _)) = region.get(axis) else { return (task, select) };
-        let (lo, hi, rel) = match s {
-            Select::Range { start, stop, step } => {
-                (start, stop.max(start), Select::Range { start: 0, stop: stop.max(start) - start, step })
-            }
-            Select::Index(i) => (i, i + 1, Select::Index(0)),
-            Select::NewAxis => {
-                relative.push(s);
-                continue;
-            }
+    // The bounding box `select` takes along each of the block's axes, in the whole array.
+    let mut narrow = Vec::with_capacity(region.len());
+    for s in &select {
+        let (lo, hi) = match *s {
+            Select::Range { start, stop, .. } => (start, stop.max(start)),
+            Select::Index(i) => (i, i + 1),
+            Select::NewAxis => continue,
         };
+        let Some(&(origin, _)) = region.get(narrow.len()) else { return (task, select) };
         narrow.push((origin + lo, origin + hi));
-        relative.push(rel);
-        axis += 1;
     }
     let read = l.read_unit(resource).map_or_else(|| narrow.clone(), |unit| unit.around(&narrow));
     if read == region {
         return (task, select);
     }
-    // `relative` counts from the narrowed box; the read may start before it.
-    let shift: Vec<usize> = narrow.iter().zip(&read).map(|(n, r)| n.0 - r.0).collect();
+    // `select` counted from the read's start instead of the block's.
     let mut axis = 0;
-    for s in &mut relative {
-        match s {
-            Select::Range { start, stop, .. } => {
-                *start += shift[axis];
-                *stop += shift[axis];
-                axis += 1;
-            }
-            Select::Index(i) => {
-                *i += shift[axis];
-                axis += 1;
-            }
-            Select::NewAxis => {}
-        }
-    }
+    let relative = select
+        .into_iter()
+        .map(|s| {
+            let from = |at: usize| region[axis].0 + at - read[axis].0;
+            let moved = match s {
+                Select::Range { start, stop, step } => Select::Range { start: from(start), stop: from(stop.max(start)), step },
+                Select::Index(i) => Select::Index(from(i)),
+                Select::NewAxis => return s,
+            };
+            axis += 1;
+            moved
+        })
+        .collect();
     let dtype = l.task(task).dtype;
     (l.read(node, resource, read, dtype), relative)
 }
