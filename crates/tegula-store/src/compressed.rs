@@ -83,44 +83,76 @@ impl Compressed {
                 index[axis] = first[axis];
             }
         }
+        // A block that is one whole stored chunk (the usual case) is decoded straight into
+        // place: no buffer to fill, fault in and copy from.
+        let whole_chunk = chunks.len() == 1
+            && region.iter().zip(&info.chunk_shape).zip(&first).all(|((&(a, b), &c), &i)| a == i * c && b == a + c);
         let shared = UnsafeCellSlice::new(out);
-        chunks.par_iter().try_for_each_init(Vec::new, |buffer, index| {
+        chunks.par_iter().try_for_each_init(Buffers::default, |buffers, index| {
             let key: Vec<u64> = index.iter().map(|&i| i as u64).collect();
             let store_key = array.chunk_key(&key);
             let path = self.store.path_of(&store_key);
             let fail = |what: String| io_err(&info.path, format!("reading chunk {index:?} ({store_key}): {what}"));
-            // SAFETY: the parts of the region that different chunks cover are disjoint, so no
-            // two threads write the same bytes of `out`.
-            let mut write = |at: usize, row: &[u8]| unsafe { shared.index_mut(at..at + row.len()) }.copy_from_slice(row);
-            match self.store.root().open(&path).map_err(|e| fail(e.to_string()))? {
-                Some(file) => {
-                    // Fallible, and filled only as far as the data goes: metadata may declare
-                    // a chunk far larger than the array (or than memory).
-                    buffer.clear();
-                    buffer.try_reserve_exact(chunk_bytes).map_err(|_| {
-                        TegulaError::Memory(format!("{}: chunk {index:?} ({store_key}) of {chunk_bytes} bytes does not fit in memory", info.path))
-                    })?;
-                    self.decode(file, buffer, chunk_bytes).map_err(fail)?;
-                    copy_part(Source::Chunk(buffer), index, &info.chunk_shape, region, item, &mut write);
-                }
+            let Some(file) = self.store.root().open(&path).map_err(|e| fail(e.to_string()))? else {
                 // A chunk never written: its part of the region is the fill value.
-                None => copy_part(Source::Fill(&self.fill), index, &info.chunk_shape, region, item, &mut write),
+                // SAFETY: the parts of the region that different chunks cover are disjoint, so
+                // no two threads write the same bytes of `out`.
+                let mut write = |at: usize, row: &[u8]| unsafe { shared.index_mut(at..at + row.len()) }.copy_from_slice(row);
+                copy_part(Source::Fill(&self.fill), index, &info.chunk_shape, region, item, &mut write);
+                return Ok(());
+            };
+            if whole_chunk {
+                // SAFETY: the only chunk, so the only writer of `out`.
+                let out = unsafe { shared.index_mut(0..chunk_bytes) };
+                return self.decode(file, &mut buffers.input, out).map_err(fail);
             }
+            // Fallible: metadata may declare a chunk far larger than the array (or memory).
+            let chunk = &mut buffers.chunk;
+            chunk.clear();
+            chunk.try_reserve_exact(chunk_bytes).map_err(|_| {
+                TegulaError::Memory(format!("{}: chunk {index:?} ({store_key}) of {chunk_bytes} bytes does not fit in memory", info.path))
+            })?;
+            chunk.resize(chunk_bytes, 0);
+            self.decode(file, &mut buffers.input, chunk).map_err(fail)?;
+            // SAFETY: as for the fill value above.
+            let mut write = |at: usize, row: &[u8]| unsafe { shared.index_mut(at..at + row.len()) }.copy_from_slice(row);
+            copy_part(Source::Chunk(chunk), index, &info.chunk_shape, region, item, &mut write);
             Ok(())
         })
     }
 
-    /// Decodes the chunk file into `out` (empty), which must then hold exactly `len` bytes.
-    fn decode(&self, file: std::fs::File, out: &mut Vec<u8>, len: usize) -> std::result::Result<(), String> {
-        let input = std::io::BufReader::new(file);
-        let mut decoder: Box<dyn Read> = match self.codec {
+    /// Decodes the chunk file into `out`, which it must fill exactly. zstd frames are decoded
+    /// in one call from the file's bytes (into `input`), which writes each byte once; one that
+    /// does not decode to exactly `out`'s length, a gzip stream and a file too large to be
+    /// `out` compressed are streamed, which bounds what is read and names what is wrong.
+    fn decode(&self, mut file: std::fs::File, input: &mut Vec<u8>, out: &mut [u8]) -> std::result::Result<(), String> {
+        let size = file.metadata().map_err(|e| e.to_string())?.len();
+        let bounded = size <= (zstd::zstd_safe::compress_bound(out.len()) as u64).saturating_add(1 << 16);
+        if self.codec == Codec::Zstd && bounded {
+            input.clear();
+            file.read_to_end(input).map_err(|e| e.to_string())?;
+            if matches!(zstd::bulk::Decompressor::new().and_then(|mut d| d.decompress_to_buffer(input, out)), Ok(n) if n == out.len()) {
+                return Ok(());
+            }
+            return self.stream(std::io::Cursor::new(&input[..]), out);
+        }
+        self.stream(std::io::BufReader::new(file), out)
+    }
+
+    /// Decodes a chunk into `out` as a stream, reading no more than one byte past `out`.
+    fn stream(&self, input: impl std::io::BufRead, out: &mut [u8]) -> std::result::Result<(), String> {
+        let mut decoder: Box<dyn Read + '_> = match self.codec {
             Codec::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(input).map_err(|e| format!("zstd: {e}"))?),
             Codec::Gzip => Box::new(flate2::bufread::GzDecoder::new(input)),
         };
         let failed = |e: std::io::Error| format!("{:?} decoding failed: {e}", self.codec);
-        (&mut decoder).take(len as u64).read_to_end(out).map_err(failed)?;
-        if out.len() < len {
-            return Err(format!("the chunk decodes to {} bytes, expected {len}", out.len()));
+        let len = out.len();
+        let mut filled = 0;
+        while filled < len {
+            match decoder.read(&mut out[filled..]).map_err(failed)? {
+                0 => return Err(format!("the chunk decodes to {filled} bytes, expected {len}")),
+                n => filled += n,
+            }
         }
         let mut extra = [0u8; 1];
         match decoder.read(&mut extra).map_err(failed)? {
@@ -128,6 +160,14 @@ impl Compressed {
             _ => Err(format!("the chunk decodes to more than its {len} bytes (shape × item size); not reading further")),
         }
     }
+}
+
+/// Per-thread buffers of a read: a chunk file's bytes, and a decoded chunk of which the read
+/// needs a part.
+#[derive(Default)]
+struct Buffers {
+    input: Vec<u8>,
+    chunk: Vec<u8>,
 }
 
 /// What a chunk's part of a region comes from.
