@@ -12,6 +12,7 @@ import tegula
 from . import _xarray_chunks, _xarray_routes
 from ._io import from_object, is_sliceable
 from ._xarray_store import store_regions
+from ._xarray_zarr import native_zarr
 
 # xarray's (and flox's) type-dispatched functions send tegula arrays to tegula (see the module)
 _xarray_routes.install()
@@ -44,14 +45,18 @@ class TegulaChunkManager(ChunkManagerEntrypoint):
         return _xarray_chunks.normalize_chunks(chunks, shape, limit, dtype, previous_chunks)
 
     def from_array(self, data, chunks, **kwargs):
-        """A lazy tegula array over ``data``: xarray's lazily indexed backend arrays are read one
-        block at a time (``data[slices]``) when a computation needs the block."""
+        """A lazy tegula array over ``data``: a selection of a local Zarr array is read by tegula's
+        Zarr reader; other lazily indexed backend arrays one block at a time (``data[slices]``)
+        when a computation needs the block."""
         unknown = sorted(set(kwargs) - _DASK_FROM_ARRAY_ARGUMENTS)
         if unknown:
             raise TypeError(f"tegula's from_array takes no arguments {unknown}")
         if isinstance(data, tegula.Array):
             return data.rechunk(chunks)
         chunks = self.normalize_chunks(chunks, data.shape, dtype=data.dtype)
+        native = native_zarr(data, chunks)
+        if native is not None:
+            return native
         if is_sliceable(data):
             # xarray cuts a stored array in whole stored chunks: a block is what one read
             # decodes, so the parts of it that several selections take are read once.
