@@ -1,7 +1,8 @@
-"""NumPy's NaN-ignoring reductions (``nansum``, ``nanmean``, ``nanvar``, ``nanmax``, ...), as
-the ordinary reductions of the input with its NaNs replaced by the operation's identity, and
-counts of the values that are not NaN. Integer and boolean inputs have no NaN: they take the
-ordinary reduction. xarray's ``skipna`` reductions call these.
+"""NumPy's NaN-ignoring reductions (``nansum``, ``nanmean``, ``nanvar``, ``nanmax``, ...).
+``nansum``, ``nanmin`` and ``nanmax`` are reductions of the core that skip NaNs as they fold
+(one pass, no mask); the others are ordinary reductions of the input with its NaNs replaced by
+the operation's identity, and counts of the values that are not NaN. Integer and boolean inputs
+have no NaN: they take the ordinary reduction. xarray's ``skipna`` reductions call these.
 
 ``nanargmax``/``nanargmin`` stay lazy where NumPy raises for a slice of NaNs only: as Dask's,
 they raise NumPy's ``ValueError`` when computed (``_deferred_checks.py``)."""
@@ -28,6 +29,10 @@ def _filled(a, value):
 # Positional parameters in NumPy's order, ``out`` included (refused).
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
     refuse_out(out)
+    a = asarray(a)
+    if a.dtype.kind in "fc" and (dtype is None or np.dtype(dtype).kind in "fc"):
+        return a._reduce("nansum", axis, keepdims, dtype)
+    # exact inputs have no NaN; an exact dtype= takes the NaNs out before converting
     return _filled(a, 0)[0].sum(axis=axis, dtype=dtype, keepdims=keepdims)
 
 
@@ -46,23 +51,23 @@ def nancumprod(a, axis=None, dtype=None, out=None):
     return cumprod(_filled(a, 1)[0], axis=axis, dtype=dtype)
 
 
-def _nanextreme(a, axis, keepdims, name, fill):
-    filled, mask = _filled(a, fill)
-    out = getattr(filled, name)(axis=axis, keepdims=keepdims)
-    if mask is None:
-        return out
-    return where(mask.all(axis=axis, keepdims=keepdims), float("nan"), out)  # all-NaN slices
+def _nanextreme(a, axis, keepdims, name):
+    """The extreme skipping NaNs; NaN for a slice of NaNs only."""
+    a = asarray(a)
+    if a.dtype.kind in "fc":
+        return a._reduce(f"nan{name}", axis, keepdims)
+    return getattr(a, name)(axis=axis, keepdims=keepdims)
 
 
 def nanmin(a, axis=None, out=None, keepdims=False):
     """Minimum ignoring NaNs; NaN where a slice holds only NaNs (NumPy warns there)."""
     refuse_out(out)
-    return _nanextreme(a, axis, keepdims, "min", float("inf"))
+    return _nanextreme(a, axis, keepdims, "min")
 
 
 def nanmax(a, axis=None, out=None, keepdims=False):
     refuse_out(out)
-    return _nanextreme(a, axis, keepdims, "max", float("-inf"))
+    return _nanextreme(a, axis, keepdims, "max")
 
 
 def _count(mask, axis, keepdims):
@@ -77,11 +82,13 @@ def _divide(total, count):
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
     """Mean of the values that are not NaN; NaN for a slice of NaNs only."""
     refuse_out(out)
-    filled, mask = _filled(a, 0)
-    if mask is None:
-        return filled.mean(axis=axis, dtype=dtype, keepdims=keepdims)
-    total = filled.sum(axis=axis, dtype=dtype, keepdims=keepdims)
-    return _divide(total, _count(mask, axis, keepdims))
+    a = asarray(a)
+    if a.dtype.kind not in "fc":
+        return a.mean(axis=axis, dtype=dtype, keepdims=keepdims)
+    # its own NaN mask, so the count fuses into a pass of its own (a mask two reductions read
+    # would be stored)
+    total = nansum(a, axis=axis, dtype=dtype, keepdims=keepdims)
+    return _divide(total, _count(UFUNCS["isnan"](a), axis, keepdims))
 
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):

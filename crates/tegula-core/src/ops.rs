@@ -58,10 +58,12 @@ named_ops!(
 );
 
 named_ops!(
-    /// Array reductions.
+    /// Array reductions; the `Nan` ones skip NaN elements (NumPy's `nansum`, `nanmin`,
+    /// `nanmax`: a sum over only NaNs is 0, an extreme over only NaNs is NaN).
     ReduceOp {
         Sum => "sum", Prod => "prod", Min => "min", Max => "max", Any => "any", All => "all",
-        Mean => "mean", Var => "var", Std => "std",
+        Mean => "mean", Var => "var", Std => "std", NanSum => "nansum", NanMin => "nanmin",
+        NanMax => "nanmax",
     }
 );
 
@@ -198,8 +200,8 @@ impl ReduceOp {
     pub fn output_dtype(self, d: DType) -> DType {
         use ReduceOp::*;
         match self {
-            Sum | Prod => d.sum_dtype(),
-            Min | Max => d,
+            Sum | Prod | NanSum => d.sum_dtype(),
+            Min | Max | NanMin | NanMax => d,
             Any | All => DType::Bool,
             Mean => match d.kind() {
                 Kind::Float | Kind::Complex => d,
@@ -215,7 +217,18 @@ impl ReduceOp {
 
     /// Whether reducing zero elements is an error (no identity), as for NumPy's min and max.
     pub fn needs_elements(self) -> bool {
-        matches!(self, ReduceOp::Min | ReduceOp::Max)
+        matches!(self, ReduceOp::Min | ReduceOp::Max | ReduceOp::NanMin | ReduceOp::NanMax)
+    }
+
+    /// The name of the ufunc NumPy's error for an empty reduction names.
+    pub fn ufunc_name(self) -> &'static str {
+        match self {
+            ReduceOp::Min => "minimum",
+            ReduceOp::Max => "maximum",
+            ReduceOp::NanMin => "fmin",
+            ReduceOp::NanMax => "fmax",
+            op => op.name(),
+        }
     }
 }
 
@@ -228,6 +241,11 @@ pub enum PartialReduce {
     Prod { acc: DType },
     Min,
     Max,
+    /// Sum of the elements that are not NaN, accumulated in `acc`.
+    NanSum { acc: DType },
+    /// Extremes of the elements that are not NaN (NaN where every element is).
+    NanMin,
+    NanMax,
     Any,
     All,
     /// Count, mean and sum of squared deviations, stacked on a new leading axis of length 3
@@ -346,6 +364,9 @@ pub(crate) fn partial_name(op: &PartialReduce) -> &'static str {
         PartialReduce::Prod { .. } => "prod",
         PartialReduce::Min => "min",
         PartialReduce::Max => "max",
+        PartialReduce::NanSum { .. } => "nansum",
+        PartialReduce::NanMin => "nanmin",
+        PartialReduce::NanMax => "nanmax",
         PartialReduce::Any => "any",
         PartialReduce::All => "all",
         PartialReduce::Moments => "moments",

@@ -60,6 +60,33 @@ pub trait Ordered: Elem {
             o
         }
     }
+    /// The larger of two values, skipping a NaN (NumPy's `fmax`): NaN only when both are.
+    fn max_skip_nan(self, o: Self) -> Self {
+        if self.is_nan_value() || self.lt(o) {
+            o
+        } else {
+            self
+        }
+    }
+    /// The smaller of two values, skipping a NaN (NumPy's `fmin`).
+    fn min_skip_nan(self, o: Self) -> Self {
+        if self.is_nan_value() || o.lt(self) {
+            o
+        } else {
+            self
+        }
+    }
+    /// The value, or zero for a NaN (what a NaN adds to a `nansum`).
+    fn zero_nan(self) -> Self
+    where
+        Self: Num,
+    {
+        if self.is_nan_value() {
+            Self::zero()
+        } else {
+            self
+        }
+    }
 }
 
 macro_rules! int_elem {

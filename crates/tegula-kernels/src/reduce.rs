@@ -135,6 +135,12 @@ fn reduce_axes(op: PartialReduce, axes: &[usize], a: &Chunk) -> Result<Chunk> {
         }
         PartialReduce::Min => with_chunk!(a, x => fold_axes(x, axes, None, Ordered::min_nan)),
         PartialReduce::Max => with_chunk!(a, x => fold_axes(x, axes, None, Ordered::max_nan)),
+        PartialReduce::NanSum { acc } => {
+            let a = a.cast(acc);
+            with_dtype!(acc, T => fold_axes_map(a.typed::<T>()?, axes, Some(T::zero()), Ordered::zero_nan, Num::add))
+        }
+        PartialReduce::NanMin => with_chunk!(a, x => fold_axes(x, axes, None, Ordered::min_skip_nan)),
+        PartialReduce::NanMax => with_chunk!(a, x => fold_axes(x, axes, None, Ordered::max_skip_nan)),
         PartialReduce::Any => fold_axes(a.cast(DType::Bool).typed()?, axes, Some(false), |x, y| x | y),
         PartialReduce::All => fold_axes(a.cast(DType::Bool).typed()?, axes, Some(true), |x, y| x & y),
         PartialReduce::Moments if a.dtype().is_complex() => moments::<C128>(a.cast(DType::Complex128).typed()?, axes),
@@ -149,6 +155,10 @@ pub fn reduce_combine(op: PartialReduce, parts: &[Chunk]) -> Result<Chunk> {
         PartialReduce::Prod { .. } => with_chunk!(first, x => fold_parts(x, parts, Num::mul)),
         PartialReduce::Min => with_chunk!(first, x => fold_parts(x, parts, Ordered::min_nan)),
         PartialReduce::Max => with_chunk!(first, x => fold_parts(x, parts, Ordered::max_nan)),
+        // NaNs in partial sums come from the values (∞ - ∞), not from NaN elements: kept.
+        PartialReduce::NanSum { .. } => with_chunk!(first, x => fold_parts(x, parts, Num::add)),
+        PartialReduce::NanMin => with_chunk!(first, x => fold_parts(x, parts, Ordered::min_skip_nan)),
+        PartialReduce::NanMax => with_chunk!(first, x => fold_parts(x, parts, Ordered::max_skip_nan)),
         PartialReduce::Any => fold_parts(first.typed::<bool>()?, parts, |x, y| x | y),
         PartialReduce::All => fold_parts(first.typed::<bool>()?, parts, |x, y| x & y),
         PartialReduce::Moments if first.dtype().is_complex() => merge_moments::<C128>(parts),
@@ -200,16 +210,24 @@ fn plus_zero(a: &Chunk) -> Chunk {
 /// Folds `f` over `axes` of `a`, keeping them with length one. An empty axis gives `identity`
 /// (reductions without one are refused before they run).
 fn fold_axes<T: Wrap>(a: &Block<T>, axes: &[usize], identity: Option<T>, f: impl Fn(T, T) -> T + Copy) -> Result<Chunk> {
+    fold_axes_map(a, axes, identity, |x| x, f)
+}
+
+/// Folds `f` over `map` of the elements along `axes` of `a` (the first axis folded maps every
+/// element, the rest fold values already mapped).
+fn fold_axes_map<T: Wrap>(a: &Block<T>, axes: &[usize], identity: Option<T>, map: impl Fn(T) -> T + Copy, f: impl Fn(T, T) -> T + Copy) -> Result<Chunk> {
     if axes.len() == a.ndim() && !a.is_empty() {
         if let Some(s) = a.as_slice_memory_order() {
-            let v = fold_slice(s, f).ok_or_else(|| TegulaError::Internal("fold of an empty block".into()))?;
+            let v = fold_slice_map(s, map, f).ok_or_else(|| TegulaError::Internal("fold of an empty block".into()))?;
             return Ok(T::wrap(ArrayD::from_elem(IxDyn(&vec![1; a.ndim()]), v).into()));
         }
     }
     let mut cur: Option<ArrayD<T>> = None;
     for &axis in axes.iter().rev() {
-        let view = cur.as_ref().map(|c| c.view()).unwrap_or_else(|| a.view());
-        cur = Some(fold_axis(view, axis, identity, f)?);
+        cur = Some(match &cur {
+            Some(c) => fold_axis(c.view(), axis, identity, |x| x, f)?,
+            None => fold_axis(a.view(), axis, identity, map, f)?,
+        });
     }
     Ok(T::wrap(cur.map(|c| c.into()).unwrap_or_else(|| a.clone())))
 }
@@ -217,7 +235,7 @@ fn fold_axes<T: Wrap>(a: &Block<T>, axes: &[usize], identity: Option<T>, f: impl
 /// Lanes shorter than this fold as strided slices (`fold_axis`).
 const SHORT_LANE: usize = 16;
 
-fn fold_axis<T: Elem>(v: ArrayViewD<T>, axis: usize, identity: Option<T>, f: impl Fn(T, T) -> T + Copy) -> Result<ArrayD<T>> {
+fn fold_axis<T: Elem>(v: ArrayViewD<T>, axis: usize, identity: Option<T>, map: impl Fn(T) -> T + Copy, f: impl Fn(T, T) -> T + Copy) -> Result<ArrayD<T>> {
     let n = v.len_of(Axis(axis));
     if n == 0 {
         let id = identity.ok_or_else(|| TegulaError::Internal("reduction of an empty block".into()))?;
@@ -230,8 +248,8 @@ fn fold_axis<T: Elem>(v: ArrayViewD<T>, axis: usize, identity: Option<T>, f: imp
     if axis + 1 == v.ndim() && v.is_standard_layout() && n >= SHORT_LANE {
         let folded = v.map_axis(Axis(axis), |lane| match lane.as_slice() {
             // Lanes are not empty: `n > 0`.
-            Some(s) => fold_slice(s, f).unwrap_or(lane[0]),
-            None => lane.iter().skip(1).fold(lane[0], |acc, &x| f(acc, x)),
+            Some(s) => fold_slice_map(s, map, f).unwrap_or(map(lane[0])),
+            None => lane.iter().skip(1).fold(map(lane[0]), |acc, &x| f(acc, map(x))),
         });
         return Ok(folded.insert_axis(Axis(axis)));
     }
@@ -242,15 +260,15 @@ fn fold_axis<T: Elem>(v: ArrayViewD<T>, axis: usize, identity: Option<T>, f: imp
         let before: usize = v.shape()[..axis].iter().product();
         let after: usize = v.shape()[axis + 1..].iter().product();
         let as3 = v.into_shape_with_order((before, n, after)).map_err(|e| TegulaError::Internal(e.to_string()))?;
-        let mut acc = as3.index_axis(Axis(1), 0).to_owned();
+        let mut acc = as3.index_axis(Axis(1), 0).mapv(map);
         for i in 1..n {
-            Zip::from(&mut acc).and(as3.index_axis(Axis(1), i)).for_each(|a, &x| *a = f(*a, x));
+            Zip::from(&mut acc).and(as3.index_axis(Axis(1), i)).for_each(|a, &x| *a = f(*a, map(x)));
         }
         return acc.into_shape_with_order(IxDyn(&shape)).map_err(|e| TegulaError::Internal(e.to_string()));
     }
-    let mut acc = v.index_axis(Axis(axis), 0).to_owned();
+    let mut acc = v.index_axis(Axis(axis), 0).mapv(map);
     for i in 1..n {
-        Zip::from(&mut acc).and(&v.index_axis(Axis(axis), i)).for_each(|a, &x| *a = f(*a, x));
+        Zip::from(&mut acc).and(&v.index_axis(Axis(axis), i)).for_each(|a, &x| *a = f(*a, map(x)));
     }
     Ok(acc.insert_axis(Axis(axis)))
 }

@@ -81,7 +81,7 @@ fn fold_rows<S: Default>(
                 // a band of one row is that row: folded straight into the running partial
                 visit(first, 1, &mut scratch, &mut |r| match acc.as_mut() {
                     Some(acc) => fold.into(acc, r),
-                    None => acc = Some(r.to_vec()),
+                    None => acc = Some(fold.start(r)),
                 })?;
                 continue;
             }
@@ -91,14 +91,14 @@ fn fold_rows<S: Default>(
             visit(first, band.min(rows - first), &mut scratch, &mut |r| {
                 if seen == 0 {
                     part.clear();
-                    part.extend_from_slice(r);
+                    part.extend(r.iter().map(|&x| fold.map(x)));
                 } else {
                     fold.into(&mut part, r);
                 }
                 seen += 1;
             })?;
             match acc.as_mut() {
-                Some(acc) => fold.into(acc, &part),
+                Some(acc) => fold.combine_into(acc, &part),
                 None => acc = Some(part.clone()),
             }
         }
@@ -172,6 +172,9 @@ enum Fold {
     Prod,
     Min,
     Max,
+    NanSum,
+    NanMin,
+    NanMax,
     Moments,
 }
 
@@ -182,6 +185,9 @@ impl Fold {
             PartialReduce::Prod { acc: DType::Float64 } => Some(Fold::Prod),
             PartialReduce::Min => Some(Fold::Min),
             PartialReduce::Max => Some(Fold::Max),
+            PartialReduce::NanSum { acc: DType::Float64 } => Some(Fold::NanSum),
+            PartialReduce::NanMin => Some(Fold::NanMin),
+            PartialReduce::NanMax => Some(Fold::NanMax),
             PartialReduce::Moments => Some(Fold::Moments),
             _ => None,
         }
@@ -191,10 +197,13 @@ impl Fold {
     /// are produced, except moments, which need the whole tile (in `buf`) for two passes.
     fn tile(self, start: usize, len: usize, spans: &mut Spans, buf: &mut Vec<f64>) -> Result<[f64; 3]> {
         let value = match self {
-            Fold::Sum => fold_spans(start, len, spans, Num::add),
-            Fold::Prod => fold_spans(start, len, spans, Num::mul),
-            Fold::Min => fold_spans(start, len, spans, Ordered::min_nan),
-            Fold::Max => fold_spans(start, len, spans, Ordered::max_nan),
+            Fold::Sum => fold_spans(start, len, spans, |x| x, Num::add),
+            Fold::Prod => fold_spans(start, len, spans, |x| x, Num::mul),
+            Fold::Min => fold_spans(start, len, spans, |x| x, Ordered::min_nan),
+            Fold::Max => fold_spans(start, len, spans, |x| x, Ordered::max_nan),
+            Fold::NanSum => fold_spans(start, len, spans, Ordered::zero_nan, Num::add),
+            Fold::NanMin => fold_spans(start, len, spans, |x| x, Ordered::min_skip_nan),
+            Fold::NanMax => fold_spans(start, len, spans, |x| x, Ordered::max_skip_nan),
             Fold::Moments => {
                 buf.clear();
                 spans(start, len, &mut |piece| buf.extend_from_slice(piece))?;
@@ -204,6 +213,27 @@ impl Fold {
         Ok([value?, 0.0, 0.0])
     }
 
+    /// What a value counts as: a NaN adds nothing to a NaN-skipping sum.
+    fn map(self, x: f64) -> f64 {
+        match self {
+            Fold::NanSum => x.zero_nan(),
+            _ => x,
+        }
+    }
+
+    /// The running partial of a first row of values.
+    fn start(self, values: &[f64]) -> Vec<f64> {
+        values.iter().map(|&x| self.map(x)).collect()
+    }
+
+    /// `into` for `values` that are partials already (what NaNs they hold are results).
+    fn combine_into(self, acc: &mut [f64], partial: &[f64]) {
+        match self {
+            Fold::NanSum => fold_into(acc, partial, Num::add),
+            fold => fold.into(acc, partial),
+        }
+    }
+
     /// `acc[i] = f(acc[i], values[i])` for a fold other than moments.
     fn into(self, acc: &mut [f64], values: &[f64]) {
         match self {
@@ -211,6 +241,9 @@ impl Fold {
             Fold::Prod => fold_into(acc, values, Num::mul),
             Fold::Min => fold_into(acc, values, Ordered::min_nan),
             Fold::Max => fold_into(acc, values, Ordered::max_nan),
+            Fold::NanSum => fold_into(acc, values, |a, x| a + x.zero_nan()),
+            Fold::NanMin => fold_into(acc, values, Ordered::min_skip_nan),
+            Fold::NanMax => fold_into(acc, values, Ordered::max_skip_nan),
             Fold::Moments => {}
         }
     }
@@ -221,6 +254,9 @@ impl Fold {
             Fold::Prod => [Num::mul(a[0], b[0]), 0.0, 0.0],
             Fold::Min => [Ordered::min_nan(a[0], b[0]), 0.0, 0.0],
             Fold::Max => [Ordered::max_nan(a[0], b[0]), 0.0, 0.0],
+            Fold::NanSum => [Num::add(a[0], b[0]), 0.0, 0.0],
+            Fold::NanMin => [Ordered::min_skip_nan(a[0], b[0]), 0.0, 0.0],
+            Fold::NanMax => [Ordered::max_skip_nan(a[0], b[0]), 0.0, 0.0],
             Fold::Moments => {
                 let [mut n, mut mean, mut m2] = a;
                 merge_moment((&mut n, &mut mean, &mut m2), (b[0], b[1], b[2]));
@@ -239,29 +275,30 @@ impl Fold {
     }
 }
 
-/// The fold of the values at `start .. start + len` as `spans` produces them (generic over
-/// `f` so that the loop is compiled, and vectorised, for each operation).
-fn fold_spans(start: usize, len: usize, spans: &mut Spans, f: impl Fn(f64, f64) -> f64 + Copy) -> Result<f64> {
+/// The fold of `map` of the values at `start .. start + len` as `spans` produces them
+/// (generic over `map` and `f` so that the loop is compiled, and vectorised, for each
+/// operation).
+fn fold_spans(start: usize, len: usize, spans: &mut Spans, map: impl Fn(f64) -> f64 + Copy, f: impl Fn(f64, f64) -> f64 + Copy) -> Result<f64> {
     let mut lanes = LaneFold::new(len);
-    spans(start, len, &mut |piece| push(&mut lanes, piece, f))?;
+    spans(start, len, &mut |piece| push(&mut lanes, piece, map, f))?;
     lanes.finish(f).ok_or_else(|| internal_err!("an empty tile"))
 }
 
 /// Folds a piece into the lanes, compiled for AVX2 where the CPU has it (the same operations
 /// in the same order, so the same result).
-fn push(lanes: &mut LaneFold<f64>, piece: &[f64], f: impl Fn(f64, f64) -> f64 + Copy) {
+fn push(lanes: &mut LaneFold<f64>, piece: &[f64], map: impl Fn(f64) -> f64 + Copy, f: impl Fn(f64, f64) -> f64 + Copy) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU supports AVX2, checked just above.
-        return unsafe { push_avx2(lanes, piece, f) };
+        return unsafe { push_avx2(lanes, piece, map, f) };
     }
-    lanes.push(piece, |x| x, f)
+    lanes.push(piece, map, f)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn push_avx2(lanes: &mut LaneFold<f64>, piece: &[f64], f: impl Fn(f64, f64) -> f64 + Copy) {
-    lanes.push(piece, |x| x, f)
+unsafe fn push_avx2(lanes: &mut LaneFold<f64>, piece: &[f64], map: impl Fn(f64) -> f64 + Copy, f: impl Fn(f64, f64) -> f64 + Copy) {
+    lanes.push(piece, map, f)
 }
 
 /// `acc[i] = f(acc[i], values[i])`, compiled for AVX2 where the CPU has it (the same
@@ -304,10 +341,12 @@ mod tests {
             whole.clone().reversed_axes(),
             whole.clone().slice_move(s![1..2, ..;2]).into_dyn(),
         ];
-        let ops = [PartialReduce::Sum { acc: DType::Float64 }, PartialReduce::Prod { acc: DType::Float64 }, PartialReduce::Min, PartialReduce::Max, PartialReduce::Moments];
+        let ops = [PartialReduce::Sum { acc: DType::Float64 }, PartialReduce::Prod { acc: DType::Float64 }, PartialReduce::Min, PartialReduce::Max, PartialReduce::Moments]
+            .into_iter()
+            .chain(NAN_SKIPPING);
         for view in views {
             let (strided, copy) = (Chunk::Float64(view.clone().into()), Chunk::Float64(view.as_standard_layout().into_owned().into_shared().into()));
-            for op in ops {
+            for op in ops.clone() {
                 for axes in [&[0][..], &[1], &[0, 1]] {
                     let got = reduce_strided_f64(op, axes, &strided).expect("a strided block").unwrap();
                     let want = reduce_partial(op, axes, &copy).unwrap();
@@ -322,12 +361,14 @@ mod tests {
 
     #[test]
     fn rows_reduce_like_bands_bit_for_bit() {
-        let ops = [PartialReduce::Sum { acc: DType::Float64 }, PartialReduce::Prod { acc: DType::Float64 }, PartialReduce::Min, PartialReduce::Max];
+        let ops = [PartialReduce::Sum { acc: DType::Float64 }, PartialReduce::Prod { acc: DType::Float64 }, PartialReduce::Min, PartialReduce::Max]
+            .into_iter()
+            .chain(NAN_SKIPPING);
         // One-row bands (rows longer than a band), many-row bands, several groups, a 3-D block.
         for shape in [vec![3, 9000], vec![7, 5], vec![1000, 37], vec![2000, 300], vec![4, 3, 700]] {
             let n: usize = shape.iter().product();
             let data = values(n);
-            for op in ops {
+            for op in ops.clone() {
                 let fill = |start: usize, out: &mut [f64], _: &mut ()| {
                     out.copy_from_slice(&data[start..start + out.len()]);
                     Ok(())
@@ -341,5 +382,41 @@ mod tests {
         }
         assert!(reduce_rows_f64(PartialReduce::Moments, &[4, 4], |_, _, _: &mut ()| Ok(())).is_none());
         assert!(reduce_rows_f64(PartialReduce::Sum { acc: DType::Float64 }, &[0, 4], |_, _, _: &mut ()| Ok(())).is_none());
+    }
+
+    const NAN_SKIPPING: [PartialReduce; 3] = [PartialReduce::NanSum { acc: DType::Float64 }, PartialReduce::NanMin, PartialReduce::NanMax];
+
+    /// NaN elements are skipped wherever they fall (first in a lane, a row, a tile); NaNs the
+    /// values make (∞ - ∞) are kept; a lane of NaNs only sums to 0 and has a NaN extreme.
+    #[test]
+    fn nan_skipping_folds_skip_nan_elements_only() {
+        use crate::reduce::reduce_partial;
+        let reduce = |op, data: &[f64], shape: &[usize], axes: &[usize]| {
+            let block = Chunk::Float64(Array::from_shape_vec(IxDyn(shape), data.to_vec()).unwrap().into());
+            reduce_partial(op, axes, &block).unwrap().typed::<f64>().unwrap().iter().copied().collect::<Vec<f64>>()
+        };
+        let (sum, min, max) = NAN_SKIPPING.into();
+        for n in [1, 7, 40, 9000] {
+            let mut data: Vec<f64> = (0..n).map(|i| (i % 13) as f64 - 6.0).collect();
+            data.iter_mut().step_by(3).for_each(|x| *x = f64::NAN);
+            let kept: Vec<f64> = data.iter().copied().filter(|x| !x.is_nan()).collect();
+            let exact_sum: f64 = kept.iter().sum();
+            let (low, high) = kept.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &x| (l.min(x), h.max(x)));
+            for (shape, axes) in [(vec![n], vec![0]), (vec![1, n], vec![1]), (vec![n, 1], vec![0])] {
+                assert_eq!(reduce(sum, &data, &shape, &axes), [exact_sum], "{n} {shape:?}");
+                let (lo, hi) = (reduce(min, &data, &shape, &axes), reduce(max, &data, &shape, &axes));
+                if kept.is_empty() {
+                    assert!(lo[0].is_nan() && hi[0].is_nan());
+                } else {
+                    assert_eq!((lo[0], hi[0]), (low, high), "{n} {shape:?}");
+                }
+            }
+        }
+        let made = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1.0, 2.0];
+        assert!(reduce(sum, &made, &[5], &[0])[0].is_nan());
+        let rows = [f64::NAN, 1.0, f64::NAN, f64::NAN, 2.0, f64::NAN];
+        assert_eq!(reduce(sum, &rows, &[3, 2], &[0]), [2.0, 1.0]);
+        assert_eq!(reduce(max, &rows, &[3, 2], &[0]), [2.0, 1.0]);
+        assert_eq!(reduce(min, &rows, &[2, 3], &[1]), [1.0, 2.0]);
     }
 }

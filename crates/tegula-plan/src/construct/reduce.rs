@@ -29,10 +29,7 @@ pub fn reduce(x: &NodeRef, spec: &ReduceSpec) -> Result<NodeRef> {
     let shape = x.shape();
     let reduced: usize = axes.iter().map(|&a| shape[a]).product();
     if spec.op.needs_elements() && reduced == 0 {
-        return Err(value_err!(
-            "zero-size array to reduction operation {} which has no identity",
-            if spec.op == ReduceOp::Min { "minimum" } else { "maximum" }
-        ));
+        return Err(value_err!("zero-size array to reduction operation {} which has no identity", spec.op.ufunc_name()));
     }
     if spec.split_every < 2 {
         return Err(value_err!("split_every must be at least 2, got {}", spec.split_every));
@@ -44,7 +41,7 @@ pub fn reduce(x: &NodeRef, spec: &ReduceSpec) -> Result<NodeRef> {
     // Like NumPy, a sum, product or mean with `dtype=` converts the elements to it first
     // (int32 elements overflow a float16 product even when float64 partials would not).
     let x = match spec.op {
-        ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Mean if spec.dtype.is_some() => super::elementwise::cast(x, dtype),
+        ReduceOp::Sum | ReduceOp::NanSum | ReduceOp::Prod | ReduceOp::Mean if spec.dtype.is_some() => super::elementwise::cast(x, dtype),
         _ => x.clone(),
     };
     let sizes = (0..x.ndim())

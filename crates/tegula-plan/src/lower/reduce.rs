@@ -27,7 +27,7 @@ pub(super) fn lower(l: &mut Lowering, node: &Node, reduced: Reduced) -> Result<V
         ReduceOp::Mean => Finish::DivideBy(count as f64),
         ReduceOp::Var => Finish::Variance { ddof: *ddof, sqrt: false },
         ReduceOp::Std => Finish::Variance { ddof: *ddof, sqrt: true },
-        ReduceOp::Sum if node.dtype.is_float() || node.dtype.is_complex() => Finish::AddZero,
+        ReduceOp::Sum | ReduceOp::NanSum if node.dtype.is_float() || node.dtype.is_complex() => Finish::AddZero,
         _ => Finish::Identity,
     };
     let squeeze = if *keepdims { vec![] } else { axes.clone() };
@@ -97,6 +97,9 @@ fn partial_of(op: ReduceOp, output: DType) -> PartialReduce {
         ReduceOp::Prod => PartialReduce::Prod { acc: wide(output) },
         ReduceOp::Min => PartialReduce::Min,
         ReduceOp::Max => PartialReduce::Max,
+        ReduceOp::NanSum => PartialReduce::NanSum { acc: wide(output) },
+        ReduceOp::NanMin => PartialReduce::NanMin,
+        ReduceOp::NanMax => PartialReduce::NanMax,
         ReduceOp::Any => PartialReduce::Any,
         ReduceOp::All => PartialReduce::All,
         // Like NumPy, a real `dtype=` converts complex elements before summing them.
@@ -109,9 +112,9 @@ fn partial_of(op: ReduceOp, output: DType) -> PartialReduce {
 /// axes it keeps (moments keep three numbers per element).
 fn partial_layout(op: PartialReduce, input: DType, kept: usize) -> (usize, DType) {
     match op {
-        PartialReduce::Sum { acc } | PartialReduce::Prod { acc } => (kept, acc),
+        PartialReduce::Sum { acc } | PartialReduce::Prod { acc } | PartialReduce::NanSum { acc } => (kept, acc),
         PartialReduce::Any | PartialReduce::All => (kept, DType::Bool),
-        PartialReduce::Min | PartialReduce::Max => (kept, input),
+        PartialReduce::Min | PartialReduce::Max | PartialReduce::NanMin | PartialReduce::NanMax => (kept, input),
         PartialReduce::Moments => (3 * kept, if input.is_complex() { DType::Complex128 } else { DType::Float64 }),
     }
 }
