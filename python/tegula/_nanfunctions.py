@@ -1,8 +1,11 @@
 """NumPy's NaN-ignoring reductions (``nansum``, ``nanmean``, ``nanvar``, ``nanmax``, ...).
-``nansum``, ``nanmin`` and ``nanmax`` are reductions of the core that skip NaNs as they fold
-(one pass, no mask); the others are ordinary reductions of the input with its NaNs replaced by
-the operation's identity, and counts of the values that are not NaN. Integer and boolean inputs
-have no NaN: they take the ordinary reduction. xarray's ``skipna`` reductions call these.
+``nansum``, ``nanmin``, ``nanmax``, ``nanvar`` and ``nanstd`` are reductions of the core that
+skip NaNs as they fold (one pass, no mask); ``nanmean`` is the NaN-skipping sum over a count of
+the values that are not NaN; the others, and those with a ``dtype=`` the core's would not match
+NumPy's on, are ordinary reductions of the input with its NaNs replaced by the operation's
+identity, and counts. Integer
+and boolean inputs have no NaN: they take the ordinary reduction. xarray's ``skipna``
+reductions call these.
 
 ``nanargmax``/``nanargmin`` stay lazy where NumPy raises for a slice of NaNs only: as Dask's,
 they raise NumPy's ``ValueError`` when computed (``_deferred_checks.py``)."""
@@ -85,8 +88,8 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
     a = asarray(a)
     if a.dtype.kind not in "fc":
         return a.mean(axis=axis, dtype=dtype, keepdims=keepdims)
-    # its own NaN mask, so the count fuses into a pass of its own (a mask two reductions read
-    # would be stored)
+    # a NaN mask of its own, so the count fuses into a pass of its own (a mask two reductions
+    # read would be stored), faster than moments over a leading axis
     total = nansum(a, axis=axis, dtype=dtype, keepdims=keepdims)
     return _divide(total, _count(UFUNCS["isnan"](a), axis, keepdims))
 
@@ -95,6 +98,9 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     """Variance of the values that are not NaN (two passes: the mean, then squared deviations);
     NaN where fewer than ``ddof + 1`` values are left. Complex inputs give real variances."""
     refuse_out(out)
+    a = asarray(a)
+    if a.dtype.kind in "fc" and dtype is None and a.dtype != np.float16:
+        return a._reduce("nanvar", axis, keepdims, ddof=ddof)
     filled, mask = _filled(a, 0)
     if mask is None:
         return filled.var(axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
@@ -109,6 +115,9 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     refuse_out(out)
+    a = asarray(a)
+    if a.dtype.kind in "fc" and dtype is None and a.dtype != np.float16:
+        return a._reduce("nanstd", axis, keepdims, ddof=ddof)
     return UFUNCS["sqrt"](nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
 
 

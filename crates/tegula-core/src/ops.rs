@@ -58,12 +58,13 @@ named_ops!(
 );
 
 named_ops!(
-    /// Array reductions; the `Nan` ones skip NaN elements (NumPy's `nansum`, `nanmin`,
-    /// `nanmax`: a sum over only NaNs is 0, an extreme over only NaNs is NaN).
+    /// Array reductions; the `Nan` ones skip NaN elements (NumPy's nan-functions: a sum over
+    /// only NaNs is 0; an extreme or variance over only NaNs is NaN, and so is a variance of
+    /// no more than `ddof` values).
     ReduceOp {
         Sum => "sum", Prod => "prod", Min => "min", Max => "max", Any => "any", All => "all",
         Mean => "mean", Var => "var", Std => "std", NanSum => "nansum", NanMin => "nanmin",
-        NanMax => "nanmax",
+        NanMax => "nanmax", NanVar => "nanvar", NanStd => "nanstd",
     }
 );
 
@@ -207,7 +208,7 @@ impl ReduceOp {
                 Kind::Float | Kind::Complex => d,
                 _ => DType::Float64,
             },
-            Var | Std => match d.kind() {
+            Var | Std | NanVar | NanStd => match d.kind() {
                 Kind::Float => d,
                 Kind::Complex => d.real_part(),
                 _ => DType::Float64,
@@ -251,6 +252,15 @@ pub enum PartialReduce {
     /// Count, mean and sum of squared deviations, stacked on a new leading axis of length 3
     /// (float64, or complex128 for complex input; count and M2 are then real parts).
     Moments,
+    /// `Moments` of the elements that are not NaN.
+    NanMoments,
+}
+
+impl PartialReduce {
+    /// Whether the partial is (count, mean, M2) stacked on a leading axis.
+    pub fn is_moments(self) -> bool {
+        matches!(self, PartialReduce::Moments | PartialReduce::NanMoments)
+    }
 }
 
 /// How the combined partial becomes the reduction's result.
@@ -265,6 +275,9 @@ pub enum Finish {
     DivideBy(f64),
     /// `M2 / max(n - ddof, 0)`, then the square root when `sqrt` (var, std).
     Variance { ddof: f64, sqrt: bool },
+    /// `M2 / (n - ddof)`, NaN where that is not positive, then the square root when `sqrt`
+    /// (nanvar, nanstd).
+    NanVariance { ddof: f64, sqrt: bool },
 }
 
 /// Random distributions of `Generator` methods.
@@ -370,5 +383,6 @@ pub(crate) fn partial_name(op: &PartialReduce) -> &'static str {
         PartialReduce::Any => "any",
         PartialReduce::All => "all",
         PartialReduce::Moments => "moments",
+        PartialReduce::NanMoments => "nanmoments",
     }
 }

@@ -62,7 +62,7 @@ fn numbers_of_bools(op: PartialReduce) -> (Option<PartialReduce>, bool) {
     let f64_sum = PartialReduce::Sum { acc: DType::Float64 };
     match op {
         PartialReduce::Sum { acc: DType::Int64 } => (Some(f64_sum), true),
-        PartialReduce::Sum { acc: DType::Float64 } | PartialReduce::Prod { acc: DType::Float64 } | PartialReduce::Moments => (Some(op), false),
+        PartialReduce::Sum { acc: DType::Float64 } | PartialReduce::Prod { acc: DType::Float64 } | PartialReduce::Moments | PartialReduce::NanMoments => (Some(op), false),
         _ => (None, false),
     }
 }

@@ -54,7 +54,7 @@ pub fn reduce_flat(
 /// The groups' partials of a whole-block reduction combined, in the block's dimensions.
 pub(crate) fn combine_flat(op: PartialReduce, ndim: usize, partials: &[Chunk]) -> Result<Chunk> {
     let keep = match op {
-        PartialReduce::Moments => [&[3usize][..], &vec![1; ndim][..]].concat(),
+        op if op.is_moments() => [&[3usize][..], &vec![1; ndim][..]].concat(),
         _ => vec![1; ndim],
     };
     reshape(&reduce_combine(op, partials)?, &keep)
@@ -95,7 +95,7 @@ pub fn reduce_bands(
         return reduce_combine(op, &partials);
     }
     // Moments stack (count, mean, M2) on a new leading axis.
-    join(&partials, if op == PartialReduce::Moments { 1 } else { 0 })
+    join(&partials, if op.is_moments() { 1 } else { 0 })
 }
 
 /// Elements per band of a reduction over some of a block's axes: a band (64 KB of float64)
@@ -145,6 +145,8 @@ fn reduce_axes(op: PartialReduce, axes: &[usize], a: &Chunk) -> Result<Chunk> {
         PartialReduce::All => fold_axes(a.cast(DType::Bool).typed()?, axes, Some(true), |x, y| x & y),
         PartialReduce::Moments if a.dtype().is_complex() => moments::<C128>(a.cast(DType::Complex128).typed()?, axes),
         PartialReduce::Moments => moments::<f64>(a.cast(DType::Float64).typed()?, axes),
+        PartialReduce::NanMoments if a.dtype().is_complex() => nan_moments::<C128>(a.cast(DType::Complex128).typed()?, axes),
+        PartialReduce::NanMoments => nan_moments::<f64>(a.cast(DType::Float64).typed()?, axes),
     }
 }
 
@@ -161,8 +163,8 @@ pub fn reduce_combine(op: PartialReduce, parts: &[Chunk]) -> Result<Chunk> {
         PartialReduce::NanMax => with_chunk!(first, x => fold_parts(x, parts, Ordered::max_skip_nan)),
         PartialReduce::Any => fold_parts(first.typed::<bool>()?, parts, |x, y| x | y),
         PartialReduce::All => fold_parts(first.typed::<bool>()?, parts, |x, y| x & y),
-        PartialReduce::Moments if first.dtype().is_complex() => merge_moments::<C128>(parts),
-        PartialReduce::Moments => merge_moments::<f64>(parts),
+        op if op.is_moments() && first.dtype().is_complex() => merge_moments::<C128>(parts),
+        _ => merge_moments::<f64>(parts), // moments, with or without NaNs
     }
 }
 
@@ -181,6 +183,17 @@ pub fn reduce_finish(finish: Finish, squeeze: &[usize], dtype: DType, a: &Chunk)
             let (n, m2) = (m.index_axis(Axis(0), 0), m.index_axis(Axis(0), 2));
             let var = Zip::from(&n).and(&m2).map_collect(|n, m2| {
                 let v = m2.re / (n.re - ddof).max(0.0);
+                if sqrt { v.sqrt() } else { v }
+            });
+            Chunk::Float64(var.into())
+        }
+        Finish::NanVariance { ddof, sqrt } => {
+            let m = a.cast(DType::Complex128);
+            let m = m.typed::<C128>()?;
+            let (n, m2) = (m.index_axis(Axis(0), 0), m.index_axis(Axis(0), 2));
+            let var = Zip::from(&n).and(&m2).map_collect(|n, m2| {
+                let dof = n.re - ddof;
+                let v = if dof > 0.0 { m2.re / dof } else { f64::NAN };
                 if sqrt { v.sqrt() } else { v }
             });
             Chunk::Float64(var.into())
@@ -342,6 +355,34 @@ fn moments<T: MomentElem>(a: &Block<T>, axes: &[usize]) -> Result<Chunk> {
     Ok(T::wrap(out.into()))
 }
 
+/// Count, mean and M2 over `axes` of the elements that are not NaN, stacked on a new leading
+/// axis (a mean of NaN where there are none).
+fn nan_moments<T: MomentElem + Ordered>(a: &Block<T>, axes: &[usize]) -> Result<Chunk> {
+    if axes.len() == a.ndim() {
+        if let Some(s) = a.as_slice_memory_order() {
+            let kept: Vec<T> = s.iter().copied().filter(|x| !x.is_nan_value()).collect();
+            let (n, mean, m2) = slice_moments(&kept);
+            let out = ArrayD::from_shape_vec(IxDyn(&[&[3][..], &vec![1; a.ndim()][..]].concat()), vec![n, mean, m2]);
+            return out.map(|o| T::wrap(o.into())).map_err(|e| TegulaError::Internal(format!("moments: {e}")));
+        }
+    }
+    let counted = |x: T| if x.is_nan_value() { T::zero() } else { T::one() };
+    let n = fold_axes_map(a, axes, Some(T::zero()), counted, Num::add)?;
+    let sum = fold_axes_map(a, axes, Some(T::zero()), Ordered::zero_nan, Num::add)?;
+    let (n, sum) = (n.typed::<T>()?, sum.typed::<T>()?);
+    let mean = Zip::from(n).and(sum).map_collect(|&n, &s| s / n.re());
+    let dev: Block<T> = Zip::from(a)
+        .and(&mean.broadcast(a.raw_dim()).ok_or_else(|| TegulaError::Internal("moments broadcast".into()))?)
+        .map_collect(|&x, &m| if x.is_nan_value() { T::zero() } else { T::real((x - m).abs2()) })
+        .into();
+    let m2 = fold_axes(&dev, axes, Some(T::zero()), Num::add)?;
+    let mut out = ArrayD::from_elem([&[3][..], n.shape()].concat(), T::zero());
+    out.index_axis_mut(Axis(0), 0).assign(n);
+    out.index_axis_mut(Axis(0), 1).assign(&mean);
+    out.index_axis_mut(Axis(0), 2).assign(m2.typed::<T>()?);
+    Ok(T::wrap(out.into()))
+}
+
 /// Count, mean and M2 of a contiguous run, without a temporary for the deviations.
 pub(crate) fn slice_moments<T: MomentElem>(s: &[T]) -> (T, T, T) {
     if s.is_empty() {
@@ -373,7 +414,12 @@ fn merge_moments<T: MomentElem>(parts: &[Chunk]) -> Result<Chunk> {
 pub(crate) fn merge_moment<T: MomentElem>((an, am, am2): (&mut T, &mut T, &mut T), (bn, bm, bm2): (T, T, T)) {
     let (na, nb) = (an.re(), bn.re());
     let n = na + nb;
-    if n == 0.0 {
+    // A part of no values adds nothing (its mean is 0, or NaN for NaNs only).
+    if nb == 0.0 {
+        return;
+    }
+    if na == 0.0 {
+        (*an, *am, *am2) = (bn, bm, bm2);
         return;
     }
     let delta = bm - *am;

@@ -66,7 +66,7 @@ fn fold_rows<S: Default>(
     shape: &[usize],
     visit: impl Fn(usize, usize, &mut S, &mut dyn FnMut(&[f64])) -> Result<()> + Sync + Send,
 ) -> Option<Result<Chunk>> {
-    let fold = Fold::of(op).filter(|f| !matches!(f, Fold::Moments))?;
+    let fold = Fold::of(op).filter(|f| !matches!(f, Fold::Moments | Fold::NanMoments))?;
     let (rows, row) = (*shape.first()?, shape[1..].iter().product::<usize>());
     if rows == 0 || row == 0 || shape.len() < 2 {
         return None;
@@ -176,6 +176,7 @@ enum Fold {
     NanMin,
     NanMax,
     Moments,
+    NanMoments,
 }
 
 impl Fold {
@@ -189,6 +190,7 @@ impl Fold {
             PartialReduce::NanMin => Some(Fold::NanMin),
             PartialReduce::NanMax => Some(Fold::NanMax),
             PartialReduce::Moments => Some(Fold::Moments),
+            PartialReduce::NanMoments => Some(Fold::NanMoments),
             _ => None,
         }
     }
@@ -207,6 +209,11 @@ impl Fold {
             Fold::Moments => {
                 buf.clear();
                 spans(start, len, &mut |piece| buf.extend_from_slice(piece))?;
+                return Ok(slice_moments(buf).into());
+            }
+            Fold::NanMoments => {
+                buf.clear();
+                spans(start, len, &mut |piece| buf.extend(piece.iter().filter(|x| !x.is_nan())))?;
                 return Ok(slice_moments(buf).into());
             }
         };
@@ -244,7 +251,7 @@ impl Fold {
             Fold::NanSum => fold_into(acc, values, |a, x| a + x.zero_nan()),
             Fold::NanMin => fold_into(acc, values, Ordered::min_skip_nan),
             Fold::NanMax => fold_into(acc, values, Ordered::max_skip_nan),
-            Fold::Moments => {}
+            Fold::Moments | Fold::NanMoments => {}
         }
     }
 
@@ -257,7 +264,7 @@ impl Fold {
             Fold::NanSum => [Num::add(a[0], b[0]), 0.0, 0.0],
             Fold::NanMin => [Ordered::min_skip_nan(a[0], b[0]), 0.0, 0.0],
             Fold::NanMax => [Ordered::max_skip_nan(a[0], b[0]), 0.0, 0.0],
-            Fold::Moments => {
+            Fold::Moments | Fold::NanMoments => {
                 let [mut n, mut mean, mut m2] = a;
                 merge_moment((&mut n, &mut mean, &mut m2), (b[0], b[1], b[2]));
                 [n, mean, m2]
@@ -268,7 +275,7 @@ impl Fold {
     /// The partial as `reduce_flat` shapes a 1-D tile's: `[1]`, or `[3, 1]` for moments.
     fn chunk(self, acc: [f64; 3]) -> Result<Chunk> {
         let block = match self {
-            Fold::Moments => Array::from_shape_vec(IxDyn(&[3, 1]), acc.to_vec()),
+            Fold::Moments | Fold::NanMoments => Array::from_shape_vec(IxDyn(&[3, 1]), acc.to_vec()),
             _ => Array::from_shape_vec(IxDyn(&[1]), vec![acc[0]]),
         };
         block.map(|b| Chunk::Float64(b.into())).map_err(|e| internal_err!("partial: {e}"))
@@ -341,7 +348,7 @@ mod tests {
             whole.clone().reversed_axes(),
             whole.clone().slice_move(s![1..2, ..;2]).into_dyn(),
         ];
-        let ops = [PartialReduce::Sum { acc: DType::Float64 }, PartialReduce::Prod { acc: DType::Float64 }, PartialReduce::Min, PartialReduce::Max, PartialReduce::Moments]
+        let ops = [PartialReduce::Sum { acc: DType::Float64 }, PartialReduce::Prod { acc: DType::Float64 }, PartialReduce::Min, PartialReduce::Max, PartialReduce::Moments, PartialReduce::NanMoments]
             .into_iter()
             .chain(NAN_SKIPPING);
         for view in views {

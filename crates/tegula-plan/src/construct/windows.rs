@@ -58,7 +58,8 @@ pub(crate) fn moving_reduction(x: &NodeRef, axes: &[usize], op: ReduceOp, dtype:
         ReduceOp::Max => (MovingOp::Max, x.dtype),
         ReduceOp::Any => (MovingOp::Max, DType::Bool),
         ReduceOp::All => (MovingOp::Min, DType::Bool),
-        ReduceOp::Var | ReduceOp::Std | ReduceOp::NanSum | ReduceOp::NanMin | ReduceOp::NanMax => return Ok(None),
+        ReduceOp::Var | ReduceOp::Std => return Ok(None),
+        ReduceOp::NanSum | ReduceOp::NanMin | ReduceOp::NanMax | ReduceOp::NanVar | ReduceOp::NanStd => return Ok(None),
     };
     let source = cast(&x.inputs[0], compute);
     // The windows' blocks without their window axis.

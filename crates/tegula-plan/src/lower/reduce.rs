@@ -27,6 +27,8 @@ pub(super) fn lower(l: &mut Lowering, node: &Node, reduced: Reduced) -> Result<V
         ReduceOp::Mean => Finish::DivideBy(count as f64),
         ReduceOp::Var => Finish::Variance { ddof: *ddof, sqrt: false },
         ReduceOp::Std => Finish::Variance { ddof: *ddof, sqrt: true },
+        ReduceOp::NanVar => Finish::NanVariance { ddof: *ddof, sqrt: false },
+        ReduceOp::NanStd => Finish::NanVariance { ddof: *ddof, sqrt: true },
         ReduceOp::Sum | ReduceOp::NanSum if node.dtype.is_float() || node.dtype.is_complex() => Finish::AddZero,
         _ => Finish::Identity,
     };
@@ -105,6 +107,7 @@ fn partial_of(op: ReduceOp, output: DType) -> PartialReduce {
         // Like NumPy, a real `dtype=` converts complex elements before summing them.
         ReduceOp::Mean => PartialReduce::Sum { acc: if output.is_complex() { DType::Complex128 } else { DType::Float64 } },
         ReduceOp::Var | ReduceOp::Std => PartialReduce::Moments,
+        ReduceOp::NanVar | ReduceOp::NanStd => PartialReduce::NanMoments,
     }
 }
 
@@ -115,6 +118,6 @@ fn partial_layout(op: PartialReduce, input: DType, kept: usize) -> (usize, DType
         PartialReduce::Sum { acc } | PartialReduce::Prod { acc } | PartialReduce::NanSum { acc } => (kept, acc),
         PartialReduce::Any | PartialReduce::All => (kept, DType::Bool),
         PartialReduce::Min | PartialReduce::Max | PartialReduce::NanMin | PartialReduce::NanMax => (kept, input),
-        PartialReduce::Moments => (3 * kept, if input.is_complex() { DType::Complex128 } else { DType::Float64 }),
+        PartialReduce::Moments | PartialReduce::NanMoments => (3 * kept, if input.is_complex() { DType::Complex128 } else { DType::Float64 }),
     }
 }

@@ -8,6 +8,7 @@ mod executors;
 mod fragments;
 mod linalg;
 mod map_blocks;
+mod nan_reductions;
 mod observe;
 mod reshape;
 mod sort;
