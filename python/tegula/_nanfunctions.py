@@ -1,9 +1,8 @@
 """NumPy's NaN-ignoring reductions (``nansum``, ``nanmean``, ``nanvar``, ``nanmax``, ...).
-``nansum``, ``nanmin``, ``nanmax``, ``nanvar`` and ``nanstd`` are reductions of the core that
-skip NaNs as they fold (one pass, no mask); ``nanmean`` is the NaN-skipping sum over a count of
-the values that are not NaN; the others, and those with a ``dtype=`` the core's would not match
-NumPy's on, are ordinary reductions of the input with its NaNs replaced by the operation's
-identity, and counts. Integer
+``nansum``, ``nanmin``, ``nanmax``, ``nanmean``, ``nanvar`` and ``nanstd`` are reductions of
+the core that skip NaNs as they fold (one pass, no mask); the others, and those with a
+``dtype=`` the core's would not match NumPy's on, are ordinary reductions of the input with its
+NaNs replaced by the operation's identity, and counts of the values that are not NaN. Integer
 and boolean inputs have no NaN: they take the ordinary reduction. xarray's ``skipna``
 reductions call these.
 
@@ -88,10 +87,11 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
     a = asarray(a)
     if a.dtype.kind not in "fc":
         return a.mean(axis=axis, dtype=dtype, keepdims=keepdims)
-    # a NaN mask of its own, so the count fuses into a pass of its own (a mask two reductions
-    # read would be stored), faster than moments over a leading axis
-    total = nansum(a, axis=axis, dtype=dtype, keepdims=keepdims)
-    return _divide(total, _count(UFUNCS["isnan"](a), axis, keepdims))
+    if dtype is None:
+        return a._reduce("nanmean", axis, keepdims)
+    filled, mask = _filled(a, 0)
+    total = filled.sum(axis=axis, dtype=dtype, keepdims=keepdims)
+    return _divide(total, _count(mask, axis, keepdims))
 
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):

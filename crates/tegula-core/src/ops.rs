@@ -59,12 +59,12 @@ named_ops!(
 
 named_ops!(
     /// Array reductions; the `Nan` ones skip NaN elements (NumPy's nan-functions: a sum over
-    /// only NaNs is 0; an extreme or variance over only NaNs is NaN, and so is a variance of
-    /// no more than `ddof` values).
+    /// only NaNs is 0; an extreme, mean or variance over only NaNs is NaN, and so is a
+    /// variance of no more than `ddof` values).
     ReduceOp {
         Sum => "sum", Prod => "prod", Min => "min", Max => "max", Any => "any", All => "all",
         Mean => "mean", Var => "var", Std => "std", NanSum => "nansum", NanMin => "nanmin",
-        NanMax => "nanmax", NanVar => "nanvar", NanStd => "nanstd",
+        NanMax => "nanmax", NanMean => "nanmean", NanVar => "nanvar", NanStd => "nanstd",
     }
 );
 
@@ -204,7 +204,7 @@ impl ReduceOp {
             Sum | Prod | NanSum => d.sum_dtype(),
             Min | Max | NanMin | NanMax => d,
             Any | All => DType::Bool,
-            Mean => match d.kind() {
+            Mean | NanMean => match d.kind() {
                 Kind::Float | Kind::Complex => d,
                 _ => DType::Float64,
             },
@@ -254,12 +254,24 @@ pub enum PartialReduce {
     Moments,
     /// `Moments` of the elements that are not NaN.
     NanMoments,
+    /// The sum and the count of the elements that are not NaN, stacked on a new leading axis
+    /// of length 2, accumulated in `acc` (float64 or complex128; the count a real part).
+    NanSumCount { acc: DType },
 }
 
 impl PartialReduce {
     /// Whether the partial is (count, mean, M2) stacked on a leading axis.
     pub fn is_moments(self) -> bool {
         matches!(self, PartialReduce::Moments | PartialReduce::NanMoments)
+    }
+
+    /// The length of the leading axis the partial stacks its numbers on, if it has one.
+    pub fn stacked(self) -> Option<usize> {
+        match self {
+            PartialReduce::Moments | PartialReduce::NanMoments => Some(3),
+            PartialReduce::NanSumCount { .. } => Some(2),
+            _ => None,
+        }
     }
 }
 
@@ -275,6 +287,8 @@ pub enum Finish {
     DivideBy(f64),
     /// `M2 / max(n - ddof, 0)`, then the square root when `sqrt` (var, std).
     Variance { ddof: f64, sqrt: bool },
+    /// The sum over the count of a `NanSumCount` partial; NaN where the count is 0 (nanmean).
+    SumOverCount,
     /// `M2 / (n - ddof)`, NaN where that is not positive, then the square root when `sqrt`
     /// (nanvar, nanstd).
     NanVariance { ddof: f64, sqrt: bool },
@@ -384,5 +398,6 @@ pub(crate) fn partial_name(op: &PartialReduce) -> &'static str {
         PartialReduce::All => "all",
         PartialReduce::Moments => "moments",
         PartialReduce::NanMoments => "nanmoments",
+        PartialReduce::NanSumCount { .. } => "nansum-count",
     }
 }

@@ -54,8 +54,10 @@ pub fn reduce_flat(
 /// The groups' partials of a whole-block reduction combined, in the block's dimensions.
 pub(crate) fn combine_flat(op: PartialReduce, ndim: usize, partials: &[Chunk]) -> Result<Chunk> {
     let keep = match op {
-        op if op.is_moments() => [&[3usize][..], &vec![1; ndim][..]].concat(),
-        _ => vec![1; ndim],
+        op => match op.stacked() {
+            Some(rows) => [&[rows][..], &vec![1; ndim][..]].concat(),
+            None => vec![1; ndim],
+        },
     };
     reshape(&reduce_combine(op, partials)?, &keep)
 }
@@ -95,7 +97,7 @@ pub fn reduce_bands(
         return reduce_combine(op, &partials);
     }
     // Moments stack (count, mean, M2) on a new leading axis.
-    join(&partials, if op.is_moments() { 1 } else { 0 })
+    join(&partials, if op.stacked().is_some() { 1 } else { 0 })
 }
 
 /// Elements per band of a reduction over some of a block's axes: a band (64 KB of float64)
@@ -147,6 +149,10 @@ fn reduce_axes(op: PartialReduce, axes: &[usize], a: &Chunk) -> Result<Chunk> {
         PartialReduce::Moments => moments::<f64>(a.cast(DType::Float64).typed()?, axes),
         PartialReduce::NanMoments if a.dtype().is_complex() => nan_moments::<C128>(a.cast(DType::Complex128).typed()?, axes),
         PartialReduce::NanMoments => nan_moments::<f64>(a.cast(DType::Float64).typed()?, axes),
+        PartialReduce::NanSumCount { acc } => {
+            let a = a.cast(acc);
+            with_dtype!(acc, T => nan_sum_count(a.typed::<T>()?, axes))
+        }
     }
 }
 
@@ -163,6 +169,8 @@ pub fn reduce_combine(op: PartialReduce, parts: &[Chunk]) -> Result<Chunk> {
         PartialReduce::NanMax => with_chunk!(first, x => fold_parts(x, parts, Ordered::max_skip_nan)),
         PartialReduce::Any => fold_parts(first.typed::<bool>()?, parts, |x, y| x | y),
         PartialReduce::All => fold_parts(first.typed::<bool>()?, parts, |x, y| x & y),
+        // both numbers add
+        PartialReduce::NanSumCount { .. } => with_chunk!(first, x => fold_parts(x, parts, Num::add)),
         op if op.is_moments() && first.dtype().is_complex() => merge_moments::<C128>(parts),
         _ => merge_moments::<f64>(parts), // moments, with or without NaNs
     }
@@ -187,6 +195,18 @@ pub fn reduce_finish(finish: Finish, squeeze: &[usize], dtype: DType, a: &Chunk)
             });
             Chunk::Float64(var.into())
         }
+        Finish::SumOverCount => match a {
+            Chunk::Complex128(m) => {
+                let (sum, n) = (m.index_axis(Axis(0), 0), m.index_axis(Axis(0), 1));
+                Chunk::Complex128(Zip::from(&sum).and(&n).map_collect(|&s, n| complex::div(s, C128::new(n.re, 0.0))).into())
+            }
+            _ => {
+                let m = a.cast(DType::Float64);
+                let m = m.typed::<f64>()?;
+                let (sum, n) = (m.index_axis(Axis(0), 0), m.index_axis(Axis(0), 1));
+                Chunk::Float64(Zip::from(&sum).and(&n).map_collect(|&s, &n| s / n).into())
+            }
+        },
         Finish::NanVariance { ddof, sqrt } => {
             let m = a.cast(DType::Complex128);
             let m = m.typed::<C128>()?;
@@ -353,6 +373,17 @@ fn moments<T: MomentElem>(a: &Block<T>, axes: &[usize]) -> Result<Chunk> {
     out.index_axis_mut(Axis(0), 1).assign(&mean);
     out.index_axis_mut(Axis(0), 2).assign(m2);
     Ok(T::wrap(out.into()))
+}
+
+/// The sum and the count over `axes` of the elements that are not NaN, stacked on a new
+/// leading axis: two folds of each band, which the band's reads leave in cache.
+fn nan_sum_count<T: Wrap + Num + Ordered>(a: &Block<T>, axes: &[usize]) -> Result<Chunk> {
+    let counted = |x: T| if x.is_nan_value() { T::zero() } else { T::one() };
+    let sum = fold_axes_map(a, axes, Some(T::zero()), Ordered::zero_nan, Num::add)?;
+    let count = fold_axes_map(a, axes, Some(T::zero()), counted, Num::add)?;
+    let (sum, count) = (sum.typed::<T>()?, count.typed::<T>()?);
+    let stacked = ndarray::stack(Axis(0), &[sum.view(), count.view()]).map_err(|e| TegulaError::Internal(format!("sum and count: {e}")))?;
+    Ok(T::wrap(stacked.into()))
 }
 
 /// Count, mean and M2 over `axes` of the elements that are not NaN, stacked on a new leading

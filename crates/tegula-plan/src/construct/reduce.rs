@@ -41,7 +41,7 @@ pub fn reduce(x: &NodeRef, spec: &ReduceSpec) -> Result<NodeRef> {
     // Like NumPy, a sum, product or mean with `dtype=` converts the elements to it first
     // (int32 elements overflow a float16 product even when float64 partials would not).
     let x = match spec.op {
-        ReduceOp::Sum | ReduceOp::NanSum | ReduceOp::Prod | ReduceOp::Mean if spec.dtype.is_some() => super::elementwise::cast(x, dtype),
+        ReduceOp::Sum | ReduceOp::NanSum | ReduceOp::Prod | ReduceOp::Mean | ReduceOp::NanMean if spec.dtype.is_some() => super::elementwise::cast(x, dtype),
         _ => x.clone(),
     };
     let sizes = (0..x.ndim())

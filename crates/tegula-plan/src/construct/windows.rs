@@ -59,7 +59,7 @@ pub(crate) fn moving_reduction(x: &NodeRef, axes: &[usize], op: ReduceOp, dtype:
         ReduceOp::Any => (MovingOp::Max, DType::Bool),
         ReduceOp::All => (MovingOp::Min, DType::Bool),
         ReduceOp::Var | ReduceOp::Std => return Ok(None),
-        ReduceOp::NanSum | ReduceOp::NanMin | ReduceOp::NanMax | ReduceOp::NanVar | ReduceOp::NanStd => return Ok(None),
+        ReduceOp::NanSum | ReduceOp::NanMin | ReduceOp::NanMax | ReduceOp::NanMean | ReduceOp::NanVar | ReduceOp::NanStd => return Ok(None),
     };
     let source = cast(&x.inputs[0], compute);
     // The windows' blocks without their window axis.

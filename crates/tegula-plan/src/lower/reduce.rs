@@ -27,6 +27,7 @@ pub(super) fn lower(l: &mut Lowering, node: &Node, reduced: Reduced) -> Result<V
         ReduceOp::Mean => Finish::DivideBy(count as f64),
         ReduceOp::Var => Finish::Variance { ddof: *ddof, sqrt: false },
         ReduceOp::Std => Finish::Variance { ddof: *ddof, sqrt: true },
+        ReduceOp::NanMean => Finish::SumOverCount,
         ReduceOp::NanVar => Finish::NanVariance { ddof: *ddof, sqrt: false },
         ReduceOp::NanStd => Finish::NanVariance { ddof: *ddof, sqrt: true },
         ReduceOp::Sum | ReduceOp::NanSum if node.dtype.is_float() || node.dtype.is_complex() => Finish::AddZero,
@@ -108,6 +109,7 @@ fn partial_of(op: ReduceOp, output: DType) -> PartialReduce {
         ReduceOp::Mean => PartialReduce::Sum { acc: if output.is_complex() { DType::Complex128 } else { DType::Float64 } },
         ReduceOp::Var | ReduceOp::Std => PartialReduce::Moments,
         ReduceOp::NanVar | ReduceOp::NanStd => PartialReduce::NanMoments,
+        ReduceOp::NanMean => PartialReduce::NanSumCount { acc: if output.is_complex() { DType::Complex128 } else { DType::Float64 } },
     }
 }
 
@@ -118,6 +120,7 @@ fn partial_layout(op: PartialReduce, input: DType, kept: usize) -> (usize, DType
         PartialReduce::Sum { acc } | PartialReduce::Prod { acc } | PartialReduce::NanSum { acc } => (kept, acc),
         PartialReduce::Any | PartialReduce::All => (kept, DType::Bool),
         PartialReduce::Min | PartialReduce::Max | PartialReduce::NanMin | PartialReduce::NanMax => (kept, input),
+        PartialReduce::NanSumCount { acc } => (2 * kept, acc),
         PartialReduce::Moments | PartialReduce::NanMoments => (3 * kept, if input.is_complex() { DType::Complex128 } else { DType::Float64 }),
     }
 }

@@ -1,4 +1,4 @@
-//! The NaN-skipping reductions (`NanSum`, `NanMin`, `NanMax`, `NanVar`, `NanStd`)
+//! The NaN-skipping reductions (`NanSum`, `NanMin`, `NanMax`, `NanMean`, `NanVar`, `NanStd`)
 //! against the same statistics of each lane's values that are not NaN, computed here plainly,
 //! over random shapes, irregular chunkings, axes and NaN patterns (whole lanes of NaNs too).
 
@@ -17,6 +17,7 @@ fn expected(op: ReduceOp, values: &[f64], ddof: f64) -> f64 {
         ReduceOp::NanSum => kept.iter().sum(),
         ReduceOp::NanMin => kept.iter().copied().reduce(f64::min).unwrap_or(f64::NAN),
         ReduceOp::NanMax => kept.iter().copied().reduce(f64::max).unwrap_or(f64::NAN),
+        ReduceOp::NanMean => mean,
         ReduceOp::NanVar => var(),
         ReduceOp::NanStd => var().sqrt(),
         op => unreachable!("{op:?}"),
@@ -36,7 +37,7 @@ proptest! {
         cols in 1usize..=9,
         block in (1usize..=4, 1usize..=4),
         nans in prop::collection::vec(0u8..4, 81),
-        op in prop::sample::select(vec![ReduceOp::NanSum, ReduceOp::NanMin, ReduceOp::NanMax, ReduceOp::NanVar, ReduceOp::NanStd]),
+        op in prop::sample::select(vec![ReduceOp::NanSum, ReduceOp::NanMin, ReduceOp::NanMax, ReduceOp::NanMean, ReduceOp::NanVar, ReduceOp::NanStd]),
         axis in 0usize..2,
         ddof in 0u8..3,
     ) {
