@@ -53,11 +53,9 @@ pub fn reduce_flat(
 
 /// The groups' partials of a whole-block reduction combined, in the block's dimensions.
 pub(crate) fn combine_flat(op: PartialReduce, ndim: usize, partials: &[Chunk]) -> Result<Chunk> {
-    let keep = match op {
-        op => match op.stacked() {
-            Some(rows) => [&[rows][..], &vec![1; ndim][..]].concat(),
-            None => vec![1; ndim],
-        },
+    let keep = match op.stacked() {
+        Some(rows) => [&[rows][..], &vec![1; ndim][..]].concat(),
+        None => vec![1; ndim],
     };
     reshape(&reduce_combine(op, partials)?, &keep)
 }
