@@ -86,7 +86,7 @@ def test_chunks_never_written_are_the_fill_value(tmp_path, no_zarr_python_reads)
 
 
 @pytest.mark.parametrize("encoding, data", [
-    ({"scale_factor": 0.5, "add_offset": 10.0, "dtype": "int16"}, np.linspace(0, 50, 24).reshape(4, 6)),
+    ({"scale_factor": 0.5, "add_offset": 10.0, "dtype": "int16", "_FillValue": -32768}, np.linspace(0, 50, 24).reshape(4, 6)),
     ({"_FillValue": -1, "dtype": "int32"}, np.where(np.arange(24) % 5 == 0, np.nan, np.arange(24.0)).reshape(4, 6)),
     ({"dtype": "int8", "_FillValue": 127, "scale_factor": 0.1}, np.arange(24.0).reshape(4, 6) / 10),
 ])
