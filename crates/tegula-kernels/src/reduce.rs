@@ -157,18 +157,18 @@ fn reduce_axes(op: PartialReduce, axes: &[usize], a: &Chunk) -> Result<Chunk> {
 pub fn reduce_combine(op: PartialReduce, parts: &[Chunk]) -> Result<Chunk> {
     let first = parts.first().ok_or_else(|| TegulaError::Internal("combine of no partials".into()))?;
     match op {
-        PartialReduce::Sum { .. } => with_chunk!(first, x => fold_parts(x, parts, Num::add)),
+        // NaNs in partial sums come from the values (∞ - ∞), not from NaN elements: kept; a
+        // sum-and-count partial adds both its numbers.
+        PartialReduce::Sum { .. } | PartialReduce::NanSum { .. } | PartialReduce::NanSumCount { .. } => {
+            with_chunk!(first, x => fold_parts(x, parts, Num::add))
+        }
         PartialReduce::Prod { .. } => with_chunk!(first, x => fold_parts(x, parts, Num::mul)),
         PartialReduce::Min => with_chunk!(first, x => fold_parts(x, parts, Ordered::min_nan)),
         PartialReduce::Max => with_chunk!(first, x => fold_parts(x, parts, Ordered::max_nan)),
-        // NaNs in partial sums come from the values (∞ - ∞), not from NaN elements: kept.
-        PartialReduce::NanSum { .. } => with_chunk!(first, x => fold_parts(x, parts, Num::add)),
         PartialReduce::NanMin => with_chunk!(first, x => fold_parts(x, parts, Ordered::min_skip_nan)),
         PartialReduce::NanMax => with_chunk!(first, x => fold_parts(x, parts, Ordered::max_skip_nan)),
         PartialReduce::Any => fold_parts(first.typed::<bool>()?, parts, |x, y| x | y),
         PartialReduce::All => fold_parts(first.typed::<bool>()?, parts, |x, y| x & y),
-        // both numbers add
-        PartialReduce::NanSumCount { .. } => with_chunk!(first, x => fold_parts(x, parts, Num::add)),
         op if op.is_moments() && first.dtype().is_complex() => merge_moments::<C128>(parts),
         _ => merge_moments::<f64>(parts), // moments, with or without NaNs
     }
@@ -183,16 +183,7 @@ pub fn reduce_finish(finish: Finish, squeeze: &[usize], dtype: DType, a: &Chunk)
             Chunk::Complex128(x) => Chunk::Complex128(x.mapv(|v| complex::div(v + C128::new(0.0, 0.0), C128::new(n, 0.0))).into()),
             _ => Chunk::Float64(a.cast(DType::Float64).typed::<f64>()?.mapv(|v| (v + 0.0) / n).into()),
         },
-        Finish::Variance { ddof, sqrt } => {
-            let m = a.cast(DType::Complex128);
-            let m = m.typed::<C128>()?;
-            let (n, m2) = (m.index_axis(Axis(0), 0), m.index_axis(Axis(0), 2));
-            let var = Zip::from(&n).and(&m2).map_collect(|n, m2| {
-                let v = m2.re / (n.re - ddof).max(0.0);
-                if sqrt { v.sqrt() } else { v }
-            });
-            Chunk::Float64(var.into())
-        }
+        Finish::Variance { ddof, sqrt } => variance(a, sqrt, |n, m2| m2 / (n - ddof).max(0.0))?,
         Finish::SumOverCount => match a {
             Chunk::Complex128(m) => {
                 let (sum, n) = (m.index_axis(Axis(0), 0), m.index_axis(Axis(0), 1));
@@ -205,17 +196,7 @@ pub fn reduce_finish(finish: Finish, squeeze: &[usize], dtype: DType, a: &Chunk)
                 Chunk::Float64(Zip::from(&sum).and(&n).map_collect(|&s, &n| s / n).into())
             }
         },
-        Finish::NanVariance { ddof, sqrt } => {
-            let m = a.cast(DType::Complex128);
-            let m = m.typed::<C128>()?;
-            let (n, m2) = (m.index_axis(Axis(0), 0), m.index_axis(Axis(0), 2));
-            let var = Zip::from(&n).and(&m2).map_collect(|n, m2| {
-                let dof = n.re - ddof;
-                let v = if dof > 0.0 { m2.re / dof } else { f64::NAN };
-                if sqrt { v.sqrt() } else { v }
-            });
-            Chunk::Float64(var.into())
-        }
+        Finish::NanVariance { ddof, sqrt } => variance(a, sqrt, |n, m2| if n - ddof > 0.0 { m2 / (n - ddof) } else { f64::NAN })?,
     };
     let value = with_chunk!(value, x => Wrap::wrap(x.map_view(|mut x| {
         for &axis in squeeze.iter().rev() {
@@ -224,6 +205,18 @@ pub fn reduce_finish(finish: Finish, squeeze: &[usize], dtype: DType, a: &Chunk)
         x
     })));
     Ok(value.cast(dtype))
+}
+
+/// The variance `of(n, M2)` of each (count, mean, M2) of a moments partial, or its square root.
+fn variance(a: &Chunk, sqrt: bool, of: impl Fn(f64, f64) -> f64) -> Result<Chunk> {
+    let m = a.cast(DType::Complex128);
+    let m = m.typed::<C128>()?;
+    let (n, m2) = (m.index_axis(Axis(0), 0), m.index_axis(Axis(0), 2));
+    let var = Zip::from(&n).and(&m2).map_collect(|n, m2| {
+        let v = of(n.re, m2.re);
+        if sqrt { v.sqrt() } else { v }
+    });
+    Ok(Chunk::Float64(var.into()))
 }
 
 /// `a + 0.0`: negative zeros become positive, every other value stays (floating types only).
@@ -376,12 +369,17 @@ fn moments<T: MomentElem>(a: &Block<T>, axes: &[usize]) -> Result<Chunk> {
 /// The sum and the count over `axes` of the elements that are not NaN, stacked on a new
 /// leading axis: two folds of each band, which the band's reads leave in cache.
 fn nan_sum_count<T: Wrap + Num + Ordered>(a: &Block<T>, axes: &[usize]) -> Result<Chunk> {
-    let counted = |x: T| if x.is_nan_value() { T::zero() } else { T::one() };
-    let sum = fold_axes_map(a, axes, Some(T::zero()), Ordered::zero_nan, Num::add)?;
-    let count = fold_axes_map(a, axes, Some(T::zero()), counted, Num::add)?;
+    let (sum, count) = sum_and_count_not_nan(a, axes)?;
     let (sum, count) = (sum.typed::<T>()?, count.typed::<T>()?);
     let stacked = ndarray::stack(Axis(0), &[sum.view(), count.view()]).map_err(|e| TegulaError::Internal(format!("sum and count: {e}")))?;
     Ok(T::wrap(stacked.into()))
+}
+
+/// The sum and the count over `axes` of the elements that are not NaN, axes kept.
+fn sum_and_count_not_nan<T: Wrap + Num + Ordered>(a: &Block<T>, axes: &[usize]) -> Result<(Chunk, Chunk)> {
+    let counted = |x: T| if x.is_nan_value() { T::zero() } else { T::one() };
+    let sum = fold_axes_map(a, axes, Some(T::zero()), Ordered::zero_nan, Num::add)?;
+    Ok((sum, fold_axes_map(a, axes, Some(T::zero()), counted, Num::add)?))
 }
 
 /// Count, mean and M2 over `axes` of the elements that are not NaN, stacked on a new leading
@@ -395,9 +393,7 @@ fn nan_moments<T: MomentElem + Ordered>(a: &Block<T>, axes: &[usize]) -> Result<
             return out.map(|o| T::wrap(o.into())).map_err(|e| TegulaError::Internal(format!("moments: {e}")));
         }
     }
-    let counted = |x: T| if x.is_nan_value() { T::zero() } else { T::one() };
-    let n = fold_axes_map(a, axes, Some(T::zero()), counted, Num::add)?;
-    let sum = fold_axes_map(a, axes, Some(T::zero()), Ordered::zero_nan, Num::add)?;
+    let (sum, n) = sum_and_count_not_nan(a, axes)?;
     let (n, sum) = (n.typed::<T>()?, sum.typed::<T>()?);
     let mean = Zip::from(n).and(sum).map_collect(|&n, &s| s / n.re());
     let dev: Block<T> = Zip::from(a)
