@@ -220,7 +220,7 @@ def assert_same(actual, expected, *, rtol=None, atol=None, exact=False):
     actual, expected = np.asarray(actual), np.asarray(expected)
     assert actual.dtype == expected.dtype, f"dtype {actual.dtype} != numpy's {expected.dtype}"
     assert actual.shape == expected.shape, f"shape {actual.shape} != numpy's {expected.shape}"
-    if expected.dtype.kind in "biu" or exact:
+    if expected.dtype.kind in "biumM" or exact:
         np.testing.assert_array_equal(actual, expected, strict=True)
         return
     rtol = ELEMENTWISE_RTOL[expected.dtype.name] if rtol is None else rtol

@@ -217,15 +217,12 @@ def test_step_is_lazy_and_matches_numpy(datasets, flox_option, computations, nam
     assert_lazy(result)  # compute() returned a new object
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError,
-                   reason="tegula's core has no datetime64 dtype: idxmax along time returns time labels, which "
-                          "xarray makes lazy with the chunk manager's from_array of the datetime64[ns] time "
-                          "coordinate (tegula.asarray refuses the dtype)")
 def test_idxmax_along_time(datasets, flox_option):
     lazy, loaded = datasets
     result = lazy.idxmax("time")
     assert_lazy(result)
-    assert_matches(result.compute(), loaded.idxmax("time"))
+    assert result.tas.dtype == np.dtype("datetime64[ns]")
+    xr.testing.assert_identical(result.compute(), loaded.idxmax("time"))
 
 
 def test_argmax_of_an_all_nan_lane(datasets):

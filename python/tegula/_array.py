@@ -6,7 +6,7 @@ import operator
 import numpy as np
 
 from . import _tegula
-from ._dtypes import dtype_name, is_python_scalar
+from ._dtypes import dtype_name, in_unit_of, is_python_scalar
 from ._strict import check_promotion
 from ._indexing import normalize_key
 
@@ -611,6 +611,7 @@ def _as_array(x):
 def binary(op, a, b):
     """`op(a, b)` with NumPy 2 promotion (Python scalars are weak)."""
     check_promotion(op, a, b)
+    a, b = in_unit_of([a, b])
     if isinstance(a, Array) and is_python_scalar(b):
         return Array(a._h.binary_scalar(op, b, False))
     if isinstance(b, Array) and is_python_scalar(a):

@@ -4,7 +4,7 @@ import numpy as np
 
 from . import _tegula
 from ._array import Array
-from ._dtypes import SUPPORTED, dtype_name, float64, is_python_scalar
+from ._dtypes import dtype_name, float64, is_python_scalar, is_supported
 from ._info import _check_device, _on
 
 
@@ -48,7 +48,7 @@ def _asarray(a, dtype, copy, chunks):
         arr = _default_array(a)
     else:
         arr = np.asarray(a, dtype=None if dtype is None else np.dtype(dtype))
-    if arr.dtype not in SUPPORTED:
+    if not is_supported(arr.dtype.newbyteorder("=")):
         raise TypeError(f"tegula does not support dtype {arr.dtype}")
     if not arr.dtype.isnative:
         arr = arr.astype(arr.dtype.newbyteorder("="))
@@ -92,6 +92,8 @@ def full(shape, fill_value, dtype=None, *, device=None, chunks="auto"):
         if value.ndim != 0:
             raise ValueError("fill_value must be a scalar")
         dtype = value.dtype if dtype is None else dtype
+        if value.dtype.kind in "mM" and np.dtype(dtype).kind in "mM":
+            value = value.astype(dtype).view("i8")  # a time goes as its count of the array's unit
         fill_value = value.item()
     elif dtype is None:
         dtype = np.asarray(fill_value).dtype  # Python ints past int64 take uint64, as in NumPy

@@ -6,7 +6,7 @@ import operator
 from . import _tegula, config
 from ._array import Array, binary
 from ._creation import asarray, full
-from ._dtypes import dtype_name, is_python_scalar
+from ._dtypes import dtype_name, in_unit_of, is_python_scalar
 from ._strict import check_promotion
 
 # name in tegula's namespace -> ufunc name in the Rust core
@@ -69,6 +69,7 @@ def where(condition, x, y, /):
 def _with_weak_scalars(items, name):
     """``items`` as tegula arrays; Python scalars among arrays take the dtype NumPy 2 gives a
     weak scalar next to the arrays' result type (alone, they are ordinary arrays)."""
+    items = in_unit_of(items)
     converted = [None if is_python_scalar(a) else asarray(a) for a in items]
     check_promotion(name, *(a if c is None else c for a, c in zip(items, converted)))
     arrays = [a for a in converted if a is not None]

@@ -110,10 +110,10 @@ def from_object(obj, dtype=None, chunks="auto", read_unit=None):
     once, together, however many selections need them."""
     import numpy as np
 
-    from ._dtypes import SUPPORTED
+    from ._dtypes import is_supported
 
     dt = np.dtype(obj.dtype if dtype is None else dtype)
-    if dt not in SUPPORTED:
+    if not is_supported(dt):
         raise TypeError(f"tegula does not support dtype {dt}")
     shape = tuple(int(n) for n in obj.shape)
     if read_unit is None:

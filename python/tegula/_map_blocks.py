@@ -27,6 +27,7 @@ def _apply(call, arrays, out_chunks, dtype, name, shared=None):
     numbers), only those axes are put on one grid: each array keeps its own lengths along the
     others, where every array must already have as many blocks."""
     arrays = _one_grid(arrays, shared)
+    call = _with_time_blocks(call, [a.dtype for a in arrays])
     grid = arrays[0].chunks
     out_chunks = [tuple(g) if c is None else tuple(c) for c, g in zip(out_chunks, grid)]
     for axis, (c, g) in enumerate(zip(out_chunks, grid)):
@@ -34,6 +35,18 @@ def _apply(call, arrays, out_chunks, dtype, name, shared=None):
             raise ValueError(f"chunks: axis {axis} of the result needs {len(g)} blocks (the inputs'), got {len(c)}")
     handle = _tegula.map_blocks(call, [a._h for a in arrays], [list(c) for c in out_chunks], np.dtype(dtype).name, name)
     return Array(handle)
+
+
+def _with_time_blocks(call, dtypes):
+    """``call`` given blocks of datetime64/timedelta64 arrays in their dtypes (the core hands
+    them over as their int64 counts)."""
+    if not any(d.kind in "mM" for d in dtypes):
+        return call
+
+    def viewed(index, blocks):
+        return call(index, [b.view(d) if d.kind in "mM" else b for b, d in zip(blocks, dtypes)])
+
+    return viewed
 
 
 def _one_grid(arrays, shared=None):

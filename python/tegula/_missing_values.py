@@ -1,5 +1,5 @@
 """Missing values as Dask marks and fills them: ``isnull``/``notnull`` (pandas' test: NaN in a
-float or complex array, nothing missing in any other dtype) and ``push`` (bottleneck's forward
+float or complex array, NaT in a datetime or timedelta one, nothing missing in any other dtype) and ``push`` (bottleneck's forward
 fill along an axis, as ``dask.array.push``, by ``_push.py``). All lazy."""
 
 import operator
@@ -15,7 +15,7 @@ def isnull(values):
     """Whether each element is missing: NaN (in either part of a complex number) for float and
     complex dtypes; nothing for the others (pandas' ``isnull``, as ``dask.array.isnull``)."""
     x = asarray(values)
-    if x.dtype.kind in "fc":
+    if x.dtype.kind in "fcmM":
         return UFUNCS["isnan"](x)
     return full(x.shape, False, chunks=x.chunks)
 

@@ -56,7 +56,7 @@ def nancumprod(a, axis=None, dtype=None, out=None):
 def _nanextreme(a, axis, keepdims, name):
     """The extreme skipping NaNs; NaN for a slice of NaNs only."""
     a = asarray(a)
-    if a.dtype.kind in "fc":
+    if a.dtype.kind in "fcmM":  # times skip NaT, as NumPy's fmin/fmax do
         return a._reduce(f"nan{name}", axis, keepdims)
     return getattr(a, name)(axis=axis, keepdims=keepdims)
 

@@ -23,7 +23,7 @@ def _arg_extreme(x, axis, keepdims, reduce_name):
     axes = range(x.ndim) if axis is None else [axis % x.ndim]
     extreme = getattr(x, reduce_name)(axis=axis, keepdims=True)
     hit = x == extreme
-    if x.dtype.kind in "fc":  # NumPy returns the first NaN, which the extreme then is
+    if x.dtype.kind in "fcmM":  # NumPy returns the first NaN (NaT), which the extreme then is
         isnan = UFUNCS["isnan"]
         hit = hit | (isnan(extreme) & isnan(x))
     position = _flat_positions(x, axes)

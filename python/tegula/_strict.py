@@ -8,7 +8,8 @@ import numpy as np
 from . import config
 from ._dtypes import is_python_scalar
 
-_CATEGORY = {"b": "bool", "i": "integer", "u": "integer", "f": "real floating", "c": "complex floating"}
+_CATEGORY = {"b": "bool", "i": "integer", "u": "integer", "f": "real floating", "c": "complex floating",
+             "m": "timedelta", "M": "datetime"}
 # Real and complex floating point promote into each other in the array API.
 _FLOATING = {"real floating", "complex floating"}
 _SCALAR_CATEGORIES = {bool: {"bool"}, int: {"integer"} | _FLOATING, float: _FLOATING,

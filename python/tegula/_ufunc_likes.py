@@ -1,5 +1,5 @@
 """NumPy's element-wise functions the Rust core has no kernel for, composed from those it has:
-``fmax``/``fmin`` (NaN ignored), ``fmod`` (C's remainder, of the dividend's sign), ``cbrt``,
+``fmax``/``fmin`` (NaN ignored), ``isnat``, ``fmod`` (C's remainder, of the dividend's sign), ``cbrt``,
 ``exp2``, the angle conversions, ``fabs``, ``float_power``, ``logaddexp2``, ``divmod``, and
 the ufunc-like ``isposinf``/``isneginf``/``fix``. Each is one fused element-wise expression,
 with NumPy's result dtype. ``UFUNC_LIKES`` also holds ``_float_parts``' ufuncs."""
@@ -21,7 +21,7 @@ def _nan_ignoring(name, pick, x1, x2):
     """``pick(x1, x2)`` where neither is NaN, else the one that is not (NaN when both are)."""
     a, b = _with_weak_scalars([x1, x2], name)
     picked = pick(a, b)
-    if picked.dtype.kind not in "fc":
+    if picked.dtype.kind not in "fcmM":
         return picked
     return where(isnan(b), a, where(isnan(a), b, picked))
 
@@ -34,6 +34,14 @@ def fmax(x1, x2, /):
 def fmin(x1, x2, /):
     """NumPy's ``fmin``: the element-wise minimum, ignoring NaN (NaN only where both are)."""
     return _nan_ignoring("fmin", minimum, x1, x2)
+
+
+def isnat(x, /):
+    """NumPy's ``isnat``: whether each element of a datetime64 or timedelta64 array is NaT."""
+    x = asarray(x)
+    if x.dtype.kind not in "mM":
+        raise TypeError("ufunc 'isnat' is only defined for np.datetime64 and np.timedelta64.")
+    return isnan(x)
 
 
 def fmod(x1, x2, /):
@@ -183,6 +191,6 @@ def fix(x, out=None):
 
 
 # NumPy ufuncs, which NumPy's ufunc protocol finds here.
-UFUNC_LIKES = {f.__name__: f for f in (fmax, fmin, fmod, cbrt, exp2, deg2rad, rad2deg, radians, degrees, fabs,
+UFUNC_LIKES = {f.__name__: f for f in (fmax, fmin, isnat, fmod, cbrt, exp2, deg2rad, rad2deg, radians, degrees, fabs,
                                        float_power, logaddexp2, divmod)}
 UFUNC_LIKES.update(FLOAT_PARTS)

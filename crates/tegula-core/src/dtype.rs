@@ -3,6 +3,7 @@
 //! never the result of running a kernel.
 
 use crate::error::{Result, TegulaError};
+use crate::time_unit::TimeUnit;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -22,6 +23,10 @@ pub enum DType {
     Float64,
     Complex64,
     Complex128,
+    /// A point in time: a count of the unit since 1970-01-01T00:00 (see `time`).
+    DateTime64(TimeUnit),
+    /// A duration: a count of the unit.
+    TimeDelta64(TimeUnit),
 }
 
 /// The kind of a dtype, ordered as NumPy orders kinds for promotion.
@@ -32,6 +37,8 @@ pub enum Kind {
     Int,
     Float,
     Complex,
+    TimeDelta,
+    DateTime,
 }
 
 pub const ALL_DTYPES: [DType; 14] = [
@@ -69,14 +76,18 @@ impl DType {
             Float64 => "float64",
             Complex64 => "complex64",
             Complex128 => "complex128",
+            DateTime64(u) => datetime_name(u),
+            TimeDelta64(u) => timedelta_name(u),
         }
     }
 
-    /// Parses a canonical NumPy dtype name (`"int32"`, `"float64"`, `"bool"`, ...).
+    /// Parses a canonical NumPy dtype name (`"int32"`, `"float64"`, `"bool"`,
+    /// `"datetime64[ns]"`, ...).
     pub fn from_name(name: &str) -> Result<DType> {
+        let times = TimeUnit::ALL.into_iter().flat_map(|u| [DType::DateTime64(u), DType::TimeDelta64(u)]);
         ALL_DTYPES
-            .iter()
-            .copied()
+            .into_iter()
+            .chain(times)
             .find(|d| d.name() == name)
             .ok_or_else(|| TegulaError::DType(format!("data type {name:?} is not supported by tegula")))
     }
@@ -87,7 +98,7 @@ impl DType {
             Bool | Int8 | UInt8 => 1,
             Int16 | UInt16 | Float16 => 2,
             Int32 | UInt32 | Float32 => 4,
-            Int64 | UInt64 | Float64 | Complex64 => 8,
+            Int64 | UInt64 | Float64 | Complex64 | DateTime64(_) | TimeDelta64(_) => 8,
             Complex128 => 16,
         }
     }
@@ -100,6 +111,8 @@ impl DType {
             UInt8 | UInt16 | UInt32 | UInt64 => Kind::UInt,
             Float16 | Float32 | Float64 => Kind::Float,
             Complex64 | Complex128 => Kind::Complex,
+            DateTime64(_) => Kind::DateTime,
+            TimeDelta64(_) => Kind::TimeDelta,
         }
     }
 
@@ -132,6 +145,7 @@ impl DType {
     pub fn to_inexact(self) -> DType {
         match self.kind() {
             Kind::Float | Kind::Complex => self,
+            Kind::TimeDelta | Kind::DateTime => DType::Float64,
             Kind::Bool => DType::Float16,
             Kind::Int | Kind::UInt => float_of_size(min_float_size_for_int(self)),
         }
@@ -171,6 +185,68 @@ impl DType {
     }
 }
 
+/// `datetime64[unit]`, as a name that lives as long as the program.
+fn datetime_name(unit: TimeUnit) -> &'static str {
+    use TimeUnit::*;
+    match unit {
+        Week => "datetime64[W]",
+        Day => "datetime64[D]",
+        Hour => "datetime64[h]",
+        Minute => "datetime64[m]",
+        Second => "datetime64[s]",
+        Milli => "datetime64[ms]",
+        Micro => "datetime64[us]",
+        Nano => "datetime64[ns]",
+    }
+}
+
+fn timedelta_name(unit: TimeUnit) -> &'static str {
+    use TimeUnit::*;
+    match unit {
+        Week => "timedelta64[W]",
+        Day => "timedelta64[D]",
+        Hour => "timedelta64[h]",
+        Minute => "timedelta64[m]",
+        Second => "timedelta64[s]",
+        Milli => "timedelta64[ms]",
+        Micro => "timedelta64[us]",
+        Nano => "timedelta64[ns]",
+    }
+}
+
+impl DType {
+    /// The unit of a `datetime64` or `timedelta64` dtype.
+    pub fn time_unit(self) -> Option<TimeUnit> {
+        match self {
+            DType::DateTime64(u) | DType::TimeDelta64(u) => Some(u),
+            _ => None,
+        }
+    }
+
+    /// Whether the dtype is `datetime64` or `timedelta64`.
+    pub fn is_time(self) -> bool {
+        self.time_unit().is_some()
+    }
+
+    /// The same kind of time in another unit (other dtypes unchanged).
+    pub fn with_unit(self, unit: TimeUnit) -> DType {
+        match self {
+            DType::DateTime64(_) => DType::DateTime64(unit),
+            DType::TimeDelta64(_) => DType::TimeDelta64(unit),
+            d => d,
+        }
+    }
+
+    /// The dtype of the elements as stored and computed on: int64 for times.
+    pub fn storage(self) -> DType {
+        if self.is_time() {
+            DType::Int64
+        } else {
+            self
+        }
+    }
+}
+
 fn float_of_size(size: usize) -> DType {
     match size {
         2 => DType::Float16,
@@ -202,12 +278,15 @@ impl fmt::Display for DType {
     }
 }
 
-/// NumPy 2's `result_type` for two array dtypes. Symmetric; every pair has an answer
-/// (int64 + uint64 → float64, as in NumPy).
+/// NumPy 2's `result_type` for two array dtypes. Symmetric; every pair of numeric dtypes has
+/// an answer (int64 + uint64 → float64, as in NumPy); for times see `promote_checked`.
 pub fn promote(a: DType, b: DType) -> DType {
     use Kind::*;
     if a == b {
         return a;
+    }
+    if let Ok(Some(time)) = promote_times(a, b) {
+        return time;
     }
     let (lo, hi) = if a.kind() <= b.kind() { (a, b) } else { (b, a) };
     match (lo.kind(), hi.kind()) {
@@ -237,12 +316,32 @@ pub fn promote(a: DType, b: DType) -> DType {
     }
 }
 
-/// `promote` folded over several dtypes.
+/// `promote`, failing as NumPy does where no common dtype exists (a time with a number or a
+/// datetime with a duration).
+pub fn promote_checked(a: DType, b: DType) -> Result<DType> {
+    Ok(promote_times(a, b)?.unwrap_or_else(|| promote(a, b)))
+}
+
+/// The common dtype when `a` or `b` is a time (`None` when neither is): the same kind of
+/// time, in the finer unit; a duration also takes bools and signed integers, as NumPy's does.
+fn promote_times(a: DType, b: DType) -> Result<Option<DType>> {
+    use Kind::*;
+    let none = || TegulaError::DType(format!("The DTypes {a} and {b} have no common DType"));
+    Ok(match (a.kind(), b.kind(), a.time_unit(), b.time_unit()) {
+        (_, _, None, None) => None,
+        (x, y, Some(u), Some(v)) if x == y => Some(a.with_unit(u.finer(v))),
+        (TimeDelta, Bool | Int, ..) => Some(a),
+        (Bool | Int, TimeDelta, ..) => Some(b),
+        _ => return Err(none()),
+    })
+}
+
+/// `promote_checked` folded over several dtypes.
 pub fn result_type(dtypes: &[DType]) -> Result<DType> {
     let (first, rest) = dtypes
         .split_first()
         .ok_or_else(|| TegulaError::Value("at least one array or dtype is required".into()))?;
-    Ok(rest.iter().fold(*first, |acc, d| promote(acc, *d)))
+    rest.iter().try_fold(*first, |acc, d| promote_checked(acc, *d))
 }
 
 /// The complex dtype whose components are `d` (float16 widens to complex64).

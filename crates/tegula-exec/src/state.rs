@@ -125,7 +125,7 @@ impl<'g> Inputs<'g> {
 
 /// A user function's result for `block`, refused unless it has the plan's dtype and shape.
 fn checked_block(chunk: Chunk, dtype: DType, shape: &[usize], block: &[usize]) -> Result<Chunk> {
-    if chunk.dtype() != dtype {
+    if chunk.dtype() != dtype.storage() {
         return Err(dtype_err!("map_blocks: the function returned {} for block {block:?}, where {dtype} was declared", chunk.dtype()));
     }
     if chunk.shape() != shape {

@@ -291,7 +291,8 @@ macro_rules! with_chunk {
     };
 }
 
-/// Runs `$body` with type alias `$t` set to the element type of dtype `$d`.
+/// Runs `$body` with type alias `$t` set to the element type of dtype `$d` (its storage's:
+/// times are int64 counts).
 #[macro_export]
 macro_rules! with_dtype {
     ($d:expr, $t:ident => $body:expr) => {
@@ -310,6 +311,7 @@ macro_rules! with_dtype {
             tegula_core::DType::Float64 => { type $t = f64; $body }
             tegula_core::DType::Complex64 => { type $t = $crate::element::C64; $body }
             tegula_core::DType::Complex128 => { type $t = $crate::element::C128; $body }
+            tegula_core::DType::DateTime64(_) | tegula_core::DType::TimeDelta64(_) => { type $t = i64; $body }
         }
     };
 }
@@ -364,9 +366,10 @@ impl Chunk {
         })
     }
 
-    /// This chunk converted to `dtype` (shared, not copied, when it already has that dtype).
+    /// This chunk converted to `dtype`'s storage type (shared, not copied, when it already
+    /// has it).
     pub fn cast(&self, dtype: DType) -> Chunk {
-        if self.dtype() == dtype {
+        if self.dtype() == dtype.storage() {
             return self.clone();
         }
         with_chunk!(self, a => with_dtype!(dtype, D => D::wrap(a.mapv(|x| x.cast::<D>()).into())))

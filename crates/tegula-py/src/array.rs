@@ -84,7 +84,7 @@ impl PyArrayHandle {
         self.inner.binary_scalar(op, scalar(value)?, reflected).py().map(wrap)
     }
     fn astype(&self, name: &str) -> PyResult<PyArrayHandle> {
-        Ok(wrap(self.inner.astype(dtype(name)?)))
+        self.inner.astype(dtype(name)?).py().map(wrap)
     }
     fn bitcast(&self, name: &str) -> PyResult<PyArrayHandle> {
         self.inner.bitcast(dtype(name)?).py().map(wrap)

@@ -31,8 +31,28 @@ macro_rules! each_elem {
     }};
 }
 
-/// Copies a NumPy array (any layout and byte order) into a chunk.
+/// The time dtype of a NumPy `datetime64`/`timedelta64` array (`None` for other arrays), or
+/// `TypeError` for a unit tegula lacks.
+pub fn numpy_time_dtype(obj: &Bound<'_, PyAny>) -> PyResult<Option<DType>> {
+    let Ok(dtype) = obj.getattr("dtype") else { return Ok(None) };
+    let kind: String = dtype.getattr("kind")?.extract()?;
+    if kind != "M" && kind != "m" {
+        return Ok(None);
+    }
+    let name: String = dtype.getattr("name")?.extract()?;
+    DType::from_name(&name).py().map(Some)
+}
+
+/// Copies a NumPy array (any layout and byte order) into a chunk; times become their int64
+/// counts (the chunk's storage: see `numpy_time_dtype` for the dtype).
 pub fn chunk_from_numpy(obj: &Bound<'_, PyAny>) -> PyResult<Chunk> {
+    let counts;
+    let obj = if numpy_time_dtype(obj)?.is_some() {
+        counts = obj.call_method1("view", ("i8",))?;
+        &counts
+    } else {
+        obj
+    };
     let normalised = native_aligned(obj)?;
     let obj = normalised.as_ref().unwrap_or(obj);
     let shape: Option<Vec<usize>> = obj.getattr("shape").and_then(|s| s.extract()).ok();
@@ -208,6 +228,15 @@ pub fn chunk_to_numpy<'py>(py: Python<'py>, chunk: Chunk) -> PyResult<Bound<'py,
         };
     }
     out!(Bool, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, Float16, Float32, Float64, Complex64, Complex128)
+}
+
+/// A block of an array of `dtype` as a NumPy array (times viewed as their NumPy dtype).
+pub fn block_to_numpy<'py>(py: Python<'py>, chunk: Chunk, dtype: DType) -> PyResult<Bound<'py, PyAny>> {
+    let array = chunk_to_numpy(py, chunk)?;
+    if dtype.is_time() {
+        return array.call_method1("view", (dtype.name(),));
+    }
+    Ok(array)
 }
 
 /// `a` as a NumPy array; one of more than 32 axes goes through a flat array and NumPy's reshape.

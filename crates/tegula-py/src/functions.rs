@@ -1,7 +1,7 @@
 //! Module-level functions: creating arrays, joining them and computing them.
 
 use crate::array::{wrap, PyArrayHandle};
-use crate::convert::{chunk_from_numpy, chunk_spec, chunk_to_numpy, dtype, opt_dtype, scalar, shape};
+use crate::convert::{block_to_numpy, chunk_from_numpy, chunk_spec, dtype, numpy_time_dtype, opt_dtype, scalar, shape};
 use crate::errors::IntoPy;
 use crate::options::{compute_options, report_dict};
 use crate::watch::{compute_watched, persist_watched, trace_dict};
@@ -14,8 +14,12 @@ use tegula::{Array, Distribution, Rejection};
 #[pyfunction]
 #[pyo3(signature = (array, chunks=None))]
 pub fn from_numpy(array: &Bound<'_, PyAny>, chunks: Option<&Bound<'_, PyAny>>) -> PyResult<PyArrayHandle> {
-    let chunk = chunk_from_numpy(array)?;
-    Array::from_chunk(chunk, &chunk_spec(chunks)?).py().map(wrap)
+    let time = numpy_time_dtype(array)?;
+    let counts = Array::from_chunk(chunk_from_numpy(array)?, &chunk_spec(chunks)?).py()?;
+    match time {
+        Some(dtype) => counts.astype(dtype).py().map(wrap),
+        None => Ok(wrap(counts)),
+    }
 }
 
 #[pyfunction]
@@ -154,7 +158,8 @@ pub fn compute<'py>(
     let options = compute_options(scheduler, num_workers, fuse, memory, spill_dir)?;
     let handles: Vec<Array> = arrays.iter().map(|a| a.inner.clone()).collect();
     let (chunks, report, traced) = compute_watched(py, &handles, options, progress, interval, trace)?;
-    let out = PyList::new(py, chunks.into_iter().map(|c| chunk_to_numpy(py, c)).collect::<PyResult<Vec<_>>>()?)?;
+    let arrays = chunks.into_iter().zip(&handles).map(|(c, a)| block_to_numpy(py, c, a.dtype()));
+    let out = PyList::new(py, arrays.collect::<PyResult<Vec<_>>>()?)?;
     Ok((out, traced_report(py, &report, traced)?))
 }
 

@@ -84,6 +84,7 @@ impl ZarrOptions {
         }
         let fill = fill_json(self.fill_value.unwrap_or(Scalar::Bool(false)), dtype)?;
         match self.format {
+            2 if dtype.is_time() => Err(tegula_core::dtype_err!("{dtype} cannot be written to Zarr v2 by tegula; use zarr_format=3")),
             2 => Ok(json!({
                 "zarr_format": 2, "shape": shape, "chunks": self.chunk_shape, "dtype": v2_dtype(dtype),
                 "compressor": self.codec.v2(), "fill_value": fill, "order": "C", "filters": null,
@@ -99,7 +100,7 @@ impl ZarrOptions {
                         "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}]}})]),
                 };
                 Ok(json!({
-                    "zarr_format": 3, "node_type": "array", "shape": shape, "data_type": dtype.name(),
+                    "zarr_format": 3, "node_type": "array", "shape": shape, "data_type": v3_dtype(dtype),
                     "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": grid}},
                     "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
                     "fill_value": fill, "codecs": codecs, "attributes": attributes,
@@ -130,6 +131,7 @@ impl ZarrOptions {
 pub(crate) fn v2_dtype(dtype: DType) -> String {
     let code = match dtype.kind() {
         Kind::Bool => return "|b1".into(),
+        Kind::DateTime | Kind::TimeDelta => return format!("<{}", time_code(dtype)),
         Kind::Int => 'i',
         Kind::UInt => 'u',
         Kind::Float => 'f',
@@ -139,11 +141,44 @@ pub(crate) fn v2_dtype(dtype: DType) -> String {
     format!("{order}{code}{}", dtype.itemsize())
 }
 
+/// The Zarr v3 data type: its name, or for times zarr-python's extension types
+/// (`numpy.datetime64` with the unit in the configuration).
+fn v3_dtype(dtype: DType) -> Value {
+    match (dtype, dtype.time_unit()) {
+        (DType::DateTime64(_), Some(unit)) => json!({"name": "numpy.datetime64", "configuration": {"unit": unit.code(), "scale_factor": 1}}),
+        (_, Some(unit)) => json!({"name": "numpy.timedelta64", "configuration": {"unit": unit.code(), "scale_factor": 1}}),
+        _ => json!(dtype.name()),
+    }
+}
+
+/// A Zarr v3 extension data type tegula has: a time of scale 1 in a unit it has.
+pub(crate) fn parse_v3_extension(data_type: &Value) -> Option<DType> {
+    let config = &data_type["configuration"];
+    if config["scale_factor"].as_u64() != Some(1) {
+        return None;
+    }
+    let unit = tegula_core::TimeUnit::from_code(config["unit"].as_str()?)?;
+    match data_type["name"].as_str()? {
+        "numpy.datetime64" => Some(DType::DateTime64(unit)),
+        "numpy.timedelta64" => Some(DType::TimeDelta64(unit)),
+        _ => None,
+    }
+}
+
+/// NumPy's short code of a time dtype (`M8[ns]`).
+fn time_code(dtype: DType) -> String {
+    let letter = if dtype.kind() == Kind::DateTime { 'M' } else { 'm' };
+    format!("{letter}8[{}]", dtype.time_unit().map_or("", |u| u.code()))
+}
+
 /// Parses a Zarr v3 data type name or a v2 NumPy type string.
 pub(crate) fn parse_dtype(text: &str) -> Result<DType> {
     let unsupported = || tegula_core::dtype_err!("data type {text:?} is not supported by tegula");
     if let Ok(d) = DType::from_name(text) {
         return Ok(d);
+    }
+    if let Some(time) = text.strip_prefix(['<', '=']).and_then(parse_time_code) {
+        return Ok(time);
     }
     let mut chars = text.chars();
     let (Some(order), Some(code)) = (chars.next(), chars.next()) else { return Err(unsupported()) };
@@ -160,6 +195,17 @@ pub(crate) fn parse_dtype(text: &str) -> Result<DType> {
         _ => return Err(unsupported()),
     };
     DType::from_name(&name).map_err(|_| unsupported())
+}
+
+/// A time dtype from NumPy's short code (`M8[ns]`, `m8[s]`).
+fn parse_time_code(code: &str) -> Option<DType> {
+    let (kind, rest) = code.split_at_checked(1)?;
+    let unit = tegula_core::TimeUnit::from_code(rest.strip_prefix("8[")?.strip_suffix(']')?)?;
+    match kind {
+        "M" => Some(DType::DateTime64(unit)),
+        "m" => Some(DType::TimeDelta64(unit)),
+        _ => None,
+    }
 }
 
 /// A fill value as Zarr's JSON writes it for `dtype`.
@@ -180,7 +226,7 @@ fn fill_json(value: Scalar, dtype: DType) -> Result<Value> {
         Scalar::Complex(r, i) => (r, i),
     };
     let lossy = || value_err!("fill value {value} cannot be stored as {dtype}");
-    Ok(match dtype.kind() {
+    Ok(match dtype.storage().kind() {
         Kind::Bool => json!(re != 0.0),
         Kind::Int | Kind::UInt => {
             let int = match value {
@@ -189,7 +235,7 @@ fn fill_json(value: Scalar, dtype: DType) -> Result<Value> {
                 _ if re.fract() == 0.0 && im == 0.0 && re.is_finite() => re as i128,
                 _ => return Err(lossy()),
             };
-            let (lo, hi) = dtype.integer_bounds().ok_or_else(lossy)?;
+            let (lo, hi) = dtype.storage().integer_bounds().ok_or_else(lossy)?;
             if int < lo || int > hi {
                 return Err(lossy());
             }
@@ -198,5 +244,6 @@ fn fill_json(value: Scalar, dtype: DType) -> Result<Value> {
         Kind::Float if im == 0.0 => float(re),
         Kind::Float => return Err(lossy()),
         Kind::Complex => json!([float(re), float(im)]),
+        Kind::DateTime | Kind::TimeDelta => return Err(lossy()),
     })
 }

@@ -3,7 +3,7 @@
 //! atomic store.
 
 use crate::atomic::{AtomicStore, PARTIAL_SUFFIX};
-use crate::codecs::{parse_dtype, ZarrOptions};
+use crate::codecs::{parse_dtype, parse_v3_extension, ZarrOptions};
 use crate::compressed::Compressed;
 use crate::raw_chunks::RawChunks;
 use crate::replace;
@@ -56,7 +56,8 @@ pub(crate) fn describe<S: ?Sized>(path: &str, array: &Array<S>, meta: &Value) ->
     };
     let dtype = match dtype {
         Value::String(name) => parse_dtype(name).map_err(|e| tegula_core::dtype_err!("{path}: {e}"))?,
-        other => return Err(tegula_core::dtype_err!("{path}: data type {other} is not supported by tegula")),
+        other => parse_v3_extension(other)
+            .ok_or_else(|| tegula_core::dtype_err!("{path}: data type {other} is not supported by tegula"))?,
     };
     let shape: Vec<usize> = array.shape().iter().map(|&n| usize::try_from(n).unwrap_or(usize::MAX)).collect();
     let chunk_shape: Vec<usize> = serde_json::from_value(chunks.clone())

@@ -41,7 +41,7 @@ pub use tegula_core::chunks::{parse_bytes, AUTO_CHUNK_BYTES};
 pub use tegula_core::spec::memory_budget;
 pub use tegula_core::{
     AxisChunks, Cancel, DeviceId, Spec, BinaryOp, ChunkSpec, Chunks, DType, Distribution, LinalgOp, MovingOp, Rejection, ReduceOp, Result, Scalar, ScanOp,
-    TegulaError, UnaryOp,
+    TegulaError, TimeUnit, UnaryOp, NAT,
 };
 pub use tegula_exec::device::{add_device, device, device_id, device_names, transfer, Cpu, Device, HostDevice};
 pub use tegula_exec::{

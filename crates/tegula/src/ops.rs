@@ -4,21 +4,21 @@ use crate::array::Array;
 use tegula_core::{normalize_chunks, shape_err, BinaryOp, ChunkSpec, DType, DeviceId, LinalgOp, ReduceOp, Result, Scalar, UnaryOp};
 use tegula_plan::construct::layout::IndexItem;
 use tegula_plan::construct::reduce::ReduceSpec;
-use tegula_plan::construct::{elementwise as ew, join, layout, linalg, matmul, reduce, reshape, setitem, DEFAULT_SPLIT_EVERY};
+use tegula_plan::construct::{any_dtype as any, elementwise as ew, join, layout, linalg, matmul, reshape, setitem, DEFAULT_SPLIT_EVERY};
 use tegula_plan::NodeRef;
 
 impl Array {
     pub fn unary(&self, op: UnaryOp) -> Result<Array> {
-        ew::unary(op, &self.node).map(Array::from_node)
+        any::unary(op, &self.node).map(Array::from_node)
     }
 
     pub fn binary(&self, op: BinaryOp, other: &Array) -> Result<Array> {
-        ew::binary(op, &self.node, &other.node).map(Array::from_node)
+        any::binary(op, &self.node, &other.node).map(Array::from_node)
     }
 
     /// `op(self, s)`, or `op(s, self)` when `reflected`, with a weakly-typed Python scalar.
     pub fn binary_scalar(&self, op: BinaryOp, s: Scalar, reflected: bool) -> Result<Array> {
-        ew::binary_scalar(op, &self.node, s, reflected).map(Array::from_node)
+        any::binary_scalar(op, &self.node, s, reflected).map(Array::from_node)
     }
 
     pub fn add(&self, other: &Array) -> Result<Array> {
@@ -39,7 +39,7 @@ impl Array {
 
     /// `where(cond, self, other)`.
     pub fn where_(cond: &Array, a: &Array, b: &Array) -> Result<Array> {
-        ew::where_(&cond.node, &a.node, &b.node).map(Array::from_node)
+        any::where_(&cond.node, &a.node, &b.node).map(Array::from_node)
     }
 
     /// The device its tasks run on and its blocks live on.
@@ -54,8 +54,9 @@ impl Array {
         Array::from_node(tegula_plan::construct::device::to_device(&self.node, device))
     }
 
-    pub fn astype(&self, dtype: DType) -> Array {
-        Array::from_node(ew::cast(&self.node, dtype))
+    /// `self` converted to `dtype` (NumPy's unsafe casting; times see `time::time_cast`).
+    pub fn astype(&self, dtype: DType) -> Result<Array> {
+        any::cast(&self.node, dtype).map(Array::from_node)
     }
 
     /// NumPy's `view(dtype)`: the elements' bytes read as `dtype` (see `ew::bitcast`).
@@ -64,7 +65,7 @@ impl Array {
     }
 
     pub fn reduce(&self, spec: &ReduceSpec) -> Result<Array> {
-        reduce::reduce(&self.node, spec).map(Array::from_node)
+        any::reduce(&self.node, spec).map(Array::from_node)
     }
 
     fn reduce_simple(&self, op: ReduceOp, axes: Option<&[i64]>, keepdims: bool) -> Result<Array> {
@@ -145,7 +146,7 @@ impl Array {
     /// `self` with the selection `items` replaced by `values` (of the selection's shape;
     /// converted to `self`'s dtype as NumPy's assignment does), as a new array.
     pub fn set_item(&self, items: &[IndexItem], values: &Array) -> Result<Array> {
-        let values = if values.dtype() == self.dtype() { values.clone() } else { values.astype(self.dtype()) };
+        let values = if values.dtype() == self.dtype() { values.clone() } else { values.astype(self.dtype())? };
         setitem::set_item(&self.node, items, &values.node).map(Array::from_node)
     }
 
@@ -173,12 +174,12 @@ impl Array {
 
     /// NumPy's `concatenate` along `axis` (`None` flattens 0-d and 1-d inputs); no data is copied.
     pub fn concatenate(arrays: &[&Array], axis: Option<i64>) -> Result<Array> {
-        join::concatenate(&nodes(arrays), axis).map(Array::from_node)
+        any::concatenate(&nodes(arrays), axis).map(Array::from_node)
     }
 
     /// NumPy's `stack`: arrays of one shape joined along a new axis `axis`.
     pub fn stack(arrays: &[&Array], axis: i64) -> Result<Array> {
-        join::stack(&nodes(arrays), axis).map(Array::from_node)
+        any::stack(&nodes(arrays), axis).map(Array::from_node)
     }
 }
 

@@ -8,7 +8,7 @@ use tegula_core::shape::normalize_axis;
 use tegula_core::{Chunks, Result};
 use tegula_plan::construct::layout::rechunk;
 use tegula_plan::construct::scan::{cumulative, ScanSpec};
-use tegula_plan::construct::sort;
+use tegula_plan::construct::{any_dtype, sort, time};
 
 /// What `Array::sorted` computes, and the largest block it may make.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,6 +57,10 @@ impl Array {
     /// sample-sorted: its splitters and bucket counts are computed now (the input runs three
     /// times in all), so the result has known chunks.
     pub fn sorted(&self, spec: &SortSpec) -> Result<Array> {
+        if self.dtype().is_time() {
+            let sorted = Array::from_node(time::sort_keys(&self.node)?).sorted(spec)?;
+            return if spec.arg { Ok(sorted) } else { time::from_sort_keys(&sorted.node, self.dtype()).map(Array::from_node) };
+        }
         let axis = normalize_axis(spec.axis, self.ndim())?;
         let n = self.shape()[axis];
         let most = block_elements(self, spec);
@@ -70,7 +74,7 @@ impl Array {
     /// For each element of `v`, the int64 index in the sorted 1-D `self` where inserting it keeps
     /// the order (after equal elements when `right`); `sorter`: the positions that sort `self`.
     pub fn searchsorted(&self, v: &Array, right: bool, sorter: Option<&Array>) -> Result<Array> {
-        sort::searchsorted(&self.node, &v.node, right, sorter.map(|s| &s.node)).map(Array::from_node)
+        any_dtype::searchsorted(&self.node, &v.node, right, sorter.map(|s| &s.node)).map(Array::from_node)
     }
 }
 

@@ -2,17 +2,26 @@
 //! inputs whose chunks disagree along an axis are rechunked to a common chunking first.
 
 use super::layout::rechunk;
+use tegula_core::time::refuse_times;
 use crate::node::{Node, NodeKind, NodeRef};
 use tegula_core::grid::common_refinement;
 use tegula_core::shape::broadcast_all;
 use tegula_core::{result_type, value_err, BinaryOp, Chunks, DType, Rejection, Result, Scalar, UnaryOp};
 
+/// Element-wise constructors take numbers; `any_dtype` hands times to `time`, which builds
+/// their operations from these on the times' counts.
+fn numbers_only(dtypes: &[DType], what: &str) -> Result<()> {
+    dtypes.iter().try_for_each(|&d| refuse_times(d, what))
+}
+
 pub fn unary(op: UnaryOp, x: &NodeRef) -> Result<NodeRef> {
+    numbers_only(&[x.dtype], op.name())?;
     let sig = op.signature(x.dtype)?;
     Node::checked(NodeKind::Unary { op, compute: sig.compute }, vec![x.clone()], sig.output, x.chunks.clone())
 }
 
 pub fn binary(op: BinaryOp, a: &NodeRef, b: &NodeRef) -> Result<NodeRef> {
+    numbers_only(&[a.dtype, b.dtype], op.name())?;
     let sig = op.signature(a.dtype, b.dtype)?;
     let (inputs, chunks) = unify(&[a.clone(), b.clone()])?;
     Node::checked(NodeKind::Binary { op, compute: sig.compute }, inputs, sig.output, chunks)
@@ -60,6 +69,10 @@ pub fn binary_scalar(op: BinaryOp, a: &NodeRef, s: Scalar, reflected: bool) -> R
 /// `where(cond, a, b)`: `cond` is converted to bool; the choices promote together.
 pub fn where_(cond: &NodeRef, a: &NodeRef, b: &NodeRef) -> Result<NodeRef> {
     let compute = result_type(&[a.dtype, b.dtype])?;
+    // The kernel converts numbers to `compute` itself, but not times to another unit.
+    if compute.is_time() && (a.dtype != compute || b.dtype != compute) {
+        return Err(tegula_core::internal_err!("where of {} and {}: times are converted first", a.dtype, b.dtype));
+    }
     let (inputs, chunks) = unify(&[cond.clone(), a.clone(), b.clone()])?;
     Node::checked(NodeKind::Where { compute }, inputs, compute, chunks)
 }
@@ -81,11 +94,13 @@ pub fn drawn(dist: Rejection, words: &NodeRef, a: &NodeRef, b: &NodeRef) -> Resu
     Node::checked(NodeKind::Drawn { dist }, inputs, dist.dtype(), chunks)
 }
 
-pub fn cast(x: &NodeRef, dtype: DType) -> NodeRef {
+/// `x.astype(dtype)` between numbers (`time::time_cast` converts times).
+pub fn cast(x: &NodeRef, dtype: DType) -> Result<NodeRef> {
     if x.dtype == dtype {
-        return x.clone();
+        return Ok(x.clone());
     }
-    Node::new(NodeKind::Cast, vec![x.clone()], dtype, x.chunks.clone())
+    numbers_only(&[x.dtype, dtype], "astype")?;
+    Ok(Node::new(NodeKind::Cast, vec![x.clone()], dtype, x.chunks.clone()))
 }
 
 /// NumPy's `x.view(dtype)`: each block's bytes, row-major, read as `dtype`. With another

@@ -40,7 +40,7 @@ pub fn concatenate(xs: &[NodeRef], axis: Option<i64>) -> Result<NodeRef> {
     // Cast before rechunking, so that the cast can fuse with whatever computes the input.
     let inputs = xs
         .iter()
-        .map(|x| rechunk(&cast(x, dtype), chunks.with_axis(axis, x.chunks.axis(axis).to_vec())))
+        .map(|x| rechunk(&cast(x, dtype)?, chunks.with_axis(axis, x.chunks.axis(axis).to_vec())))
         .collect::<Result<Vec<_>>>()?;
     Node::checked(NodeKind::Concatenate { axis }, inputs, dtype, chunks)
 }

@@ -30,6 +30,9 @@ struct Prepared {
 
 fn prepared(op: LinalgOp, inputs: &[NodeRef]) -> Result<Prepared> {
     check_arity(op, inputs)?;
+    for x in inputs {
+        tegula_core::time::refuse_times(x.dtype, op.name())?;
+    }
     if let Some(x) = inputs.iter().find(|x| x.ndim() < 2) {
         return Err(linalg_err!("{}-dimensional array given. Array must be at least two-dimensional", x.ndim()));
     }
@@ -44,7 +47,7 @@ fn prepared(op: LinalgOp, inputs: &[NodeRef]) -> Result<Prepared> {
     let inputs = inputs
         .iter()
         .zip(&matrices)
-        .map(|(x, &(m, n))| rechunk(&cast(x, compute), Chunks::from_axes(with_tail(stack_chunks, &[m, n]))))
+        .map(|(x, &(m, n))| rechunk(&cast(x, compute)?, Chunks::from_axes(with_tail(stack_chunks, &[m, n]))))
         .collect::<Result<Vec<_>>>()?;
     Ok(Prepared { inputs, matrices, compute })
 }
@@ -103,7 +106,7 @@ pub fn linalg_row_blocks(op: LinalgOp, inputs: &[NodeRef]) -> Result<NodeRef> {
             _ => return Err(tegula_core::internal_err!("{} of row blocks needs a matrix result", op.name())),
         };
     }
-    let inputs = inputs.iter().zip(cut).map(|(x, c)| rechunk(&cast(x, compute), c)).collect::<Result<Vec<_>>>()?;
+    let inputs = inputs.iter().zip(cut).map(|(x, c)| rechunk(&cast(x, compute)?, c)).collect::<Result<Vec<_>>>()?;
     let chunks = Chunks::from_axes(vec![result_rows, vec![result_cols]]);
     Node::checked(NodeKind::Linalg { op }, inputs, op.output_dtype(compute), chunks)
 }

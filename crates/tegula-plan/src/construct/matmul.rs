@@ -11,6 +11,8 @@ use tegula_core::{promote, shape_err, Chunks, Result, Scalar};
 
 /// `a @ b` for operands of at least two axes; their stack axes broadcast as NumPy's.
 pub fn matmul(a: &NodeRef, b: &NodeRef, split_every: usize) -> Result<NodeRef> {
+    tegula_core::time::refuse_times(a.dtype, "matmul")?;
+    tegula_core::time::refuse_times(b.dtype, "matmul")?;
     let (sa, sb) = (a.shape(), b.shape());
     if sa.len() < 2 || sb.len() < 2 {
         return Err(shape_err!("matmul of {}-d and {}-d operands needs two axes each (vectors: add one)", sa.len(), sb.len()));

@@ -2,6 +2,7 @@
 //! shape, dtype and chunks, so a bad expression fails here — when it is written — not when it
 //! is computed.
 
+pub mod any_dtype;
 pub mod creation;
 pub mod device;
 pub mod elementwise;
@@ -20,6 +21,7 @@ pub mod scan;
 pub mod setitem;
 pub mod sort;
 pub mod store;
+pub mod time;
 pub mod windows;
 
 /// The default fan-in of tree reductions.

@@ -34,6 +34,7 @@ pub fn reduce(x: &NodeRef, spec: &ReduceSpec) -> Result<NodeRef> {
     if spec.split_every < 2 {
         return Err(value_err!("split_every must be at least 2, got {}", spec.split_every));
     }
+    tegula_core::time::refuse_times(x.dtype, spec.op.name())?;
     if let Some(moving) = super::windows::moving_reduction(x, &axes, spec.op, spec.dtype, spec.keepdims)? {
         return Ok(moving);
     }
@@ -41,7 +42,7 @@ pub fn reduce(x: &NodeRef, spec: &ReduceSpec) -> Result<NodeRef> {
     // Like NumPy, a sum, product or mean with `dtype=` converts the elements to it first
     // (int32 elements overflow a float16 product even when float64 partials would not).
     let x = match spec.op {
-        ReduceOp::Sum | ReduceOp::NanSum | ReduceOp::Prod | ReduceOp::Mean | ReduceOp::NanMean if spec.dtype.is_some() => super::elementwise::cast(x, dtype),
+        ReduceOp::Sum | ReduceOp::NanSum | ReduceOp::Prod | ReduceOp::Mean | ReduceOp::NanMean if spec.dtype.is_some() => super::elementwise::cast(x, dtype)?,
         _ => x.clone(),
     };
     let sizes = (0..x.ndim())

@@ -25,6 +25,7 @@ pub fn cumulative(x: &NodeRef, spec: &ScanSpec) -> Result<NodeRef> {
         return Err(value_err!("For arrays which have more than one dimension ``axis`` argument is required."));
     }
     // As NumPy, a 0-d input is a 1-d array of one element.
+    tegula_core::time::refuse_times(x.dtype, spec.op.name())?;
     let x = if x.ndim() == 0 { expand_dims(x, &[0])? } else { x.clone() };
     let axis = normalize_axis(spec.axis.unwrap_or(0), x.ndim())?;
     let dtype = match spec.op {
@@ -32,7 +33,7 @@ pub fn cumulative(x: &NodeRef, spec: &ScanSpec) -> Result<NodeRef> {
         _ => spec.dtype.unwrap_or_else(|| x.dtype.sum_dtype()),
     };
     // Elements convert first, so the running values are in the result's dtype (NumPy's loop).
-    let x = cast(&x, dtype);
+    let x = cast(&x, dtype)?;
     let scan = Node::new(NodeKind::Scan { op: spec.op, axis }, vec![x.clone()], dtype, x.chunks.clone());
     if !spec.include_initial {
         return Ok(scan);

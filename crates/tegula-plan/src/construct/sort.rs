@@ -37,5 +37,5 @@ pub fn searchsorted(sorted: &NodeRef, v: &NodeRef, right: bool, sorter: Option<&
     // Compared in their common dtype, as NumPy.
     let common = result_type(&[sorted.dtype, v.dtype])?;
     let kind = NodeKind::SearchSorted { right, presorted: sorter.is_none() };
-    Node::checked(kind, vec![cast(sorted, common), cast(v, common)], DType::Int64, v.chunks.clone())
+    Node::checked(kind, vec![cast(sorted, common)?, cast(v, common)?], DType::Int64, v.chunks.clone())
 }

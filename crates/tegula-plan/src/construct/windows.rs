@@ -61,14 +61,14 @@ pub(crate) fn moving_reduction(x: &NodeRef, axes: &[usize], op: ReduceOp, dtype:
         ReduceOp::Var | ReduceOp::Std => return Ok(None),
         ReduceOp::NanSum | ReduceOp::NanMin | ReduceOp::NanMax | ReduceOp::NanMean | ReduceOp::NanVar | ReduceOp::NanStd => return Ok(None),
     };
-    let source = cast(&x.inputs[0], compute);
+    let source = cast(&x.inputs[0], compute)?;
     // The windows' blocks without their window axis.
     let chunks = Chunks::from_axes(x.chunks.sizes()[..x.ndim() - 1].to_vec());
     let mut out = Node::checked(NodeKind::Moving { op, axis, width }, vec![source], compute, chunks)?;
     if reduce == ReduceOp::Mean {
         out = binary_scalar(BinaryOp::Divide, &out, Scalar::Int(width as i128), false)?;
     }
-    out = cast(&out, dtype);
+    out = cast(&out, dtype)?;
     if keepdims {
         out = expand_dims(&out, &[out.ndim() as i64])?;
     }

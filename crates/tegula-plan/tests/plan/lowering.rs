@@ -182,7 +182,7 @@ fn errors_are_raised_when_building() {
     let min0 = ReduceSpec { axes: Some(vec![0]), ..ReduceSpec::new(ReduceOp::Min) };
     assert!(matches!(reduce(&empty, &min0), Err(TegulaError::Value(_))));
     let b = source(&[2], 1);
-    let bools = elementwise::cast(&b, DType::Bool);
+    let bools = elementwise::cast(&b, DType::Bool).unwrap();
     assert!(matches!(elementwise::binary(BinaryOp::Subtract, &bools, &bools), Err(TegulaError::DType(_))));
 }
 

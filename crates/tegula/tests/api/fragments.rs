@@ -27,7 +27,7 @@ fn expression(seed: u64, n: usize, block: usize, dtype: DType) -> Vec<Array> {
     let x = Generator::new(seed).random(&[n, n], &chunks(block)).unwrap();
     let held: Vec<f64> = (0..n * n).map(|i| ((i * 7919) % 97) as f64 - 40.0).collect();
     let m = Array::from_ndarray(ndarray::ArrayD::from_shape_vec(vec![n, n], held).unwrap(), &chunks(block + 1)).unwrap();
-    let m = m.astype(dtype);
+    let m = m.astype(dtype).unwrap();
     let y = x.add_scalar(1.0).unwrap().mul(&m.t()).unwrap().unary(UnaryOp::Sqrt).unwrap();
     let spec = |op, axis: Option<Vec<i64>>| ReduceSpec { axes: axis, split_every: 3, ..ReduceSpec::new(op) };
     vec![

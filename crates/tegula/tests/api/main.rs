@@ -13,4 +13,5 @@ mod observe;
 mod reshape;
 mod sort;
 mod store;
+mod times;
 mod windows;

@@ -74,7 +74,7 @@ proptest! {
         let chunks = ChunkSpec::PerAxis(axes.iter().map(|(_, s)| AxisChunks::Explicit(s.clone())).collect());
         let floats: Vec<f64> = codes[..size].iter().map(|&c| value(c)).collect();
         let x = Array::from_ndarray(ArrayD::from_shape_vec(shape.clone(), floats).unwrap(), &chunks).unwrap();
-        let x = if ints { x.astype(DType::Int16) } else { x };
+        let x = if ints { x.astype(DType::Int16).unwrap() } else { x };
         let itemsize = x.dtype().itemsize().max(if arg { 8 } else { 1 });
         let input = largest_block(x.chunks());
         let spec = SortSpec { axis: axis as i64, descending, arg, block_bytes: limit * itemsize };
