@@ -103,11 +103,12 @@ pub fn binary_arithmetic(op: BinaryOp, a: DType, b: DType) -> Result<TimeArithme
 }
 
 /// The dtype a unary ufunc returns for a time dtype, or NumPy's `TypeError`: durations take
-/// the sign functions, any time the NaT tests (`isnan` is NumPy's `isnat` for them).
+/// the sign functions, any time the NaT tests (`isnan` is NumPy's `isnat` for them) and the
+/// real and imaginary parts (itself, and zeros).
 pub fn unary_output(op: UnaryOp, d: DType) -> Result<DType> {
     use UnaryOp::*;
     match (op, Operand::of(d)) {
-        (Negative | Positive | Abs | Sign, Operand::TimeDelta) => Ok(d),
+        (Negative | Positive | Abs | Sign, Operand::TimeDelta) | (Real | Imag, _) => Ok(d),
         (Isnan | Isinf | Isfinite, _) => Ok(DType::Bool),
         _ => Err(dtype_err!("ufunc '{}' not supported for the input type {}", op.name(), numpy_repr(d))),
     }

@@ -7,7 +7,7 @@ use tegula_core::chunks::AUTO_CHUNK_BYTES;
 use tegula_core::shape::normalize_axis;
 use tegula_core::{Chunks, Result};
 use tegula_plan::construct::layout::rechunk;
-use tegula_plan::construct::scan::{cumulative, ScanSpec};
+use tegula_plan::construct::scan::ScanSpec;
 use tegula_plan::construct::{any_dtype, sort, time};
 
 /// What `Array::sorted` computes, and the largest block it may make.
@@ -40,7 +40,7 @@ impl Array {
 
     /// The array API's `cumulative_sum`/`cumulative_prod` (`spec.op`), chunked along the axis.
     pub fn cumulative(&self, spec: &ScanSpec) -> Result<Array> {
-        cumulative(&self.node, spec).map(Array::from_node)
+        any_dtype::cumulative(&self.node, spec).map(Array::from_node)
     }
 
     /// Sorted along `axis` (NumPy's order, NaN last; stable either way).

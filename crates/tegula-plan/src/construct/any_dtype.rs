@@ -1,9 +1,10 @@
 //! The constructors of operations on arrays of any dtype, as the API offers them: times go to
 //! `time`, which builds them from operations on their counts; numbers to `elementwise`,
-//! `reduce`, `join` and `sort` directly.
+//! `reduce`, `scan`, `join` and `sort` directly.
 
 use super::creation::full;
 use super::reduce::ReduceSpec;
+use super::scan::{self, ScanSpec};
 use super::{elementwise as ew, join, reduce as numeric, sort, time};
 use crate::node::NodeRef;
 use tegula_core::{result_type, BinaryOp, Chunks, DType, Result, Scalar, UnaryOp};
@@ -58,6 +59,13 @@ pub fn reduce(x: &NodeRef, spec: &ReduceSpec) -> Result<NodeRef> {
         return time::time_reduce(x, spec);
     }
     numeric::reduce(x, spec)
+}
+
+pub fn cumulative(x: &NodeRef, spec: &ScanSpec) -> Result<NodeRef> {
+    if x.dtype.is_time() {
+        return time::time_cumulative(x, spec);
+    }
+    scan::cumulative(x, spec)
 }
 
 /// The arrays in their common dtype: times converted to the finer unit (numbers are

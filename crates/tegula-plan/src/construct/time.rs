@@ -5,10 +5,11 @@
 use super::creation::full;
 use super::elementwise::{binary, unary, where_};
 use super::reduce::{reduce as reduce_numbers, ReduceSpec};
+use super::scan::{cumulative, ScanSpec};
 use crate::node::{Node, NodeKind, NodeRef};
 use tegula_core::shape::normalize_axes;
 use tegula_core::time::{binary_arithmetic, numpy_repr, rescale, unary_output, Rescale, TimeArithmetic};
-use tegula_core::{dtype_err, BinaryOp, Chunks, DType, ReduceOp, Result, Scalar, TimeUnit, UnaryOp, NAT};
+use tegula_core::{dtype_err, BinaryOp, Chunks, DType, ReduceOp, Result, Scalar, ScanOp, TimeUnit, UnaryOp, NAT};
 
 /// `op(a, b)` where `a` or `b` is a time.
 pub fn time_binary(op: BinaryOp, a: &NodeRef, b: &NodeRef) -> Result<NodeRef> {
@@ -55,12 +56,14 @@ pub fn time_binary(op: BinaryOp, a: &NodeRef, b: &NodeRef) -> Result<NodeRef> {
     }
 }
 
-/// A unary ufunc of a time: the sign functions of a duration, and the NaT tests (`isnan` is
-/// NumPy's `isnat` for times; no time is infinite).
+/// A unary ufunc of a time: the sign functions of a duration, the NaT tests (`isnan` is
+/// NumPy's `isnat` for times; no time is infinite), and the real and imaginary parts.
 pub fn time_unary(op: UnaryOp, x: &NodeRef) -> Result<NodeRef> {
     let output = unary_output(op, x.dtype)?;
     let raw = relabel(x, DType::Int64);
     match op {
+        UnaryOp::Real => Ok(x.clone()),
+        UnaryOp::Imag => full(Scalar::Int(0), x.dtype, x.chunks.clone()),
         UnaryOp::Isnan => is_nat(&raw),
         UnaryOp::Isfinite => unary(UnaryOp::LogicalNot, &is_nat(&raw)?),
         UnaryOp::Isinf => full(Scalar::Bool(false), DType::Bool, x.chunks.clone()),
@@ -121,6 +124,22 @@ pub fn time_reduce(x: &NodeRef, spec: &ReduceSpec) -> Result<NodeRef> {
         _ => return Err(refused()),
     };
     Ok(relabel(&result, x.dtype))
+}
+
+/// The running sum of durations (NumPy's `cumsum` of `timedelta64`): NaT from the first NaT
+/// on. Other scans of times are refused.
+pub fn time_cumulative(x: &NodeRef, spec: &ScanSpec) -> Result<NodeRef> {
+    let summed = matches!(x.dtype, DType::TimeDelta64(_)) && spec.op == ScanOp::Sum;
+    if !summed || spec.dtype.is_some_and(|d| d != x.dtype) {
+        return Err(dtype_err!("{} is not supported for {}", spec.op.name(), numpy_repr(x.dtype)));
+    }
+    let raw = relabel(x, DType::Int64);
+    let nat = is_nat(&raw)?;
+    let running = |n: &NodeRef| cumulative(n, &ScanSpec { dtype: Some(DType::Int64), ..spec.clone() });
+    let sums = running(&where_(&nat, &constant(Scalar::Int(0), DType::Int64)?, &raw)?)?;
+    let nats_so_far = running(&super::elementwise::cast(&nat, DType::Int64)?)?;
+    let after_nat = binary(BinaryOp::Greater, &nats_so_far, &constant(Scalar::Int(0), DType::Int64)?)?;
+    Ok(relabel(&nat_where(&after_nat, &sums)?, x.dtype))
 }
 
 /// `x`'s counts as keys that sort as NumPy sorts times (NaT last): each count less one, with
