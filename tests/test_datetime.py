@@ -9,9 +9,10 @@ from hypothesis import given, strategies as st
 import tegula as tg
 from strategies import assert_same, chunkings, error_class, more_examples, oracle, shapes
 
-UNITS = ["W", "D", "h", "m", "s", "ms", "us", "ns"]
+UNITS = ["Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns"]
 # Counts small enough that converting any unit to nanoseconds does not overflow int64.
-BOUND = 10**4
+BOUND = {"Y": 250, "M": 3000}
+CALENDAR = ("Y", "M")
 
 
 @st.composite
@@ -20,7 +21,8 @@ def times(draw, kind=None, shape=None, unit=None):
     kind = kind or draw(st.sampled_from("Mm"))
     unit = unit or draw(st.sampled_from(UNITS))
     shape = draw(shapes(max_dims=2)) if shape is None else shape
-    counts = draw(st.lists(st.integers(-BOUND, BOUND), min_size=int(np.prod(shape)), max_size=int(np.prod(shape))))
+    bound = BOUND.get(unit, 10**4)
+    counts = draw(st.lists(st.integers(-bound, bound), min_size=int(np.prod(shape)), max_size=int(np.prod(shape))))
     values = np.array(counts, dtype=np.int64).reshape(shape).view(f"{kind}8[{unit}]")
     nat = draw(st.lists(st.booleans(), min_size=values.size, max_size=values.size))
     values[np.array(nat, dtype=bool).reshape(shape)] = np.datetime64("NaT") if kind == "M" else np.timedelta64("NaT")
@@ -94,11 +96,31 @@ def test_unary_functions_match_numpy(case, name):
 @given(times(), st.sampled_from(UNITS + ["int64", "int32", "float64", "bool", "other-kind"]))
 def test_casts_match_numpy(case, target):
     a, chunks = case
+    unit = np.datetime_data(a.dtype)[0]
     if target in UNITS:
+        if a.dtype.kind == "m" and (unit in CALENDAR) != (target in CALENDAR) and unit != target:
+            # NumPy converts durations between years or months and days by an average
+            # year's length; tegula refuses, as NumPy's own arithmetic does
+            with pytest.raises(TypeError, match="no fixed length"):
+                tg.asarray(a).astype(f"m8[{target}]")
+            return
         target = f"{a.dtype.char}8[{target}]"
     elif target == "other-kind":
         target = f"{'m' if a.dtype.kind == 'M' else 'M'}8[s]"
     assert_same(tg.asarray(a, chunks=chunks).astype(target).compute(), a.astype(target))
+
+
+@given(st.lists(st.one_of(st.integers(-10**6, 10**6), st.just(None)), max_size=40), st.sampled_from(["D", "h", "W"]),
+       st.sampled_from(CALENDAR), st.integers(1, 9))
+def test_calendar_units_match_numpy(days, unit, calendar, block):
+    """Datetimes across 5500 years to years or months and back, through the calendar."""
+    values = np.array([np.datetime64("NaT") if d is None else np.datetime64(d, "D") for d in days],
+                      dtype="datetime64[D]").astype(f"M8[{unit}]")
+    x = tg.asarray(values, chunks=block)
+    coarse = values.astype(f"M8[{calendar}]")
+    assert_same(x.astype(f"M8[{calendar}]").compute(), coarse)
+    assert_same(tg.asarray(coarse, chunks=block).astype(f"M8[{unit}]").compute(), coarse.astype(f"M8[{unit}]"))
+    assert_same((x - tg.asarray(coarse)).compute(), values - coarse)
 
 
 @given(st.data(), st.sampled_from(["M", "m"]), st.sampled_from(UNITS))
@@ -178,6 +200,16 @@ def test_selection_and_gathering_keep_the_dtype():
     assert x.dtype == times_.dtype and x[index].dtype == times_.dtype
 
 
+def test_generic_unit_takes_the_unit_it_meets():
+    """xarray's mean of datetimes casts a float mean to "timedelta64" (no unit) and adds a
+    datetime64[ns]: the count is taken in nanoseconds, as NumPy takes it."""
+    means = np.array([1.5e9, np.nan, -3.0])
+    offset = np.datetime64("2000-01-01T00:00:00", "ns")
+    got = tg.asarray(means, chunks=2).astype("timedelta64") + offset
+    assert got.dtype == np.dtype("datetime64[ns]")
+    assert_same(got.compute(), means.astype("timedelta64") + offset)
+
+
 def test_filled_arrays_of_times():
     nat = tg.full((2, 3), np.datetime64("NaT"), dtype="datetime64[s]")
     assert_same(nat.compute(), np.full((2, 3), np.datetime64("NaT"), dtype="datetime64[s]"))
@@ -200,7 +232,7 @@ def test_mixed_kinds_are_refused_as_numpy_refuses_them():
             bad().compute()
 
 
-@pytest.mark.parametrize("dtype", ["datetime64[Y]", "datetime64[M]", "timedelta64[ps]", "datetime64[5s]", "datetime64"])
+@pytest.mark.parametrize("dtype", ["timedelta64[ps]", "datetime64[as]", "datetime64[5s]"])
 def test_units_tegula_lacks_are_refused(dtype):
     with pytest.raises(TypeError, match="not support"):
         tg.asarray(np.zeros(3, dtype=dtype))
@@ -246,7 +278,7 @@ def test_zarr_v3_and_npy_round_trips(tmp_path):
 def test_xarray_time_variables_stay_lazy_on_tegula(tmp_path):
     """A datetime64 data variable of a Zarr store (CF-decoded by xarray) opened on tegula:
     arithmetic with the time coordinate, extremes, sums of durations, masks and idxmax, against
-    NumPy-backed xarray. (xarray's mean of times casts to datetime64[Y], a unit tegula lacks.)"""
+    NumPy-backed xarray."""
     xr = pytest.importorskip("xarray")
     days = np.arange("2000-01-01", "2000-03-01", dtype="datetime64[D]").astype("datetime64[ns]")
     seen = (days[:, None] + np.arange(4).astype("timedelta64[h]")).astype("datetime64[ns]")
@@ -257,7 +289,8 @@ def test_xarray_time_variables_stay_lazy_on_tegula(tmp_path):
     ds.to_zarr(tmp_path / "t.zarr")
     lazy = xr.open_zarr(tmp_path / "t.zarr", chunked_array_type="tegula", chunks={"time": 10})
     steps = [lambda d: (d.seen - d.time).max("time"), lambda d: d.seen.min("x"),
-             lambda d: (d.seen - d.time).sum("x"), lambda d: d.v.idxmax("time"),
+             lambda d: (d.seen - d.time).sum("x"), lambda d: d.seen.mean("time"),
+             lambda d: (d.seen - d.time).mean("time"), lambda d: d.v.idxmax("time"),
              lambda d: d.seen.where(d.v > 0.5)]
     for step in steps:
         result = step(lazy)

@@ -17,9 +17,10 @@ SUPPORTED = tuple(np.dtype(t) for t in (bool, int8, int16, int32, int64, uint8, 
              float16, float32, float64, complex64, complex128))
 
 
-# The units of NumPy's datetime64/timedelta64 that tegula has: those of a fixed length from
-# weeks to nanoseconds (not years or months, not multiples such as "5s", not finer than ns).
-TIME_UNITS = ("W", "D", "h", "m", "s", "ms", "us", "ns")
+# The units of NumPy's datetime64/timedelta64 that tegula has: the generic unit, years, months,
+# and those of a fixed length from weeks to nanoseconds (not multiples such as "5s", not finer
+# than ns).
+TIME_UNITS = ("generic", "Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns")
 
 
 def is_supported(d):

@@ -189,6 +189,9 @@ impl DType {
 fn datetime_name(unit: TimeUnit) -> &'static str {
     use TimeUnit::*;
     match unit {
+        Generic => "datetime64",
+        Year => "datetime64[Y]",
+        Month => "datetime64[M]",
         Week => "datetime64[W]",
         Day => "datetime64[D]",
         Hour => "datetime64[h]",
@@ -203,6 +206,9 @@ fn datetime_name(unit: TimeUnit) -> &'static str {
 fn timedelta_name(unit: TimeUnit) -> &'static str {
     use TimeUnit::*;
     match unit {
+        Generic => "timedelta64",
+        Year => "timedelta64[Y]",
+        Month => "timedelta64[M]",
         Week => "timedelta64[W]",
         Day => "timedelta64[D]",
         Hour => "timedelta64[h]",

@@ -125,26 +125,39 @@ pub fn refuse_times(d: DType, operation: &str) -> Result<()> {
 /// How NumPy prints a dtype in its messages (`dtype('<M8[ns]')`).
 pub fn numpy_repr(d: DType) -> String {
     match d {
+        DType::DateTime64(TimeUnit::Generic) => "dtype('<M8')".into(),
+        DType::TimeDelta64(TimeUnit::Generic) => "dtype('<m8')".into(),
         DType::DateTime64(u) => format!("dtype('<M8[{}]')", u.code()),
         DType::TimeDelta64(u) => format!("dtype('<m8[{}]')", u.code()),
         d => format!("dtype('{d}')"),
     }
 }
 
-/// The dtype of a time-unit conversion `from` → `to`: the factor to multiply by (coarser to
-/// finer) or floor-divide by (finer to coarser).
+/// A time-unit conversion `from` → `to`: the factor to multiply by (coarser to finer) or
+/// floor-divide by (finer to coarser), or through the calendar (between years or months and
+/// the units of fixed length: datetimes only, durations have no such conversion). A generic
+/// unit converts to any other, and back, with its count unchanged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Rescale {
     Same,
     Multiply(i64),
     FloorDivide(i64),
+    Calendar,
 }
 
 pub fn rescale(from: TimeUnit, to: TimeUnit) -> Rescale {
+    let ratio = |coarse: TimeUnit, fine: TimeUnit| match (coarse.nanos(), fine.nanos()) {
+        (Some(c), Some(f)) => Some(c / f),
+        (None, None) => Some(12), // years to months
+        _ => None,
+    };
+    if from == TimeUnit::Generic || to == TimeUnit::Generic {
+        return Rescale::Same;
+    }
     match from.cmp(&to) {
         std::cmp::Ordering::Equal => Rescale::Same,
-        std::cmp::Ordering::Less => Rescale::Multiply(from.ratio_to(to)),
-        std::cmp::Ordering::Greater => Rescale::FloorDivide(to.ratio_to(from)),
+        std::cmp::Ordering::Less => ratio(from, to).map_or(Rescale::Calendar, Rescale::Multiply),
+        std::cmp::Ordering::Greater => ratio(to, from).map_or(Rescale::Calendar, Rescale::FloorDivide),
     }
 }
 
@@ -158,10 +171,12 @@ mod tests {
             assert_eq!(TimeUnit::from_code(u.code()), Some(u));
         }
         assert_eq!(TimeUnit::Second.finer(TimeUnit::Nano), TimeUnit::Nano);
-        assert_eq!(TimeUnit::Day.ratio_to(TimeUnit::Hour), 24);
+        assert_eq!(rescale(TimeUnit::Day, TimeUnit::Hour), Rescale::Multiply(24));
+        assert_eq!(rescale(TimeUnit::Month, TimeUnit::Year), Rescale::FloorDivide(12));
+        assert_eq!(rescale(TimeUnit::Month, TimeUnit::Day), Rescale::Calendar);
         assert_eq!(rescale(TimeUnit::Minute, TimeUnit::Second), Rescale::Multiply(60));
         assert_eq!(rescale(TimeUnit::Micro, TimeUnit::Milli), Rescale::FloorDivide(1000));
-        assert_eq!(TimeUnit::from_code("Y"), None);
+        assert_eq!(TimeUnit::from_code("ps"), None);
     }
 
     #[test]

@@ -5,10 +5,14 @@ use serde::{Deserialize, Serialize};
 /// The stored value of NaT ("not a time").
 pub const NAT: i64 = i64::MIN;
 
-/// A time unit of fixed length, coarsest first. NumPy's years and months (of varying length)
-/// and its units finer than a nanosecond are not supported.
+/// A time unit, coarsest first: NumPy's generic unit (of a time that takes the unit of the
+/// times it meets, count unchanged), its calendar units (years and months, of varying length)
+/// and its units of fixed length from weeks to nanoseconds (not the finer ones, nor multiples).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum TimeUnit {
+    Generic,
+    Year,
+    Month,
     Week,
     Day,
     Hour,
@@ -20,7 +24,10 @@ pub enum TimeUnit {
 }
 
 impl TimeUnit {
-    pub const ALL: [TimeUnit; 8] = [
+    pub const ALL: [TimeUnit; 11] = [
+        TimeUnit::Generic,
+        TimeUnit::Year,
+        TimeUnit::Month,
         TimeUnit::Week,
         TimeUnit::Day,
         TimeUnit::Hour,
@@ -35,6 +42,9 @@ impl TimeUnit {
     pub fn code(self) -> &'static str {
         use TimeUnit::*;
         match self {
+            Generic => "generic",
+            Year => "Y",
+            Month => "M",
             Week => "W",
             Day => "D",
             Hour => "h",
@@ -50,10 +60,11 @@ impl TimeUnit {
         TimeUnit::ALL.into_iter().find(|u| u.code() == code)
     }
 
-    /// The unit's length in nanoseconds.
-    pub fn nanos(self) -> i64 {
+    /// The unit's length in nanoseconds (`None` for years and months).
+    pub fn nanos(self) -> Option<i64> {
         use TimeUnit::*;
-        match self {
+        Some(match self {
+            Generic | Year | Month => return None,
             Week => 7 * 86_400_000_000_000,
             Day => 86_400_000_000_000,
             Hour => 3_600_000_000_000,
@@ -62,17 +73,12 @@ impl TimeUnit {
             Milli => 1_000_000,
             Micro => 1_000,
             Nano => 1,
-        }
+        })
     }
 
-    /// The finer of two units: the one NumPy converts both operands to.
+    /// The finer of two units: the one NumPy converts both operands to (a generic unit is
+    /// coarser than any other).
     pub fn finer(self, other: TimeUnit) -> TimeUnit {
         self.max(other)
     }
-
-    /// How many of `finer` one `self` holds (`self` at least as coarse as `finer`).
-    pub fn ratio_to(self, finer: TimeUnit) -> i64 {
-        self.nanos() / finer.nanos()
-    }
 }
-

@@ -168,7 +168,10 @@ pub(crate) fn parse_v3_extension(data_type: &Value) -> Option<DType> {
 /// NumPy's short code of a time dtype (`M8[ns]`).
 fn time_code(dtype: DType) -> String {
     let letter = if dtype.kind() == Kind::DateTime { 'M' } else { 'm' };
-    format!("{letter}8[{}]", dtype.time_unit().map_or("", |u| u.code()))
+    match dtype.time_unit() {
+        Some(tegula_core::TimeUnit::Generic) | None => format!("{letter}8"),
+        Some(unit) => format!("{letter}8[{}]", unit.code()),
+    }
 }
 
 /// Parses a Zarr v3 data type name or a v2 NumPy type string.
@@ -200,7 +203,10 @@ pub(crate) fn parse_dtype(text: &str) -> Result<DType> {
 /// A time dtype from NumPy's short code (`M8[ns]`, `m8[s]`).
 fn parse_time_code(code: &str) -> Option<DType> {
     let (kind, rest) = code.split_at_checked(1)?;
-    let unit = tegula_core::TimeUnit::from_code(rest.strip_prefix("8[")?.strip_suffix(']')?)?;
+    let unit = match rest {
+        "8" => tegula_core::TimeUnit::Generic,
+        _ => tegula_core::TimeUnit::from_code(rest.strip_prefix("8[")?.strip_suffix(']')?)?,
+    };
     match kind {
         "M" => Some(DType::DateTime64(unit)),
         "m" => Some(DType::TimeDelta64(unit)),

@@ -3,6 +3,7 @@
 //! is computed.
 
 pub mod any_dtype;
+pub mod calendar;
 pub mod creation;
 pub mod device;
 pub mod elementwise;

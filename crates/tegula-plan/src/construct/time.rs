@@ -2,6 +2,7 @@
 //! and float64 operations on the stored counts: NumPy's rules are `tegula_core::time`'s table,
 //! and NaT (`i64::MIN`) is carried by masks, so the kernels never see a time dtype's meaning.
 
+use super::calendar;
 use super::creation::full;
 use super::elementwise::{binary, unary, where_};
 use super::reduce::{reduce as reduce_numbers, ReduceSpec};
@@ -154,7 +155,8 @@ pub fn from_sort_keys(keys: &NodeRef, dtype: DType) -> Result<NodeRef> {
 }
 
 /// Int64 counts of `unit` for a time (NaT kept), or an integer or bool converted to int64
-/// (taken as counts of the unit, as NumPy takes them).
+/// (taken as counts of the unit, as NumPy takes them). Datetimes go between years or months
+/// and the units of fixed length through the calendar; durations cannot.
 fn counts(x: &NodeRef, unit: TimeUnit) -> Result<NodeRef> {
     let Some(from) = x.dtype.time_unit() else {
         return super::elementwise::cast(x, DType::Int64);
@@ -162,10 +164,32 @@ fn counts(x: &NodeRef, unit: TimeUnit) -> Result<NodeRef> {
     let raw = relabel(x, DType::Int64);
     let scaled = match rescale(from, unit) {
         Rescale::Same => return Ok(raw),
-        Rescale::Multiply(f) => binary(BinaryOp::Multiply, &raw, &constant(Scalar::Int(f as i128), DType::Int64)?)?,
-        Rescale::FloorDivide(f) => binary(BinaryOp::FloorDivide, &raw, &constant(Scalar::Int(f as i128), DType::Int64)?)?,
+        Rescale::Multiply(f) => scale(&raw, BinaryOp::Multiply, f)?,
+        Rescale::FloorDivide(f) => scale(&raw, BinaryOp::FloorDivide, f)?,
+        Rescale::Calendar if x.dtype.kind() == tegula_core::Kind::TimeDelta => {
+            return Err(dtype_err!(
+                "Cannot convert {} to {}: years and months have no fixed length",
+                numpy_repr(x.dtype),
+                numpy_repr(x.dtype.with_unit(unit))
+            ))
+        }
+        Rescale::Calendar if unit < TimeUnit::Week => calendar::from_days(&fixed(&raw, from, TimeUnit::Day)?, unit)?,
+        Rescale::Calendar => fixed(&calendar::to_days(&raw, from)?, TimeUnit::Day, unit)?,
     };
     nat_where(&is_nat(&raw)?, &scaled)
+}
+
+/// Counts of one unit of fixed length as another (NaT not kept).
+fn fixed(counts: &NodeRef, from: TimeUnit, to: TimeUnit) -> Result<NodeRef> {
+    match rescale(from, to) {
+        Rescale::Multiply(f) => scale(counts, BinaryOp::Multiply, f),
+        Rescale::FloorDivide(f) => scale(counts, BinaryOp::FloorDivide, f),
+        _ => Ok(counts.clone()),
+    }
+}
+
+fn scale(counts: &NodeRef, op: BinaryOp, factor: i64) -> Result<NodeRef> {
+    binary(op, counts, &constant(Scalar::Int(factor as i128), DType::Int64)?)
 }
 
 /// Float64 values truncated to int64 counts, NaT where they are NaN or out of int64's range
