@@ -4,7 +4,7 @@
 
 use super::calendar;
 use super::creation::full;
-use super::elementwise::{binary, unary, where_};
+use super::elementwise::{binary, cast, unary, where_};
 use super::reduce::{reduce as reduce_numbers, ReduceSpec};
 use super::scan::{cumulative, ScanSpec};
 use crate::node::{Node, NodeKind, NodeRef};
@@ -29,18 +29,18 @@ pub fn time_binary(op: BinaryOp, a: &NodeRef, b: &NodeRef) -> Result<NodeRef> {
         TimeArithmetic::ScaledByFloat { op, unit, reflected } => {
             let (duration, factor) = if reflected { (b, a) } else { (a, b) };
             let x = counts(duration, unit)?;
-            let value = binary(op, &super::elementwise::cast(&x, DType::Float64)?, &super::elementwise::cast(factor, DType::Float64)?)?;
+            let value = binary(op, &cast(&x, DType::Float64)?, &cast(factor, DType::Float64)?)?;
             let counts = float_counts(&value)?;
             Ok(relabel(&nat_where(&is_nat(&x)?, &counts)?, DType::TimeDelta64(unit)))
         }
         TimeArithmetic::OverInteger { unit } => {
-            let (x, d) = (counts(a, unit)?, super::elementwise::cast(b, DType::Int64)?);
+            let (x, d) = (counts(a, unit)?, cast(b, DType::Int64)?);
             let bad = binary(LogicalOr, &is_nat(&x)?, &equals(&d, 0)?)?;
             Ok(relabel(&nat_where(&bad, &truncating_divide(&x, &d)?)?, DType::TimeDelta64(unit)))
         }
         TimeArithmetic::Ratio { unit } => {
             let (x, y) = (counts(a, unit)?, counts(b, unit)?);
-            let float = |n: &NodeRef| super::elementwise::cast(n, DType::Float64);
+            let float = |n: &NodeRef| cast(n, DType::Float64);
             let value = binary(Divide, &float(&x)?, &float(&y)?)?;
             where_(&either_nat(&x, &y)?, &constant(Scalar::Float(f64::NAN), DType::Float64)?, &value)
         }
@@ -81,11 +81,11 @@ pub fn time_cast(x: &NodeRef, dtype: DType) -> Result<NodeRef> {
     match (x.dtype.is_time(), dtype.time_unit()) {
         (true, Some(_)) if x.dtype.kind() != dtype.kind() => Ok(relabel(&relabel(x, DType::Int64), dtype)),
         (true, Some(unit)) => Ok(relabel(&counts(x, unit)?, dtype)),
-        (true, None) => super::elementwise::cast(&relabel(x, DType::Int64), dtype),
+        (true, None) => cast(&relabel(x, DType::Int64), dtype),
         (false, Some(_)) if x.dtype.is_float() || x.dtype.is_complex() => {
-            Ok(relabel(&float_counts(&super::elementwise::cast(x, DType::Float64)?)?, dtype))
+            Ok(relabel(&float_counts(&cast(x, DType::Float64)?)?, dtype))
         }
-        (false, _) => Ok(relabel(&super::elementwise::cast(x, DType::Int64)?, dtype)),
+        (false, _) => Ok(relabel(&cast(x, DType::Int64)?, dtype)),
     }
 }
 
@@ -138,7 +138,7 @@ pub fn time_cumulative(x: &NodeRef, spec: &ScanSpec) -> Result<NodeRef> {
     let nat = is_nat(&raw)?;
     let running = |n: &NodeRef| cumulative(n, &ScanSpec { dtype: Some(DType::Int64), ..spec.clone() });
     let sums = running(&where_(&nat, &constant(Scalar::Int(0), DType::Int64)?, &raw)?)?;
-    let nats_so_far = running(&super::elementwise::cast(&nat, DType::Int64)?)?;
+    let nats_so_far = running(&cast(&nat, DType::Int64)?)?;
     let after_nat = binary(BinaryOp::Greater, &nats_so_far, &constant(Scalar::Int(0), DType::Int64)?)?;
     Ok(relabel(&nat_where(&after_nat, &sums)?, x.dtype))
 }
@@ -159,13 +159,11 @@ pub fn from_sort_keys(keys: &NodeRef, dtype: DType) -> Result<NodeRef> {
 /// and the units of fixed length through the calendar; durations cannot.
 fn counts(x: &NodeRef, unit: TimeUnit) -> Result<NodeRef> {
     let Some(from) = x.dtype.time_unit() else {
-        return super::elementwise::cast(x, DType::Int64);
+        return cast(x, DType::Int64);
     };
     let raw = relabel(x, DType::Int64);
     let scaled = match rescale(from, unit) {
         Rescale::Same => return Ok(raw),
-        Rescale::Multiply(f) => scale(&raw, BinaryOp::Multiply, f)?,
-        Rescale::FloorDivide(f) => scale(&raw, BinaryOp::FloorDivide, f)?,
         Rescale::Calendar if x.dtype.kind() == tegula_core::Kind::TimeDelta => {
             return Err(dtype_err!(
                 "Cannot convert {} to {}: years and months have no fixed length",
@@ -175,20 +173,18 @@ fn counts(x: &NodeRef, unit: TimeUnit) -> Result<NodeRef> {
         }
         Rescale::Calendar if unit < TimeUnit::Week => calendar::from_days(&fixed(&raw, from, TimeUnit::Day)?, unit)?,
         Rescale::Calendar => fixed(&calendar::to_days(&raw, from)?, TimeUnit::Day, unit)?,
+        Rescale::Multiply(_) | Rescale::FloorDivide(_) => fixed(&raw, from, unit)?,
     };
     nat_where(&is_nat(&raw)?, &scaled)
 }
 
 /// Counts of one unit of fixed length as another (NaT not kept).
 fn fixed(counts: &NodeRef, from: TimeUnit, to: TimeUnit) -> Result<NodeRef> {
-    match rescale(from, to) {
-        Rescale::Multiply(f) => scale(counts, BinaryOp::Multiply, f),
-        Rescale::FloorDivide(f) => scale(counts, BinaryOp::FloorDivide, f),
-        _ => Ok(counts.clone()),
-    }
-}
-
-fn scale(counts: &NodeRef, op: BinaryOp, factor: i64) -> Result<NodeRef> {
+    let (op, factor) = match rescale(from, to) {
+        Rescale::Multiply(f) => (BinaryOp::Multiply, f),
+        Rescale::FloorDivide(f) => (BinaryOp::FloorDivide, f),
+        _ => return Ok(counts.clone()),
+    };
     binary(op, counts, &constant(Scalar::Int(factor as i128), DType::Int64)?)
 }
 
@@ -197,7 +193,7 @@ fn scale(counts: &NodeRef, op: BinaryOp, factor: i64) -> Result<NodeRef> {
 fn float_counts(value: &NodeRef) -> Result<NodeRef> {
     let limit = constant(Scalar::Float(-(i64::MIN as f64)), DType::Float64)?;
     let in_range = binary(BinaryOp::Less, &unary(UnaryOp::Abs, value)?, &limit)?;
-    nat_where(&unary(UnaryOp::LogicalNot, &in_range)?, &super::elementwise::cast(value, DType::Int64)?)
+    nat_where(&unary(UnaryOp::LogicalNot, &in_range)?, &cast(value, DType::Int64)?)
 }
 
 /// Integer division rounded toward zero (NumPy's for a duration over an integer): the floored
@@ -208,7 +204,7 @@ fn truncating_divide(x: &NodeRef, d: &NodeRef) -> Result<NodeRef> {
     let floored = binary(FloorDivide, x, d)?;
     let inexact = binary(NotEqual, &binary(Remainder, x, d)?, &zero)?;
     let signs_differ = binary(LogicalXor, &binary(Less, x, &zero)?, &binary(Less, d, &zero)?)?;
-    let adjust = super::elementwise::cast(&binary(LogicalAnd, &inexact, &signs_differ)?, DType::Int64)?;
+    let adjust = cast(&binary(LogicalAnd, &inexact, &signs_differ)?, DType::Int64)?;
     binary(Add, &floored, &adjust)
 }
 
