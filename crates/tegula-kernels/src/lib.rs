@@ -32,6 +32,7 @@ pub mod random;
 pub mod raw;
 pub mod reduce;
 pub mod reduce_f64;
+mod reduce_order;
 mod rejection;
 pub mod run;
 pub mod scan;

@@ -41,10 +41,10 @@ pub fn reduce_flat_f64<S: Default>(
 
 /// The partial reduction over the first axis (only) of a block of `shape` (at least 2-D) of
 /// float64 values, which `fill(start, out, scratch)` writes for the row-major positions
-/// `start .. start + out.len()`; `None` when `op` is not a sum, product, minimum or maximum in
-/// float64, or the block is empty. The bands, groups and order of operations of
-/// `reduce_bands`, so the same rounding, but into buffers each group reuses: no chunk is made
-/// per band.
+/// `start .. start + out.len()`; `None` when `op` is not a sum, product, minimum or maximum
+/// (NaN-skipping or not) or NaN-skipping sum and count in float64, or the block is empty.
+/// The bands, groups and order of operations of `reduce_bands`, so the same rounding, but
+/// into buffers each group reuses: no chunk is made per band.
 pub fn reduce_rows_f64<S: Default>(
     op: PartialReduce,
     shape: &[usize],
@@ -55,6 +55,29 @@ pub fn reduce_rows_f64<S: Default>(
         values.resize(rows * row, 0.0);
         fill(first * row, values, scratch)?;
         values.chunks_exact(row).for_each(each);
+        Ok(())
+    })
+}
+
+/// The partial reduction over the first axis of a row-major float32 block into float64 (a
+/// sum, product or NaN-skipping sum and count: the mean and nanmean of float32), each band of
+/// rows widened as it is read; `None` for any other block or reduction. Casting the block
+/// first made a float64 copy of it, twice its size, and one fresh partial per band.
+pub fn reduce_rows_widened(op: PartialReduce, axes: &[usize], a: &Chunk) -> Option<Result<Chunk>> {
+    let wide = matches!(
+        op,
+        PartialReduce::Sum { acc: DType::Float64 }
+            | PartialReduce::Prod { acc: DType::Float64 }
+            | PartialReduce::NanSum { acc: DType::Float64 }
+            | PartialReduce::NanSumCount { acc: DType::Float64 }
+    );
+    if !wide || axes != [0] {
+        return None;
+    }
+    let values = a.typed::<f32>().ok()?.as_slice()?;
+    reduce_rows_f64(op, a.shape(), |start, out: &mut [f64], _: &mut ()| {
+        let len = out.len();
+        out.iter_mut().zip(&values[start..start + len]).for_each(|(o, &x)| *o = f64::from(x));
         Ok(())
     })
 }
@@ -90,8 +113,7 @@ fn fold_rows<S: Default>(
             let mut seen = 0;
             visit(first, band.min(rows - first), &mut scratch, &mut |r| {
                 if seen == 0 {
-                    part.clear();
-                    part.extend(r.iter().map(|&x| fold.map(x)));
+                    fold.start_into(&mut part, r);
                 } else {
                     fold.into(&mut part, r);
                 }
@@ -103,7 +125,10 @@ fn fold_rows<S: Default>(
             }
         }
         let acc = acc.ok_or_else(|| internal_err!("a group without bands"))?;
-        let keep = [&[1][..], &shape[1..]].concat();
+        let keep = match op.stacked() {
+            Some(stacked) => [&[stacked, 1][..], &shape[1..]].concat(),
+            None => [&[1][..], &shape[1..]].concat(),
+        };
         Array::from_shape_vec(IxDyn(&keep), acc).map(|a| Chunk::Float64(a.into())).map_err(|e| internal_err!("partial: {e}"))
     });
     Some(partials.and_then(|p| reduce_combine(op, &p)))
@@ -163,6 +188,11 @@ pub fn reduce_strided_f64(op: PartialReduce, axes: &[usize], a: &Chunk) -> Optio
     }))
 }
 
+/// What an element adds to a count of the elements that are not NaN.
+fn counted(x: f64) -> f64 {
+    if x.is_nan() { 0.0 } else { 1.0 }
+}
+
 type Spans<'a> = dyn FnMut(usize, usize, &mut dyn FnMut(&[f64])) -> Result<()> + 'a;
 
 /// A float64 reduction on plain numbers: (value, 0, 0), or (count, mean, M2) for moments.
@@ -175,6 +205,8 @@ enum Fold {
     NanSum,
     NanMin,
     NanMax,
+    /// NaN-skipping sum and count: (sum, count, 0); rows of sums, then rows of counts.
+    NanSumCount,
     Moments,
     NanMoments,
 }
@@ -189,6 +221,7 @@ impl Fold {
             PartialReduce::NanSum { acc: DType::Float64 } => Some(Fold::NanSum),
             PartialReduce::NanMin => Some(Fold::NanMin),
             PartialReduce::NanMax => Some(Fold::NanMax),
+            PartialReduce::NanSumCount { acc: DType::Float64 } => Some(Fold::NanSumCount),
             PartialReduce::Moments => Some(Fold::Moments),
             PartialReduce::NanMoments => Some(Fold::NanMoments),
             _ => None,
@@ -206,6 +239,15 @@ impl Fold {
             Fold::NanSum => fold_spans(start, len, spans, Ordered::zero_nan, Num::add),
             Fold::NanMin => fold_spans(start, len, spans, |x| x, Ordered::min_skip_nan),
             Fold::NanMax => fold_spans(start, len, spans, |x| x, Ordered::max_skip_nan),
+            Fold::NanSumCount => {
+                let (mut sum, mut count) = (LaneFold::new(len), LaneFold::new(len));
+                spans(start, len, &mut |piece| {
+                    push(&mut sum, piece, Ordered::zero_nan, Num::add);
+                    push(&mut count, piece, counted, Num::add);
+                })?;
+                let finish = |lanes: LaneFold<f64>| lanes.finish(Num::add).ok_or_else(|| internal_err!("an empty tile"));
+                return Ok([finish(sum)?, finish(count)?, 0.0]);
+            }
             Fold::Moments => {
                 buf.clear();
                 spans(start, len, &mut |piece| buf.extend_from_slice(piece))?;
@@ -223,20 +265,31 @@ impl Fold {
     /// What a value counts as: a NaN adds nothing to a NaN-skipping sum.
     fn map(self, x: f64) -> f64 {
         match self {
-            Fold::NanSum => x.zero_nan(),
+            Fold::NanSum | Fold::NanSumCount => x.zero_nan(),
             _ => x,
+        }
+    }
+
+    /// The running partial of a first row of values, written into `partial`.
+    fn start_into(self, partial: &mut Vec<f64>, values: &[f64]) {
+        partial.clear();
+        partial.extend(values.iter().map(|&x| self.map(x)));
+        if let Fold::NanSumCount = self {
+            partial.extend(values.iter().map(|&x| counted(x)));
         }
     }
 
     /// The running partial of a first row of values.
     fn start(self, values: &[f64]) -> Vec<f64> {
-        values.iter().map(|&x| self.map(x)).collect()
+        let mut partial = Vec::new();
+        self.start_into(&mut partial, values);
+        partial
     }
 
     /// `into` for `values` that are partials already (what NaNs they hold are results).
     fn combine_into(self, acc: &mut [f64], partial: &[f64]) {
         match self {
-            Fold::NanSum => fold_into(acc, partial, Num::add),
+            Fold::NanSum | Fold::NanSumCount => fold_into(acc, partial, Num::add),
             fold => fold.into(acc, partial),
         }
     }
@@ -251,6 +304,11 @@ impl Fold {
             Fold::NanSum => fold_into(acc, values, |a, x| a + x.zero_nan()),
             Fold::NanMin => fold_into(acc, values, Ordered::min_skip_nan),
             Fold::NanMax => fold_into(acc, values, Ordered::max_skip_nan),
+            Fold::NanSumCount => {
+                let (sums, counts) = acc.split_at_mut(values.len());
+                fold_into(sums, values, |a, x| a + x.zero_nan());
+                fold_into(counts, values, |a, x| a + counted(x));
+            }
             Fold::Moments | Fold::NanMoments => {}
         }
     }
@@ -264,6 +322,7 @@ impl Fold {
             Fold::NanSum => [Num::add(a[0], b[0]), 0.0, 0.0],
             Fold::NanMin => [Ordered::min_skip_nan(a[0], b[0]), 0.0, 0.0],
             Fold::NanMax => [Ordered::max_skip_nan(a[0], b[0]), 0.0, 0.0],
+            Fold::NanSumCount => [Num::add(a[0], b[0]), Num::add(a[1], b[1]), 0.0],
             Fold::Moments | Fold::NanMoments => {
                 let [mut n, mut mean, mut m2] = a;
                 merge_moment((&mut n, &mut mean, &mut m2), (b[0], b[1], b[2]));
@@ -276,6 +335,7 @@ impl Fold {
     fn chunk(self, acc: [f64; 3]) -> Result<Chunk> {
         let block = match self {
             Fold::Moments | Fold::NanMoments => Array::from_shape_vec(IxDyn(&[3, 1]), acc.to_vec()),
+            Fold::NanSumCount => Array::from_shape_vec(IxDyn(&[2, 1]), acc[..2].to_vec()),
             _ => Array::from_shape_vec(IxDyn(&[1]), vec![acc[0]]),
         };
         block.map(|b| Chunk::Float64(b.into())).map_err(|e| internal_err!("partial: {e}"))
@@ -348,7 +408,7 @@ mod tests {
             whole.clone().reversed_axes(),
             whole.clone().slice_move(s![1..2, ..;2]).into_dyn(),
         ];
-        let ops = [PartialReduce::Sum { acc: DType::Float64 }, PartialReduce::Prod { acc: DType::Float64 }, PartialReduce::Min, PartialReduce::Max, PartialReduce::Moments, PartialReduce::NanMoments]
+        let ops = [PartialReduce::Sum { acc: DType::Float64 }, PartialReduce::Prod { acc: DType::Float64 }, PartialReduce::Min, PartialReduce::Max, PartialReduce::Moments, PartialReduce::NanMoments, NAN_SUM_COUNT]
             .into_iter()
             .chain(NAN_SKIPPING);
         for view in views {
@@ -368,7 +428,7 @@ mod tests {
 
     #[test]
     fn rows_reduce_like_bands_bit_for_bit() {
-        let ops = [PartialReduce::Sum { acc: DType::Float64 }, PartialReduce::Prod { acc: DType::Float64 }, PartialReduce::Min, PartialReduce::Max]
+        let ops = [PartialReduce::Sum { acc: DType::Float64 }, PartialReduce::Prod { acc: DType::Float64 }, PartialReduce::Min, PartialReduce::Max, NAN_SUM_COUNT]
             .into_iter()
             .chain(NAN_SKIPPING);
         // One-row bands (rows longer than a band), many-row bands, several groups, a 3-D block.
@@ -392,6 +452,29 @@ mod tests {
     }
 
     const NAN_SKIPPING: [PartialReduce; 3] = [PartialReduce::NanSum { acc: DType::Float64 }, PartialReduce::NanMin, PartialReduce::NanMax];
+    const NAN_SUM_COUNT: PartialReduce = PartialReduce::NanSumCount { acc: DType::Float64 };
+
+    /// A float32 block reduces over its first axis as its float64 copy does, bit for bit.
+    #[test]
+    fn float32_rows_widen_as_they_are_read() {
+        use crate::reduce::reduce_partial;
+        let ops = [PartialReduce::Sum { acc: DType::Float64 }, PartialReduce::Prod { acc: DType::Float64 }, PartialReduce::NanSum { acc: DType::Float64 }, NAN_SUM_COUNT];
+        for shape in [vec![3, 9000], vec![7, 5], vec![1000, 37], vec![4, 3, 700]] {
+            let n: usize = shape.iter().product();
+            let narrow: Vec<f32> = values(n).iter().map(|&x| (x * 1e-12) as f32).collect();
+            let block = Chunk::Float32(Array::from_shape_vec(IxDyn(&shape), narrow).unwrap().into());
+            for op in ops {
+                let got = reduce_rows_widened(op, &[0], &block).expect("a widened fold").unwrap();
+                let want = reduce_partial(op, &[0], &block.cast(DType::Float64)).unwrap();
+                assert_eq!(got.shape(), want.shape(), "{shape:?} {op:?}");
+                let (g, w) = (got.typed::<f64>().unwrap(), want.typed::<f64>().unwrap());
+                assert!(g.iter().zip(w.iter()).all(|(x, y)| x.to_bits() == y.to_bits()), "{shape:?} {op:?}");
+            }
+        }
+        let block = Chunk::Float32(Array::from_shape_vec(IxDyn(&[2, 2]), vec![1.0f32; 4]).unwrap().into());
+        assert!(reduce_rows_widened(PartialReduce::Max, &[0], &block).is_none());
+        assert!(reduce_rows_widened(NAN_SUM_COUNT, &[1], &block).is_none());
+    }
 
     /// NaN elements are skipped wherever they fall (first in a lane, a row, a tile); NaNs the
     /// values make (∞ - ∞) are kept; a lane of NaNs only sums to 0 and has a NaN extreme.

@@ -13,13 +13,14 @@ use crate::linalg::linalg;
 use crate::parts::{pack, part};
 use crate::matmul::matmul;
 use crate::reduce::{reduce_combine, reduce_finish, reduce_partial};
-use crate::reduce_f64::reduce_strided_f64;
+use crate::reduce_f64::{reduce_rows_widened, reduce_strided_f64};
+use crate::reduce_order::in_memory_order;
 use crate::moving::Span;
 use crate::scan::{fill_nan, scan};
 use crate::sort::{argsort, search_count, sort};
 pub use crate::source::generate;
 use crate::unary::unary;
-use tegula_core::{KernelOp, Result, TegulaError};
+use tegula_core::{KernelOp, PartialReduce, Result, TegulaError};
 
 
 /// Runs `op` on `inputs`.
@@ -36,10 +37,7 @@ pub fn run(op: &KernelOp, inputs: &[Chunk]) -> Result<Chunk> {
         KernelOp::Cast { dtype } => Ok(arg(0)?.cast(*dtype)),
         KernelOp::Bitcast { dtype } => crate::bitcast::bitcast(arg(0)?, *dtype),
         KernelOp::Drawn { dist } => crate::drawn::drawn(*dist, arg(0)?, arg(1)?, arg(2)?),
-        KernelOp::ReducePartial { op, axes } => {
-            let block = arg(0)?;
-            reduce_strided_f64(*op, axes, block).unwrap_or_else(|| reduce_partial(*op, axes, block))
-        }
+        KernelOp::ReducePartial { op, axes } => in_memory_order(*op, axes, arg(0)?, reduce_block),
         KernelOp::ReduceCombine { op } => reduce_combine(*op, inputs),
         KernelOp::ReduceFinish { finish, squeeze, dtype } => reduce_finish(*finish, squeeze, *dtype, arg(0)?),
         KernelOp::Matmul { dtype } => matmul(*dtype, arg(0)?, arg(1)?),
@@ -73,4 +71,11 @@ pub fn run(op: &KernelOp, inputs: &[Chunk]) -> Result<Chunk> {
         KernelOp::Fused(block) => fused(block, inputs),
         KernelOp::FusedReduce { block, op, axes } => fused_reduce(block, *op, axes, inputs),
     }
+}
+
+/// The partial reduction of one block, by the first of the kernels that takes it.
+fn reduce_block(op: PartialReduce, axes: &[usize], block: &Chunk) -> Result<Chunk> {
+    reduce_strided_f64(op, axes, block)
+        .or_else(|| reduce_rows_widened(op, axes, block))
+        .unwrap_or_else(|| reduce_partial(op, axes, block))
 }
