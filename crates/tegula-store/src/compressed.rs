@@ -104,7 +104,7 @@ impl Compressed {
             if whole_chunk {
                 // SAFETY: the only chunk, so the only writer of `out`.
                 let out = unsafe { shared.index_mut(0..chunk_bytes) };
-                return self.decode(file, &mut buffers.input, &mut buffers.decompressor, out).map_err(fail);
+                return self.decode(file, &mut buffers.decompressor, out).map_err(fail);
             }
             // Fallible: metadata may declare a chunk far larger than the array (or memory).
             let chunk = &mut buffers.chunk;
@@ -113,7 +113,7 @@ impl Compressed {
                 TegulaError::Memory(format!("{}: chunk {index:?} ({store_key}) of {chunk_bytes} bytes does not fit in memory", info.path))
             })?;
             chunk.resize(chunk_bytes, 0);
-            self.decode(file, &mut buffers.input, &mut buffers.decompressor, chunk).map_err(fail)?;
+            self.decode(file, &mut buffers.decompressor, chunk).map_err(fail)?;
             // SAFETY: as for the fill value above.
             let mut write = |at: usize, row: &[u8]| unsafe { shared.index_mut(at..at + row.len()) }.copy_from_slice(row);
             copy_part(Source::Chunk(chunk), index, &info.chunk_shape, region, item, &mut write);
@@ -122,30 +122,32 @@ impl Compressed {
     }
 
     /// Decodes the chunk file into `out`, which it must fill exactly. zstd frames are decoded
-    /// in one call from the file's bytes (into `input`, by a `decompressor` kept for the next
-    /// chunk), which writes each byte once; one that
-    /// does not decode to exactly `out`'s length, a gzip stream and a file too large to be
-    /// `out` compressed are streamed, which bounds what is read and names what is wrong.
+    /// in one call from the file's bytes (read into the thread's buffer, by a `decompressor`
+    /// kept for the next chunk), which writes each byte once; one that does not decode to
+    /// exactly `out`'s length, a gzip stream and a file too large to be `out` compressed are
+    /// streamed, which bounds what is read and names what is wrong.
     fn decode(
         &self,
-        mut file: std::fs::File,
-        input: &mut Vec<u8>,
+        file: std::fs::File,
         decompressor: &mut Option<zstd::bulk::Decompressor<'static>>,
         out: &mut [u8],
     ) -> std::result::Result<(), String> {
         let size = file.metadata().map_err(|e| e.to_string())?.len();
         let bounded = size <= (zstd::zstd_safe::compress_bound(out.len()) as u64).saturating_add(1 << 16);
         if self.codec == Codec::Zstd && bounded {
-            input.clear();
-            file.read_to_end(input).map_err(|e| e.to_string())?;
-            let decompressor = match decompressor {
-                Some(d) => d,
-                slot => slot.insert(zstd::bulk::Decompressor::new().map_err(|e| format!("zstd: {e}"))?),
+            // Bounded just above, so the size fits in memory's range.
+            let size = size as usize;
+            let zstd = |input: &[u8]| {
+                let decompressor = match decompressor {
+                    Some(d) => d,
+                    slot => slot.insert(zstd::bulk::Decompressor::new().map_err(|e| format!("zstd: {e}"))?),
+                };
+                if matches!(decompressor.decompress_to_buffer(input, out), Ok(n) if n == out.len()) {
+                    return Ok(());
+                }
+                self.stream(std::io::Cursor::new(input), out)
             };
-            if matches!(decompressor.decompress_to_buffer(input, out), Ok(n) if n == out.len()) {
-                return Ok(());
-            }
-            return self.stream(std::io::Cursor::new(&input[..]), out);
+            return crate::read_buffer::with_file_bytes(&file, size, zstd);
         }
         self.stream(std::io::BufReader::new(file), out)
     }
@@ -173,11 +175,10 @@ impl Compressed {
     }
 }
 
-/// Per-thread buffers of a read: a chunk file's bytes, a decoded chunk of which the read needs
-/// a part, and a zstd context (made once per thread of a read, not per chunk).
+/// Per-thread buffers of a read: a decoded chunk of which the read needs a part, and a zstd
+/// context (made once per thread of a read, not per chunk).
 #[derive(Default)]
 struct Buffers {
-    input: Vec<u8>,
     chunk: Vec<u8>,
     decompressor: Option<zstd::bulk::Decompressor<'static>>,
 }

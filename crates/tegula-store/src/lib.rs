@@ -23,6 +23,7 @@ mod object;
 mod object_storage;
 mod prefetch;
 mod raw_chunks;
+mod read_buffer;
 mod remote_zarr;
 mod replace;
 mod staged;
