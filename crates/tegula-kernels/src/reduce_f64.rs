@@ -306,7 +306,7 @@ impl Fold {
             Fold::NanMax => fold_into(acc, values, Ordered::max_skip_nan),
             Fold::NanSumCount => {
                 let (sums, counts) = acc.split_at_mut(values.len());
-                fold_into(sums, values, |a, x| a + x.zero_nan());
+                Fold::NanSum.into(sums, values);
                 fold_into(counts, values, |a, x| a + counted(x));
             }
             Fold::Moments | Fold::NanMoments => {}

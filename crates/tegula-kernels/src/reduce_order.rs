@@ -8,7 +8,7 @@
 use crate::chunk::Chunk;
 use crate::layout::transpose;
 use crate::with_chunk;
-use tegula_core::{PartialReduce, Result};
+use tegula_core::{internal_err, PartialReduce, Result};
 
 /// `reduce(op, axes, block)`, run on `block`'s axes in memory order when they are a
 /// permutation of a row-major block's.
@@ -18,25 +18,26 @@ pub fn in_memory_order(
     block: &Chunk,
     reduce: impl Fn(PartialReduce, &[usize], &Chunk) -> Result<Chunk>,
 ) -> Result<Chunk> {
-    let Some(perm) = memory_order(block) else {
+    let Some((perm, ordered)) = memory_order(block) else {
         return reduce(op, axes, block);
     };
-    let ordered = transpose(block, &perm)?;
-    let mut moved: Vec<usize> = axes.iter().filter_map(|&a| perm.iter().position(|&p| p == a)).collect();
+    // Where each of the block's axes lies in memory order.
+    let mut place = vec![0; perm.len()];
+    perm.iter().enumerate().for_each(|(i, &axis)| place[axis] = i);
+    let mut moved = axes.iter().map(|&a| place.get(a).copied().ok_or_else(|| internal_err!("axis {a} of a {}-d block", place.len()))).collect::<Result<Vec<usize>>>()?;
     moved.sort_unstable();
     let partial = reduce(op, &moved, &ordered)?;
     // Partials keep every axis (reduced ones with length one), after a new leading axis for
     // stacked partials (moments, sum and count).
     let lead = usize::from(op.stacked().is_some());
-    let mut back: Vec<usize> = (0..lead).collect();
-    back.extend((0..perm.len()).map(|axis| lead + perm.iter().position(|&p| p == axis).unwrap_or(axis)));
+    let back: Vec<usize> = (0..lead).chain(place.iter().map(|&i| lead + i)).collect();
     transpose(&partial, &back)
 }
 
-/// The order of `block`'s axes, outermost first in memory, when it differs from the block's
-/// own and puts the block in row-major layout; `None` otherwise (row-major already, a
-/// reversed or broadcast axis, a window with gaps).
-fn memory_order(block: &Chunk) -> Option<Vec<usize>> {
+/// The order of `block`'s axes, outermost first in memory, and the block in that order (a
+/// view), when the order differs from the block's own and puts the block in row-major layout;
+/// `None` otherwise (row-major already, a reversed or broadcast axis, a window with gaps).
+fn memory_order(block: &Chunk) -> Option<(Vec<usize>, Chunk)> {
     if block.ndim() < 2 || block.len() <= 1 {
         return None;
     }
@@ -53,7 +54,7 @@ fn memory_order(block: &Chunk) -> Option<Vec<usize>> {
         return None;
     }
     let ordered = transpose(block, &perm).ok()?;
-    with_chunk!(&ordered, a => a.is_standard_layout()).then_some(perm)
+    with_chunk!(&ordered, a => a.is_standard_layout()).then_some((perm, ordered))
 }
 
 #[cfg(test)]
