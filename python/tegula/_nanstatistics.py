@@ -1,7 +1,7 @@
 """NumPy's NaN-ignoring order statistics: ``nanmedian``, ``nanquantile``, ``nanpercentile``.
-As the ordinary ones (``_statistics.py``), a sort along the reduced axes, where NaN sorts
-last; each lane's count of values that are not NaN is lazy, so the positions and interpolation
-weights are lazy arrays per lane, and the values are gathered with ``take_along_axis``. A
+As the ordinary ones (``_statistics.py``), positions of the lanes along the reduced axes in
+sorted order, where NaN sorts last; each lane's count of values that are not NaN is lazy, so
+the positions and interpolation weights are lazy arrays per lane, read by ``sorted_take``. A
 lane of NaNs only gives NaN (NumPy warns there). Inputs without NaN (integers, booleans) take
 the ordinary functions; empty inputs give ``nanmean``'s result, as NumPy's."""
 
@@ -10,29 +10,30 @@ import numpy as np
 from ._array import refuse_out
 from ._creation import asarray
 from ._functions import REDUCTIONS, UFUNCS, concatenate, where
-from ._gather import take_along_axis
 from ._manipulation import moveaxis
 from ._nanfunctions import nanmean
 from ._reshape import reshape
-from ._sorting import sort
 from ._statistics import (_lanes, _lerp, _positions, _quantile, _weighted_quantile, _weights, checked_quantiles,
-                          median)
+                          median, sorted_take)
 
 isnan, maximum = UFUNCS["isnan"], UFUNCS["maximum"]
 
 
-def _sorted_lanes(x, axis):
-    """The lanes sorted (NaNs last), their counts of values that are not NaN (int64, with a
-    length-one last axis), the shape kept and the shape with the reduced axes as length one."""
+def _counted_lanes(x, axis):
+    """The lanes, their counts of values that are not NaN (int64, with a length-one last
+    axis), the shape kept and the shape with the reduced axes as length one."""
     lanes, kept, kept_dims = _lanes(x, axis)
     count = (~isnan(lanes)).sum(axis=-1, dtype="int64", keepdims=True)
-    return sort(lanes, axis=-1), count, kept, kept_dims
+    return lanes, count, kept, kept_dims
 
 
-def _gather(ordered, index):
-    """The sorted values at lazy positions along the lanes; a lane without values (index
-    below 0) reads its first element, which the caller replaces by NaN."""
-    return take_along_axis(ordered, maximum(index, 0), axis=-1)
+def _gather(lanes, *indices):
+    """The sorted lanes' values at lazy positions (one array of positions per lane in each of
+    ``indices``), in one selection; a lane without values (index below 0) reads its first
+    element, which the caller replaces by NaN."""
+    taken = sorted_take(lanes, maximum(concatenate(indices, axis=-1), 0))
+    bounds = np.cumsum([0] + [i.shape[-1] for i in indices])
+    return [taken[..., a:b] for a, b in zip(bounds[:-1], bounds[1:])]
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
@@ -44,8 +45,8 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         return median(x, axis=axis, keepdims=keepdims)
     if x.size == 0:
         return nanmean(x, axis=axis, keepdims=keepdims)
-    ordered, count, kept, kept_dims = _sorted_lanes(x, axis)
-    low, high = _gather(ordered, (count - 1) // 2), _gather(ordered, count // 2)
+    lanes, count, kept, kept_dims = _counted_lanes(x, axis)
+    low, high = _gather(lanes, (count - 1) // 2, count // 2)
     mean = REDUCTIONS["mean"](concatenate([low, high], axis=-1), axis=-1, keepdims=True)
     # One middle element when the count is odd: itself, even where the mean would overflow.
     result = where(count == 0, np.nan, where(count % 2 == 1, low, mean))[..., 0]
@@ -83,13 +84,12 @@ def _nan_quantiles(a, q, scale, out_of_range, axis, out, method, keepdims, weigh
 def _nan_quantile(x, q, weak, axis, method, keepdims):
     """The quantiles of each lane's values that are not NaN: positions from each lane's count
     (in ``q``'s precision, as NumPy computes them from an int length), gathered per lane."""
-    ordered, count, kept, kept_dims = _sorted_lanes(x, axis)
+    lanes, count, kept, kept_dims = _counted_lanes(x, axis)
     n = count.astype(q.dtype) if q.dtype.kind == "f" else count
     index, gamma = _positions(method, n, q.reshape(-1))
     if gamma is None:
-        result = _gather(ordered, index)
+        [result] = _gather(lanes, index)
     else:
-        below, above = index
-        result = _lerp(_gather(ordered, below), _gather(ordered, above), gamma, weak)
+        result = _lerp(*_gather(lanes, *index), gamma, weak)
     result = moveaxis(where(count == 0, np.nan, result), -1, 0)
     return reshape(result, q.shape + (kept_dims if keepdims else kept))

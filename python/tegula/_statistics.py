@@ -1,5 +1,6 @@
-"""NumPy's order statistics: ``median``, ``quantile`` and ``percentile``, from a sort along the
-reduced axes and gathers of the few positions each quantile needs. Which positions, and the
+"""NumPy's order statistics: ``median``, ``quantile`` and ``percentile``: the few positions each
+quantile needs of each lane along the reduced axes in sorted order, found by selection
+(``sorted_take``) without sorting the lanes. Which positions, and the
 interpolation weights between them, depend only on the lane length and ``q``, so they are
 computed here with NumPy on ``q``; the data stays lazy and chunked. Weighted quantiles
 (``inverted_cdf`` only, as NumPy) sort each lane once, carry the weights along and pick the
@@ -13,10 +14,10 @@ from numpy.lib.array_utils import normalize_axis_tuple
 from ._array import Array, refuse_out
 from ._creation import asarray
 from ._functions import REDUCTIONS, UFUNCS, compute, permute_dims, where
-from ._gather import take, take_along_axis
+from ._gather import take_along_axis
 from ._manipulation import broadcast_to, moveaxis
 from ._reshape import reshape
-from ._sorting import argsort, cumulative_sum, sort
+from ._sorting import argsort, cumulative_sum
 
 isnan = UFUNCS["isnan"]
 
@@ -38,10 +39,21 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     n = lanes.shape[-1]
     # One middle element when n is odd (its mean is itself, even near overflow), two when even.
     middle = [n // 2] if n % 2 else [n // 2 - 1, n // 2] if n else []
-    ordered = sort(lanes, axis=-1)
-    result = REDUCTIONS["mean"](take(ordered, asarray(np.array(middle, np.int64)), axis=-1), axis=-1)
-    result = _nan_where_lane_has_nan(result, ordered)
+    if not middle:
+        return reshape(REDUCTIONS["mean"](lanes, axis=-1), kept_dims if keepdims else kept)
+    taken = sorted_take(lanes, np.array(middle + [n - 1]))
+    result = REDUCTIONS["mean"](taken[..., :-1], axis=-1)
+    result = _nan_where_lane_has_nan(result, taken[..., -1])
     return reshape(result, kept_dims if keepdims else kept)
+
+
+def sorted_take(lanes, positions):
+    """``take_along_axis(sort(lanes, axis=-1), positions, axis=-1)`` by selection: the elements
+    at ``positions`` (int64 in ``[0, n)``; a 1-D NumPy array, the same for every lane, or a
+    lazy array of the lanes' ndim) of each lane in sorted order (NaN last)."""
+    if isinstance(positions, np.ndarray):
+        positions = positions.astype(np.int64).reshape((1,) * (lanes.ndim - 1) + (-1,))
+    return Array(lanes._h.sorted_take(asarray(positions)._h, -1))
 
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
@@ -100,11 +112,12 @@ def _normalize(axis, ndim):
     return axis % ndim
 
 
-def _nan_where_lane_has_nan(result, ordered):
-    """NaN sorts last: a lane whose last sorted element is NaN has NaN statistics."""
-    if ordered.dtype.kind not in "fc" or ordered.shape[-1] == 0:
+def _nan_where_lane_has_nan(result, last):
+    """NaN sorts last: a lane whose last sorted element (``last``, one per lane) is NaN has
+    NaN statistics."""
+    if last.dtype.kind not in "fc":
         return result
-    return where(isnan(ordered[..., -1]), np.nan, result)
+    return where(isnan(last), np.nan, result)
 
 
 def _quantile(x, q, weak, axis, method, keepdims):
@@ -115,15 +128,17 @@ def _quantile(x, q, weak, axis, method, keepdims):
     if n == 0:
         raise IndexError("cannot do a non-empty take from an empty axes.")
     index, gamma = _positions(method, n, q)
-    ordered = sort(lanes, axis=-1)
-    flat = index.reshape(-1) if gamma is None else index[0].reshape(-1)
-    below = moveaxis(take(ordered, asarray(flat), axis=-1), -1, 0)
+    # The positions each q reads (below and above it when interpolating), then the last.
+    flat = [index.reshape(-1)] if gamma is None else [index[0].reshape(-1), index[1].reshape(-1)]
+    m = flat[0].size
+    taken = sorted_take(lanes, np.concatenate(flat + [np.array([n - 1])]))
+    below = moveaxis(taken[..., :m], -1, 0)
     if gamma is None:
         result = below
     else:
-        above = moveaxis(take(ordered, asarray(index[1].reshape(-1)), axis=-1), -1, 0)
+        above = moveaxis(taken[..., m:2 * m], -1, 0)
         result = _lerp(below, above, gamma.reshape((-1,) + (1,) * len(kept)), weak)
-    result = _nan_where_lane_has_nan(result, ordered)
+    result = _nan_where_lane_has_nan(result, taken[..., -1])
     return reshape(result, q.shape + (kept_dims if keepdims else kept))
 
 
@@ -184,7 +199,7 @@ def _weighted_quantile(x, q, w, axis, keepdims, skip_nan=False):
     below = (cdf < asarray(q.reshape(-1, 1))) | (cdf == 0)
     index = UFUNCS["minimum"](REDUCTIONS["sum"](below, axis=-1), n - 1)
     result = moveaxis(take_along_axis(ordered, index, axis=-1), -1, 0)
-    result = where(present, result, np.nan) if skip_nan else _nan_where_lane_has_nan(result, ordered)
+    result = where(present, result, np.nan) if skip_nan else _nan_where_lane_has_nan(result, ordered[..., -1])
     return reshape(result, q.shape + (kept_dims if keepdims else kept))
 
 

@@ -83,6 +83,10 @@ pub enum KernelOp {
     /// The int64 positions along `axis` that sort the block as `Sort` does, counted from
     /// `offset` (the block's start along the axis when the axis spans several blocks).
     ArgSort { axis: usize, descending: bool, offset: usize },
+    /// The elements of block 0's lanes along `axis` at the int64 positions of block 1 (its
+    /// ndim; along the other axes block 0's length or one) of each lane sorted in NumPy's
+    /// order, found by selection, without sorting. Its lanes are `n` long.
+    SortedTake { axis: usize, n: usize },
     /// The int64 positions (counted from `start`) of every `every`-th element, from rank
     /// `every / 2`, of a 1-D block in sorted order: by value in NumPy's order (reversed when
     /// `descending`), then by position.
@@ -147,6 +151,7 @@ impl KernelOp {
             KernelOp::Windows { .. } => "sliding-windows".into(),
             KernelOp::Sort { .. } => "sort-block".into(),
             KernelOp::ArgSort { .. } => "argsort-block".into(),
+            KernelOp::SortedTake { .. } => "sorted-take".into(),
             KernelOp::BucketCounts { .. } => "bucket-counts".into(),
             KernelOp::BucketPartition { .. } => "bucket-partition".into(),
             KernelOp::SamplePositions { .. } => "sample-positions".into(),

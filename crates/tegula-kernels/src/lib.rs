@@ -36,6 +36,7 @@ mod reduce_order;
 mod rejection;
 pub mod run;
 pub mod scan;
+mod select;
 pub mod sort;
 mod strided;
 mod tall_qr;

@@ -17,6 +17,7 @@ use crate::reduce_f64::{reduce_rows_widened, reduce_strided_f64};
 use crate::reduce_order::in_memory_order;
 use crate::moving::Span;
 use crate::scan::{fill_nan, scan};
+use crate::select::sorted_take;
 use crate::sort::{argsort, search_count, sort};
 pub use crate::source::generate;
 use crate::unary::unary;
@@ -61,6 +62,7 @@ pub fn run(op: &KernelOp, inputs: &[Chunk]) -> Result<Chunk> {
         KernelOp::FillNan => fill_nan(arg(0)?, arg(1)?),
         KernelOp::Sort { axis, descending } => sort(arg(0)?, *axis, *descending),
         KernelOp::ArgSort { axis, descending, offset } => argsort(arg(0)?, *axis, *descending, *offset),
+        KernelOp::SortedTake { axis, n } => sorted_take(arg(0)?, arg(1)?, *axis, *n),
         KernelOp::BucketCounts { descending, start } => bucket_counts(arg(0)?, arg(1)?, arg(2)?, *start, *descending),
         KernelOp::BucketPartition { descending, start, arg: positions } => {
             bucket_partition(arg(0)?, arg(1)?, arg(2)?, *start, *descending, *positions)

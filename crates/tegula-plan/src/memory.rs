@@ -32,7 +32,8 @@ pub fn added_bytes(task: &Task) -> usize {
 /// their buffer (32 bytes an element); a merge of argsort runs, which also holds the runs'
 /// values; a bucket partition's bucket of each element (4 bytes); a sample of a block's
 /// sorted order, an argsort of the whole block (its input is `every` times its result, give
-/// or take one sample); a factorisation with several results holds them all before packing
+/// or take one sample); a selection's copy of the lanes it works on (one lane, or lanes of
+/// 1 MiB at most together); a factorisation with several results holds them all before packing
 /// them.
 fn block_scratch(task: &Task) -> usize {
     match task.op {
@@ -44,6 +45,7 @@ fn block_scratch(task: &Task) -> usize {
         TaskOp::Kernel(KernelOp::MergeRuns { arg: true, .. }) => 5 * task.nbytes(),
         TaskOp::Kernel(KernelOp::BucketPartition { .. }) => 4 * task.size,
         TaskOp::Kernel(KernelOp::Factorise { .. }) => task.nbytes(),
+        TaskOp::Kernel(KernelOp::SortedTake { n, .. }) => n.saturating_mul(task.dtype.itemsize()),
         _ => 0,
     }
 }

@@ -111,6 +111,11 @@ pub enum NodeKind {
     /// Each block of the input sorted along `axis` on its own (the whole sort when the axis is
     /// one block), or the int64 positions along the axis sorting it (`arg`).
     Sort { axis: usize, descending: bool, arg: bool },
+    /// The elements at the int64 positions input 1 of input 0's lanes along `axis` sorted in
+    /// NumPy's order (`take_along_axis` of the sort, found by selection): input 0 is one
+    /// block along `axis`, input 1 one block there too and blocked as input 0 or of length
+    /// one along the other axes.
+    SortedTake { axis: usize },
     /// The elements of the 1-D input 0 at the int64 positions input 1, whose block `b` holds
     /// positions inside block `b` of input 0 (`construct/sample_sort.rs`).
     TakeWithinBlocks,
@@ -245,6 +250,7 @@ impl Node {
             NodeKind::Windows { axis, width } => format!("sliding_window_view({width}, axis={axis})"),
             NodeKind::Moving { op, axis, width } => format!("{}({width}, axis={axis})", op.name()),
             NodeKind::Sort { axis, arg, .. } => format!("{}(axis={axis})", if *arg { "argsort" } else { "sort" }),
+            NodeKind::SortedTake { axis } => format!("sorted-take(axis={axis})"),
             NodeKind::TakeWithinBlocks => "take-within-blocks".into(),
             NodeKind::BucketCounts { .. } => "bucket-counts".into(),
             NodeKind::BucketPartition { .. } => "bucket-partition".into(),

@@ -194,6 +194,12 @@ impl PyArrayHandle {
     fn argsort(&self, py: Python<'_>, axis: i64, descending: bool, block_bytes: Option<usize>) -> PyResult<PyArrayHandle> {
         py.detach(|| self.inner.sorted(&sort_spec(axis, descending, true, block_bytes))).py().map(wrap)
     }
+    /// `take_along_axis(sort(x), indices)` by selection (see `Array::sorted_take`).
+    #[pyo3(signature = (indices, axis, block_bytes=None))]
+    fn sorted_take(&self, py: Python<'_>, indices: &PyArrayHandle, axis: i64, block_bytes: Option<usize>) -> PyResult<PyArrayHandle> {
+        let block_bytes = sort_spec(axis, false, false, block_bytes).block_bytes;
+        py.detach(|| self.inner.sorted_take(&indices.inner, axis, block_bytes)).py().map(wrap)
+    }
     #[pyo3(signature = (v, right, sorter=None))]
     fn searchsorted(&self, v: &PyArrayHandle, right: bool, sorter: Option<&PyArrayHandle>) -> PyResult<PyArrayHandle> {
         self.inner.searchsorted(&v.inner, right, sorter.map(|s| &s.inner)).py().map(wrap)

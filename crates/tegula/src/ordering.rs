@@ -71,6 +71,27 @@ impl Array {
         sort_long_axis(self, axis, spec.descending, spec.arg, most)
     }
 
+    /// `take_along_axis(sort(self, axis), indices, axis)`: the elements each lane along `axis`
+    /// holds at `indices` once sorted (NumPy's order, NaN last) — quantiles, medians.
+    /// `indices`: integer, this array's ndim, along the other axes its length or one, each in
+    /// `[0, n)` (an `IndexError` when computed). Found by selection, linear in the lane's
+    /// length, when a lane fits a block of `block_bytes` (or the largest block); a longer axis
+    /// is sorted as `sorted` sorts it, then gathered.
+    pub fn sorted_take(&self, indices: &Array, axis: i64, block_bytes: usize) -> Result<Array> {
+        if self.dtype().is_time() {
+            let keys = Array::from_node(time::sort_keys(&self.node)?).sorted_take(indices, axis, block_bytes)?;
+            return time::from_sort_keys(&keys.node, self.dtype()).map(Array::from_node);
+        }
+        let spec = SortSpec { axis, descending: false, arg: false, block_bytes };
+        let n_axis = normalize_axis(axis, self.ndim())?;
+        let most = block_elements(self, &spec);
+        if self.shape()[n_axis] > most && self.size() > 0 {
+            return self.sorted(&spec)?.take_along_axis(indices, axis);
+        }
+        let x = rechunk(&self.node, one_block_along(self.chunks(), n_axis, most))?;
+        sort::sorted_take(&x, &indices.node, axis).map(Array::from_node)
+    }
+
     /// For each element of `v`, the int64 index in the sorted 1-D `self` where inserting it keeps
     /// the order (after equal elements when `right`); `sorter`: the positions that sort `self`.
     pub fn searchsorted(&self, v: &Array, right: bool, sorter: Option<&Array>) -> Result<Array> {

@@ -1,12 +1,14 @@
-//! `sort`, `argsort` and `searchsorted`. Sorting needs the sorted axis in one block (the input
-//! is rechunked along it; other axes keep their blocks); `searchsorted` is a contraction over
-//! the sorted array's blocks and needs no rechunk.
+//! `sort`, `argsort`, `sorted_take` and `searchsorted`. Sorting, and taking from the sorted
+//! order, need the sorted axis in one block (the input is rechunked along it; other axes keep
+//! their blocks); `searchsorted` is a contraction over the sorted array's blocks and needs no
+//! rechunk.
 
 use super::elementwise::cast;
+use super::gather::check_integer;
 use super::layout::rechunk;
 use crate::node::{Node, NodeKind, NodeRef};
-use tegula_core::shape::normalize_axis;
-use tegula_core::{dtype_err, result_type, value_err, DType, Result};
+use tegula_core::shape::{fmt_shape, normalize_axis};
+use tegula_core::{dtype_err, index_err, result_type, shape_err, value_err, Chunks, DType, Result};
 
 /// `x` sorted along `axis` (NumPy's order: NaN last), or with `arg` the int64 positions that
 /// sort it. `descending` reverses the order; equal elements keep their order either way.
@@ -15,6 +17,34 @@ pub fn sort(x: &NodeRef, axis: i64, descending: bool, arg: bool) -> Result<NodeR
     let x = rechunk(x, x.chunks.with_axis(axis, vec![x.shape()[axis]]))?;
     let dtype = if arg { DType::Int64 } else { x.dtype };
     Node::checked(NodeKind::Sort { axis, descending, arg }, vec![x.clone()], dtype, x.chunks.clone())
+}
+
+/// `take_along_axis(sort(x, axis), idx, axis)` without the sort: the elements each lane of
+/// `x` along `axis` holds at positions `idx` once sorted (NumPy's order, NaN last), by
+/// selection. `idx` is integer, of `x`'s ndim, along the other axes of `x`'s length or one
+/// (the same positions for every lane); a position outside `[0, n)` is an `IndexError` when
+/// computed. The lanes are made one block each, as `sort` makes them.
+pub fn sorted_take(x: &NodeRef, idx: &NodeRef, axis: i64) -> Result<NodeRef> {
+    check_integer(idx)?;
+    let axis = normalize_axis(axis, x.ndim())?;
+    let (xs, is) = (x.shape(), idx.shape());
+    if is.len() != xs.len() || (0..xs.len()).any(|a| a != axis && is[a] != 1 && is[a] != xs[a]) {
+        return Err(shape_err!("cannot take along axis {axis} of an array of shape {} at positions of shape {}", fmt_shape(&xs), fmt_shape(&is)));
+    }
+    if xs[axis] == 0 && idx.size() > 0 {
+        return Err(index_err!("cannot do a non-empty take from an empty axes."));
+    }
+    let x = rechunk(x, x.chunks.with_axis(axis, vec![xs[axis]]))?;
+    let sizes = (0..xs.len())
+        .map(|a| match a {
+            _ if a == axis => vec![is[a]],
+            _ if is[a] == xs[a] => x.chunks.axis(a).to_vec(),
+            _ => vec![1],
+        })
+        .collect();
+    let idx = rechunk(&cast(idx, DType::Int64)?, Chunks::new(sizes, &is)?)?;
+    let chunks = x.chunks.with_axis(axis, vec![is[axis]]);
+    Node::checked(NodeKind::SortedTake { axis }, vec![x.clone(), idx], x.dtype, chunks)
 }
 
 /// For each element of `v`, the index in the sorted 1-D `sorted` where inserting it keeps the

@@ -194,6 +194,7 @@ impl Lowering {
                 KernelOp::Moving { op, axis, width, start, count }
             })),
             NodeKind::Sort { axis, descending, arg } => Ok(sort::sort(self, node, &inputs[0], *axis, *descending, *arg)),
+            NodeKind::SortedTake { axis } => Ok(sort::sorted_take(self, node, inputs, *axis)),
             NodeKind::TakeWithinBlocks => Ok(sample_sort::take_within_blocks(self, node, inputs)),
             NodeKind::SamplePositions { descending, buckets } => {
                 Ok(sample_sort::sample_positions(self, node, &inputs[0], *buckets, *descending))

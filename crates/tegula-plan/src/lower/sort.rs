@@ -1,5 +1,6 @@
 //! Sorting and searching. `sort`/`argsort`: one task per block, sorting it on its own (the
 //! whole sort when the sorted axis is one block; see `sample_sort.rs` for longer axes).
+//! `sorted_take`: one selection task per block of lanes.
 //! `searchsorted`: a contraction over the sorted array's blocks: for each pair (block `i` of the
 //! sorted array, block `j` of the values) the count of block `i`'s elements before each value,
 //! summed over `i` by a tree, so no task holds more than one block of either input.
@@ -9,7 +10,7 @@ use super::Lowering;
 use crate::construct::DEFAULT_SPLIT_EVERY;
 use crate::graph::TaskId;
 use crate::node::Node;
-use tegula_core::grid::{block_indices, offsets};
+use tegula_core::grid::{block_indices, for_each_block, offsets, ravel};
 use tegula_core::{DType, KernelOp, PartialReduce};
 
 pub(super) fn sort(l: &mut Lowering, node: &Node, input: &[TaskId], axis: usize, descending: bool, arg: bool) -> Vec<TaskId> {
@@ -23,6 +24,20 @@ pub(super) fn sort(l: &mut Lowering, node: &Node, input: &[TaskId], axis: usize,
             l.push(node, op, vec![t], node.chunks.block_size(&idx), node.dtype)
         })
         .collect()
+}
+
+/// One task per block of the lanes, with the block of positions for its lanes (block 0 along
+/// the axes where the positions are the same for every lane).
+pub(super) fn sorted_take(l: &mut Lowering, node: &Node, inputs: &[Vec<TaskId>], axis: usize) -> Vec<TaskId> {
+    let i_nb = node.inputs[1].chunks.numblocks();
+    let mut blocks = Vec::with_capacity(inputs[0].len());
+    for_each_block(&node.chunks.numblocks(), |out| {
+        let at: Vec<usize> = out.iter().zip(&i_nb).map(|(&b, &nb)| if nb == 1 { 0 } else { b }).collect();
+        let reads = vec![inputs[0][blocks.len()], inputs[1][ravel(&at, &i_nb)]];
+        let n = node.inputs[0].shape()[axis];
+        blocks.push(l.push(node, KernelOp::SortedTake { axis, n }, reads, node.chunks.block_size(out), node.dtype));
+    });
+    blocks
 }
 
 pub(super) fn searchsorted(l: &mut Lowering, node: &Node, inputs: &[Vec<TaskId>], right: bool, presorted: bool) -> Vec<TaskId> {

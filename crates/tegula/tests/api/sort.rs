@@ -133,3 +133,56 @@ fn bad_axes_are_typed_errors() {
     let scalar = Array::zeros(&[], DType::Float64, &ChunkSpec::All(AxisChunks::Auto)).unwrap();
     assert!(matches!(scalar.sorted(&spec(0)), Err(TegulaError::Axis { .. })));
 }
+
+/// Equal as values (selection may return either of -0.0 and 0.0), NaN equal to NaN.
+fn same_values(a: &Chunk, b: &Chunk) -> bool {
+    match (a, b) {
+        (Chunk::Float64(a), Chunk::Float64(b)) => a.shape() == b.shape() && a.iter().zip(b.iter()).all(|(p, q)| p == q || (p.is_nan() && q.is_nan())),
+        _ => same(a, b),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn sorted_take_matches_a_gather_of_the_sort(
+        axes in prop::collection::vec(axis(30), 1..=3),
+        codes in prop::collection::vec(any::<u8>(), 27_000),
+        picks in prop::collection::vec(any::<u32>(), 1..=5),
+        pick in 0usize..3,
+        per_lane in any::<bool>(),
+        ints in any::<bool>(),
+        limit in prop::option::of(1usize..6),
+    ) {
+        let shape: Vec<usize> = axes.iter().map(|(n, _)| *n).collect();
+        let axis = pick % shape.len();
+        let size: usize = shape.iter().product();
+        let chunks = ChunkSpec::PerAxis(axes.iter().map(|(_, s)| AxisChunks::Explicit(s.clone())).collect());
+        let floats: Vec<f64> = codes[..size].iter().map(|&c| value(c)).collect();
+        let x = Array::from_ndarray(ArrayD::from_shape_vec(shape.clone(), floats).unwrap(), &chunks).unwrap();
+        let x = if ints { x.astype(DType::Int16).unwrap() } else { x };
+        // Positions the same for every lane, or drawn per lane.
+        let mut ishape = if per_lane { shape.clone() } else { vec![1; shape.len()] };
+        ishape[axis] = picks.len();
+        let count: usize = ishape.iter().product();
+        let positions: Vec<i64> = (0..count).map(|i| (picks[i % picks.len()].wrapping_add(i as u32 * 7) as usize % shape[axis]) as i64).collect();
+        let idx = Array::from_ndarray(ArrayD::from_shape_vec(ishape, positions).unwrap(), &ChunkSpec::All(AxisChunks::Size(4))).unwrap();
+        // A small block limit takes the sort-then-gather path for long lanes.
+        let block_bytes = limit.map_or(usize::MAX, |l| l * x.dtype().itemsize());
+        let got = compute(&x.sorted_take(&idx, axis as i64, block_bytes).unwrap());
+        let want = compute(&x.sort(axis as i64, false).unwrap().take_along_axis(&idx, axis as i64).unwrap());
+        prop_assert!(same_values(&got, &want), "{:?} != {:?}", got, want);
+    }
+}
+
+#[test]
+fn sorted_take_errors_are_typed() {
+    let x = Array::zeros(&[5, 3], DType::Float64, &ChunkSpec::All(AxisChunks::Size(2))).unwrap();
+    let at = |shape: &[usize], v: i64| Array::from_ndarray(ArrayD::from_elem(shape.to_vec(), v), &ChunkSpec::All(AxisChunks::Auto)).unwrap();
+    let outside = x.sorted_take(&at(&[1, 1], 3), 1, usize::MAX).unwrap();
+    assert!(matches!(outside.compute(), Err(TegulaError::Index(_))));
+    assert!(matches!(x.sorted_take(&at(&[2, 1], 0), 1, usize::MAX), Err(TegulaError::Shape(_))));
+    assert!(matches!(x.sorted_take(&at(&[1], 0), 1, usize::MAX), Err(TegulaError::Shape(_))));
+    assert!(matches!(x.sorted_take(&at(&[1, 1], 0), 2, usize::MAX), Err(TegulaError::Axis { .. })));
+}
