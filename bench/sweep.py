@@ -10,10 +10,16 @@ worst ratio per workload, which the last table gives.
 Every measurement is a fresh process (bench/workloads.py with --chunk and --inputs): one
 untimed warm-up run, then --repeats timed runs; a library's time is its best over --rounds
 processes. Every result is checked against NumPy on the same inputs (bench/workloads.py
---verify). Run it on a quiet machine: other work makes the ratios noisy."""
+--verify). Run it on a quiet machine: other work makes the ratios noisy.
+
+The machine's read bandwidth is measured in the same run (bench/triad.rs, as bench/run.py
+does). For inputs in memory, "read floor" is the time to read every input byte once at that
+bandwidth, as a multiple of Dask's time: a row whose floor is above 0.5 cannot reach half of
+Dask's time on this machine, whatever the implementation."""
 
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
@@ -22,6 +28,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import workloads  # noqa: E402
+from run import bandwidth  # noqa: E402
 
 WORKLOADS = tuple(workloads.EXPRESSIONS)
 # chunk sizes of the sweep as multiples of the workload's own chunk (bench/workloads.py sizes)
@@ -59,7 +66,18 @@ def best_of(workload, library, chunk, inputs, args):
     return best
 
 
-def row(workload, inputs, chunk, ours, dask):
+def read_floor(workload, inputs, dask, read_gbs, quick):
+    """The seconds to read the in-memory inputs once at `read_gbs`, over Dask's time; None
+    for generated inputs or without a bandwidth."""
+    if inputs != "memory" or not read_gbs or "failed" in dask:
+        return None
+    count = workloads.EXPRESSIONS[workload][0]
+    shape, _ = workloads.geometry(workload, quick, None, inputs)
+    nbytes = count * 8 * math.prod(shape)
+    return nbytes / (read_gbs * 1e9) / dask["best"]
+
+
+def row(workload, inputs, chunk, ours, dask, floor):
     def cell(r):
         return "failed" if "failed" in r else f"{r['best']:.3f}"
 
@@ -69,7 +87,7 @@ def row(workload, inputs, chunk, ours, dask):
     blocks = ours.get("chunks") or dask.get("chunks")
     return ratio, (f"| {workload} | {inputs} | {chunk:,} ({blocks:,} blocks) | {cell(ours)} | "
                    f"{cell(dask)} | {'—' if ratio is None else f'{ratio:.2f}'} | {rss} | "
-                   f"{'yes' if ok else '**NO**'} |")
+                   f"{'—' if floor is None else f'{floor:.2f}'} | {'yes' if ok else '**NO**'} |")
 
 
 def main(argv=None):
@@ -85,18 +103,22 @@ def main(argv=None):
     p.add_argument("--json", help="also write the raw results to this file")
     args = p.parse_args(argv)
 
+    bw = bandwidth(args.threads, lambda m: print(m, file=sys.stderr))
+    read_gbs = bw and bw["read_gbs"]
     print(f"{args.threads} threads; best of {args.rounds} process(es) x {args.repeats} run(s); "
-          f"{time.strftime('%Y-%m-%d %H:%M')}\n")
+          f"{time.strftime('%Y-%m-%d %H:%M')}; read bandwidth (bench/triad.rs, this run): "
+          f"{'not measured' if not read_gbs else f'{read_gbs:.1f} GB/s'}\n")
     print("| workload | inputs | chunk | tegula (s) | Dask (s) | tegula / Dask | "
-          "peak RSS MB (tegula / Dask) | checked |")
-    print("|---|---|---|---|---|---|---|---|")
+          "peak RSS MB (tegula / Dask) | read floor / Dask | checked |")
+    print("|---|---|---|---|---|---|---|---|---|")
     worst, raw = {}, []
     for workload in args.workloads:
         for inputs in args.inputs:
             for chunk in chunkings(workload, args.quick):
                 ours, dask = (best_of(workload, lib, chunk, inputs, args)
                               for lib in ("tegula", "dask"))
-                ratio, line = row(workload, inputs, chunk, ours, dask)
+                floor = read_floor(workload, inputs, dask, read_gbs, args.quick)
+                ratio, line = row(workload, inputs, chunk, ours, dask, floor)
                 print(line, flush=True)
                 raw.append({"workload": workload, "inputs": inputs, "chunk": chunk,
                             "tegula": ours, "dask": dask})
