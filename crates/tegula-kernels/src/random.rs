@@ -168,8 +168,14 @@ fn fill_normal<T: RandomElem>(key: u64, first: u64, loc: f64, scale: f64, out: &
 }
 
 /// Uniform float64 values, the hot path of random generation: compiled for AVX2 too (chosen at
-/// run time) since 64-bit multiplies and the float construction vectorise there.
+/// run time) since 64-bit multiplies and the float construction vectorise there, and for
+/// AVX-512 (DQ, VL), which multiplies 64-bit lanes in one instruction where AVX2 takes three.
 fn fill_uniform_f64(key: u64, first: u64, low: f64, high: f64, out: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512dq") && std::arch::is_x86_feature_detected!("avx512vl") {
+        // SAFETY: the CPU supports AVX-512 F, DQ and VL (DQ implies F), checked just above.
+        return unsafe { fill_uniform_f64_avx512(key, first, low, high, out) };
+    }
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU supports AVX2, checked just above.
@@ -181,6 +187,12 @@ fn fill_uniform_f64(key: u64, first: u64, low: f64, high: f64, out: &mut [f64]) 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn fill_uniform_f64_avx2(key: u64, first: u64, low: f64, high: f64, out: &mut [f64]) {
+    fill_uniform_f64_portable(key, first, low, high, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+unsafe fn fill_uniform_f64_avx512(key: u64, first: u64, low: f64, high: f64, out: &mut [f64]) {
     fill_uniform_f64_portable(key, first, low, high, out)
 }
 
@@ -261,5 +273,12 @@ mod tests {
         fill_uniform_f64_portable(7, 123, -2.0, 3.0, &mut b);
         assert_eq!(a, b);
         assert!(a.iter().all(|v| (-2.0..3.0).contains(v)));
+        // Each compiled variant this CPU runs, not only the one chosen.
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2.
+            unsafe { fill_uniform_f64_avx2(7, 123, -2.0, 3.0, &mut a) };
+            assert_eq!(a, b);
+        }
     }
 }
