@@ -184,14 +184,25 @@ impl<'a> Tape<'a> {
     }
 
     /// Computes the values at `at .. at + dst.len()` (at most `SUB`) into `dst`, with the
-    /// loops compiled for AVX2 where the CPU has it (the same IEEE operations, four lanes at a
-    /// time, so the same values).
+    /// loops compiled for AVX-512 (DQ, VL: 64-bit integer lanes and conversions) or AVX2 where
+    /// the CPU has them (the same IEEE operations, several lanes at a time, so the same values).
     fn eval(&self, inputs: &Memory, at: usize, dst: &mut [f64], regs: &mut Vec<Vec<f64>>) -> Result<()> {
+        #[cfg(target_arch = "x86_64")]
+        if avx512() {
+            // SAFETY: the CPU supports AVX-512 F, DQ and VL, checked just above.
+            return unsafe { self.eval_avx512(inputs, at, dst, regs) };
+        }
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU supports AVX2, checked just above.
             return unsafe { self.eval_avx2(inputs, at, dst, regs) };
         }
+        self.eval_portable(inputs, at, dst, regs)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+    unsafe fn eval_avx512(&self, inputs: &Memory, at: usize, dst: &mut [f64], regs: &mut Vec<Vec<f64>>) -> Result<()> {
         self.eval_portable(inputs, at, dst, regs)
     }
 
@@ -437,18 +448,37 @@ fn transcendental(op: UnaryOp, x: &[f64], out: &mut [f64]) {
     }
 }
 
+/// Whether the CPU runs the AVX-512 builds (F, DQ and VL; DQ implies F).
+#[cfg(target_arch = "x86_64")]
+fn avx512() -> bool {
+    std::arch::is_x86_feature_detected!("avx512dq") && std::arch::is_x86_feature_detected!("avx512vl")
+}
+
 /// A loop of one `vecmath` function over a span, in a small function of its own compiled for
-/// AVX2 where the CPU has it, calling the function directly: passed as a closure, it is not
-/// inlined into the loop, which then does not vectorise.
+/// AVX-512 or AVX2 where the CPU has it, calling the function directly: passed as a closure, it
+/// is not inlined into the loop, which then does not vectorise.
 macro_rules! span_loop {
-    ($($name:ident, $avx2:ident => $f:path;)*) => {$(
+    ($($name:ident, $avx512:ident, $avx2:ident => $f:path;)*) => {$(
         fn $name(x: &[f64], out: &mut [f64]) {
+            #[cfg(target_arch = "x86_64")]
+            if avx512() {
+                // SAFETY: the CPU supports AVX-512 F, DQ and VL, checked just above.
+                return unsafe { $avx512(x, out) };
+            }
             #[cfg(target_arch = "x86_64")]
             if std::arch::is_x86_feature_detected!("avx2") {
                 // SAFETY: the CPU supports AVX2, checked just above.
                 return unsafe { $avx2(x, out) };
             }
             out.iter_mut().zip(x).for_each(|(o, &v)| *o = $f(v));
+        }
+
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+        unsafe fn $avx512(x: &[f64], out: &mut [f64]) {
+            for (o, &v) in out.iter_mut().zip(x) {
+                *o = $f(v);
+            }
         }
 
         #[cfg(target_arch = "x86_64")]
@@ -461,7 +491,35 @@ macro_rules! span_loop {
     )*};
 }
 span_loop! {
-    exp_span, exp_span_avx2 => vecmath::exp;
-    sin_span, sin_span_avx2 => vecmath::sin;
-    cos_span, cos_span_avx2 => vecmath::cos;
+    exp_span, exp_span_avx512, exp_span_avx2 => vecmath::exp;
+    sin_span, sin_span_avx512, sin_span_avx2 => vecmath::sin;
+    cos_span, cos_span_avx512, cos_span_avx2 => vecmath::cos;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every compiled span loop the CPU runs gives the scalar function's bits.
+    #[test]
+    fn span_loops_match_the_scalar_functions() {
+        let mut x: Vec<f64> = (0..4099).map(|i| (i as f64 - 2049.0) * 0.37).collect();
+        x.extend([0.0, -0.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 709.9, -745.2, 1e300, -1e-300]);
+        type Span = fn(&[f64], &mut [f64]);
+        let mut spans: Vec<(Span, fn(f64) -> f64)> = vec![(exp_span, vecmath::exp), (sin_span, vecmath::sin), (cos_span, vecmath::cos)];
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY (each closure): the CPU supports AVX2, checked just above.
+            spans.push((|x, out| unsafe { exp_span_avx2(x, out) }, vecmath::exp));
+            spans.push((|x, out| unsafe { sin_span_avx2(x, out) }, vecmath::sin));
+            spans.push((|x, out| unsafe { cos_span_avx2(x, out) }, vecmath::cos));
+        }
+        for (span, scalar) in spans {
+            let mut out = vec![0.0; x.len()];
+            span(&x, &mut out);
+            for (&v, &o) in x.iter().zip(&out) {
+                assert_eq!(o.to_bits(), scalar(v).to_bits(), "at {v}");
+            }
+        }
+    }
 }

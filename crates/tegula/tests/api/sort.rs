@@ -51,6 +51,17 @@ fn same(a: &Chunk, b: &Chunk) -> bool {
     }
 }
 
+/// An array of `axes`' lengths and blocks, its values from `codes`, as int16 when `ints`;
+/// and its shape.
+fn array(axes: &[(usize, Vec<usize>)], codes: &[u8], ints: bool) -> (Array, Vec<usize>) {
+    let shape: Vec<usize> = axes.iter().map(|(n, _)| *n).collect();
+    let size: usize = shape.iter().product();
+    let chunks = ChunkSpec::PerAxis(axes.iter().map(|(_, s)| AxisChunks::Explicit(s.clone())).collect());
+    let floats: Vec<f64> = codes[..size].iter().map(|&c| value(c)).collect();
+    let x = Array::from_ndarray(ArrayD::from_shape_vec(shape.clone(), floats).unwrap(), &chunks).unwrap();
+    (if ints { x.astype(DType::Int16).unwrap() } else { x }, shape)
+}
+
 fn largest_block(chunks: &tegula::Chunks) -> usize {
     chunks.max_block_shape().iter().product()
 }
@@ -68,13 +79,8 @@ proptest! {
         ints in any::<bool>(),
         limit in 1usize..6,
     ) {
-        let shape: Vec<usize> = axes.iter().map(|(n, _)| *n).collect();
+        let (x, shape) = array(&axes, &codes, ints);
         let axis = pick % shape.len();
-        let size: usize = shape.iter().product();
-        let chunks = ChunkSpec::PerAxis(axes.iter().map(|(_, s)| AxisChunks::Explicit(s.clone())).collect());
-        let floats: Vec<f64> = codes[..size].iter().map(|&c| value(c)).collect();
-        let x = Array::from_ndarray(ArrayD::from_shape_vec(shape.clone(), floats).unwrap(), &chunks).unwrap();
-        let x = if ints { x.astype(DType::Int16).unwrap() } else { x };
         let itemsize = x.dtype().itemsize().max(if arg { 8 } else { 1 });
         let input = largest_block(x.chunks());
         let spec = SortSpec { axis: axis as i64, descending, arg, block_bytes: limit * itemsize };
@@ -155,13 +161,8 @@ proptest! {
         ints in any::<bool>(),
         limit in prop::option::of(1usize..6),
     ) {
-        let shape: Vec<usize> = axes.iter().map(|(n, _)| *n).collect();
+        let (x, shape) = array(&axes, &codes, ints);
         let axis = pick % shape.len();
-        let size: usize = shape.iter().product();
-        let chunks = ChunkSpec::PerAxis(axes.iter().map(|(_, s)| AxisChunks::Explicit(s.clone())).collect());
-        let floats: Vec<f64> = codes[..size].iter().map(|&c| value(c)).collect();
-        let x = Array::from_ndarray(ArrayD::from_shape_vec(shape.clone(), floats).unwrap(), &chunks).unwrap();
-        let x = if ints { x.astype(DType::Int16).unwrap() } else { x };
         // Positions the same for every lane, or drawn per lane.
         let mut ishape = if per_lane { shape.clone() } else { vec![1; shape.len()] };
         ishape[axis] = picks.len();
