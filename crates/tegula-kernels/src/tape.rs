@@ -506,7 +506,8 @@ mod tests {
         let mut x: Vec<f64> = (0..4099).map(|i| (i as f64 - 2049.0) * 0.37).collect();
         x.extend([0.0, -0.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 709.9, -745.2, 1e300, -1e-300]);
         type Span = fn(&[f64], &mut [f64]);
-        let mut spans: Vec<(Span, fn(f64) -> f64)> = vec![(exp_span, vecmath::exp), (sin_span, vecmath::sin), (cos_span, vecmath::cos)];
+        type Scalar = fn(f64) -> f64;
+        let mut spans: Vec<(Span, Scalar)> = vec![(exp_span, vecmath::exp), (sin_span, vecmath::sin), (cos_span, vecmath::cos)];
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY (each closure): the CPU supports AVX2, checked just above.
