@@ -30,11 +30,11 @@ pub(super) fn sort(l: &mut Lowering, node: &Node, input: &[TaskId], axis: usize,
 /// the axes where the positions are the same for every lane).
 pub(super) fn sorted_take(l: &mut Lowering, node: &Node, inputs: &[Vec<TaskId>], axis: usize) -> Vec<TaskId> {
     let i_nb = node.inputs[1].chunks.numblocks();
+    let n = node.inputs[0].shape()[axis];
     let mut blocks = Vec::with_capacity(inputs[0].len());
     for_each_block(&node.chunks.numblocks(), |out| {
         let at: Vec<usize> = out.iter().zip(&i_nb).map(|(&b, &nb)| if nb == 1 { 0 } else { b }).collect();
         let reads = vec![inputs[0][blocks.len()], inputs[1][ravel(&at, &i_nb)]];
-        let n = node.inputs[0].shape()[axis];
         blocks.push(l.push(node, KernelOp::SortedTake { axis, n }, reads, node.chunks.block_size(out), node.dtype));
     });
     blocks
