@@ -7,6 +7,7 @@
 //! to whatever size its header (or a gzip stream) says.
 
 use crate::atomic::AtomicStore;
+use crate::zstd_stream::ZstdStream;
 use rayon::prelude::*;
 use unsafe_cell_slice::UnsafeCellSlice;
 use crate::{io_err, StoredInfo};
@@ -104,7 +105,7 @@ impl Compressed {
             if whole_chunk {
                 // SAFETY: the only chunk, so the only writer of `out`.
                 let out = unsafe { shared.index_mut(0..chunk_bytes) };
-                return self.decode(file, &mut buffers.decompressor, out).map_err(fail);
+                return self.decode(file, &mut buffers.zstd, out).map_err(fail);
             }
             // Fallible: metadata may declare a chunk far larger than the array (or memory).
             let chunk = &mut buffers.chunk;
@@ -113,7 +114,7 @@ impl Compressed {
                 TegulaError::Memory(format!("{}: chunk {index:?} ({store_key}) of {chunk_bytes} bytes does not fit in memory", info.path))
             })?;
             chunk.resize(chunk_bytes, 0);
-            self.decode(file, &mut buffers.decompressor, chunk).map_err(fail)?;
+            self.decode(file, &mut buffers.zstd, chunk).map_err(fail)?;
             // SAFETY: as for the fill value above.
             let mut write = |at: usize, row: &[u8]| unsafe { shared.index_mut(at..at + row.len()) }.copy_from_slice(row);
             copy_part(Source::Chunk(chunk), index, &info.chunk_shape, region, item, &mut write);
@@ -121,33 +122,13 @@ impl Compressed {
         })
     }
 
-    /// Decodes the chunk file into `out`, which it must fill exactly. zstd frames are decoded
-    /// in one call from the file's bytes (read into the thread's buffer, by a `decompressor`
-    /// kept for the next chunk), which writes each byte once; one that does not decode to
-    /// exactly `out`'s length, a gzip stream and a file too large to be `out` compressed are
-    /// streamed, which bounds what is read and names what is wrong.
-    fn decode(
-        &self,
-        file: std::fs::File,
-        decompressor: &mut Option<zstd::bulk::Decompressor<'static>>,
-        out: &mut [u8],
-    ) -> std::result::Result<(), String> {
-        let size = file.metadata().map_err(|e| e.to_string())?.len();
-        let bounded = size <= (zstd::zstd_safe::compress_bound(out.len()) as u64).saturating_add(1 << 16);
-        if self.codec == Codec::Zstd && bounded {
-            // Bounded just above, so the size fits in memory's range.
-            let size = size as usize;
-            let zstd = |input: &[u8]| {
-                let decompressor = match decompressor {
-                    Some(d) => d,
-                    slot => slot.insert(zstd::bulk::Decompressor::new().map_err(|e| format!("zstd: {e}"))?),
-                };
-                if matches!(decompressor.decompress_to_buffer(input, out), Ok(n) if n == out.len()) {
-                    return Ok(());
-                }
-                self.stream(std::io::Cursor::new(input), out)
-            };
-            return crate::read_buffer::with_file_bytes(&file, size, zstd);
+    /// Decodes the chunk file into `out`, which it must fill exactly. zstd is decoded while
+    /// the file is read, straight into `out`, by the thread's `zstd` stream; a file that does
+    /// not decode to exactly `out`'s length, and gzip, are streamed through a reader, which
+    /// bounds what is read and names what is wrong.
+    fn decode(&self, file: std::fs::File, zstd: &mut ZstdStream, out: &mut [u8]) -> std::result::Result<(), String> {
+        if self.codec == Codec::Zstd && zstd.decode_into(&file, out).map_err(|e| e.to_string())? {
+            return Ok(());
         }
         self.stream(std::io::BufReader::new(file), out)
     }
@@ -176,11 +157,11 @@ impl Compressed {
 }
 
 /// Per-thread buffers of a read: a decoded chunk of which the read needs a part, and a zstd
-/// context (made once per thread of a read, not per chunk).
+/// decoder with its input buffer (made once per thread of a read, not per chunk).
 #[derive(Default)]
 struct Buffers {
     chunk: Vec<u8>,
-    decompressor: Option<zstd::bulk::Decompressor<'static>>,
+    zstd: ZstdStream,
 }
 
 /// What a chunk's part of a region comes from.

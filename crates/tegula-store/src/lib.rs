@@ -21,13 +21,12 @@ mod files;
 mod npy;
 mod object;
 mod object_storage;
-mod prefetch;
 mod raw_chunks;
-mod read_buffer;
 mod remote_zarr;
 mod replace;
 mod staged;
 mod zarr;
+mod zstd_stream;
 
 pub use codecs::{Codec, ZarrOptions};
 pub use npy::{NpySink, NpySource};

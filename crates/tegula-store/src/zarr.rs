@@ -10,7 +10,7 @@ use crate::replace;
 use crate::{check_region, io_err as io, ChunkSink, ChunkSource, StoredInfo};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use tegula_core::{DType, Result, TegulaError};
 use unsafe_cell_slice::UnsafeCellSlice;
@@ -103,15 +103,7 @@ pub struct ZarrSource {
     store: Arc<AtomicStore>,
     raw: Option<RawChunks>,
     compressed: Option<Compressed>,
-    /// One past the farthest chunk (row-major number) already asked for ahead of need.
-    requested: AtomicU64,
 }
-
-/// How far past a read the disk is asked to read ahead of need: this many bytes of stored
-/// chunks (at their uncompressed size), and at least `READ_AHEAD_CHUNKS` chunks. The pages
-/// land in the page cache, not in the process; 2 chunks of 80 MB left reads waiting on the disk.
-const READ_AHEAD_BYTES: usize = 512 << 20;
-const READ_AHEAD_CHUNKS: u64 = 2;
 
 impl ZarrSource {
     pub fn open(path: &str) -> Result<ZarrSource> {
@@ -129,7 +121,7 @@ impl ZarrSource {
         let array = crate::bounded::bounded(&array, &meta, store.clone()).unwrap_or(array);
         let raw = RawChunks::new(&meta, &store);
         let compressed = Compressed::new(&meta, &store, array.fill_value().as_ne_bytes());
-        Ok(ZarrSource { info, array, store, raw, compressed, requested: AtomicU64::new(0) })
+        Ok(ZarrSource { info, array, store, raw, compressed })
     }
 
     /// Opens the array at `path` if it is still the directory `identity` (device, inode) names:
@@ -141,36 +133,6 @@ impl ZarrSource {
         }
         Ok(source)
     }
-
-    /// Asks the kernel (from the prefetch thread) to start reading the stored chunks that
-    /// follow `region` in row-major order (plans read blocks in that order), so the disk works
-    /// while this block is computed on. Each chunk is asked for once per source (a high-water
-    /// mark), however many reads' windows hold it. Only a hint: a chunk never read costs a
-    /// wasted read, no error.
-    fn read_ahead(&self, region: &[(usize, usize)]) {
-        let grid: Vec<u64> = self.info.shape.iter().zip(&self.info.chunk_shape).map(|(&n, &c)| n.div_ceil(c) as u64).collect();
-        // A grid of more chunks than a u64 counts gets no read-ahead.
-        let Some(count) = grid.iter().try_fold(1u64, |n, &g| n.checked_mul(g)) else { return };
-        let last = region.iter().zip(&self.info.chunk_shape).zip(&grid)
-            .fold(0, |flat, ((&(_, b), &c), &g)| flat * g + ((b - 1) / c) as u64);
-        let chunk_bytes = self.info.chunk_shape.iter().product::<usize>() * self.info.dtype.itemsize();
-        let ahead = ((READ_AHEAD_BYTES / chunk_bytes.max(1)) as u64).max(READ_AHEAD_CHUNKS);
-        let end = (last + 1).saturating_add(ahead).min(count);
-        let from = self.requested.fetch_max(end, Ordering::Relaxed).max(last + 1);
-        for flat in from..end {
-            crate::prefetch::prefetch(self.store.path_of(&self.array.chunk_key(&unravel(flat, &grid))));
-        }
-    }
-}
-
-/// The grid index of row-major chunk number `flat`.
-fn unravel(mut flat: u64, grid: &[u64]) -> Vec<u64> {
-    let mut index = vec![0; grid.len()];
-    for (i, &g) in index.iter_mut().zip(grid).rev() {
-        *i = flat % g;
-        flat /= g;
-    }
-    index
 }
 
 impl ChunkSource for ZarrSource {
@@ -194,12 +156,13 @@ impl ChunkSource for ZarrSource {
         if out.is_empty() {
             return Ok(());
         }
-        // Raw chunks are read straight from the disk into the block, so the read-ahead (into
-        // the page cache) would only make them copies again.
+        // Raw chunks are read straight from the disk into the block; compressed ones are
+        // decoded as they are read. Neither asks for chunks ahead of need: the kernel's own
+        // read-ahead of each file did better than asking for the next files too (a cold `max`
+        // over a 1.7 GB zstd store: 0.9 s against 1.2 s with one chunk asked for ahead).
         if let Some(done) = self.raw.as_ref().and_then(|raw| raw.read(&self.array, &self.info, region, out)) {
             return done;
         }
-        self.read_ahead(region);
         if let Some(compressed) = &self.compressed {
             return compressed.read(&self.array, &self.info, region, out);
         }
@@ -428,23 +391,5 @@ impl ChunkSink for ZarrSink {
             let _ = std::fs::remove_dir_all(old);
         }
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::unravel;
-
-    #[test]
-    fn unravel_numbers_chunks_in_row_major_order() {
-        let grid = [3u64, 1, 4];
-        let mut flat = 0;
-        for i in 0..3 {
-            for k in 0..4 {
-                assert_eq!(unravel(flat, &grid), vec![i, 0, k]);
-                flat += 1;
-            }
-        }
-        assert_eq!(unravel(0, &[]), Vec::<u64>::new());
     }
 }
