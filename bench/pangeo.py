@@ -62,11 +62,10 @@ groupby-mean, anomaly and resample at most 0.5× Dask's time. The report's table
 step's ratios and whether it meets them, then the worst ratios; the exit status is 1 when a
 result differs, a child failed, or a target is missed.
 
-Full size (estimated on 2 cores from --scale 0.02 runs, which take about a minute; not yet
-run at full size): building the dataset takes about 30 s; 2 rounds × (12 steps + 4 for the
-second flox setting) × 2 libraries are 64 fresh processes each reading 1.89 GB cold, roughly
-an hour in all, of which rolling on tegula is about 6 minutes a run at its present speed
-(0.1 s per day of data at --scale 0.02). `--steps`, `--flox on` and `--rounds 1` cut it down.
+Full size on 2 cores: building the dataset takes about 30 s; 2 rounds × (12 steps + 4 for the
+second flox setting) × 2 libraries are 64 fresh processes each reading 1.89 GB cold, about
+5.5 minutes in all (Dask's anomaly without flox, 30 s a run, the longest). `--steps`,
+`--flox on` and `--rounds 1` cut it down.
 """
 
 import argparse
