@@ -53,7 +53,7 @@ fn take_typed<T: Elem + SortOrder>(a: &Block<T>, idx: &Block<i64>, axis: usize) 
     dst.par_chunks_mut(group)
         .zip(src.par_chunks(group))
         .zip(at.par_chunks(group))
-        .try_for_each_init(Vec::new, |scratch, ((dst, src), at)| select_group(src, at, dst, n, axis, scratch))?;
+        .try_for_each_init(Scratch::default, |scratch, ((dst, src), at)| select_group(src, at, dst, n, axis, scratch))?;
     // The result's axes back in `a`'s order.
     let mut back = vec![0; perm.len()];
     for (i, &p) in perm.iter().enumerate() {
@@ -72,34 +72,49 @@ fn lane_order<T>(a: &Block<T>, axis: usize) -> Vec<usize> {
     others
 }
 
-/// One group of lanes: copied together into `scratch`, each then selected at its positions.
+/// What a thread reuses from one group of lanes to the next: the group's lanes, copied, and
+/// a lane's positions in increasing order.
+struct Scratch<T> {
+    lanes: Vec<T>,
+    wanted: Vec<(usize, usize)>,
+}
+
+impl<T> Default for Scratch<T> {
+    fn default() -> Self {
+        Scratch { lanes: Vec::new(), wanted: Vec::new() }
+    }
+}
+
+/// One group of lanes: copied together into the scratch, each then selected at its positions.
 fn select_group<T: Elem + SortOrder>(
     src: &[ArrayView1<T>],
     at: &[ArrayView1<i64>],
     dst: &mut [ArrayViewMut1<T>],
     n: usize,
     axis: usize,
-    scratch: &mut Vec<T>,
+    scratch: &mut Scratch<T>,
 ) -> Result<()> {
-    scratch.clear();
-    scratch.resize(src.len() * n, T::from_bool(false));
+    let lanes = &mut scratch.lanes;
+    lanes.clear();
+    lanes.resize(src.len() * n, T::from_bool(false));
     let mut readers: Vec<_> = src.iter().map(|lane| lane.iter()).collect();
     for t in 0..n {
         for (j, reader) in readers.iter_mut().enumerate() {
-            scratch[j * n + t] = *reader.next().expect("a lane of n elements");
+            lanes[j * n + t] = *reader.next().expect("a lane of n elements");
         }
     }
-    for ((lane, at), dst) in scratch.chunks_mut(n.max(1)).zip(at).zip(dst) {
-        select_lane(lane, at, dst, axis)?;
+    for ((lane, at), dst) in lanes.chunks_mut(n.max(1)).zip(at).zip(dst) {
+        select_lane(lane, at, dst, axis, &mut scratch.wanted)?;
     }
     Ok(())
 }
 
 /// `dst[j]` = the element at position `at[j]` of `lane` sorted; `lane` is reordered. Positions
-/// are visited in increasing order, each selected among the elements after the one before.
-fn select_lane<T: SortOrder>(lane: &mut [T], at: &ArrayView1<i64>, dst: &mut ArrayViewMut1<T>, axis: usize) -> Result<()> {
+/// are visited in increasing order (sorted in `wanted`), each selected among the elements
+/// after the one before.
+fn select_lane<T: SortOrder>(lane: &mut [T], at: &ArrayView1<i64>, dst: &mut ArrayViewMut1<T>, axis: usize, wanted: &mut Vec<(usize, usize)>) -> Result<()> {
     let n = lane.len();
-    let mut wanted: Vec<(usize, usize)> = Vec::with_capacity(at.len());
+    wanted.clear();
     for (slot, &p) in at.iter().enumerate() {
         if p < 0 || p as u64 >= n as u64 {
             return Err(index_err!("index {p} is out of bounds for axis {axis} with size {n}"));
@@ -108,7 +123,7 @@ fn select_lane<T: SortOrder>(lane: &mut [T], at: &ArrayView1<i64>, dst: &mut Arr
     }
     wanted.sort_unstable();
     let mut settled = 0;
-    for (p, slot) in wanted {
+    for &(p, slot) in wanted.iter() {
         if p >= settled {
             lane[settled..].select_nth_unstable_by(p - settled, |x, y| x.order(*y));
             settled = p + 1;

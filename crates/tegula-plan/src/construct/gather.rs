@@ -34,26 +34,42 @@ pub fn wrap_index(idx: &NodeRef, n: usize, axis: usize) -> Result<NodeRef> {
 /// along every other axis either length one (the same indices for every row) or `x`'s length
 /// (`take_along_axis`); the result has `x`'s shape with `idx`'s length along `axis`.
 pub fn gather(x: &NodeRef, idx: &NodeRef, axis: usize) -> Result<NodeRef> {
+    check_take_along(x, idx, axis)?;
+    let cap = x.chunks.axis(axis).iter().copied().max().unwrap_or(1).max(1);
+    let idx = rechunk(idx, aligned_index_chunks(x, idx, axis, capped(idx.chunks.axis(axis), cap))?)?;
+    let chunks = x.chunks.with_axis(axis, idx.chunks.axis(axis).to_vec());
+    Node::checked(NodeKind::Gather { axis }, vec![x.clone(), idx], x.dtype, chunks)
+}
+
+/// Refuses `idx` as positions to take along `axis` of `x` unless it is an integer array of
+/// `x`'s ndim whose other axes have length one (the same positions for every lane) or `x`'s
+/// length, and takes nothing from an empty axis (NumPy's errors).
+pub(crate) fn check_take_along(x: &NodeRef, idx: &NodeRef, axis: usize) -> Result<()> {
     check_integer(idx)?;
     let (xs, is) = (x.shape(), idx.shape());
     let fits = axis < xs.len() && is.len() == xs.len() && (0..xs.len()).all(|a| a == axis || is[a] == 1 || is[a] == xs[a]);
     if !fits {
-        return Err(shape_err!("cannot gather along axis {axis} of an array of shape {} with indices of shape {}", fmt_shape(&xs), fmt_shape(&is)));
+        return Err(shape_err!("cannot take along axis {axis} of an array of shape {} with indices of shape {}", fmt_shape(&xs), fmt_shape(&is)));
     }
     if xs[axis] == 0 && idx.size() > 0 {
         return Err(index_err!("cannot do a non-empty take from an empty axes."));
     }
-    let cap = x.chunks.axis(axis).iter().copied().max().unwrap_or(1).max(1);
+    Ok(())
+}
+
+/// Chunks for positions `idx` (checked by `check_take_along`) that match `x`'s blocks along
+/// every axis `idx` spans, one block where it has length one, and `along` along `axis`.
+pub(crate) fn aligned_index_chunks(x: &NodeRef, idx: &NodeRef, axis: usize, along: Vec<usize>) -> Result<Chunks> {
+    let (xs, is) = (x.shape(), idx.shape());
+    let mut along = Some(along);
     let sizes = (0..xs.len())
         .map(|a| match a {
-            _ if a == axis => capped(idx.chunks.axis(a), cap),
+            _ if a == axis => along.take().unwrap_or_default(),
             _ if is[a] == xs[a] => x.chunks.axis(a).to_vec(),
             _ => vec![1],
         })
         .collect();
-    let idx = rechunk(idx, Chunks::new(sizes, &is)?)?;
-    let chunks = x.chunks.with_axis(axis, idx.chunks.axis(axis).to_vec());
-    Node::checked(NodeKind::Gather { axis }, vec![x.clone(), idx], x.dtype, chunks)
+    Chunks::new(sizes, &is)
 }
 
 /// `sizes` with every block longer than `cap` cut into pieces of at most `cap`.

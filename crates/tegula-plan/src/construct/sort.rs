@@ -4,11 +4,11 @@
 //! rechunk.
 
 use super::elementwise::cast;
-use super::gather::check_integer;
+use super::gather::{aligned_index_chunks, check_take_along};
 use super::layout::rechunk;
 use crate::node::{Node, NodeKind, NodeRef};
-use tegula_core::shape::{fmt_shape, normalize_axis};
-use tegula_core::{dtype_err, index_err, result_type, shape_err, value_err, Chunks, DType, Result};
+use tegula_core::shape::normalize_axis;
+use tegula_core::{dtype_err, result_type, value_err, DType, Result};
 
 /// `x` sorted along `axis` (NumPy's order: NaN last), or with `arg` the int64 positions that
 /// sort it. `descending` reverses the order; equal elements keep their order either way.
@@ -25,25 +25,12 @@ pub fn sort(x: &NodeRef, axis: i64, descending: bool, arg: bool) -> Result<NodeR
 /// (the same positions for every lane); a position outside `[0, n)` is an `IndexError` when
 /// computed. The lanes are made one block each, as `sort` makes them.
 pub fn sorted_take(x: &NodeRef, idx: &NodeRef, axis: i64) -> Result<NodeRef> {
-    check_integer(idx)?;
     let axis = normalize_axis(axis, x.ndim())?;
-    let (xs, is) = (x.shape(), idx.shape());
-    if is.len() != xs.len() || (0..xs.len()).any(|a| a != axis && is[a] != 1 && is[a] != xs[a]) {
-        return Err(shape_err!("cannot take along axis {axis} of an array of shape {} at positions of shape {}", fmt_shape(&xs), fmt_shape(&is)));
-    }
-    if xs[axis] == 0 && idx.size() > 0 {
-        return Err(index_err!("cannot do a non-empty take from an empty axes."));
-    }
-    let x = rechunk(x, x.chunks.with_axis(axis, vec![xs[axis]]))?;
-    let sizes = (0..xs.len())
-        .map(|a| match a {
-            _ if a == axis => vec![is[a]],
-            _ if is[a] == xs[a] => x.chunks.axis(a).to_vec(),
-            _ => vec![1],
-        })
-        .collect();
-    let idx = rechunk(&cast(idx, DType::Int64)?, Chunks::new(sizes, &is)?)?;
-    let chunks = x.chunks.with_axis(axis, vec![is[axis]]);
+    check_take_along(x, idx, axis)?;
+    let x = rechunk(x, x.chunks.with_axis(axis, vec![x.shape()[axis]]))?;
+    let positions = idx.shape()[axis];
+    let idx = rechunk(&cast(idx, DType::Int64)?, aligned_index_chunks(&x, idx, axis, vec![positions])?)?;
+    let chunks = x.chunks.with_axis(axis, vec![positions]);
     Node::checked(NodeKind::SortedTake { axis }, vec![x.clone(), idx], x.dtype, chunks)
 }
 
