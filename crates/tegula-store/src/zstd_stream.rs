@@ -60,12 +60,17 @@ impl ZstdStream {
 
 }
 
-/// The decoder (made on first use), reset for a new file and set to write into the caller's
-/// buffer in place; None if zstd refuses (then the slow way decodes).
+/// The decoder, reset for a new file; made on first use and set then to write into the
+/// caller's buffer in place (a session-only reset keeps that). None if zstd refuses (then the
+/// slow way decodes).
 fn ready<'a>(decoder: &'a mut Option<DCtx<'static>>) -> Option<&'a mut DCtx<'static>> {
-    let decoder = decoder.get_or_insert_with(DCtx::create);
+    if decoder.is_none() {
+        let mut made = DCtx::create();
+        made.set_parameter(DParameter::StableOutBuffer(true)).ok()?;
+        *decoder = Some(made);
+    }
+    let decoder = decoder.as_mut()?;
     decoder.reset(ResetDirective::SessionOnly).ok()?;
-    decoder.set_parameter(DParameter::StableOutBuffer(true)).ok()?;
     Some(decoder)
 }
 

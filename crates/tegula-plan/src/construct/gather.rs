@@ -61,14 +61,8 @@ pub(crate) fn check_take_along(x: &NodeRef, idx: &NodeRef, axis: usize) -> Resul
 /// every axis `idx` spans, one block where it has length one, and `along` along `axis`.
 pub(crate) fn aligned_index_chunks(x: &NodeRef, idx: &NodeRef, axis: usize, along: Vec<usize>) -> Result<Chunks> {
     let (xs, is) = (x.shape(), idx.shape());
-    let mut along = Some(along);
-    let sizes = (0..xs.len())
-        .map(|a| match a {
-            _ if a == axis => along.take().unwrap_or_default(),
-            _ if is[a] == xs[a] => x.chunks.axis(a).to_vec(),
-            _ => vec![1],
-        })
-        .collect();
+    let mut sizes: Vec<Vec<usize>> = (0..xs.len()).map(|a| if is[a] == xs[a] { x.chunks.axis(a).to_vec() } else { vec![1] }).collect();
+    sizes[axis] = along;
     Chunks::new(sizes, &is)
 }
 
