@@ -10,6 +10,7 @@ use crate::order::{directed, SortOrder};
 use crate::radix::{directed_key, sort_positions, sort_values};
 use crate::with_chunk;
 use ndarray::{ArrayD, IxDyn};
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use tegula_core::memory::big_vec;
 use tegula_core::{internal_err, Result};
@@ -61,7 +62,7 @@ fn sample_typed<T: Wrap + SortOrder>(block: &Block<T>, every: usize, start: usiz
 pub fn bucket_counts(block: &Chunk, values: &Chunk, positions: &Chunk, start: usize, descending: bool) -> Result<Chunk> {
     let positions = one_d(positions.typed::<i64>()?)?;
     let mut counts = vec![0i64; positions.len() + 1];
-    with_chunk!(block, b => each_bucket(b, values.typed()?, &positions, start, descending, |j| counts[j as usize] += 1))?;
+    with_chunk!(block, b => each_bucket(&in_order(b)?, values.typed()?, &positions, start, descending, |j| counts[j as usize] += 1))?;
     Ok(Chunk::Int64(vector(counts)?))
 }
 
@@ -71,13 +72,14 @@ pub fn bucket_counts(block: &Chunk, values: &Chunk, positions: &Chunk, start: us
 pub fn bucket_partition(block: &Chunk, values: &Chunk, positions: &Chunk, start: usize, descending: bool, arg: bool) -> Result<Chunk> {
     let positions = one_d(positions.typed::<i64>()?)?;
     with_chunk!(block, b => {
-        let mut buckets = Vec::with_capacity(b.len());
-        each_bucket(b, values.typed()?, &positions, start, descending, |j| buckets.push(j))?;
+        let elements = in_order(b)?;
+        let mut buckets = Vec::with_capacity(elements.len());
+        each_bucket(&elements, values.typed()?, &positions, start, descending, |j| buckets.push(j))?;
         let slots = bucket_slots(&buckets, positions.len() + 1);
         if arg {
             Ok(Chunk::Int64(vector(grouped((start as i64).., &buckets, slots))?))
         } else {
-            Ok(Wrap::wrap(vector(grouped(b.iter().copied(), &buckets, slots))?))
+            Ok(Wrap::wrap(vector(grouped(elements.iter().copied(), &buckets, slots))?))
         }
     })
 }
@@ -91,31 +93,40 @@ fn bucket_slots(buckets: &[u32], count: usize) -> Vec<usize> {
 }
 
 /// `items` (one per bucket in `buckets`) grouped by bucket, in order within each.
-fn grouped<E: Copy + Default>(items: impl Iterator<Item = E>, buckets: &[u32], mut slots: Vec<usize>) -> Vec<E> {
-    let mut out = vec![E::default(); buckets.len()];
+fn grouped<E: Copy>(items: impl Iterator<Item = E>, buckets: &[u32], mut slots: Vec<usize>) -> Vec<E> {
+    let mut out: Vec<E> = big_vec(buckets.len());
+    let room = &mut out.spare_capacity_mut()[..buckets.len()];
+    let mut written = 0;
     for (item, &j) in items.zip(buckets) {
-        out[slots[j as usize]] = item;
+        room[slots[j as usize]].write(item);
         slots[j as usize] += 1;
+        written += 1;
     }
+    // The slots of bucket j run from the count of the buckets before it to that plus its
+    // own count, so each of the `buckets.len()` places is written exactly once.
+    assert_eq!(written, buckets.len(), "one item per bucket entry");
+    // SAFETY: every element up to the length was written just above.
+    unsafe { out.set_len(written) };
     out
 }
 
-/// Calls `found` with the bucket of each element of the 1-D `block` in turn (its first
-/// element at position `start`) among the splitters (sorted `values` at `positions`).
-fn each_bucket<T: Wrap + SortOrder>(block: &Block<T>, values: &Block<T>, positions: &[i64], start: usize, descending: bool, mut found: impl FnMut(u32)) -> Result<()> {
-    let splitters: Vec<(T, i64)> = one_d(values)?.into_iter().zip(positions.iter().copied()).collect();
-    if splitters.len() != positions.len() || block.ndim() != 1 || splitters.len() >= u32::MAX as usize {
-        return Err(internal_err!("buckets of a {}-d block by {} splitters", block.ndim(), positions.len()));
+/// The elements of the 1-D `block` in order: borrowed when it is contiguous.
+fn in_order<T: Copy>(block: &Block<T>) -> Result<Cow<'_, [T]>> {
+    match (block.ndim(), block.as_slice()) {
+        (1, Some(elements)) => Ok(Cow::Borrowed(elements)),
+        (1, None) => Ok(Cow::Owned(block.iter().copied().collect())),
+        (n, _) => Err(internal_err!("buckets of a {n}-d block")),
     }
-    let copied: Vec<T>;
-    let values = match block.as_slice() {
-        Some(values) => values,
-        None => {
-            copied = block.iter().copied().collect();
-            &copied
-        }
-    };
-    let values = values.iter().copied();
+}
+
+/// Calls `found` with the bucket of each of `elements` in turn (the first at position
+/// `start`) among the splitters (sorted `values` at `positions`).
+fn each_bucket<T: Wrap + SortOrder>(elements: &[T], values: &Block<T>, positions: &[i64], start: usize, descending: bool, mut found: impl FnMut(u32)) -> Result<()> {
+    let splitters: Vec<(T, i64)> = one_d(values)?.into_iter().zip(positions.iter().copied()).collect();
+    if splitters.len() != positions.len() || splitters.len() >= u32::MAX as usize {
+        return Err(internal_err!("buckets by {} splitters with {} positions", splitters.len(), positions.len()));
+    }
+    let values = elements.iter().copied();
     let positions = (start as i64)..;
     if T::KEY_BYTES == 0 {
         let bucket = |v: T, p: i64| splitters.partition_point(|&s| key_order(s, (v, p), descending) != Ordering::Greater) as u32;
@@ -128,22 +139,45 @@ fn each_bucket<T: Wrap + SortOrder>(block: &Block<T>, values: &Block<T>, positio
 }
 
 /// Splitters as integer keys (`directed_key`), searched without the branches of NumPy's
-/// float order, and the positions that break ties.
+/// float order, and the positions that break ties. The range of keys from the first
+/// splitter to the last is cut into `CELLS` equal cells; each cell knows how many splitters
+/// lie below it, so an element's search starts there and looks only at the splitters in
+/// its own cell, usually none: one lookup an element instead of a binary search.
 struct KeyedSplitters {
     keys: Vec<u64>,
     positions: Vec<i64>,
+    /// The splitters' least key, the low bits a cell spans, and how many splitters come
+    /// before each cell (one more entry than cells).
+    least: u64,
+    shift: u32,
+    below: Vec<u32>,
 }
+
+/// Cells of the splitters' key range (a small table: it stays in the first-level cache).
+const CELLS: u64 = 1 << 12;
 
 impl KeyedSplitters {
     fn new<T: SortOrder>(splitters: &[(T, i64)], descending: bool) -> KeyedSplitters {
-        let keys = splitters.iter().map(|&(v, _)| directed_key(v, descending)).collect();
-        KeyedSplitters { keys, positions: splitters.iter().map(|s| s.1).collect() }
+        let keys: Vec<u64> = splitters.iter().map(|&(v, _)| directed_key(v, descending)).collect();
+        let least = keys.first().copied().unwrap_or(0);
+        let span = keys.last().map_or(0, |&k| k - least);
+        let shift = (u64::BITS - span.leading_zeros()).saturating_sub(CELLS.trailing_zeros());
+        let cells = (span >> shift) as usize + 1;
+        let below = (0..=cells).map(|c| keys.partition_point(|&k| (k - least) >> shift < c as u64) as u32).collect();
+        KeyedSplitters { keys, positions: splitters.iter().map(|s| s.1).collect(), least, shift, below }
     }
 
     /// How many splitters come before the element `(key, position)`, or equal it.
     fn bucket(&self, key: u64, position: i64) -> u32 {
-        // The splitters of smaller keys (std's binary search has no branch on the data)...
-        let mut at = self.keys.partition_point(|&k| k < key);
+        // The splitters of smaller keys: those below the element's cell, and those in it...
+        let mut at = match key.checked_sub(self.least) {
+            None => 0,
+            Some(offset) => {
+                let cell = ((offset >> self.shift) as usize).min(self.below.len() - 2);
+                let (from, to) = (self.below[cell] as usize, self.below[cell + 1] as usize);
+                from + self.keys[from..to].partition_point(|&k| k < key)
+            }
+        };
         // ... then those of equal keys at positions not after the element's.
         while at < self.keys.len() && self.keys[at] == key && self.positions[at] <= position {
             at += 1;
@@ -231,6 +265,22 @@ mod tests {
                     assert_eq!(keyed.bucket(directed_key(v, false), p) as usize, want, "{v} at {p} among {len}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn keyed_search_agrees_where_splitters_crowd_some_cells() {
+        // Splitters spread over many orders of magnitude, some repeated: most fall in the
+        // first few cells of the key range, one far above them.
+        let mut splitters: Vec<(f64, i64)> = (0..300).map(|i| (((i * 7919) % 301) as f64 * 1e-3 * (1 + i % 3) as f64, i as i64)).collect();
+        splitters.push((1e300, 7));
+        splitters.sort_by(|&a, &b| key_order(a, b, false));
+        let keyed = KeyedSplitters::new(&splitters, false);
+        for i in 0..5000 {
+            let v = [(i % 997) as f64 * 1e-3, -1.0, 1e200, 2e300, f64::NAN][i % 5];
+            let p = (i % 400) as i64;
+            let want = splitters.partition_point(|&s| key_order(s, (v, p), false) != Ordering::Greater);
+            assert_eq!(keyed.bucket(directed_key(v, false), p) as usize, want, "{v} at {p}");
         }
     }
 
