@@ -108,6 +108,20 @@ def test_sample_sort_of_many_equal_values_and_signed_zeros():
                 np.argsort(ones, kind="stable", axis=-1))
 
 
+@pytest.mark.parametrize("chunk", [250_000, 2_000_000])
+def test_default_blocks_fit_a_small_memory_budget(chunk):
+    """Without a block_size_limit, a sort under a budget too small to sort the axis (or an
+    input block) whole is sample-sorted in blocks the budget holds, however the input is
+    chunked, and every task stays within the budget."""
+    values = np.random.default_rng(chunk).normal(size=2_000_000)
+    x = tg.asarray(values, chunks=chunk)
+    with tg.config.set(memory="40MB"):
+        (got, order), report = tg.compute(tg.sort(x), tg.argsort(x[:500_000]), report=True)
+    assert report["peak_bytes"] <= report["memory"]
+    assert_same(got, np.sort(values, kind="stable"), exact=True)
+    assert_same(order, np.argsort(values[:500_000], kind="stable"))
+
+
 def test_block_size_limit_must_be_a_positive_size():
     x = tg.asarray(np.arange(10.0), chunks=3)
     for bad in (0, -8, "0B"):

@@ -41,10 +41,13 @@ def cumprod(a, axis=None, dtype=None):
     return cumulative_prod(a.reshape(-1) if axis is None and a.ndim > 1 else a, axis=axis, dtype=dtype)
 
 
-def _block_bytes(limit):
-    """``block_size_limit`` in bytes: a positive number, or a size such as ``"64MiB"``."""
+def _block_bytes(limit, arg=False):
+    """``block_size_limit`` in bytes: a positive number, or a size such as ``"64MiB"``; by
+    default 128 MiB, or less where the memory budget needs smaller blocks."""
     if limit is None:
-        return None
+        from .config import get
+
+        return _tegula.sort_block_bytes(get("memory"), arg)
     if isinstance(limit, str):
         return _tegula.memory_budget(limit)
     limit = operator.index(limit)
@@ -56,8 +59,8 @@ def _block_bytes(limit):
 def sort(x, /, *, axis=-1, descending=False, stable=True, block_size_limit=None):
     """``x`` sorted along ``axis`` in NumPy's order (NaN last; first when ``descending``).
     Always stable: equal elements keep their order, also when descending.
-    ``block_size_limit`` (bytes, or a size such as ``"64MiB"``; default 128 MiB, or the
-    input's largest block if larger): an axis longer than one such block is sample-sorted, its
+    ``block_size_limit`` (bytes, or a size such as ``"64MiB"``; default 128 MiB, or an eighth
+    of the memory budget if less): an axis longer than one such block is sample-sorted, its
     splitters and bucket counts computed now (the input runs three times in all), and the
     result keeps ``x``'s chunks."""
     x = asarray(x)
@@ -71,7 +74,7 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True, block_size_limit=No
     x = asarray(x)
     if x.ndim == 0:
         x = Array(x._h.expand_dims([0]))
-    return Array(x._h.argsort(operator.index(axis), bool(descending), _block_bytes(block_size_limit)))
+    return Array(x._h.argsort(operator.index(axis), bool(descending), _block_bytes(block_size_limit, arg=True)))
 
 
 def searchsorted(x1, x2, /, *, side="left", sorter=None):

@@ -68,6 +68,13 @@ pub fn default_spec() -> PyResult<(usize, PathBuf)> {
     Ok((spec.memory, spec.spill_dir))
 }
 
+/// The largest block a sort makes by default under a budget of `memory` bytes (`arg`: an
+/// argsort).
+#[pyfunction]
+pub fn sort_block_bytes(memory: usize, arg: bool) -> usize {
+    tegula::sort_block_bytes(memory, arg)
+}
+
 /// Bytes the persisted arrays alive in this process keep in memory (taken out of every
 /// computation's budget).
 #[pyfunction]

@@ -29,7 +29,7 @@ pub use array::{compute, compute_observed, plan_of, Array, ComputeOptions};
 pub use cluster::{plan_cluster, plan_cluster_with, ClusterPlan, Nodes};
 pub use fragments::{plan_fragments, EncodedFragment};
 pub use tegula_plan::placement::{NodeLoad, Placer, Simulation};
-pub use ordering::SortSpec;
+pub use ordering::{sort_block_bytes, SortSpec};
 pub use budget::budget_left;
 pub use tegula_core::kept::kept_bytes;
 pub use persist::{persist, persist_observed};

@@ -5,7 +5,8 @@ use crate::array::Array;
 use crate::sample_sort::sort_long_axis;
 use tegula_core::chunks::AUTO_CHUNK_BYTES;
 use tegula_core::shape::normalize_axis;
-use tegula_core::{Chunks, Result};
+use tegula_core::spec::default_memory;
+use tegula_core::{Chunks, Result, Spec};
 use tegula_plan::construct::layout::rechunk;
 use tegula_plan::construct::scan::ScanSpec;
 use tegula_plan::construct::{any_dtype, sort, time};
@@ -18,16 +19,27 @@ pub struct SortSpec {
     pub descending: bool,
     /// The int64 positions that sort, rather than the sorted values.
     pub arg: bool,
-    /// The bytes a block of the sort may hold (or the input's largest block, if larger): an
-    /// axis that fits is sorted one block per lane, a longer one by a sample sort.
+    /// The bytes a block of the sort may hold: an axis that fits is sorted one block per lane,
+    /// a longer one by a sample sort.
     pub block_bytes: usize,
 }
 
 impl SortSpec {
-    /// Blocks up to the `chunks="auto"` target.
+    /// Blocks up to the `chunks="auto"` target, or smaller where the memory budget
+    /// (`Spec::from_env`) needs them smaller (`sort_block_bytes`).
     pub fn new(axis: i64, descending: bool, arg: bool) -> SortSpec {
-        SortSpec { axis, descending, arg, block_bytes: AUTO_CHUNK_BYTES }
+        let memory = Spec::from_env().map_or_else(|_| default_memory(), |spec| spec.memory);
+        SortSpec { axis, descending, arg, block_bytes: sort_block_bytes(memory, arg) }
     }
+}
+
+/// The largest block of a sort under a memory budget of `memory` bytes: the `chunks="auto"`
+/// target, or less where the budget leaves no room for it. A bucket of the sample sort holds
+/// up to twice a block, and its merge holds the bucket about three times (its runs, the
+/// result and the radix sort's scratch; an argsort's keys and positions take three times
+/// that again), with room left for blocks partitioned meanwhile.
+pub fn sort_block_bytes(memory: usize, arg: bool) -> usize {
+    AUTO_CHUNK_BYTES.min(memory / if arg { 24 } else { 8 }).max(1)
 }
 
 impl Array {
@@ -75,7 +87,7 @@ impl Array {
     /// holds at `indices` once sorted (NumPy's order, NaN last) — quantiles, medians.
     /// `indices`: integer, this array's ndim, along the other axes its length or one, each in
     /// `[0, n)` (an `IndexError` when computed). Found by selection, linear in the lane's
-    /// length, when a lane fits a block of `block_bytes` (or the largest block); a longer axis
+    /// length, when a lane fits a block of `block_bytes`; a longer axis
     /// is sorted as `sorted` sorts it, then gathered.
     pub fn sorted_take(&self, indices: &Array, axis: i64, block_bytes: usize) -> Result<Array> {
         if self.dtype().is_time() {
@@ -100,11 +112,11 @@ impl Array {
 }
 
 /// The elements a block of the sort may hold: `spec.block_bytes` of the result's elements
-/// and the input's (argsort holds both), or the input's largest block, if larger.
+/// and the input's (argsort holds both). Bigger input blocks are cut: a sort holds its block
+/// several times over, so even a block the budget holds may be too big to sort whole.
 fn block_elements(x: &Array, spec: &SortSpec) -> usize {
     let itemsize = x.dtype().itemsize().max(if spec.arg { 8 } else { 1 });
-    let input: usize = x.chunks().max_block_shape().iter().product();
-    (spec.block_bytes / itemsize).max(input).max(1)
+    (spec.block_bytes / itemsize).max(1)
 }
 
 /// `chunks` with `axis` one block, and the other axes' blocks cut (last axes kept longest) so
