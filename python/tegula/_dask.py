@@ -106,6 +106,12 @@ def _received(keys, dask_worker):
     return [g for g in got if g[1]], log.maxlen is None or len(log) < log.maxlen
 
 
+def live_workers(client):
+    """The scheduler's workers by address, asked now: ``Client.scheduler_info`` returns a cache
+    that the client's periodic refresh may have just replaced with one listing no worker."""
+    return client.sync(client.scheduler.identity, n_workers=-1)["workers"]
+
+
 def submit_whole(peaks, memory):
     """Whether a plan whose nodes peak at `peaks` bytes (simulated) is submitted whole to
     workers of `memory` bytes each (None: unknown)."""
@@ -137,9 +143,13 @@ class Runner:
 
     def nodes(self, workers):
         """The number of workers and the memory limit of the smallest (None: unknown)."""
-        info = self.client().scheduler_info(n_workers=-1)["workers"]
+        client = self.client()
+        info, since = live_workers(client), time.monotonic()
+        while not info and time.monotonic() - since < NO_WORKERS_WAIT_S:
+            time.sleep(0.1)  # a cluster between its workers (restarting, scaling up) gets a while
+            info = live_workers(client)
         if not info:
-            raise RuntimeError("the Dask cluster has no workers to run tegula's fragments")
+            raise RuntimeError(f"the Dask cluster has had no workers to run tegula's fragments for {NO_WORKERS_WAIT_S} s")
         self.workers = sorted(info)
         self.threads = [max(1, int(info[w].get("nthreads") or 1)) for w in self.workers]
         self.memory = [int(info[w].get("memory_limit") or 0) or None for w in self.workers]
@@ -273,7 +283,7 @@ class _Run:
         if now - self.last_end <= STALL_CHECK_S:
             return
         self.last_end = now
-        alive = set(self.client.scheduler_info(n_workers=-1)["workers"])
+        alive = set(live_workers(self.client))
         if self.pinned and not set(self.workers) <= alive:
             # What this run still holds: blocks let go of are released already.
             self.client.cancel(list(self.futures.values()) + [f for f, _, _ in self.in_flight.values()])
