@@ -42,3 +42,59 @@ fn advise_huge_pages(addr: usize, bytes: usize) {
 
 #[cfg(not(target_os = "linux"))]
 fn advise_huge_pages(_addr: usize, _bytes: usize) {}
+
+/// A file's bytes mapped read-only. Reading a file copies its bytes into fresh memory, which
+/// the kernel clears first: reading back a spilled block paid both, where a mapping uses the
+/// page cache's pages themselves.
+#[cfg(target_os = "linux")]
+pub struct MappedFile {
+    ptr: std::ptr::NonNull<u8>,
+    len: usize,
+}
+
+// SAFETY: the mapping is read-only and owned by this value alone, so it can be read from and
+// unmapped on any thread.
+#[cfg(target_os = "linux")]
+unsafe impl Send for MappedFile {}
+// SAFETY: as above; `&MappedFile` only gives out shared reads.
+#[cfg(target_os = "linux")]
+unsafe impl Sync for MappedFile {}
+
+#[cfg(target_os = "linux")]
+impl MappedFile {
+    /// Maps the whole of `file`, which must hold exactly `len` (> 0) bytes, and reads them all
+    /// in now: a failure to read is returned here, never met as a fault later.
+    pub fn map(file: &std::fs::File, len: usize) -> std::io::Result<MappedFile> {
+        use std::io::{Error, ErrorKind};
+        let size = file.metadata()?.len();
+        if len == 0 || u64::try_from(len).ok() != Some(size) {
+            return Err(Error::new(ErrorKind::InvalidData, format!("a file of {size} bytes mapped as {len}")));
+        }
+        let fd = std::os::fd::AsRawFd::as_raw_fd(file);
+        // SAFETY: a new private read-only mapping of `len` bytes of an open file, all inside it.
+        let ptr = unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ, libc::MAP_PRIVATE, fd, 0) };
+        let ptr = match std::ptr::NonNull::new(ptr.cast::<u8>()) {
+            Some(p) if ptr != libc::MAP_FAILED => p,
+            _ => return Err(Error::last_os_error()),
+        };
+        let mapped = MappedFile { ptr, len };
+        // SAFETY: the range is the mapping just made; populating only reads the file into it.
+        if unsafe { libc::madvise(ptr.as_ptr().cast(), len, libc::MADV_POPULATE_READ) } != 0 {
+            return Err(Error::last_os_error());
+        }
+        Ok(mapped)
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        // SAFETY: `len` mapped, readable bytes that live until `drop` and are never written.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for MappedFile {
+    fn drop(&mut self) {
+        // SAFETY: unmaps exactly the mapping `map` made; no borrow of it outlives `self`.
+        unsafe { libc::munmap(self.ptr.as_ptr().cast(), self.len) };
+    }
+}

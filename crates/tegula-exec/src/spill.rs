@@ -12,6 +12,11 @@ use tegula_core::{DType, Result, TegulaError};
 use tegula_kernels::raw::{read_raw, write_raw};
 use tegula_kernels::Chunk;
 
+/// Chunks of at least this many bytes are read back by mapping their files (a mapping costs
+/// system calls and page-table entries that a small copy does not).
+#[cfg(target_os = "linux")]
+const MAP_FROM: usize = 1 << 20;
+
 /// A chunk on disk: its file and what the bytes are. Worker processes send their results
 /// this way too, so it travels between processes.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -43,10 +48,15 @@ impl Spilled {
         Ok(Spilled { path, dtype: chunk.dtype(), shape: chunk.shape().to_vec() })
     }
 
-    /// Reads the chunk back (the file stays).
+    /// Reads the chunk back (the file stays): a big one is mapped rather than copied.
     pub fn read(&self) -> Result<Chunk> {
         let failed = |e: &dyn std::fmt::Display| TegulaError::Io(format!("{}: {e}", self.path.display()));
         let file = File::open(&self.path).map_err(|e| failed(&e))?;
+        #[cfg(target_os = "linux")]
+        if self.nbytes() >= MAP_FROM && self.dtype != DType::Bool {
+            let map = tegula_core::memory::MappedFile::map(&file, self.nbytes()).map_err(|e| failed(&e))?;
+            return tegula_kernels::raw::chunk_over_mapped(self.dtype, &self.shape, map);
+        }
         read_raw(self.dtype, &self.shape, &mut BufReader::new(file)).map_err(|e| failed(&e))
     }
 }
@@ -101,6 +111,63 @@ impl Drop for SpillDir {
     fn drop(&mut self) {
         if let Some(Ok(dir)) = self.dir.get() {
             let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+    use ndarray::{Array, IxDyn};
+    use tegula_kernels::Wrap;
+
+    fn chunk<T: Wrap>(shape: &[usize], value: impl Fn(usize) -> T) -> Chunk {
+        let n = shape.iter().product();
+        T::wrap(Array::from_shape_vec(IxDyn(shape), (0..n).map(value).collect()).unwrap().into())
+    }
+
+    fn same(a: &Chunk, b: &Chunk) -> bool {
+        a.dtype() == b.dtype() && tegula_kernels::raw::with_bytes(a, |x| tegula_kernels::raw::with_bytes(b, |y| x == y))
+    }
+
+    #[test]
+    fn chunks_read_back_equal_mapped_or_copied() {
+        let dir = SpillDir::named(&std::env::temp_dir(), "tegula-test-spill-read");
+        let transposed = match chunk::<f32>(&[700, 500], |i| i as f32 * 0.5) {
+            Chunk::Float32(b) => Chunk::Float32(b.map_view(|v| v.reversed_axes())),
+            _ => unreachable!(),
+        };
+        let chunks = [
+            chunk::<f64>(&[3, 200, 300], |i| (i as f64).sin()),
+            chunk::<i16>(&[1 << 19], |i| (i % 30011) as i16 - 15000),
+            chunk::<tegula_kernels::element::C128>(&[70_000], |i| tegula_kernels::element::C128::new(i as f64, -(i as f64))),
+            chunk::<bool>(&[1 << 21], |i| i % 3 == 0),
+            chunk::<f32>(&[10, 7], |i| i as f32),
+            chunk::<u8>(&[0, 5], |_| 0),
+            transposed,
+        ];
+        for (id, c) in chunks.iter().enumerate() {
+            let spilled = dir.write(id, c).unwrap();
+            let back = dir.read(&spilled).unwrap();
+            assert_eq!(back.shape(), c.shape(), "{:?}", c.dtype());
+            assert!(same(&back, c), "{:?} {:?}", c.dtype(), c.shape());
+            let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+            let mapped = c.nbytes() >= MAP_FROM && c.dtype() != DType::Bool;
+            assert_eq!(maps.contains(spilled.path.to_str().unwrap()), mapped, "{:?} {:?}", c.dtype(), c.shape());
+            // The file can go while the chunk read from it is held.
+            dir.remove(spilled);
+            assert!(same(&back, c), "{:?} after its file was removed", c.dtype());
+        }
+    }
+
+    #[test]
+    fn a_file_shorter_than_its_chunk_is_an_error() {
+        let dir = SpillDir::named(&std::env::temp_dir(), "tegula-test-spill-short");
+        for len in [10usize, 1 << 20] {
+            let spilled = dir.write(len, &chunk::<f64>(&[len], |i| i as f64)).unwrap();
+            let file = std::fs::OpenOptions::new().write(true).open(&spilled.path).unwrap();
+            file.set_len((len * 8 - 8) as u64).unwrap();
+            assert!(matches!(dir.read(&spilled), Err(TegulaError::Io(_))), "{len}");
         }
     }
 }

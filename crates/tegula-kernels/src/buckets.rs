@@ -207,7 +207,9 @@ fn typed_like<'a, T: Wrap>(_first: &Block<T>, chunks: &'a [Chunk]) -> Result<Vec
 
 fn merge_values<T: Wrap + SortOrder>(runs: &[&Block<T>], descending: bool) -> Result<Chunk> {
     let mut merged: Vec<T> = big_vec(runs.iter().map(|r| r.len()).sum());
-    runs.iter().for_each(|r| merged.extend(r.iter().copied()));
+    for r in runs {
+        merged.extend_from_slice(&in_order(r)?);
+    }
     // Runs come in block order, so a stable sort keeps equal values in position order.
     sort_values(&mut merged, descending);
     Ok(Wrap::wrap(vector(merged)?))
@@ -221,8 +223,8 @@ fn merge_positions<T: Wrap + SortOrder>(runs: &[&Block<T>], positions: &[Chunk],
         if p.len() != r.len() {
             return Err(internal_err!("merge of a run of {} values with {} positions", r.len(), p.len()));
         }
-        values.extend(r.iter().copied());
-        at.extend(p.iter().copied());
+        values.extend_from_slice(&in_order(r)?);
+        at.extend_from_slice(&in_order(p)?);
     }
     sort_positions(&values, &mut at, descending);
     Ok(Chunk::Int64(vector(at)?))
