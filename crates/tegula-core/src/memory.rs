@@ -63,7 +63,10 @@ unsafe impl Sync for MappedFile {}
 #[cfg(target_os = "linux")]
 impl MappedFile {
     /// Maps the whole of `file`, which must hold exactly `len` (> 0) bytes, and reads them all
-    /// in now: a failure to read is returned here, never met as a fault later.
+    /// in now: a failure to read is returned here, never met as a fault later. An error of
+    /// kind `Unsupported` where the file cannot be mapped (its file system, or the process's
+    /// limit of mappings) or the kernel cannot read a mapping in at once (before Linux 5.14):
+    /// read the file instead.
     pub fn map(file: &std::fs::File, len: usize) -> std::io::Result<MappedFile> {
         use std::io::{Error, ErrorKind};
         let size = file.metadata()?.len();
@@ -75,12 +78,16 @@ impl MappedFile {
         let ptr = unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ, libc::MAP_PRIVATE, fd, 0) };
         let ptr = match std::ptr::NonNull::new(ptr.cast::<u8>()) {
             Some(p) if ptr != libc::MAP_FAILED => p,
-            _ => return Err(Error::last_os_error()),
+            // A file system without mappings, or the process's count of them reached: neither
+            // says anything about the file's bytes.
+            _ => return Err(Error::new(ErrorKind::Unsupported, Error::last_os_error())),
         };
         let mapped = MappedFile { ptr, len };
         // SAFETY: the range is the mapping just made; populating only reads the file into it.
         if unsafe { libc::madvise(ptr.as_ptr().cast(), len, libc::MADV_POPULATE_READ) } != 0 {
-            return Err(Error::last_os_error());
+            let e = Error::last_os_error();
+            let kind = if e.raw_os_error() == Some(libc::EINVAL) { ErrorKind::Unsupported } else { e.kind() };
+            return Err(Error::new(kind, e));
         }
         Ok(mapped)
     }

@@ -54,8 +54,11 @@ impl Spilled {
         let file = File::open(&self.path).map_err(|e| failed(&e))?;
         #[cfg(target_os = "linux")]
         if self.nbytes() >= MAP_FROM && self.dtype != DType::Bool {
-            let map = tegula_core::memory::MappedFile::map(&file, self.nbytes()).map_err(|e| failed(&e))?;
-            return tegula_kernels::raw::chunk_over_mapped(self.dtype, &self.shape, map);
+            match tegula_core::memory::MappedFile::map(&file, self.nbytes()) {
+                Ok(map) => return tegula_kernels::raw::chunk_over_mapped(self.dtype, &self.shape, map),
+                Err(e) if e.kind() == std::io::ErrorKind::Unsupported => {}
+                Err(e) => return Err(failed(&e)),
+            }
         }
         read_raw(self.dtype, &self.shape, &mut BufReader::new(file)).map_err(|e| failed(&e))
     }
