@@ -23,12 +23,12 @@ fn key_order<T: SortOrder>(a: (T, i64), b: (T, i64), descending: bool) -> Orderi
 /// The `buckets - 1` splitters (values, and their int64 positions) that cut the sample
 /// (`values` with their `positions`, both 1-D) into `buckets` parts of equal counts.
 pub fn splitters(values: &Chunk, positions: &Chunk, buckets: usize, descending: bool) -> Result<(Chunk, Chunk)> {
-    let positions = one_d(positions.typed::<i64>()?)?;
+    let positions = in_order(positions.typed::<i64>()?)?;
     with_chunk!(values, v => pick_splitters(v, &positions, buckets, descending))
 }
 
 fn pick_splitters<T: Wrap + SortOrder>(values: &Block<T>, positions: &[i64], buckets: usize, descending: bool) -> Result<(Chunk, Chunk)> {
-    let mut keys: Vec<(T, i64)> = one_d(values)?.into_iter().zip(positions.iter().copied()).collect();
+    let mut keys: Vec<(T, i64)> = in_order(values)?.iter().copied().zip(positions.iter().copied()).collect();
     if keys.len() != positions.len() || keys.len() < buckets {
         return Err(internal_err!("{} splitters from {} samples with {} positions", buckets.saturating_sub(1), keys.len(), positions.len()));
     }
@@ -48,7 +48,7 @@ pub fn sample_positions(block: &Chunk, every: usize, start: usize, descending: b
 }
 
 fn sample_typed<T: Wrap + SortOrder>(block: &Block<T>, every: usize, start: usize, descending: bool) -> Result<Chunk> {
-    let values = one_d(block)?;
+    let values = in_order(block)?;
     let mut order: Vec<i64> = big_vec(values.len());
     order.extend((start..start + values.len()).map(|p| p as i64));
     sort_positions(&values, &mut order, descending);
@@ -60,7 +60,7 @@ fn sample_typed<T: Wrap + SortOrder>(block: &Block<T>, every: usize, start: usiz
 /// position `start`) fall in each of the buckets the splitters (sorted `values` at `positions`)
 /// delimit; bucket `j` holds the keys from splitter `j - 1` (included) to splitter `j`.
 pub fn bucket_counts(block: &Chunk, values: &Chunk, positions: &Chunk, start: usize, descending: bool) -> Result<Chunk> {
-    let positions = one_d(positions.typed::<i64>()?)?;
+    let positions = in_order(positions.typed::<i64>()?)?;
     let mut counts = vec![0i64; positions.len() + 1];
     with_chunk!(block, b => each_bucket(&in_order(b)?, values.typed()?, &positions, start, descending, |j| counts[j as usize] += 1))?;
     Ok(Chunk::Int64(vector(counts)?))
@@ -70,7 +70,7 @@ pub fn bucket_counts(block: &Chunk, values: &Chunk, positions: &Chunk, start: us
 /// counted from `start`) grouped by bucket as `bucket_counts` counts them, in bucket order,
 /// each bucket's elements in their order in the block.
 pub fn bucket_partition(block: &Chunk, values: &Chunk, positions: &Chunk, start: usize, descending: bool, arg: bool) -> Result<Chunk> {
-    let positions = one_d(positions.typed::<i64>()?)?;
+    let positions = in_order(positions.typed::<i64>()?)?;
     with_chunk!(block, b => {
         let elements = in_order(b)?;
         let mut buckets = Vec::with_capacity(elements.len());
@@ -115,14 +115,14 @@ fn in_order<T: Copy>(block: &Block<T>) -> Result<Cow<'_, [T]>> {
     match (block.ndim(), block.as_slice()) {
         (1, Some(elements)) => Ok(Cow::Borrowed(elements)),
         (1, None) => Ok(Cow::Owned(block.iter().copied().collect())),
-        (n, _) => Err(internal_err!("buckets of a {n}-d block")),
+        (n, _) => Err(internal_err!("a {n}-d block where a 1-d one was expected")),
     }
 }
 
 /// Calls `found` with the bucket of each of `elements` in turn (the first at position
 /// `start`) among the splitters (sorted `values` at `positions`).
 fn each_bucket<T: Wrap + SortOrder>(elements: &[T], values: &Block<T>, positions: &[i64], start: usize, descending: bool, mut found: impl FnMut(u32)) -> Result<()> {
-    let splitters: Vec<(T, i64)> = one_d(values)?.into_iter().zip(positions.iter().copied()).collect();
+    let splitters: Vec<(T, i64)> = in_order(values)?.iter().copied().zip(positions.iter().copied()).collect();
     if splitters.len() != positions.len() || splitters.len() >= u32::MAX as usize {
         return Err(internal_err!("buckets by {} splitters with {} positions", splitters.len(), positions.len()));
     }
@@ -228,14 +228,6 @@ fn merge_positions<T: Wrap + SortOrder>(runs: &[&Block<T>], positions: &[Chunk],
     }
     sort_positions(&values, &mut at, descending);
     Ok(Chunk::Int64(vector(at)?))
-}
-
-/// A 1-D block's elements in order.
-fn one_d<T: Copy>(block: &Block<T>) -> Result<Vec<T>> {
-    match block.ndim() {
-        1 => Ok(block.iter().copied().collect()),
-        n => Err(internal_err!("a {n}-d block where a 1-d one was expected")),
-    }
 }
 
 fn vector<T: crate::element::Elem>(data: Vec<T>) -> Result<Block<T>> {
