@@ -1,21 +1,22 @@
 //! The spill directory of one computation: chunks that do not fit in the memory budget are
 //! written there as raw files (`tegula_kernels::raw`) and read back when a task needs them.
 //! The directory is made on the first spill, inside the configured parent, and removed with
-//! everything in it when the computation ends, whether it succeeded or failed.
+//! everything in it when the computation ends, whether it succeeded or failed. Big chunks go
+//! to and from the disk past the page cache (`tegula_store::write_file`, `read_file_into`):
+//! a spill written through it took as many fresh pages of the cache as it had bytes, and each
+//! cost the host of a virtual machine a fault.
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Write};
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 use tegula_core::{DType, Result, TegulaError};
-use tegula_kernels::raw::{read_raw, write_raw};
+use tegula_kernels::raw::{chunk_from_bytes, read_raw, with_bytes};
 use tegula_kernels::Chunk;
 
-/// Chunks of at least this many bytes are read back by mapping their files (a mapping costs
-/// system calls and page-table entries that a small copy does not).
-#[cfg(target_os = "linux")]
-const MAP_FROM: usize = 1 << 20;
+/// Chunks of at least this many bytes are read back straight into their buffers.
+const DIRECT_FROM: usize = 1 << 20;
 
 /// A chunk on disk: its file and what the bytes are. Worker processes send their results
 /// this way too, so it travels between processes.
@@ -36,11 +37,7 @@ impl Spilled {
     pub fn write(path: PathBuf, chunk: &Chunk) -> Result<Spilled> {
         // Every failure names the file (a full disk is the common one), whatever layer saw it.
         let failed = |e: &dyn std::fmt::Display| TegulaError::Io(format!("spilling to {}: {e}", path.display()));
-        let written = File::create(&path).map_err(|e| failed(&e)).and_then(|file| {
-            let mut out = BufWriter::new(file);
-            write_raw(chunk, &mut out).map_err(|e| failed(&e))?;
-            out.flush().map_err(|e| failed(&e))
-        });
+        let written = with_bytes(chunk, |bytes| tegula_store::write_file(&path, bytes)).map_err(|e| failed(&e));
         if let Err(e) = written {
             let _ = std::fs::remove_file(&path);
             return Err(e);
@@ -48,17 +45,12 @@ impl Spilled {
         Ok(Spilled { path, dtype: chunk.dtype(), shape: chunk.shape().to_vec() })
     }
 
-    /// Reads the chunk back (the file stays): a big one is mapped rather than copied.
+    /// Reads the chunk back (the file stays): a big one straight into its buffer.
     pub fn read(&self) -> Result<Chunk> {
         let failed = |e: &dyn std::fmt::Display| TegulaError::Io(format!("{}: {e}", self.path.display()));
         let file = File::open(&self.path).map_err(|e| failed(&e))?;
-        #[cfg(target_os = "linux")]
-        if self.nbytes() >= MAP_FROM && self.dtype != DType::Bool {
-            match tegula_core::memory::MappedFile::map(&file, self.nbytes()) {
-                Ok(map) => return tegula_kernels::raw::chunk_over_mapped(self.dtype, &self.shape, map),
-                Err(e) if e.kind() == std::io::ErrorKind::Unsupported => {}
-                Err(e) => return Err(failed(&e)),
-            }
+        if self.nbytes() >= DIRECT_FROM {
+            return chunk_from_bytes(self.dtype, &self.shape, |out| tegula_store::read_file_into(&file, &self.path, out).map_err(|e| failed(&e)));
         }
         read_raw(self.dtype, &self.shape, &mut BufReader::new(file)).map_err(|e| failed(&e))
     }
@@ -134,7 +126,7 @@ mod tests {
     }
 
     #[test]
-    fn chunks_read_back_equal_mapped_or_copied() {
+    fn chunks_read_back_equal() {
         let dir = SpillDir::named(&std::env::temp_dir(), "tegula-test-spill-read");
         let transposed = match chunk::<f32>(&[700, 500], |i| i as f32 * 0.5) {
             Chunk::Float32(b) => Chunk::Float32(b.map_view(|v| v.reversed_axes())),
@@ -154,9 +146,6 @@ mod tests {
             let back = dir.read(&spilled).unwrap();
             assert_eq!(back.shape(), c.shape(), "{:?}", c.dtype());
             assert!(same(&back, c), "{:?} {:?}", c.dtype(), c.shape());
-            let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
-            let mapped = c.nbytes() >= MAP_FROM && c.dtype() != DType::Bool;
-            assert_eq!(maps.contains(spilled.path.to_str().unwrap()), mapped, "{:?} {:?}", c.dtype(), c.shape());
             // The file can go while the chunk read from it is held.
             dir.remove(spilled);
             assert!(same(&back, c), "{:?} after its file was removed", c.dtype());

@@ -198,16 +198,12 @@ impl<T> Block<T> {
 }
 
 impl<T: Clone + Send + Sync + 'static> Block<T> {
-    /// How many elements the Rust allocation (or mapped file) this block reads holds, which
-    /// stays alive as long as the block does: more than `len()` for a slice. `None` for memory
-    /// from elsewhere (a NumPy array's), which its own holder keeps alive anyway.
+    /// How many elements the Rust allocation this block reads holds, which stays alive as long
+    /// as the block does: more than `len()` for a slice. `None` for memory from elsewhere (a
+    /// NumPy array's), which its own holder keeps alive anyway.
     pub fn pinned_len(&self) -> Option<usize> {
         if let Some(array) = self.owner.downcast_ref::<Array<T, IxDyn>>() {
             return Some(array.len());
-        }
-        #[cfg(target_os = "linux")]
-        if let Some(map) = self.owner.downcast_ref::<tegula_core::memory::MappedFile>() {
-            return Some(map.bytes().len() / std::mem::size_of::<T>().max(1));
         }
         self.owner.downcast_ref::<ArcArray<T, IxDyn>>().map(|array| array.len())
     }

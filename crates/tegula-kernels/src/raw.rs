@@ -48,33 +48,6 @@ pub fn chunk_from_bytes(dtype: DType, shape: &[usize], fill: impl FnOnce(&mut [u
     with_dtype!(dtype, T => filled::<T>(shape, fill).map(T::wrap))
 }
 
-/// A chunk of `dtype` (any but bool, whose bytes must be checked) and `shape` over the
-/// row-major bytes of a mapped file, which it keeps (no copy).
-#[cfg(target_os = "linux")]
-pub fn chunk_over_mapped(dtype: DType, shape: &[usize], map: tegula_core::memory::MappedFile) -> Result<Chunk> {
-    if dtype == DType::Bool {
-        return Err(TegulaError::Internal("a boolean chunk over mapped bytes".into()));
-    }
-    with_dtype!(dtype, T => over_mapped::<T>(shape, map).map(T::wrap))
-}
-
-#[cfg(target_os = "linux")]
-fn over_mapped<T: Elem>(shape: &[usize], map: tegula_core::memory::MappedFile) -> Result<Block<T>> {
-    let bytes = map.bytes();
-    let fits = bytes.len() == shape.iter().product::<usize>() * std::mem::size_of::<T>();
-    if !fits || !bytes.as_ptr().cast::<T>().is_aligned() {
-        return Err(TegulaError::Io(format!("{} mapped bytes at {:p} for a chunk of shape {shape:?}", bytes.len(), bytes.as_ptr())));
-    }
-    let mut strides = vec![1isize; shape.len()];
-    for k in (1..shape.len()).rev() {
-        strides[k - 1] = strides[k] * shape[k] as isize;
-    }
-    // SAFETY: the mapping holds exactly the chunk's elements, row-major and aligned, and lives
-    // as long as the block, which owns it; it is read-only, and every dtype but bool (refused
-    // above) is plain data for which any bytes are a valid value.
-    Ok(unsafe { Block::from_raw_parts(bytes.as_ptr().cast::<T>(), shape, &strides, map) })
-}
-
 /// Where the bytes of a big chunk start: a multiple of this, so a stored chunk can be read
 /// straight from the disk into them (`O_DIRECT` needs aligned memory).
 const BYTES_ALIGN: usize = 4096;

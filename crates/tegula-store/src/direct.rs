@@ -1,4 +1,5 @@
-//! Reading a stored chunk's file into a block's buffer without the page cache's copy.
+//! Reading a stored chunk's file into a block's buffer without the page cache's copy, and
+//! writing a spilled chunk's file without taking pages of the cache.
 //!
 //! A buffered read of data not yet cached makes the kernel fill its page cache from the disk,
 //! then copy every byte into the buffer on the reading core: for a 2×10⁶ × 500 float64
@@ -22,7 +23,7 @@ const DIRECT_ALIGN: usize = 512;
 const DIRECT_FROM: usize = 1 << 20;
 
 /// Fills `out` with the bytes of `file` (at `path`) from its start; `out` is as long as the file.
-pub(crate) fn read_file_into(file: &File, path: &Path, out: &mut [u8]) -> io::Result<()> {
+pub fn read_file_into(file: &File, path: &Path, out: &mut [u8]) -> io::Result<()> {
     if out.len() < DIRECT_FROM {
         return file.read_exact_at(out, 0);
     }
@@ -35,6 +36,57 @@ pub(crate) fn read_file_into(file: &File, path: &Path, out: &mut [u8]) -> io::Re
         Err(e) => return Err(e),
     };
     file.read_exact_at(&mut out[done..], done as u64)
+}
+
+/// Writes `bytes` to a new file at `path` (replacing any there). A big file is written past
+/// the page cache (`O_DIRECT`, all but its last partial block): bytes written through the
+/// cache take fresh pages of it, which on a virtual machine cost a fault to the host each,
+/// about 2 s a GB here against 0.4 s for the disk write.
+pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let file = File::create(path)?;
+    let done = if bytes.len() >= DIRECT_FROM { write_direct(path, bytes)? } else { 0 };
+    file.write_all_at(&bytes[done..], done as u64)
+}
+
+/// Bytes copied at a time into an aligned buffer for a direct write from unaligned memory.
+const BOUNCE: usize = 4 << 20;
+
+/// Writes the longest prefix of `bytes` made of whole aligned blocks with `O_DIRECT`; how many
+/// bytes that is, 0 when direct writes are not possible here.
+fn write_direct(path: &Path, bytes: &[u8]) -> io::Result<usize> {
+    let end = bytes.len() / DIRECT_ALIGN * DIRECT_ALIGN;
+    let file = match std::fs::OpenOptions::new().write(true).custom_flags(libc::O_DIRECT).open(path) {
+        Ok(file) => file,
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => return Ok(0),
+        Err(e) => return Err(e),
+    };
+    let written = if (bytes.as_ptr() as usize).is_multiple_of(DIRECT_ALIGN) {
+        file.write_all_at(&bytes[..end], 0)
+    } else {
+        write_bounced(&file, &bytes[..end])
+    };
+    match written {
+        Ok(()) => Ok(end),
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => Ok(0),
+        Err(e) => Err(e),
+    }
+}
+
+/// Writes `bytes` (whole aligned blocks) from the start of `file`, copied piece by piece into
+/// an aligned buffer.
+fn write_bounced(file: &File, bytes: &[u8]) -> io::Result<()> {
+    let mut buffer: Vec<u8> = Vec::with_capacity(BOUNCE.min(bytes.len()) + DIRECT_ALIGN);
+    let skip = buffer.as_ptr().align_offset(DIRECT_ALIGN);
+    let room = &mut buffer.spare_capacity_mut()[skip..];
+    for (k, piece) in bytes.chunks(BOUNCE).enumerate() {
+        let out = &mut room[..piece.len()];
+        // SAFETY: `out` has room for `piece`, and the two are different allocations.
+        unsafe { std::ptr::copy_nonoverlapping(piece.as_ptr(), out.as_mut_ptr().cast::<u8>(), piece.len()) };
+        // SAFETY: the bytes of `out` were all written just above.
+        let out = unsafe { std::slice::from_raw_parts(out.as_ptr().cast::<u8>(), piece.len()) };
+        file.write_all_at(out, (k * BOUNCE) as u64)?;
+    }
+    Ok(())
 }
 
 /// How many bytes from the start of the file the page cache holds without a gap, read from it
@@ -120,6 +172,33 @@ mod tests {
                 let out = &mut buf[skip + shift..skip + shift + len];
                 read_file_into(&file, &path, out).unwrap();
                 assert!(out == &data[..], "length {len}, evicted {evict}, shifted {shift}");
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Files written from aligned and unaligned memory, around the thresholds, read back
+    /// equal; where the directory takes direct writes, a big file's pages (but for its last
+    /// partial block) are not left in the page cache.
+    #[test]
+    fn writes_every_byte_past_the_page_cache() {
+        let dir = std::env::temp_dir().join(format!("tegula-direct-write-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let probe = dir.join("probe");
+        let direct = std::fs::OpenOptions::new().write(true).create(true).custom_flags(libc::O_DIRECT).open(&probe).is_ok();
+        for len in [10, DIRECT_FROM - 1, DIRECT_FROM, 3 * DIRECT_FROM + 123, BOUNCE + 7 * DIRECT_ALIGN] {
+            for shift in [0, 8] {
+                let (mut buf, skip) = aligned(len + shift);
+                let data = &mut buf[skip + shift..skip + shift + len];
+                data.iter_mut().enumerate().for_each(|(i, b)| *b = (i * 31 % 251) as u8);
+                let path = dir.join(format!("w{len}-{shift}"));
+                std::fs::write(&path, vec![7u8; len + 5000]).unwrap();
+                write_file(&path, data).unwrap();
+                let file = File::open(&path).unwrap();
+                if direct && len >= DIRECT_FROM {
+                    assert_eq!(cached_prefix(&file, len), 0, "length {len}, shifted {shift}");
+                }
+                assert!(std::fs::read(&path).unwrap() == data, "length {len}, shifted {shift}");
             }
         }
         std::fs::remove_dir_all(&dir).unwrap();

@@ -29,6 +29,7 @@ mod zarr;
 mod zstd_stream;
 
 pub use codecs::{Codec, ZarrOptions};
+pub use direct::{read_file_into, write_file};
 pub use npy::{NpySink, NpySource};
 pub use object::{is_remote, StorageOptions};
 pub use remote_zarr::{RemoteZarrSink, RemoteZarrSource};
