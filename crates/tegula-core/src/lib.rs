@@ -16,6 +16,8 @@ pub mod linalg;
 pub mod memory;
 pub mod ops;
 pub mod program;
+#[cfg(target_os = "linux")]
+pub mod reuse;
 pub mod scalar;
 pub mod shape;
 pub mod source_op;

@@ -16,6 +16,10 @@ mod watch;
 
 use pyo3::prelude::*;
 
+#[cfg(target_os = "linux")]
+#[global_allocator]
+static ALLOCATOR: tegula::reuse::Reusing = tegula::reuse::Reusing;
+
 #[pymodule]
 fn _tegula(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // NumPy's C API is looked up on first use, by importing NumPy: done now, at import, and not

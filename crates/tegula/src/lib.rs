@@ -51,6 +51,8 @@ pub use tegula_exec::{
 pub use tegula_plan::describe::{Operation, PlanDescription};
 pub use tegula_plan::TaskGraph;
 pub use tegula_core::memory::big_vec;
+#[cfg(target_os = "linux")]
+pub use tegula_core::reuse;
 pub use tegula_kernels::{Block, Chunk, Elem, Wrap};
 pub use tegula_plan::construct::layout::IndexItem;
 pub use tegula_plan::construct::reduce::ReduceSpec;

@@ -138,6 +138,8 @@ pub fn run(
         ledgers: inputs.budgets(spec.memory).into_iter().map(Ledger::new).collect(),
     };
     let disk = SpillDir::new(&spec.spill_dir);
+    #[cfg(target_os = "linux")]
+    tegula_core::reuse::set_reuse_limit(spec.memory);
     let start = Instant::now();
     let cancel = &spec.cancel;
     let run = Run { graph, inputs, threads, rank, consumers, disk, state: Mutex::new(state), observer, start, cancel };
