@@ -31,10 +31,7 @@ static LIVE: AtomicUsize = AtomicUsize::new(0);
 /// regions beyond it are unmapped now.
 pub fn set_reuse_limit(bytes: usize) {
     LIMIT.store(bytes, Ordering::Relaxed);
-    let mut kept = lock();
-    while kept.count > 0 && kept.bytes + LIVE.load(Ordering::Relaxed) > bytes {
-        kept.evict_oldest();
-    }
+    lock().shrink_to(bytes);
 }
 
 /// Bytes of freed big regions kept for reuse now.
@@ -80,6 +77,13 @@ impl Kept {
         self.count += 1;
         self.bytes += len;
         true
+    }
+
+    /// Unmaps the oldest kept regions until those in use and kept fit `limit` (or none is kept).
+    fn shrink_to(&mut self, limit: usize) {
+        while self.count > 0 && self.bytes + LIVE.load(Ordering::Relaxed) > limit {
+            self.evict_oldest();
+        }
     }
 
     fn evict_oldest(&mut self) {
@@ -161,8 +165,14 @@ unsafe impl GlobalAlloc for Reusing {
 /// refuses a mapping.
 fn obtain(len: usize) -> (*mut u8, bool) {
     LIVE.fetch_add(len, Ordering::Relaxed);
-    if let Some(addr) = lock().take(len) {
-        return (addr as *mut u8, true);
+    {
+        let mut kept = lock();
+        if let Some(addr) = kept.take(len) {
+            return (addr as *mut u8, true);
+        }
+        // Kept regions of other lengths go first where this one would take the regions in
+        // use and kept past the limit: kept memory never adds to the most a computation holds.
+        kept.shrink_to(LIMIT.load(Ordering::Relaxed));
     }
     let ptr = map(len);
     if ptr.is_null() {
