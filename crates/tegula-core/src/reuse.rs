@@ -34,6 +34,22 @@ pub fn set_reuse_limit(bytes: usize) {
     lock().shrink_to(bytes);
 }
 
+/// Keeps freed regions within `bytes` (see `set_reuse_limit`) until the returned guard is
+/// dropped, which unmaps every kept region: between computations nothing is held for reuse.
+pub fn reuse_within(bytes: usize) -> ReuseGuard {
+    set_reuse_limit(bytes);
+    ReuseGuard(())
+}
+
+/// Ends reuse when dropped (`reuse_within`).
+pub struct ReuseGuard(());
+
+impl Drop for ReuseGuard {
+    fn drop(&mut self) {
+        set_reuse_limit(0);
+    }
+}
+
 /// Bytes of freed big regions kept for reuse now.
 pub fn reusable_bytes() -> usize {
     lock().bytes
@@ -224,13 +240,13 @@ mod tests {
     }
 
     /// One test, since the kept regions are the process's: a freed region is handed out again
-    /// (cleared when asked zeroed) while the limit allows keeping it, and unmapped when not;
-    /// reallocation keeps the bytes.
+    /// (cleared when asked zeroed) while the limit allows keeping it, and unmapped when reuse
+    /// ends or the limit does not allow it; reallocation keeps the bytes.
     #[test]
     fn freed_regions_are_reused_within_the_limit() {
         let a = Reusing;
         let layout = Layout::from_size_align(3 << 20, 8).unwrap();
-        set_reuse_limit(1 << 30);
+        let reusing = reuse_within(1 << 30);
         let before = reusable_bytes();
         // SAFETY: every pointer is allocated by `a` with the layout it is freed with, and
         // written or read only within that layout's size.
@@ -250,8 +266,9 @@ mod tests {
             let small = a.realloc(grown, grown_layout, 100);
             assert!(std::slice::from_raw_parts(small, 100).iter().all(|&b| b == 0xCD));
             a.dealloc(small, Layout::from_size_align(100, 8).unwrap());
-            set_reuse_limit(0);
-            assert_eq!(reusable_bytes(), 0, "a lower limit unmaps what it no longer allows");
+            assert!(reusable_bytes() > 0);
+            drop(reusing);
+            assert_eq!(reusable_bytes(), 0, "the end of reuse unmaps what was kept");
             let r = a.alloc(layout);
             a.dealloc(r, layout);
             assert_eq!(reusable_bytes(), 0, "nothing is kept beyond the limit");

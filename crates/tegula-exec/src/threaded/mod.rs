@@ -139,7 +139,7 @@ pub fn run(
     };
     let disk = SpillDir::new(&spec.spill_dir);
     #[cfg(target_os = "linux")]
-    tegula_core::reuse::set_reuse_limit(spec.memory);
+    let _reuse = tegula_core::reuse::reuse_within(spec.memory);
     let start = Instant::now();
     let cancel = &spec.cancel;
     let run = Run { graph, inputs, threads, rank, consumers, disk, state: Mutex::new(state), observer, start, cancel };
