@@ -1,10 +1,11 @@
 //! An allocator that reuses big freed regions. A block of many megabytes asked of the kernel
 //! comes in pages it clears on first touch (a fault for each huge page, and on a virtual
-//! machine the host's own clearing too): a sort of 10⁹ values under a 2 GB budget allocated and
-//! freed some 45 GB of blocks, and a fifth of its time went to clearing them. Regions of at
-//! least `BIG` bytes are mapped here, 2 MB aligned in huge pages, and a freed one is kept for
-//! the next allocation of its size while the kept bytes stay within `set_reuse_limit`'s limit;
-//! smaller allocations go to the system allocator.
+//! machine a fault to the host for a page it was given back): a sort of 10⁹ values under a
+//! 2 GB budget allocated and freed some 45 GB of blocks, and a fifth of its time went to
+//! clearing them. Regions of at least `BIG` bytes are mapped here, 2 MB aligned in huge pages,
+//! and a freed one is kept for the next allocation of its length while a computation runs
+//! (`reuse_within`) and the regions in use and kept stay within its budget; smaller
+//! allocations go to the system allocator.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
