@@ -4,7 +4,7 @@
 //! which costs more than computing the values of a cheap element-wise program.
 
 /// Regions smaller than this are left alone (huge pages are 2 MB).
-const HUGE_PAGE: usize = 2 << 20;
+pub(crate) const HUGE_PAGE: usize = 2 << 20;
 
 /// An empty vector with room for `len` elements, in huge pages when it is big.
 pub fn big_vec<T>(len: usize) -> Vec<T> {

@@ -7,15 +7,13 @@
 //! (`reuse_within`) and the regions in use and kept stay within its budget; smaller
 //! allocations go to the system allocator.
 
+use crate::memory::HUGE_PAGE;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// Allocations of at least this many bytes are big.
 const BIG: usize = 1 << 20;
-
-/// Big regions are whole huge pages, aligned to them.
-const HUGE_PAGE: usize = 2 << 20;
 
 /// At most this many freed regions are kept.
 const SLOTS: usize = 64;

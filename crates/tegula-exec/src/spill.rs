@@ -7,16 +7,12 @@
 //! cost the host of a virtual machine a fault.
 
 use std::fs::File;
-use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 use tegula_core::{DType, Result, TegulaError};
-use tegula_kernels::raw::{chunk_from_bytes, read_raw, with_bytes};
+use tegula_kernels::raw::{chunk_from_bytes, with_bytes};
 use tegula_kernels::Chunk;
-
-/// Chunks of at least this many bytes are read back straight into their buffers.
-const DIRECT_FROM: usize = 1 << 20;
 
 /// A chunk on disk: its file and what the bytes are. Worker processes send their results
 /// this way too, so it travels between processes.
@@ -45,14 +41,12 @@ impl Spilled {
         Ok(Spilled { path, dtype: chunk.dtype(), shape: chunk.shape().to_vec() })
     }
 
-    /// Reads the chunk back (the file stays): a big one straight into its buffer.
+    /// Reads the chunk back (the file stays): a big one straight into its buffer, a small one
+    /// through the page cache (`read_file_into`).
     pub fn read(&self) -> Result<Chunk> {
         let failed = |e: &dyn std::fmt::Display| TegulaError::Io(format!("{}: {e}", self.path.display()));
         let file = File::open(&self.path).map_err(|e| failed(&e))?;
-        if self.nbytes() >= DIRECT_FROM {
-            return chunk_from_bytes(self.dtype, &self.shape, |out| tegula_store::read_file_into(&file, &self.path, out).map_err(|e| failed(&e)));
-        }
-        read_raw(self.dtype, &self.shape, &mut BufReader::new(file)).map_err(|e| failed(&e))
+        chunk_from_bytes(self.dtype, &self.shape, |out| tegula_store::read_file_into(&file, &self.path, out).map_err(|e| failed(&e)))
     }
 }
 

@@ -9,7 +9,6 @@ use crate::element::Elem;
 use crate::with_chunk;
 use crate::with_dtype;
 use ndarray::{Array, IxDyn};
-use std::io::{Read, Write};
 use tegula_core::{DType, Result, TegulaError};
 
 /// Calls `f` with the chunk's elements as bytes, row-major (copied only when the chunk is not
@@ -20,18 +19,6 @@ pub fn with_bytes<R>(chunk: &Chunk, f: impl FnOnce(&[u8]) -> R) -> R {
         f(bytes_of(standard.as_slice().unwrap_or(&[])))
     }
     with_chunk!(chunk, a => bytes(a, f))
-}
-
-/// Writes the chunk's elements, row-major.
-pub fn write_raw(chunk: &Chunk, out: &mut impl Write) -> Result<()> {
-    with_bytes(chunk, |b| out.write_all(b)).map_err(|e| TegulaError::Io(format!("writing a chunk: {e}")))
-}
-
-/// Reads a chunk of `dtype` and `shape` written by `write_raw`.
-pub fn read_raw(dtype: DType, shape: &[usize], input: &mut impl Read) -> Result<Chunk> {
-    chunk_from_bytes(dtype, shape, |bytes| {
-        input.read_exact(bytes).map_err(|e| TegulaError::Io(format!("reading a spilled chunk: {e}")))
-    })
 }
 
 /// A new chunk of `dtype` and `shape` whose bytes (row-major, native order) `fill` writes.
