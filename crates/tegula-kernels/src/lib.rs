@@ -7,6 +7,7 @@
 pub mod assemble;
 pub mod binary;
 pub mod bitcast;
+mod bucket_search;
 pub mod buckets;
 pub mod chunk;
 mod cmath;
@@ -45,6 +46,8 @@ mod tape;
 pub mod tiles;
 pub mod unary;
 mod vecmath;
+#[cfg(target_arch = "x86_64")]
+mod vector_sort;
 mod ziggurat;
 mod zip;
 

@@ -1,0 +1,335 @@
+//! float64 values sorted by a quicksort on AVX-512 vectors: each partition step compares eight
+//! values with the pivot at once and packs them to either end, and slices of at most 128 values
+//! are finished by a sorting network held in registers. Where a radix sort makes a pass per
+//! digit over memory with scattered writes, this makes `log n` streaming passes with no
+//! mispredicted branch, about twice as fast on 16M values. CPUs without AVX-512 keep the radix
+//! sort (`radix.rs`).
+
+use std::arch::x86_64::*;
+
+/// Values in one vector.
+const LANES: usize = 8;
+
+/// The most registers a sorting network holds; slices of up to `LANES * NETWORK_REGISTERS`
+/// values are sorted by it.
+const NETWORK_REGISTERS: usize = 16;
+
+/// `values`, which hold no NaN, sorted ascending; false, with `values` untouched, where the
+/// CPU has no AVX-512. Equal values may change places: callers sort only values whose equals
+/// are the same bits (so no -0.0 beside 0.0).
+pub fn sort_floats(values: &mut [f64]) -> bool {
+    if !(std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("popcnt")) {
+        return false;
+    }
+    debug_assert!(!values.iter().any(|v| v.is_nan()));
+    let depth = 2 * (usize::BITS - values.len().leading_zeros());
+    // SAFETY: the CPU has AVX-512F and POPCNT, checked above.
+    unsafe { quicksort(values, depth) };
+    true
+}
+
+/// `values` sorted; after `depth` more partitions the rest is left to the library's sort, so
+/// that inputs which defeat the pivot choice still take `n log n`.
+#[target_feature(enable = "avx512f,popcnt")]
+unsafe fn quicksort(mut values: &mut [f64], mut depth: u32) {
+    while values.len() > LANES * NETWORK_REGISTERS {
+        if depth == 0 {
+            values.sort_unstable_by(f64::total_cmp);
+            return;
+        }
+        depth -= 1;
+        let pivot = pivot(values);
+        let mut lower = partition::<false>(values, pivot);
+        if lower == 0 {
+            // The pivot is the least value: its copies go first and are done.
+            lower = partition::<true>(values, pivot);
+            values = &mut values[lower..];
+            continue;
+        }
+        // The shorter side by recursion, the longer by the loop, so the stack stays `log n`.
+        let (low, high) = values.split_at_mut(lower);
+        if low.len() < high.len() {
+            quicksort(low, depth);
+            values = high;
+        } else {
+            quicksort(high, depth);
+            values = low;
+        }
+    }
+    sort_small(values);
+}
+
+/// The median of eight values spread over `values` (at least 16 long).
+#[target_feature(enable = "avx512f,popcnt")]
+unsafe fn pivot(values: &[f64]) -> f64 {
+    let step = values.len() / LANES;
+    let picked: [f64; LANES] = std::array::from_fn(|i| values[i * step + step / 2]);
+    let sorted: [f64; LANES] = std::mem::transmute(sort_lanes(_mm512_loadu_pd(picked.as_ptr())));
+    sorted[LANES / 2]
+}
+
+/// Vectors a partition reads at a time: their loads and comparisons overlap, where one at a
+/// time waits for the last one's counts to choose where to read next.
+const STEP: usize = 4;
+
+/// `values` reordered in place so that those below `pivot` (at most `pivot` when `OR_EQUAL`)
+/// come first; returns how many they are. `values` must hold at least `(2 STEP + 1) LANES`.
+///
+/// `STEP` vectors at each end are read ahead, which leaves `2 STEP LANES` free places between
+/// where the lower values are written (from the front) and the upper ones (from the back).
+/// Each step reads `STEP` vectors from the side with fewer free places, so neither side's
+/// writes reach values not yet read; the vectors read ahead fill the last free places.
+#[target_feature(enable = "avx512f,popcnt")]
+unsafe fn partition<const OR_EQUAL: bool>(values: &mut [f64], pivot: f64) -> usize {
+    let n = values.len();
+    debug_assert!(n >= (2 * STEP + 1) * LANES);
+    let mut ends = Ends { base: values.as_mut_ptr(), low_end: 0, high_start: n, pivot: _mm512_set1_pd(pivot) };
+    let base = ends.base;
+    let load = |at: usize| _mm512_loadu_pd(base.add(at));
+    // The values past a whole number of vectors, from the front, while the last vectors are
+    // held: their writes land in places already read.
+    let last: [__m512d; STEP] = std::array::from_fn(|i| load(n - (i + 1) * LANES));
+    let odd = n % LANES;
+    ends.place_some::<OR_EQUAL>(_mm512_maskz_loadu_pd(first_lanes(odd), base), first_lanes(odd));
+    let first: [__m512d; STEP] = std::array::from_fn(|i| load(odd + i * LANES));
+    let (mut read_from, mut read_to) = (odd + STEP * LANES, n - STEP * LANES);
+    let step = |read_from: &mut usize, read_to: &mut usize, ends: &Ends, width: usize| {
+        // Chosen without a branch: which side it is follows the data, so it is not predicted.
+        let from_front = *read_from - ends.low_end <= ends.high_start - *read_to;
+        let at = if from_front { *read_from } else { *read_to - width };
+        *read_from += width * from_front as usize;
+        *read_to -= width * !from_front as usize;
+        at
+    };
+    while (read_to - read_from) % (STEP * LANES) != 0 {
+        let at = step(&mut read_from, &mut read_to, &ends, LANES);
+        ends.place::<OR_EQUAL>(load(at));
+    }
+    while read_from < read_to {
+        let at = step(&mut read_from, &mut read_to, &ends, STEP * LANES);
+        let read: [__m512d; STEP] = std::array::from_fn(|i| load(at + i * LANES));
+        read.into_iter().for_each(|v| ends.place::<OR_EQUAL>(v));
+    }
+    first.into_iter().chain(last).for_each(|v| ends.place::<OR_EQUAL>(v));
+    ends.low_end
+}
+
+/// Where a partition writes: lower values at `low_end` and up, upper ones below `high_start`.
+struct Ends {
+    base: *mut f64,
+    low_end: usize,
+    high_start: usize,
+    pivot: __m512d,
+}
+
+impl Ends {
+    #[target_feature(enable = "avx512f")]
+    unsafe fn lower<const OR_EQUAL: bool>(&self, v: __m512d) -> __mmask8 {
+        if OR_EQUAL {
+            _mm512_cmp_pd_mask::<_CMP_LE_OQ>(v, self.pivot)
+        } else {
+            _mm512_cmp_pd_mask::<_CMP_LT_OQ>(v, self.pivot)
+        }
+    }
+
+    /// The lanes of `v` written to either side: one permutation puts the lower ones first and
+    /// the upper ones last, and two masked stores write each part where it goes.
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn place<const OR_EQUAL: bool>(&mut self, v: __m512d) {
+        let lower = self.lower::<OR_EQUAL>(v);
+        let l = lower.count_ones() as usize;
+        let order = _mm512_cvtepu8_epi64(_mm_loadl_epi64(LOWER_FIRST[lower as usize].as_ptr().cast()));
+        let split = _mm512_permutexvar_pd(order, v);
+        _mm512_mask_storeu_pd(self.base.add(self.low_end), first_lanes(l), split);
+        // The upper lanes end the vector, so it is stored to end at `high_start`; the lanes
+        // masked off may lie before the slice, hence the pointer computed by wrapping.
+        _mm512_mask_storeu_pd(self.base.wrapping_add(self.high_start).wrapping_sub(LANES), !first_lanes(l), split);
+        self.low_end += l;
+        self.high_start -= LANES - l;
+    }
+
+    /// The lanes of `v` picked by `within` written to either side.
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn place_some<const OR_EQUAL: bool>(&mut self, v: __m512d, within: __mmask8) {
+        let lower = self.lower::<OR_EQUAL>(v) & within;
+        let upper = !lower & within;
+        let l = lower.count_ones() as usize;
+        let u = within.count_ones() as usize - l;
+        _mm512_mask_storeu_pd(self.base.add(self.low_end), first_lanes(l), _mm512_maskz_compress_pd(lower, v));
+        self.high_start -= u;
+        _mm512_mask_storeu_pd(self.base.add(self.high_start), first_lanes(u), _mm512_maskz_compress_pd(upper, v));
+        self.low_end += l;
+    }
+}
+
+/// For each mask of lower lanes, the lane order that puts them first and the others last,
+/// each in their order.
+static LOWER_FIRST: [[u8; LANES]; 256] = lower_first();
+
+const fn lower_first() -> [[u8; LANES]; 256] {
+    let mut table = [[0u8; LANES]; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let (mut next, mut lane) = (0, 0);
+        while lane < LANES {
+            if mask & (1 << lane) != 0 {
+                table[mask][next] = lane as u8;
+                next += 1;
+            }
+            lane += 1;
+        }
+        lane = 0;
+        while lane < LANES {
+            if mask & (1 << lane) == 0 {
+                table[mask][next] = lane as u8;
+                next += 1;
+            }
+            lane += 1;
+        }
+        mask += 1;
+    }
+    table
+}
+
+/// The mask of the first `n` lanes (`n <= LANES`).
+fn first_lanes(n: usize) -> __mmask8 {
+    ((1u32 << n) - 1) as __mmask8
+}
+
+/// `values` (at most `LANES * NETWORK_REGISTERS`) sorted by a network over the fewest
+/// registers that hold them, the places past the end filled with +inf.
+#[target_feature(enable = "avx512f,popcnt")]
+unsafe fn sort_small(values: &mut [f64]) {
+    match values.len().div_ceil(LANES) {
+        0 => {}
+        1 => sort_in_registers::<1>(values),
+        2 => sort_in_registers::<2>(values),
+        3..=4 => sort_in_registers::<4>(values),
+        5..=8 => sort_in_registers::<8>(values),
+        _ => sort_in_registers::<16>(values),
+    }
+}
+
+#[target_feature(enable = "avx512f,popcnt")]
+unsafe fn sort_in_registers<const R: usize>(values: &mut [f64]) {
+    let n = values.len();
+    let infinity = _mm512_set1_pd(f64::INFINITY);
+    let lanes_at = |r: usize| first_lanes(n.saturating_sub(r * LANES).min(LANES));
+    let mut regs: [__m512d; R] = std::array::from_fn(|r| _mm512_mask_loadu_pd(infinity, lanes_at(r), values.as_ptr().add((r * LANES).min(n))));
+    sort_registers(&mut regs);
+    for (r, reg) in regs.iter().enumerate() {
+        _mm512_mask_storeu_pd(values.as_mut_ptr().add((r * LANES).min(n)), lanes_at(r), *reg);
+    }
+}
+
+/// The `8 R` values of `regs` sorted (register by register, lane by lane) by a bitonic
+/// network: sorted runs of `s` values are merged into runs of `2 s`, each merge comparing the
+/// first run with the second reversed, then halving the distance between compared values.
+#[target_feature(enable = "avx512f,popcnt")]
+unsafe fn sort_registers<const R: usize>(regs: &mut [__m512d; R]) {
+    for reg in regs.iter_mut() {
+        *reg = sort_lanes(*reg);
+    }
+    let mut run = 2; // registers in a run after this merge
+    while run <= R {
+        for start in (0..R).step_by(run) {
+            for i in 0..run / 2 {
+                let (a, b) = (regs[start + i], reverse(regs[start + run - 1 - i]));
+                regs[start + i] = _mm512_min_pd(a, b);
+                regs[start + run - 1 - i] = reverse(_mm512_max_pd(a, b));
+            }
+        }
+        let mut distance = run / 4;
+        while distance >= 1 {
+            for r in (0..R).filter(|r| r & distance == 0) {
+                let (a, b) = (regs[r], regs[r + distance]);
+                regs[r] = _mm512_min_pd(a, b);
+                regs[r + distance] = _mm512_max_pd(a, b);
+            }
+            distance /= 2;
+        }
+        for reg in regs.iter_mut() {
+            *reg = clean_lanes(*reg);
+        }
+        run *= 2;
+    }
+}
+
+/// The eight lanes of `v` sorted: runs of 1, 2 and 4 lanes merged as in `sort_registers`.
+#[target_feature(enable = "avx512f,popcnt")]
+unsafe fn sort_lanes(v: __m512d) -> __m512d {
+    let v = exchange(v, [1, 0, 3, 2, 5, 4, 7, 6], 0xAA);
+    let v = exchange(v, [3, 2, 1, 0, 7, 6, 5, 4], 0xCC);
+    let v = exchange(v, [1, 0, 3, 2, 5, 4, 7, 6], 0xAA);
+    let v = exchange(v, [7, 6, 5, 4, 3, 2, 1, 0], 0xF0);
+    clean_lanes(v)
+}
+
+/// A register whose two halves are each a sorted run apart (bitonic within it) sorted, by
+/// comparing lanes 4, 2 and 1 apart.
+#[target_feature(enable = "avx512f,popcnt")]
+unsafe fn clean_lanes(v: __m512d) -> __m512d {
+    let v = exchange(v, [4, 5, 6, 7, 0, 1, 2, 3], 0xF0);
+    let v = exchange(v, [2, 3, 0, 1, 6, 7, 4, 5], 0xCC);
+    exchange(v, [1, 0, 3, 2, 5, 4, 7, 6], 0xAA)
+}
+
+/// Each lane of `v` compared with lane `partner[lane]`: the lanes in `upper` keep the greater.
+#[target_feature(enable = "avx512f,popcnt")]
+unsafe fn exchange(v: __m512d, partner: [i64; LANES], upper: __mmask8) -> __m512d {
+    let other = _mm512_permutexvar_pd(_mm512_loadu_si512(partner.as_ptr().cast()), v);
+    _mm512_mask_blend_pd(upper, _mm512_min_pd(v, other), _mm512_max_pd(v, other))
+}
+
+#[target_feature(enable = "avx512f,popcnt")]
+unsafe fn reverse(v: __m512d) -> __m512d {
+    _mm512_permutexvar_pd(_mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7), v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A deterministic stream of bit patterns (xorshift).
+    fn bits(n: usize, seed: u64) -> impl Iterator<Item = u64> {
+        let mut s = seed | 1;
+        (0..n).map(move |_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        })
+    }
+
+    fn check(values: Vec<f64>) {
+        let mut expected = values.clone();
+        expected.sort_by(f64::total_cmp);
+        let mut sorted = values;
+        if sort_floats(&mut sorted) {
+            assert_eq!(sorted.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), expected.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn sorts_every_length_through_the_networks_and_a_partition() {
+        for n in 0..300 {
+            check(bits(n, n as u64).map(|b| (b % 1000) as f64 - 400.5).collect());
+        }
+    }
+
+    #[test]
+    fn sorts_spread_repeated_sorted_and_reversed_values() {
+        let n = 100_003;
+        check(bits(n, 3).map(|b| f64::from_bits(b >> 2)).collect());
+        check(bits(n, 5).map(|b| (b % 3) as f64).collect());
+        check(vec![2.5; n]);
+        check((0..n).map(|i| i as f64).collect());
+        check((0..n).rev().map(|i| i as f64 * 0.5).collect());
+        let mut specials: Vec<f64> = bits(n, 9).map(|b| (b % 50) as f64 - 25.0).collect();
+        specials.iter_mut().step_by(7).zip([f64::INFINITY, f64::NEG_INFINITY, 5e-324, f64::MAX].iter().cycle()).for_each(|(v, &s)| *v = s);
+        check(specials);
+        // Sawtooth and organ pipe, which defeat simple pivot choices.
+        check((0..n).map(|i| (i % 1000) as f64).collect());
+        check((0..n).map(|i| i.min(n - i) as f64).collect());
+    }
+}
