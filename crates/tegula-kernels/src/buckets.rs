@@ -7,7 +7,8 @@
 
 use crate::chunk::{Block, Chunk, Wrap};
 use crate::order::{directed, SortOrder};
-use crate::radix::{directed_key, sort_positions, sort_values};
+use crate::bucket_search::KeyedSplitters;
+use crate::radix::{sort_positions, sort_values};
 use crate::with_chunk;
 use ndarray::{ArrayD, IxDyn};
 use std::borrow::Cow;
@@ -16,7 +17,7 @@ use tegula_core::memory::big_vec;
 use tegula_core::{internal_err, Result};
 
 /// The order of `(value, position)` keys.
-fn key_order<T: SortOrder>(a: (T, i64), b: (T, i64), descending: bool) -> Ordering {
+pub(crate) fn key_order<T: SortOrder>(a: (T, i64), b: (T, i64), descending: bool) -> Ordering {
     directed(a.0.order(b.0), descending).then(a.1.cmp(&b.1))
 }
 
@@ -62,7 +63,8 @@ fn sample_typed<T: Wrap + SortOrder>(block: &Block<T>, every: usize, start: usiz
 pub fn bucket_counts(block: &Chunk, values: &Chunk, positions: &Chunk, start: usize, descending: bool) -> Result<Chunk> {
     let positions = in_order(positions.typed::<i64>()?)?;
     let mut counts = vec![0i64; positions.len() + 1];
-    with_chunk!(block, b => each_bucket(&in_order(b)?, values.typed()?, &positions, start, descending, |j| counts[j as usize] += 1))?;
+    let count = |found: &[u32]| found.iter().for_each(|&j| counts[j as usize] += 1);
+    with_chunk!(block, b => each_bucket(&in_order(b)?, values.typed()?, &positions, start, descending, count))?;
     Ok(Chunk::Int64(vector(counts)?))
 }
 
@@ -74,7 +76,7 @@ pub fn bucket_partition(block: &Chunk, values: &Chunk, positions: &Chunk, start:
     with_chunk!(block, b => {
         let elements = in_order(b)?;
         let mut buckets = Vec::with_capacity(elements.len());
-        each_bucket(&elements, values.typed()?, &positions, start, descending, |j| buckets.push(j))?;
+        each_bucket(&elements, values.typed()?, &positions, start, descending, |found| buckets.extend_from_slice(found))?;
         let slots = bucket_slots(&buckets, positions.len() + 1);
         if arg {
             Ok(Chunk::Int64(vector(grouped((start as i64).., &buckets, slots))?))
@@ -119,71 +121,21 @@ fn in_order<T: Copy>(block: &Block<T>) -> Result<Cow<'_, [T]>> {
     }
 }
 
-/// Calls `found` with the bucket of each of `elements` in turn (the first at position
-/// `start`) among the splitters (sorted `values` at `positions`).
-fn each_bucket<T: Wrap + SortOrder>(elements: &[T], values: &Block<T>, positions: &[i64], start: usize, descending: bool, mut found: impl FnMut(u32)) -> Result<()> {
+/// Calls `found` with the buckets of `elements` (the first at position `start`) among the
+/// splitters (sorted `values` at `positions`), a batch at a time, in order.
+fn each_bucket<T: Wrap + SortOrder>(elements: &[T], values: &Block<T>, positions: &[i64], start: usize, descending: bool, mut found: impl FnMut(&[u32])) -> Result<()> {
     let splitters: Vec<(T, i64)> = in_order(values)?.iter().copied().zip(positions.iter().copied()).collect();
     if splitters.len() != positions.len() || splitters.len() >= u32::MAX as usize {
         return Err(internal_err!("buckets by {} splitters with {} positions", splitters.len(), positions.len()));
     }
-    let values = elements.iter().copied();
-    let positions = (start as i64)..;
     if T::KEY_BYTES == 0 {
         let bucket = |v: T, p: i64| splitters.partition_point(|&s| key_order(s, (v, p), descending) != Ordering::Greater) as u32;
-        values.zip(positions).for_each(|(v, p)| found(bucket(v, p)));
+        let found_all: Vec<u32> = elements.iter().zip(start as i64..).map(|(&v, p)| bucket(v, p)).collect();
+        found(&found_all);
     } else {
-        let keyed = KeyedSplitters::new(&splitters, descending);
-        values.zip(positions).for_each(|(v, p)| found(keyed.bucket(directed_key(v, descending), p)));
+        KeyedSplitters::new(&splitters, descending).buckets_in_batches(elements, start, descending, found);
     }
     Ok(())
-}
-
-/// Splitters as integer keys (`directed_key`), searched without the branches of NumPy's
-/// float order, and the positions that break ties. The range of keys from the first
-/// splitter to the last is cut into `CELLS` equal cells; each cell knows how many splitters
-/// lie below it, so an element's search starts there and looks only at the splitters in
-/// its own cell, usually none: one lookup an element instead of a binary search.
-struct KeyedSplitters {
-    keys: Vec<u64>,
-    positions: Vec<i64>,
-    /// The splitters' least key, the low bits a cell spans, and how many splitters come
-    /// before each cell (one more entry than cells).
-    least: u64,
-    shift: u32,
-    below: Vec<u32>,
-}
-
-/// Cells of the splitters' key range (a small table: it stays in the first-level cache).
-const CELLS: u64 = 1 << 12;
-
-impl KeyedSplitters {
-    fn new<T: SortOrder>(splitters: &[(T, i64)], descending: bool) -> KeyedSplitters {
-        let keys: Vec<u64> = splitters.iter().map(|&(v, _)| directed_key(v, descending)).collect();
-        let least = keys.first().copied().unwrap_or(0);
-        let span = keys.last().map_or(0, |&k| k - least);
-        let shift = (u64::BITS - span.leading_zeros()).saturating_sub(CELLS.trailing_zeros());
-        let cells = (span >> shift) as usize + 1;
-        let below = (0..=cells).map(|c| keys.partition_point(|&k| (k - least) >> shift < c as u64) as u32).collect();
-        KeyedSplitters { keys, positions: splitters.iter().map(|s| s.1).collect(), least, shift, below }
-    }
-
-    /// How many splitters come before the element `(key, position)`, or equal it.
-    fn bucket(&self, key: u64, position: i64) -> u32 {
-        // The splitters of smaller keys: those below the element's cell, and those in it...
-        let mut at = match key.checked_sub(self.least) {
-            None => 0,
-            Some(offset) => {
-                let cell = ((offset >> self.shift) as usize).min(self.below.len() - 2);
-                let (from, to) = (self.below[cell] as usize, self.below[cell + 1] as usize);
-                from + self.keys[from..to].partition_point(|&k| k < key)
-            }
-        };
-        // ... then those of equal keys at positions not after the element's.
-        while at < self.keys.len() && self.keys[at] == key && self.positions[at] <= position {
-            at += 1;
-        }
-        at as u32
-    }
 }
 
 /// `KernelOp::MergeRuns`: the runs (1-D, each sorted) merged stably in input order; with `arg`,
@@ -244,38 +196,6 @@ mod tests {
         let mut order: Vec<usize> = (0..values.len()).collect();
         order.sort_by(|&p, &q| directed(values[p].order(values[q]), descending));
         (every / 2..values.len()).step_by(every).map(|r| order[r] as i64 + 100).collect()
-    }
-
-    #[test]
-    fn keyed_search_agrees_with_the_order_of_keys() {
-        for len in [0, 1, 2, 3, 7, 8, 9, 40] {
-            let splitters: Vec<(f64, i64)> = (0..len).map(|i| ([f64::NAN, -1.0, 0.0, 2.5][i % 4], 10 * i as i64)).collect();
-            let mut splitters = splitters;
-            splitters.sort_by(|&a, &b| key_order(a, b, false));
-            let keyed = KeyedSplitters::new(&splitters, false);
-            for v in [f64::NAN, -2.0, -1.0, -0.0, 0.0, 1.0, 2.5, 3.0] {
-                for p in [-1, 0, 5, 10, 15, 1000] {
-                    let want = splitters.partition_point(|&s| key_order(s, (v, p), false) != Ordering::Greater);
-                    assert_eq!(keyed.bucket(directed_key(v, false), p) as usize, want, "{v} at {p} among {len}");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn keyed_search_agrees_where_splitters_crowd_some_cells() {
-        // Splitters spread over many orders of magnitude, some repeated: most fall in the
-        // first few cells of the key range, one far above them.
-        let mut splitters: Vec<(f64, i64)> = (0..300).map(|i| (((i * 7919) % 301) as f64 * 1e-3 * (1 + i % 3) as f64, i as i64)).collect();
-        splitters.push((1e300, 7));
-        splitters.sort_by(|&a, &b| key_order(a, b, false));
-        let keyed = KeyedSplitters::new(&splitters, false);
-        for i in 0..5000 {
-            let v = [(i % 997) as f64 * 1e-3, -1.0, 1e200, 2e300, f64::NAN][i % 5];
-            let p = (i % 400) as i64;
-            let want = splitters.partition_point(|&s| key_order(s, (v, p), false) != Ordering::Greater);
-            assert_eq!(keyed.bucket(directed_key(v, false), p) as usize, want, "{v} at {p}");
-        }
     }
 
     #[test]
