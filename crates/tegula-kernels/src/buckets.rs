@@ -75,33 +75,67 @@ pub fn bucket_partition(block: &Chunk, values: &Chunk, positions: &Chunk, start:
     let positions = in_order(positions.typed::<i64>()?)?;
     with_chunk!(block, b => {
         let elements = in_order(b)?;
-        let mut buckets = Vec::with_capacity(elements.len());
-        each_bucket(&elements, values.typed()?, &positions, start, descending, |found| buckets.extend_from_slice(found))?;
-        let slots = bucket_slots(&buckets, positions.len() + 1);
-        if arg {
-            Ok(Chunk::Int64(vector(grouped((start as i64).., &buckets, slots))?))
+        let splitters = values.typed()?;
+        // Bucket numbers in two bytes where they fit: half the fresh memory of four.
+        if positions.len() < 1 << 16 {
+            partition_by::<_, u16>(&elements, splitters, &positions, start, descending, arg)
         } else {
-            Ok(Wrap::wrap(vector(grouped(elements.iter().copied(), &buckets, slots))?))
+            partition_by::<_, u32>(&elements, splitters, &positions, start, descending, arg)
         }
     })
 }
 
-/// Where each bucket's first element goes when `buckets` (one per element) are grouped.
-fn bucket_slots(buckets: &[u32], count: usize) -> Vec<usize> {
-    let mut slots = vec![0usize; count + 1];
-    buckets.iter().for_each(|&j| slots[j as usize + 1] += 1);
+/// `bucket_partition` of `elements` with bucket numbers kept as `B`.
+fn partition_by<T: Wrap + SortOrder, B: BucketNumber>(elements: &[T], splitters: &Block<T>, positions: &[i64], start: usize, descending: bool, arg: bool) -> Result<Chunk> {
+    let mut buckets: Vec<B> = big_vec(elements.len());
+    // Where each bucket's first element goes, counted as the buckets are found.
+    let mut slots = vec![0usize; positions.len() + 2];
+    each_bucket(elements, splitters, positions, start, descending, |found| {
+        found.iter().for_each(|&j| slots[j as usize + 1] += 1);
+        buckets.extend(found.iter().map(|&j| B::from_u32(j)));
+    })?;
     (1..slots.len()).for_each(|j| slots[j] += slots[j - 1]);
-    slots
+    if arg {
+        Ok(Chunk::Int64(vector(grouped((start as i64).., &buckets, slots))?))
+    } else {
+        Ok(Wrap::wrap(vector(grouped(elements.iter().copied(), &buckets, slots))?))
+    }
 }
 
-/// `items` (one per bucket in `buckets`) grouped by bucket, in order within each.
-fn grouped<E: Copy>(items: impl Iterator<Item = E>, buckets: &[u32], mut slots: Vec<usize>) -> Vec<E> {
+/// An unsigned integer holding bucket numbers.
+trait BucketNumber: Copy {
+    /// `j`, which the caller knows fits.
+    fn from_u32(j: u32) -> Self;
+    fn index(self) -> usize;
+}
+
+impl BucketNumber for u16 {
+    fn from_u32(j: u32) -> u16 {
+        j as u16
+    }
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl BucketNumber for u32 {
+    fn from_u32(j: u32) -> u32 {
+        j
+    }
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// `items` (one per bucket in `buckets`) grouped by bucket, in order within each; `slots`
+/// holds where each bucket's first item goes.
+fn grouped<E: Copy, B: BucketNumber>(items: impl Iterator<Item = E>, buckets: &[B], mut slots: Vec<usize>) -> Vec<E> {
     let mut out: Vec<E> = big_vec(buckets.len());
     let room = &mut out.spare_capacity_mut()[..buckets.len()];
     let mut written = 0;
     for (item, &j) in items.zip(buckets) {
-        room[slots[j as usize]].write(item);
-        slots[j as usize] += 1;
+        room[slots[j.index()]].write(item);
+        slots[j.index()] += 1;
         written += 1;
     }
     // The slots of bucket j run from the count of the buckets before it to that plus its
