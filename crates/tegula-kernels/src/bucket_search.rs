@@ -14,11 +14,9 @@ use std::any::TypeId;
 pub(crate) struct KeyedSplitters {
     keys: Vec<u64>,
     positions: Vec<i64>,
-    /// The splitters' least key, the low bits a cell spans, and how many splitters come
-    /// before each cell (one more entry than cells).
+    /// The splitters' least key and the low bits a cell spans.
     least: u64,
     shift: u32,
-    below: Vec<u32>,
     /// For each cell, how many splitters come before it (low half) and before the next one
     /// (high half): one load tells whether a cell holds no splitter.
     bounds: Vec<u64>,
@@ -42,7 +40,7 @@ impl KeyedSplitters {
         let cells = (span >> shift) as usize + 1;
         let below: Vec<u32> = (0..=cells).map(|c| keys.partition_point(|&k| (k - least) >> shift < c as u64) as u32).collect();
         let bounds = below.windows(2).map(|w| w[0] as u64 | (w[1] as u64) << 32).collect();
-        KeyedSplitters { keys, positions: splitters.iter().map(|s| s.1).collect(), least, shift, below, bounds }
+        KeyedSplitters { keys, positions: splitters.iter().map(|s| s.1).collect(), least, shift, bounds }
     }
 
     /// How many splitters come before the element `(key, position)`, or equal it.
@@ -51,8 +49,8 @@ impl KeyedSplitters {
         let mut at = match key.checked_sub(self.least) {
             None => 0,
             Some(offset) => {
-                let cell = ((offset >> self.shift) as usize).min(self.below.len() - 2);
-                let (from, to) = (self.below[cell] as usize, self.below[cell + 1] as usize);
+                let bounds = self.bounds[((offset >> self.shift) as usize).min(self.bounds.len() - 1)];
+                let (from, to) = ((bounds & u64::from(u32::MAX)) as usize, (bounds >> 32) as usize);
                 from + self.keys[from..to].partition_point(|&k| k < key)
             }
         };
@@ -83,6 +81,11 @@ impl KeyedSplitters {
             // SAFETY: the CPU has the features, checked just above.
             return unsafe { vector::float_buckets(self, floats, start, descending, out) };
         }
+        self.buckets_one_by_one(elements, start, descending, out);
+    }
+
+    /// `buckets` without vectors: each element searched in turn.
+    fn buckets_one_by_one<T: SortOrder>(&self, elements: &[T], start: usize, descending: bool, out: &mut [u32]) {
         for ((o, &v), p) in out.iter_mut().zip(elements).zip(start as i64..) {
             *o = self.bucket(directed_key(v, descending), p);
         }
@@ -132,9 +135,7 @@ mod vector {
                 out[i] = s.bucket(crate::radix::directed_key(elements[i], descending), (start + i) as i64);
             }
         }
-        for (i, &v) in elements.iter().enumerate().skip(lanes) {
-            out[i] = s.bucket(crate::radix::directed_key(v, descending), (start + i) as i64);
-        }
+        s.buckets_one_by_one(&elements[lanes..], start + lanes, descending, &mut out[lanes..]);
     }
 
     /// `SortOrder::key` of eight float64 values: negatives' bits reversed, others' sign bit

@@ -164,8 +164,11 @@ fn each_bucket<T: Wrap + SortOrder>(elements: &[T], values: &Block<T>, positions
     }
     if T::KEY_BYTES == 0 {
         let bucket = |v: T, p: i64| splitters.partition_point(|&s| key_order(s, (v, p), descending) != Ordering::Greater) as u32;
-        let found_all: Vec<u32> = elements.iter().zip(start as i64..).map(|(&v, p)| bucket(v, p)).collect();
-        found(&found_all);
+        // A batch at a time, as the keyed search hands them, not one list for the block.
+        for (b, part) in elements.chunks(1 << 12).enumerate() {
+            let batch: Vec<u32> = part.iter().zip((start + (b << 12)) as i64..).map(|(&v, p)| bucket(v, p)).collect();
+            found(&batch);
+        }
     } else {
         KeyedSplitters::new(&splitters, descending).buckets_in_batches(elements, start, descending, found);
     }
