@@ -3,9 +3,11 @@
 //! machine a fault to the host for a page it was given back): a sort of 10⁹ values under a
 //! 2 GB budget allocated and freed some 45 GB of blocks, and a fifth of its time went to
 //! clearing them. Regions of at least `BIG` bytes are mapped here, 2 MB aligned in huge pages,
-//! and a freed one is kept for the next allocation of its length while a computation runs
-//! (`reuse_within`) and the regions in use and kept stay within its budget; smaller
-//! allocations go to the system allocator.
+//! and a freed one is kept while a computation runs (`reuse_within`) and the regions in use
+//! and kept stay within its budget. An allocation takes the head of the smallest kept region
+//! long enough, the rest staying kept; when none is, kept regions' pages are moved into its
+//! fresh mapping (`mremap`), so blocks of every size share them. Smaller allocations go to the
+//! system allocator.
 
 use crate::memory::HUGE_PAGE;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -68,14 +70,38 @@ fn lock() -> std::sync::MutexGuard<'static, Kept> {
 }
 
 impl Kept {
-    /// A kept region of exactly `len` bytes, no longer kept.
-    fn take(&mut self, len: usize) -> Option<usize> {
-        let i = self.regions[..self.count].iter().rposition(|&(_, l)| l == len)?;
-        let (addr, _) = self.regions[i];
+    /// The start of `len` bytes (aligned to `align`) from a kept region, no longer kept: the
+    /// smallest region at least that long, whose head is handed out and whose rest stays kept
+    /// (allocations of all sizes share the kept pages: a sort frees big blocks and asks for its
+    /// runs, a fraction of them, and then the reverse).
+    fn take(&mut self, len: usize, align: usize) -> Option<usize> {
+        let fits = self.regions[..self.count].iter().enumerate().filter(|(_, &(a, l))| l >= len && a % align == 0);
+        let (i, &(addr, kept)) = fits.min_by_key(|(_, &(_, l))| l)?;
+        self.remove(i);
+        self.keep_rest(addr + len, kept - len);
+        Some(addr)
+    }
+
+    /// Keeps what is left of a region taken, unless it is too short to serve a big block.
+    fn keep_rest(&mut self, addr: usize, len: usize) {
+        if len >= BIG {
+            self.insert(addr, len);
+        } else {
+            unmap(addr, len);
+        }
+    }
+
+    fn remove(&mut self, i: usize) {
+        self.bytes -= self.regions[i].1;
         self.regions.copy_within(i + 1..self.count, i);
         self.count -= 1;
-        self.bytes -= len;
-        Some(addr)
+    }
+
+    /// Adds a region (there is a free slot).
+    fn insert(&mut self, addr: usize, len: usize) {
+        self.regions[self.count] = (addr, len);
+        self.count += 1;
+        self.bytes += len;
     }
 
     /// Keeps the region, making room by unmapping the oldest ones; false (the region is left
@@ -88,9 +114,7 @@ impl Kept {
         while self.count == SLOTS || live + self.bytes + len > limit {
             self.evict_oldest();
         }
-        self.regions[self.count] = (addr, len);
-        self.count += 1;
-        self.bytes += len;
+        self.insert(addr, len);
         true
     }
 
@@ -101,11 +125,31 @@ impl Kept {
         }
     }
 
+    /// Moves the pages of kept regions, largest first, into the fresh mapping of `len` bytes at
+    /// `dest`, while some of it remains; returns the bytes moved. Pages moved are not cleared
+    /// again (a fresh page costs a clearing, and on a virtual machine often a fault to the
+    /// host), and kept regions shorter than `len` serve it together.
+    fn gather(&mut self, dest: usize, len: usize) -> usize {
+        let mut at = 0;
+        while at < len && self.count > 0 {
+            let (i, _) = self.regions[..self.count].iter().enumerate().max_by_key(|(_, &(_, l))| l).expect("a kept region");
+            let (addr, kept) = self.regions[i];
+            self.remove(i);
+            let n = kept.min(len - at);
+            let moved = move_pages(addr, dest + at, n);
+            at += moved;
+            if moved < n {
+                unmap(addr + moved, kept - moved);
+                break;
+            }
+            self.keep_rest(addr + n, kept - n);
+        }
+        at
+    }
+
     fn evict_oldest(&mut self) {
         let (addr, len) = self.regions[0];
-        self.regions.copy_within(1..self.count, 0);
-        self.count -= 1;
-        self.bytes -= len;
+        self.remove(0);
         unmap(addr, len);
     }
 }
@@ -117,13 +161,13 @@ fn is_big(layout: &Layout) -> bool {
     layout.size() >= BIG && layout.align() <= HUGE_PAGE
 }
 
-/// The length of the region for `size` bytes: rounded up to an eighth of its power of two
-/// (and to whole 4 KB pages), so that blocks of nearly equal sizes share regions, at most an
-/// eighth of which is never touched.
+/// The length of the region for `size` bytes: whole 4 KB pages.
 fn region_len(size: usize) -> usize {
-    let step = (1usize << (usize::BITS - 1 - size.leading_zeros())) / 8;
-    size.next_multiple_of(step.max(4096))
+    size.next_multiple_of(PAGE)
 }
+
+/// The kernel's page: what mappings are made of.
+const PAGE: usize = 4096;
 
 // SAFETY: big regions are fresh anonymous mappings (or kept ones no longer in use) of at least
 // the layout's size, aligned to 2 MB; all others are the system allocator's.
@@ -132,14 +176,14 @@ unsafe impl GlobalAlloc for Reusing {
         if !is_big(&layout) {
             return System.alloc(layout);
         }
-        obtain(region_len(layout.size())).0
+        obtain(region_len(layout.size()), layout.align()).0
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         if !is_big(&layout) {
             return System.alloc_zeroed(layout);
         }
-        let (ptr, reused) = obtain(region_len(layout.size()));
+        let (ptr, reused) = obtain(region_len(layout.size()), layout.align());
         if reused {
             // Clearing here costs a pass over the bytes; the kernel's clearing of a fresh
             // mapping costs that and a fault for every page.
@@ -176,24 +220,24 @@ unsafe impl GlobalAlloc for Reusing {
     }
 }
 
-/// A region of `len` bytes, kept (true) or freshly mapped (false); null when the kernel
-/// refuses a mapping.
-fn obtain(len: usize) -> (*mut u8, bool) {
+/// A region of `len` bytes aligned to `align` (at most a huge page), and whether any of its
+/// pages were kept ones (not cleared); null when the kernel refuses a mapping.
+fn obtain(len: usize, align: usize) -> (*mut u8, bool) {
     LIVE.fetch_add(len, Ordering::Relaxed);
-    {
-        let mut kept = lock();
-        if let Some(addr) = kept.take(len) {
-            return (addr as *mut u8, true);
-        }
-        // Kept regions of other lengths go first where this one would take the regions in
-        // use and kept past the limit: kept memory never adds to the most a computation holds.
-        kept.shrink_to(LIMIT.load(Ordering::Relaxed));
+    let mut kept = lock();
+    if let Some(addr) = kept.take(len, align) {
+        return (addr as *mut u8, true);
     }
+    // Kept regions go first where this one would take the regions in use and kept past the
+    // limit: kept memory never adds to the most a computation holds.
+    kept.shrink_to(LIMIT.load(Ordering::Relaxed));
     let ptr = map(len);
     if ptr.is_null() {
         LIVE.fetch_sub(len, Ordering::Relaxed);
+        return (ptr, false);
     }
-    (ptr, false)
+    let moved = kept.gather(ptr as usize, len);
+    (ptr, moved > 0)
 }
 
 /// A fresh anonymous mapping of `len` bytes (whole pages) aligned to 2 MB and backed by
@@ -217,6 +261,30 @@ fn map(len: usize) -> *mut u8 {
     start as *mut u8
 }
 
+/// Moves the `len` bytes (whole pages) mapped at `from` to `to`, replacing what is mapped
+/// there, without copying or clearing them: at once when `from` lies in one mapping, else in
+/// halves (a region gathered from several is several). Returns the bytes moved from the start,
+/// all unless the kernel refuses; those not moved are still at `from`.
+fn move_pages(from: usize, to: usize, len: usize) -> usize {
+    // SAFETY: both ranges are this allocator's mappings that nothing else uses; the pages at
+    // `to` are untouched ones of a fresh mapping.
+    let moved = unsafe {
+        let (from, to) = (from as *mut libc::c_void, to as *mut libc::c_void);
+        libc::mremap(from, len, len, libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED, to)
+    };
+    if moved != libc::MAP_FAILED {
+        return len;
+    }
+    if len <= PAGE {
+        return 0;
+    }
+    let half = (len / 2).next_multiple_of(PAGE);
+    match move_pages(from, to, half) {
+        done if done < half => done,
+        _ => half + move_pages(from + half, to + half, len - half),
+    }
+}
+
 fn unmap(addr: usize, len: usize) {
     if len > 0 {
         // SAFETY: callers pass mappings made by `map` that nothing uses any more.
@@ -229,18 +297,60 @@ mod tests {
     use super::*;
 
     #[test]
-    fn regions_are_whole_pages_at_most_an_eighth_over() {
+    fn regions_are_whole_pages_less_than_a_page_over() {
         for size in [BIG, BIG + 1, 2_359_000, 133_333_336, 135 << 20, (1 << 30) + 5] {
             let len = region_len(size);
-            assert!(len >= size && len <= size + size / 8 + 4096 && len.is_multiple_of(4096), "{size} -> {len}");
+            assert!(len >= size && len < size + 4096 && len.is_multiple_of(4096), "{size} -> {len}");
         }
-        // Blocks of nearly equal sizes share a region length.
-        assert_eq!(region_len(133_333_336), region_len(133_333_344));
+    }
+
+    /// A block longer than every kept region takes their pages, moved, and fresh ones for the
+    /// rest; a block gathered so (several mappings) is gathered again when freed.
+    ///
+    /// # Safety
+    /// Only called from the one test holding reuse on.
+    unsafe fn gathers_kept_pages(a: &Reusing) {
+        let mb = |n: usize| Layout::from_size_align(n << 20, 8).unwrap();
+        shrink_to_nothing();
+        let (six, ten) = (a.alloc(mb(6)), a.alloc(mb(10)));
+        std::ptr::write_bytes(six, 6, 6 << 20);
+        std::ptr::write_bytes(ten, 10, 10 << 20);
+        let under_a_huge_page = Layout::from_size_align(3 << 19, 8).unwrap();
+        let small = a.alloc(under_a_huge_page);
+        std::ptr::write_bytes(small, 15, 3 << 19);
+        a.dealloc(six, mb(6));
+        a.dealloc(ten, mb(10));
+        a.dealloc(small, under_a_huge_page);
+        assert_eq!(reusable_bytes(), (16 << 20) + (3 << 19));
+        let big = a.alloc(mb(20));
+        assert_eq!(reusable_bytes(), 0, "all three regions moved in");
+        let bytes = std::slice::from_raw_parts(big, 20 << 20);
+        assert!(bytes[..10 << 20].iter().all(|&b| b == 10), "the largest region first");
+        assert!(bytes[10 << 20..16 << 20].iter().all(|&b| b == 6));
+        assert!(bytes[16 << 20..(16 << 20) + (3 << 19)].iter().all(|&b| b == 15));
+        assert!(bytes[(16 << 20) + (3 << 19)..].iter().all(|&b| b == 0), "fresh pages for the rest");
+        std::ptr::write_bytes(big, 20, 20 << 20);
+        a.dealloc(big, mb(20));
+        let again = a.alloc(mb(30));
+        assert_eq!(reusable_bytes(), 0, "the gathered region moved again");
+        let bytes = std::slice::from_raw_parts(again, 30 << 20);
+        assert!(bytes[..20 << 20].iter().all(|&b| b == 20) && bytes[20 << 20..].iter().all(|&b| b == 0));
+        a.dealloc(again, mb(30));
+        let zeroed = a.alloc_zeroed(mb(40));
+        assert!(std::slice::from_raw_parts(zeroed, 40 << 20).iter().all(|&b| b == 0), "cleared when asked zeroed");
+        a.dealloc(zeroed, mb(40));
+    }
+
+    /// Unmaps every kept region (reuse stays on).
+    fn shrink_to_nothing() {
+        let limit = LIMIT.load(Ordering::Relaxed);
+        set_reuse_limit(0);
+        set_reuse_limit(limit);
     }
 
     /// One test, since the kept regions are the process's: a freed region is handed out again
-    /// (cleared when asked zeroed) while the limit allows keeping it, and unmapped when reuse
-    /// ends or the limit does not allow it; reallocation keeps the bytes.
+    /// (cleared when asked zeroed), whole or its head, while the limit allows keeping it, and
+    /// unmapped when reuse ends or the limit does not allow it; reallocation keeps the bytes.
     #[test]
     fn freed_regions_are_reused_within_the_limit() {
         let a = Reusing;
@@ -265,6 +375,31 @@ mod tests {
             let small = a.realloc(grown, grown_layout, 100);
             assert!(std::slice::from_raw_parts(small, 100).iter().all(|&b| b == 0xCD));
             a.dealloc(small, Layout::from_size_align(100, 8).unwrap());
+            // Kept: the 3 MB region and the 40 MB one. A 5 MB block is the head of the
+            // smallest region long enough, whose rest stays kept.
+            assert_eq!(reusable_bytes(), before + (43 << 20));
+            let five = Layout::from_size_align(5 << 20, 8).unwrap();
+            let head = a.alloc(five);
+            assert_eq!(head, grown, "carved from the 40 MB region");
+            assert_eq!(reusable_bytes(), before + (3 << 20) + (35 << 20));
+            std::ptr::write_bytes(head, 0xEF, five.size());
+            let exact = a.alloc(layout);
+            assert_eq!(exact, p, "the 3 MB region fits a 3 MB block exactly");
+            // The rest starts 5 MB in, not on a huge page: a block aligned to one has its pages
+            // moved into a fresh mapping instead.
+            let aligned_layout = Layout::from_size_align(2 << 20, HUGE_PAGE).unwrap();
+            let aligned = a.alloc(aligned_layout);
+            assert!((aligned as usize).is_multiple_of(HUGE_PAGE));
+            assert_eq!(reusable_bytes(), before + (33 << 20));
+            let rest = a.alloc(Layout::from_size_align(30 << 20, 8).unwrap());
+            assert_eq!(rest as usize, grown as usize + (7 << 20), "the head of what is left");
+            std::ptr::write_bytes(rest, 0x12, 30 << 20);
+            assert!(std::slice::from_raw_parts(head, five.size()).iter().all(|&b| b == 0xEF));
+            a.dealloc(aligned, aligned_layout);
+            a.dealloc(rest, Layout::from_size_align(30 << 20, 8).unwrap());
+            a.dealloc(exact, layout);
+            a.dealloc(head, five);
+            gathers_kept_pages(&a);
             assert!(reusable_bytes() > 0);
             drop(reusing);
             assert_eq!(reusable_bytes(), 0, "the end of reuse unmaps what was kept");
