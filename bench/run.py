@@ -121,6 +121,7 @@ def bandwidth(threads, log):
     run now, so that fractions of it are measured in the same run; None without rustc."""
     exe = os.path.join(HERE, "out", "triad")
     try:
+        os.makedirs(os.path.dirname(exe), exist_ok=True)
         subprocess.run(["rustc", "-C", "opt-level=3", os.path.join(HERE, "triad.rs"), "-o", exe],
                        check=True, capture_output=True, text=True)
         out = subprocess.run([exe, str(threads)], check=True, capture_output=True, text=True)
