@@ -51,10 +51,10 @@ pub fn reduce_rows_f64<S: Default>(
     fill: impl Fn(usize, &mut [f64], &mut S) -> Result<()> + Sync + Send,
 ) -> Option<Result<Chunk>> {
     let row: usize = shape.iter().skip(1).product();
-    fold_rows(op, shape, |first, rows, (scratch, values): &mut (S, Vec<f64>), each: &mut dyn FnMut(&[f64])| {
+    fold_rows(op, shape, |first, rows, (scratch, values): &mut (S, Vec<f64>), each: &mut dyn FnMut(&[&[f64]])| {
         values.resize(rows * row, 0.0);
         fill(first * row, values, scratch)?;
-        values.chunks_exact(row).for_each(each);
+        each(&values.chunks_exact(row).collect::<Vec<_>>());
         Ok(())
     })
 }
@@ -82,12 +82,17 @@ pub fn reduce_rows_widened(op: PartialReduce, axes: &[usize], a: &Chunk) -> Opti
     })
 }
 
-/// `reduce_rows_f64` over rows that `visit(first, rows, scratch, each)` hands to `each` one
-/// by one, rows `first .. first + rows` of the block.
+/// Rows handed to a fold at once when each row is a band of its own: read side by side, they
+/// keep several memory streams in flight (a row of a window of a larger array is one short run
+/// of memory, whose start the hardware prefetcher does not foresee).
+const STREAMS: usize = 4;
+
+/// `reduce_rows_f64` over rows that `visit(first, rows, scratch, each)` hands to `each`
+/// together, rows `first .. first + rows` of the block: a band, or `STREAMS` one-row bands.
 fn fold_rows<S: Default>(
     op: PartialReduce,
     shape: &[usize],
-    visit: impl Fn(usize, usize, &mut S, &mut dyn FnMut(&[f64])) -> Result<()> + Sync + Send,
+    visit: impl Fn(usize, usize, &mut S, &mut dyn FnMut(&[&[f64]])) -> Result<()> + Sync + Send,
 ) -> Option<Result<Chunk>> {
     let fold = Fold::of(op).filter(|f| !matches!(f, Fold::Moments | Fold::NanMoments))?;
     let (rows, row) = (*shape.first()?, shape[1..].iter().product::<usize>());
@@ -95,34 +100,14 @@ fn fold_rows<S: Default>(
         return None;
     }
     let band = band_rows(row);
+    // A band of one row is that row, folded straight into the running partial.
+    let (step, straight) = if band == 1 { (STREAMS, true) } else { (band, false) };
     let partials = map_groups(groups(rows.div_ceil(band), band * row), |group| {
-        let (mut scratch, mut part) = (S::default(), Vec::new());
+        let mut scratch = S::default();
         let mut acc: Option<Vec<f64>> = None;
-        for b in group {
-            let first = b * band;
-            if band == 1 {
-                // a band of one row is that row: folded straight into the running partial
-                visit(first, 1, &mut scratch, &mut |r| match acc.as_mut() {
-                    Some(acc) => fold.into(acc, r),
-                    None => acc = Some(fold.start(r)),
-                })?;
-                continue;
-            }
-            // The band's rows folded one after another into its first, then the band into
-            // the group's running partial.
-            let mut seen = 0;
-            visit(first, band.min(rows - first), &mut scratch, &mut |r| {
-                if seen == 0 {
-                    fold.start_into(&mut part, r);
-                } else {
-                    fold.into(&mut part, r);
-                }
-                seen += 1;
-            })?;
-            match acc.as_mut() {
-                Some(acc) => fold.combine_into(acc, &part),
-                None => acc = Some(part.clone()),
-            }
+        let (start, end) = (group.start * band, (group.end * band).min(rows));
+        for first in (start..end).step_by(step) {
+            visit(first, step.min(end - first), &mut scratch, &mut |batch| fold.band_into(&mut acc, batch, straight))?;
         }
         let acc = acc.ok_or_else(|| internal_err!("a group without bands"))?;
         let keep = match op.stacked() {
@@ -156,15 +141,16 @@ pub fn reduce_strided_f64(op: PartialReduce, axes: &[usize], a: &Chunk) -> Optio
         // Rows read where they lie when each is contiguous (then all are: each lies in one
         // run of the innermost axis), else a band gathered at once.
         let rows_lie_whole = strided.contiguous(memory, 0, row).is_some();
-        let visit = |first: usize, rows: usize, buf: &mut Vec<f64>, each: &mut dyn FnMut(&[f64])| {
+        let visit = |first: usize, rows: usize, buf: &mut Vec<f64>, each: &mut dyn FnMut(&[&[f64]])| {
             if rows_lie_whole {
-                for r in first..first + rows {
-                    each(strided.contiguous(memory, r * row, row).ok_or_else(|| internal_err!("row {r} of a window is not contiguous"))?);
-                }
+                let band = (first..first + rows)
+                    .map(|r| strided.contiguous(memory, r * row, row).ok_or_else(|| internal_err!("row {r} of a window is not contiguous")))
+                    .collect::<Result<Vec<_>>>()?;
+                each(&band);
             } else {
                 buf.resize(rows * row, 0.0);
                 gather(first * row, buf);
-                buf.chunks_exact(row).for_each(each);
+                each(&buf.chunks_exact(row).collect::<Vec<_>>());
             }
             Ok(())
         };
@@ -270,44 +256,66 @@ impl Fold {
         }
     }
 
-    /// The running partial of a first row of values, written into `partial`.
-    fn start_into(self, partial: &mut Vec<f64>, values: &[f64]) {
-        partial.clear();
-        partial.extend(values.iter().map(|&x| self.map(x)));
+    /// The running partial of a first row of values.
+    fn start(self, values: &[f64]) -> Vec<f64> {
+        let mut partial: Vec<f64> = values.iter().map(|&x| self.map(x)).collect();
         if let Fold::NanSumCount = self {
             partial.extend(values.iter().map(|&x| counted(x)));
         }
-    }
-
-    /// The running partial of a first row of values.
-    fn start(self, values: &[f64]) -> Vec<f64> {
-        let mut partial = Vec::new();
-        self.start_into(&mut partial, values);
         partial
     }
 
-    /// `into` for `values` that are partials already (what NaNs they hold are results).
-    fn combine_into(self, acc: &mut [f64], partial: &[f64]) {
-        match self {
-            Fold::NanSum | Fold::NanSumCount => fold_into(acc, partial, Num::add),
-            fold => fold.into(acc, partial),
+    /// Folds `rows` into the running partial `acc` (made from the first row if there is none
+    /// yet): straight, row after row, or as a band whose own partial is then combined into
+    /// `acc`, as `reduce_bands` does.
+    fn band_into(self, acc: &mut Option<Vec<f64>>, rows: &[&[f64]], straight: bool) {
+        let Some((first, rest)) = rows.split_first() else { return };
+        match acc {
+            None => {
+                let mut partial = self.start(first);
+                self.rows_into(&mut partial, rest);
+                *acc = Some(partial);
+            }
+            Some(acc) if straight => self.rows_into(acc, rows),
+            Some(acc) => self.band_combined(acc, rows),
         }
     }
 
-    /// `acc[i] = f(acc[i], values[i])` for a fold other than moments.
-    fn into(self, acc: &mut [f64], values: &[f64]) {
+    /// `acc[i] = f(acc[i], row[i])` for each row in turn, for a fold other than moments.
+    fn rows_into(self, acc: &mut [f64], rows: &[&[f64]]) {
         match self {
-            Fold::Sum => fold_into(acc, values, Num::add),
-            Fold::Prod => fold_into(acc, values, Num::mul),
-            Fold::Min => fold_into(acc, values, Ordered::min_nan),
-            Fold::Max => fold_into(acc, values, Ordered::max_nan),
-            Fold::NanSum => fold_into(acc, values, |a, x| a + x.zero_nan()),
-            Fold::NanMin => fold_into(acc, values, Ordered::min_skip_nan),
-            Fold::NanMax => fold_into(acc, values, Ordered::max_skip_nan),
+            Fold::Sum => fold_rows_into(acc, rows, Num::add),
+            Fold::Prod => fold_rows_into(acc, rows, Num::mul),
+            Fold::Min => fold_rows_into(acc, rows, Ordered::min_nan),
+            Fold::Max => fold_rows_into(acc, rows, Ordered::max_nan),
+            Fold::NanSum => fold_rows_into(acc, rows, |a, x| a + x.zero_nan()),
+            Fold::NanMin => fold_rows_into(acc, rows, Ordered::min_skip_nan),
+            Fold::NanMax => fold_rows_into(acc, rows, Ordered::max_skip_nan),
             Fold::NanSumCount => {
-                let (sums, counts) = acc.split_at_mut(values.len());
-                Fold::NanSum.into(sums, values);
-                fold_into(counts, values, |a, x| a + counted(x));
+                let (sums, counts) = acc.split_at_mut(acc.len() / 2);
+                Fold::NanSum.rows_into(sums, rows);
+                fold_rows_into(counts, rows, |a, x| a + counted(x));
+            }
+            Fold::Moments | Fold::NanMoments => {}
+        }
+    }
+
+    /// Combines the partial of the band `rows` (its first row mapped, the others folded in)
+    /// into `acc`; what NaNs a partial holds are results, so partials combine by plain sums.
+    fn band_combined(self, acc: &mut [f64], rows: &[&[f64]]) {
+        let id = |x| x;
+        match self {
+            Fold::Sum => fold_band_into(acc, rows, id, Num::add, Num::add),
+            Fold::Prod => fold_band_into(acc, rows, id, Num::mul, Num::mul),
+            Fold::Min => fold_band_into(acc, rows, id, Ordered::min_nan, Ordered::min_nan),
+            Fold::Max => fold_band_into(acc, rows, id, Ordered::max_nan, Ordered::max_nan),
+            Fold::NanSum => fold_band_into(acc, rows, Ordered::zero_nan, |a, x| a + x.zero_nan(), Num::add),
+            Fold::NanMin => fold_band_into(acc, rows, id, Ordered::min_skip_nan, Ordered::min_skip_nan),
+            Fold::NanMax => fold_band_into(acc, rows, id, Ordered::max_skip_nan, Ordered::max_skip_nan),
+            Fold::NanSumCount => {
+                let (sums, counts) = acc.split_at_mut(acc.len() / 2);
+                Fold::NanSum.band_combined(sums, rows);
+                fold_band_into(counts, rows, counted, |a, x| a + counted(x), Num::add);
             }
             Fold::Moments | Fold::NanMoments => {}
         }
@@ -368,21 +376,69 @@ unsafe fn push_avx2(lanes: &mut LaneFold<f64>, piece: &[f64], map: impl Fn(f64) 
     lanes.push(piece, map, f)
 }
 
-/// `acc[i] = f(acc[i], values[i])`, compiled for AVX2 where the CPU has it (the same
-/// operations, so the same values).
-fn fold_into(acc: &mut [f64], values: &[f64], f: impl Fn(f64, f64) -> f64 + Copy) {
+/// Columns of a window: the rows of a band are read a window at a time, side by side, so that
+/// the window's partial stays in registers and L1 while each row is one memory stream.
+const WINDOW: usize = 64;
+
+/// `acc[i] = f(acc[i], row[i])` for each of `rows` in turn, a column window at a time;
+/// compiled for AVX2 where the CPU has it (the same operations in the same order for each
+/// column, so the same values).
+fn fold_rows_into(acc: &mut [f64], rows: &[&[f64]], f: impl Fn(f64, f64) -> f64 + Copy) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU supports AVX2, checked just above.
-        return unsafe { fold_into_avx2(acc, values, f) };
+        return unsafe { fold_rows_into_avx2(acc, rows, f) };
     }
-    acc.iter_mut().zip(values).for_each(|(a, &x)| *a = f(*a, x))
+    fold_rows_by_window(acc, rows, f)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn fold_into_avx2(acc: &mut [f64], values: &[f64], f: impl Fn(f64, f64) -> f64 + Copy) {
-    acc.iter_mut().zip(values).for_each(|(a, &x)| *a = f(*a, x))
+unsafe fn fold_rows_into_avx2(acc: &mut [f64], rows: &[&[f64]], f: impl Fn(f64, f64) -> f64 + Copy) {
+    fold_rows_by_window(acc, rows, f)
+}
+
+#[inline(always)]
+fn fold_rows_by_window(acc: &mut [f64], rows: &[&[f64]], f: impl Fn(f64, f64) -> f64 + Copy) {
+    for (w, acc) in acc.chunks_mut(WINDOW).enumerate() {
+        let cols = w * WINDOW..w * WINDOW + acc.len();
+        for row in rows {
+            acc.iter_mut().zip(&row[cols.clone()]).for_each(|(a, &x)| *a = f(*a, x));
+        }
+    }
+}
+
+/// For each column, the band's partial (`map` of its first row, each further row folded in by
+/// `f`) combined into `acc` by `combine`, a column window at a time; compiled for AVX2 where
+/// the CPU has it.
+fn fold_band_into(acc: &mut [f64], rows: &[&[f64]], map: impl Fn(f64) -> f64 + Copy, f: impl Fn(f64, f64) -> f64 + Copy, combine: impl Fn(f64, f64) -> f64 + Copy) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2, checked just above.
+        return unsafe { fold_band_into_avx2(acc, rows, map, f, combine) };
+    }
+    fold_band_by_window(acc, rows, map, f, combine)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn fold_band_into_avx2(acc: &mut [f64], rows: &[&[f64]], map: impl Fn(f64) -> f64 + Copy, f: impl Fn(f64, f64) -> f64 + Copy, combine: impl Fn(f64, f64) -> f64 + Copy) {
+    fold_band_by_window(acc, rows, map, f, combine)
+}
+
+#[inline(always)]
+fn fold_band_by_window(acc: &mut [f64], rows: &[&[f64]], map: impl Fn(f64) -> f64 + Copy, f: impl Fn(f64, f64) -> f64 + Copy, combine: impl Fn(f64, f64) -> f64 + Copy) {
+    let Some((first, rest)) = rows.split_first() else { return };
+    let mut part = [0.0; WINDOW];
+    for (w, acc) in acc.chunks_mut(WINDOW).enumerate() {
+        let cols = w * WINDOW..w * WINDOW + acc.len();
+        let part = &mut part[..acc.len()];
+        part.iter_mut().zip(&first[cols.clone()]).for_each(|(p, &x)| *p = map(x));
+        for row in rest {
+            part.iter_mut().zip(&row[cols.clone()]).for_each(|(p, &x)| *p = f(*p, x));
+        }
+        acc.iter_mut().zip(part.iter()).for_each(|(a, &p)| *a = combine(*a, p));
+    }
 }
 
 #[cfg(test)]
@@ -407,6 +463,8 @@ mod tests {
             whole.clone().slice_move(s![..;-1, 3..9]).into_dyn(),
             whole.clone().reversed_axes(),
             whole.clone().slice_move(s![1..2, ..;2]).into_dyn(),
+            // rows of one band each, handed to the fold several at a time
+            ArcArray::from_shape_vec(IxDyn(&[11, 9500]), values(11 * 9500)).unwrap().slice_move(s![.., 200..9300]).into_dyn(),
         ];
         let ops = [PartialReduce::Sum { acc: DType::Float64 }, PartialReduce::Prod { acc: DType::Float64 }, PartialReduce::Min, PartialReduce::Max, PartialReduce::Moments, PartialReduce::NanMoments, NAN_SUM_COUNT]
             .into_iter()
@@ -432,7 +490,7 @@ mod tests {
             .into_iter()
             .chain(NAN_SKIPPING);
         // One-row bands (rows longer than a band), many-row bands, several groups, a 3-D block.
-        for shape in [vec![3, 9000], vec![7, 5], vec![1000, 37], vec![2000, 300], vec![4, 3, 700]] {
+        for shape in [vec![3, 9000], vec![11, 9000], vec![7, 5], vec![1000, 37], vec![2000, 300], vec![4, 3, 700]] {
             let n: usize = shape.iter().product();
             let data = values(n);
             for op in ops.clone() {
@@ -459,7 +517,7 @@ mod tests {
     fn float32_rows_widen_as_they_are_read() {
         use crate::reduce::reduce_partial;
         let ops = [PartialReduce::Sum { acc: DType::Float64 }, PartialReduce::Prod { acc: DType::Float64 }, PartialReduce::NanSum { acc: DType::Float64 }, NAN_SUM_COUNT];
-        for shape in [vec![3, 9000], vec![7, 5], vec![1000, 37], vec![4, 3, 700]] {
+        for shape in [vec![3, 9000], vec![11, 9000], vec![7, 5], vec![1000, 37], vec![4, 3, 700]] {
             let n: usize = shape.iter().product();
             let narrow: Vec<f32> = values(n).iter().map(|&x| (x * 1e-12) as f32).collect();
             let block = Chunk::Float32(Array::from_shape_vec(IxDyn(&shape), narrow).unwrap().into());
