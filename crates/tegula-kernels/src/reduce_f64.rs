@@ -181,9 +181,26 @@ fn counted(x: f64) -> f64 {
 
 type Spans<'a> = dyn FnMut(usize, usize, &mut dyn FnMut(&[f64])) -> Result<()> + 'a;
 
-/// A float64 reduction on plain numbers: (value, 0, 0), or (count, mean, M2) for moments.
+/// `$body` with `$map` (what a value adds: itself, or 0 for a NaN a sum skips) and `$combine`
+/// (how two partials combine) bound to the operations of the plain fold `$plain`: the one table
+/// of those operations, expanded per fold so that each loop is compiled, and vectorised, for it.
+macro_rules! with_ops {
+    ($plain:expr, |$map:ident, $combine:ident| $body:expr) => {
+        match $plain {
+            Plain::Sum => { let ($map, $combine) = (|x: f64| x, <f64 as Num>::add); $body }
+            Plain::Prod => { let ($map, $combine) = (|x: f64| x, <f64 as Num>::mul); $body }
+            Plain::Min => { let ($map, $combine) = (|x: f64| x, <f64 as Ordered>::min_nan); $body }
+            Plain::Max => { let ($map, $combine) = (|x: f64| x, <f64 as Ordered>::max_nan); $body }
+            Plain::NanSum => { let ($map, $combine) = (<f64 as Ordered>::zero_nan, <f64 as Num>::add); $body }
+            Plain::NanMin => { let ($map, $combine) = (|x: f64| x, <f64 as Ordered>::min_skip_nan); $body }
+            Plain::NanMax => { let ($map, $combine) = (|x: f64| x, <f64 as Ordered>::max_skip_nan); $body }
+        }
+    };
+}
+
+/// A fold to one value per element: each value mapped, then combined into the partial.
 #[derive(Clone, Copy)]
-enum Fold {
+enum Plain {
     Sum,
     Prod,
     Min,
@@ -191,6 +208,12 @@ enum Fold {
     NanSum,
     NanMin,
     NanMax,
+}
+
+/// A float64 reduction on plain numbers: (value, 0, 0), or (count, mean, M2) for moments.
+#[derive(Clone, Copy)]
+enum Fold {
+    Plain(Plain),
     /// NaN-skipping sum and count: (sum, count, 0); rows of sums, then rows of counts.
     NanSumCount,
     Moments,
@@ -200,13 +223,13 @@ enum Fold {
 impl Fold {
     fn of(op: PartialReduce) -> Option<Fold> {
         match op {
-            PartialReduce::Sum { acc: DType::Float64 } => Some(Fold::Sum),
-            PartialReduce::Prod { acc: DType::Float64 } => Some(Fold::Prod),
-            PartialReduce::Min => Some(Fold::Min),
-            PartialReduce::Max => Some(Fold::Max),
-            PartialReduce::NanSum { acc: DType::Float64 } => Some(Fold::NanSum),
-            PartialReduce::NanMin => Some(Fold::NanMin),
-            PartialReduce::NanMax => Some(Fold::NanMax),
+            PartialReduce::Sum { acc: DType::Float64 } => Some(Fold::Plain(Plain::Sum)),
+            PartialReduce::Prod { acc: DType::Float64 } => Some(Fold::Plain(Plain::Prod)),
+            PartialReduce::Min => Some(Fold::Plain(Plain::Min)),
+            PartialReduce::Max => Some(Fold::Plain(Plain::Max)),
+            PartialReduce::NanSum { acc: DType::Float64 } => Some(Fold::Plain(Plain::NanSum)),
+            PartialReduce::NanMin => Some(Fold::Plain(Plain::NanMin)),
+            PartialReduce::NanMax => Some(Fold::Plain(Plain::NanMax)),
             PartialReduce::NanSumCount { acc: DType::Float64 } => Some(Fold::NanSumCount),
             PartialReduce::Moments => Some(Fold::Moments),
             PartialReduce::NanMoments => Some(Fold::NanMoments),
@@ -218,13 +241,6 @@ impl Fold {
     /// are produced, except moments, which need the whole tile (in `buf`) for two passes.
     fn tile(self, start: usize, len: usize, spans: &mut Spans, buf: &mut Vec<f64>) -> Result<[f64; 3]> {
         let value = match self {
-            Fold::Sum => fold_spans(start, len, spans, |x| x, Num::add),
-            Fold::Prod => fold_spans(start, len, spans, |x| x, Num::mul),
-            Fold::Min => fold_spans(start, len, spans, |x| x, Ordered::min_nan),
-            Fold::Max => fold_spans(start, len, spans, |x| x, Ordered::max_nan),
-            Fold::NanSum => fold_spans(start, len, spans, Ordered::zero_nan, Num::add),
-            Fold::NanMin => fold_spans(start, len, spans, |x| x, Ordered::min_skip_nan),
-            Fold::NanMax => fold_spans(start, len, spans, |x| x, Ordered::max_skip_nan),
             Fold::NanSumCount => {
                 let (mut sum, mut count) = (LaneFold::new(len), LaneFold::new(len));
                 spans(start, len, &mut |piece| {
@@ -244,6 +260,7 @@ impl Fold {
                 spans(start, len, &mut |piece| buf.extend(piece.iter().filter(|x| !x.is_nan())))?;
                 return Ok(slice_moments(buf).into());
             }
+            Fold::Plain(plain) => with_ops!(plain, |map, combine| fold_spans(start, len, spans, map, combine)),
         };
         Ok([value?, 0.0, 0.0])
     }
@@ -251,8 +268,9 @@ impl Fold {
     /// What a value counts as: a NaN adds nothing to a NaN-skipping sum.
     fn map(self, x: f64) -> f64 {
         match self {
-            Fold::NanSum | Fold::NanSumCount => x.zero_nan(),
-            _ => x,
+            Fold::NanSumCount => x.zero_nan(),
+            Fold::Moments | Fold::NanMoments => x,
+            Fold::Plain(plain) => with_ops!(plain, |map, _combine| map(x)),
         }
     }
 
@@ -284,58 +302,39 @@ impl Fold {
     /// `acc[i] = f(acc[i], row[i])` for each row in turn, for a fold other than moments.
     fn rows_into(self, acc: &mut [f64], rows: &[&[f64]]) {
         match self {
-            Fold::Sum => fold_rows_into(acc, rows, Num::add),
-            Fold::Prod => fold_rows_into(acc, rows, Num::mul),
-            Fold::Min => fold_rows_into(acc, rows, Ordered::min_nan),
-            Fold::Max => fold_rows_into(acc, rows, Ordered::max_nan),
-            Fold::NanSum => fold_rows_into(acc, rows, |a, x| a + x.zero_nan()),
-            Fold::NanMin => fold_rows_into(acc, rows, Ordered::min_skip_nan),
-            Fold::NanMax => fold_rows_into(acc, rows, Ordered::max_skip_nan),
             Fold::NanSumCount => {
                 let (sums, counts) = acc.split_at_mut(acc.len() / 2);
-                Fold::NanSum.rows_into(sums, rows);
+                Fold::Plain(Plain::NanSum).rows_into(sums, rows);
                 fold_rows_into(counts, rows, |a, x| a + counted(x));
             }
             Fold::Moments | Fold::NanMoments => {}
+            Fold::Plain(plain) => with_ops!(plain, |map, combine| fold_rows_into(acc, rows, |a, x| combine(a, map(x)))),
         }
     }
 
     /// Combines the partial of the band `rows` (its first row mapped, the others folded in)
     /// into `acc`; what NaNs a partial holds are results, so partials combine by plain sums.
     fn band_combined(self, acc: &mut [f64], rows: &[&[f64]]) {
-        let id = |x| x;
         match self {
-            Fold::Sum => fold_band_into(acc, rows, id, Num::add, Num::add),
-            Fold::Prod => fold_band_into(acc, rows, id, Num::mul, Num::mul),
-            Fold::Min => fold_band_into(acc, rows, id, Ordered::min_nan, Ordered::min_nan),
-            Fold::Max => fold_band_into(acc, rows, id, Ordered::max_nan, Ordered::max_nan),
-            Fold::NanSum => fold_band_into(acc, rows, Ordered::zero_nan, |a, x| a + x.zero_nan(), Num::add),
-            Fold::NanMin => fold_band_into(acc, rows, id, Ordered::min_skip_nan, Ordered::min_skip_nan),
-            Fold::NanMax => fold_band_into(acc, rows, id, Ordered::max_skip_nan, Ordered::max_skip_nan),
             Fold::NanSumCount => {
                 let (sums, counts) = acc.split_at_mut(acc.len() / 2);
-                Fold::NanSum.band_combined(sums, rows);
+                Fold::Plain(Plain::NanSum).band_combined(sums, rows);
                 fold_band_into(counts, rows, counted, |a, x| a + counted(x), Num::add);
             }
             Fold::Moments | Fold::NanMoments => {}
+            Fold::Plain(plain) => with_ops!(plain, |map, combine| fold_band_into(acc, rows, map, |a, x| combine(a, map(x)), combine)),
         }
     }
 
     fn merge(self, a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
         match self {
-            Fold::Sum => [Num::add(a[0], b[0]), 0.0, 0.0],
-            Fold::Prod => [Num::mul(a[0], b[0]), 0.0, 0.0],
-            Fold::Min => [Ordered::min_nan(a[0], b[0]), 0.0, 0.0],
-            Fold::Max => [Ordered::max_nan(a[0], b[0]), 0.0, 0.0],
-            Fold::NanSum => [Num::add(a[0], b[0]), 0.0, 0.0],
-            Fold::NanMin => [Ordered::min_skip_nan(a[0], b[0]), 0.0, 0.0],
-            Fold::NanMax => [Ordered::max_skip_nan(a[0], b[0]), 0.0, 0.0],
             Fold::NanSumCount => [Num::add(a[0], b[0]), Num::add(a[1], b[1]), 0.0],
             Fold::Moments | Fold::NanMoments => {
                 let [mut n, mut mean, mut m2] = a;
                 merge_moment((&mut n, &mut mean, &mut m2), (b[0], b[1], b[2]));
                 [n, mean, m2]
             }
+            Fold::Plain(plain) => with_ops!(plain, |_map, combine| [combine(a[0], b[0]), 0.0, 0.0]),
         }
     }
 
