@@ -14,7 +14,7 @@ def _location(path_or_url, component=None, storage_options=None):
     """The path or URL the Rust store opens, and its storage options as pairs of strings."""
     path = os.fspath(path_or_url)
     if is_remote(path):
-        return join(path, component and _checked_component(component)), object_store_options(path, storage_options)
+        return join(path, component and _checked_component(component, remote=True)), object_store_options(path, storage_options)
     if "://" in path:
         scheme, rest = path.split("://", 1)
         if scheme != "file":
@@ -28,12 +28,17 @@ def _location(path_or_url, component=None, storage_options=None):
     return path, []
 
 
-def _checked_component(component):
+def _checked_component(component, remote=False):
     """A path inside a group: relative, without ``..``, so it cannot name anything outside the
-    store (``component=".."`` would read the group's parent)."""
+    store (``component=".."`` would read the group's parent). In a URL it is checked as the
+    store sees it, percent-escapes decoded (``%2e%2e`` is ``..`` there)."""
+    from urllib.parse import unquote
+
     text = os.fspath(component) if isinstance(component, os.PathLike) else str(component)
+    seen = unquote(text) if remote else text
     parts = text.replace(os.sep, "/").split("/")
-    if text.startswith(("/", os.sep)) or os.path.isabs(text) or ".." in parts or "\0" in text:
+    seen_parts = seen.replace(os.sep, "/").replace("\\", "/").split("/")
+    if seen.startswith(("/", os.sep)) or os.path.isabs(seen) or ".." in seen_parts or "\0" in seen:
         raise ValueError(f"component {text!r} must be a relative path inside the store, without '..'")
     return "/".join(p for p in parts if p not in ("", "."))
 
@@ -80,8 +85,20 @@ def to_zarr(x, path, chunks=None, compressor=None, overwrite=False, *, zarr_form
     path, options = _location(path, component, storage_options)
     return _tegula.to_zarr(
         x._h, path, chunks=chunks, compressor=compressor, level=compression_level,
-        shards=shards, fill_value=fill_value, attributes=json.dumps(attrs), overwrite=overwrite,
+        shards=shards, fill_value=_stored_fill(fill_value, x.dtype), attributes=json.dumps(attrs), overwrite=overwrite,
         zarr_format=zarr_format, fuse=fuse, storage_options=options, **_compute_settings())
+
+
+def _stored_fill(fill_value, dtype):
+    """``fill_value`` as the Rust writer takes it: a time (``NaT`` too) as its count of the
+    array's unit, as times are stored."""
+    import numpy as np
+
+    if isinstance(fill_value, (np.datetime64, np.timedelta64)):
+        if dtype.kind not in "mM":
+            raise TypeError(f"fill_value {fill_value!r} is a time, but the array's dtype is {dtype}")
+        return int(np.asarray(fill_value).astype(dtype).view("i8"))
+    return fill_value
 
 
 def to_npy(x, path, overwrite=False):

@@ -27,15 +27,41 @@ def _service(url):
     return None
 
 
-# fsspec's names of the same settings, per service.
+# fsspec's names of the same settings, per service (Google's token: see _google_token).
 _RENAMED = {
     "aws": {"key": "aws_access_key_id", "secret": "aws_secret_access_key", "token": "aws_session_token",
             "endpoint_url": "aws_endpoint", "region_name": "aws_region", "region": "aws_region"},
-    "google": {"token": "google_service_account", "project": None},
+    "google": {"project": None},
     "azure": {"account_name": "azure_storage_account_name", "account_key": "azure_storage_account_key",
               "sas_token": "azure_storage_sas_key", "connection_string": None},
 }
 _SKIP_SIGNATURE = {"aws": "aws_skip_signature", "google": "google_skip_signature", "azure": "azure_skip_signature"}
+
+
+def _google_token(token):
+    """gcsfs's ``token`` as the Rust client's option: a service account key (a dict, or its
+    JSON text) as the key itself, a path as the file holding it; ``"anon"`` signs nothing, and
+    ``"google_default"``/``"cloud"`` leave the credentials to the environment."""
+    import json
+
+    if isinstance(token, dict):
+        return [("google_service_account_key", json.dumps(token))]
+    if not isinstance(token, (str, os.PathLike)):
+        raise TypeError(f"storage option 'token' must be a dict, JSON text or a path, not {type(token).__name__}")
+    token = os.fspath(token)
+    if token == "anon":
+        return [("google_skip_signature", "true")]
+    if token in ("google_default", "cloud"):
+        return []
+    if token.lstrip().startswith("{"):
+        return [("google_service_account_key", token)]
+    return [("google_service_account", token)]
+
+
+def _checked_endpoint(value):
+    if not isinstance(value, str):
+        raise TypeError(f"storage option 'endpoint_url' must be a URL such as 'http://127.0.0.1:9000', not {type(value).__name__}")
+    return value
 
 
 def _text(value):
@@ -69,6 +95,11 @@ def object_store_options(url, storage_options):
             continue
         if key in renamed and renamed[key] is None:
             raise ValueError(f"storage option {key!r} is not supported by tegula")
+        if key == "token" and service == "google":
+            pairs.extend(_google_token(value))
+            continue
+        if key == "endpoint_url":
+            value = _checked_endpoint(value)
         pairs.append((renamed.get(key, key), _text(value)))
     return pairs
 

@@ -71,20 +71,28 @@ pub trait ChunkSource: Send + Sync {
 }
 
 /// Opens the source at `url`, as written by a source's `url`: `zarr:DEV.INODE:PATH`,
-/// `npy:PATH` or `zarr-remote:["URL", OPTIONS]`.
+/// `zarr-complete:DEV.INODE:PATH`, `npy:PATH` or `zarr-remote:["URL", OPTIONS, VERSION]`.
 pub fn open_url(url: &str) -> Result<std::sync::Arc<dyn ChunkSource>> {
     let bad = || TegulaError::Value(format!("not a store URL tegula opens: {url:?}"));
     match url.split_once(':') {
         Some(("zarr", rest)) => {
             let (identity, path) = rest.split_once(':').ok_or_else(bad)?;
-            let (dev, ino) = identity.split_once('.').ok_or_else(bad)?;
-            let identity = (dev.parse().map_err(|_| bad())?, ino.parse().map_err(|_| bad())?);
-            Ok(std::sync::Arc::new(ZarrSource::open_same(path, identity)?))
+            Ok(std::sync::Arc::new(ZarrSource::open_same(path, parse_identity(identity).ok_or_else(bad)?)?))
+        }
+        Some((zarr::COMPLETE_SCHEME, rest)) => {
+            let (identity, path) = rest.split_once(':').ok_or_else(bad)?;
+            Ok(std::sync::Arc::new(ZarrSource::open_same(path, parse_identity(identity).ok_or_else(bad)?)?.completed()))
         }
         Some(("npy", path)) => Ok(std::sync::Arc::new(NpySource::open(path)?)),
         Some((remote_zarr::REMOTE_SCHEME, json)) => Ok(std::sync::Arc::new(remote_zarr::open_source(json)?)),
         _ => Err(bad()),
     }
+}
+
+/// A directory's `DEV.INODE` as a store URL writes it.
+fn parse_identity(text: &str) -> Option<(u64, u64)> {
+    let (dev, ino) = text.split_once('.')?;
+    Some((dev.parse().ok()?, ino.parse().ok()?))
 }
 
 /// Opens the sink a `ChunkSink::url` names, to write regions of it in this process.

@@ -15,6 +15,7 @@ use object_store::gcp::GoogleCloudStorageBuilder;
 use object_store::http::HttpBuilder;
 use object_store::prefix::PrefixStore;
 use object_store::{ClientConfigKey, ObjectStore, ObjectStoreScheme, RetryConfig};
+use futures::FutureExt;
 use std::future::Future;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -51,21 +52,98 @@ const RESOLVED_S3: [(AmazonS3ConfigKey, &str); 5] = [
     (AmazonS3ConfigKey::Endpoint, "aws_endpoint"),
 ];
 
-/// Option keys whose values are credentials (never shown).
-const SECRET_WORDS: [&str; 7] = ["key", "secret", "token", "password", "sas", "credential", "signature"];
+/// Option keys whose values are never credentials, so messages may show them. The value of
+/// every other key is taken for one and removed from every message, whatever the key is named.
+const PUBLIC_KEYS: [&str; 22] = [
+    "aws_region", "region", "aws_default_region", "aws_endpoint", "aws_endpoint_url", "endpoint", "endpoint_url",
+    "aws_allow_http", "allow_http", "aws_skip_signature", "google_skip_signature", "azure_skip_signature",
+    "aws_virtual_hosted_style_request", "aws_imdsv1_fallback", "aws_unsigned_payload", "aws_checksum_algorithm",
+    "timeout", "connect_timeout", "pool_idle_timeout", "max_retries", "retry_timeout", "azure_use_emulator",
+];
+
+/// The values of `options` that may be credentials, as they could appear in a message: each
+/// value whole and, for a JSON document (a service account key), each of its strings and each
+/// line of those, also as escaped in JSON text.
+fn secrets_of(options: &[(String, String)]) -> Vec<String> {
+    let mut secrets = Vec::new();
+    for (key, value) in options {
+        if PUBLIC_KEYS.contains(&key.to_ascii_lowercase().as_str()) || ["", "true", "false"].contains(&value.as_str()) {
+            continue;
+        }
+        secrets.push(value.clone());
+        if let Ok(document) = serde_json::from_str::<serde_json::Value>(value) {
+            json_strings(&document, &mut secrets);
+        }
+    }
+    let lines: Vec<String> = secrets.iter().flat_map(|s| s.lines().filter(|l| l.trim().len() >= 16).map(str::to_string)).collect();
+    secrets.extend(lines);
+    let escaped: Vec<String> = secrets.iter().map(|s| serde_json::Value::from(s.as_str()).to_string().trim_matches('"').to_string()).collect();
+    secrets.extend(escaped);
+    // Longest first, so a credential is removed whole before any part of it.
+    secrets.retain(|s| s.len() >= 4);
+    secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    secrets.dedup();
+    secrets
+}
+
+/// Every string of a JSON document longer than a few characters (`type` fields and the like
+/// are left readable).
+fn json_strings(value: &serde_json::Value, out: &mut Vec<String>) {
+    match value {
+        serde_json::Value::String(s) if s.len() >= 8 => out.push(s.clone()),
+        serde_json::Value::Array(items) => items.iter().for_each(|v| json_strings(v, out)),
+        serde_json::Value::Object(fields) => fields.values().for_each(|v| json_strings(v, out)),
+        _ => {}
+    }
+}
+
+/// Refuses a URL whose path holds a `.` or `..` segment once percent-decoded, as the store
+/// would see it: the URL parser resolves `%2e%2e` like `..`, so `grp/%2e%2e/other.zarr` would
+/// name something beside the group, for reads and writes alike.
+fn check_path_segments(url: &str) -> Result<()> {
+    let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let path = after_scheme.find('/').map_or("", |i| &after_scheme[i..]);
+    let decoded = percent_encoding::percent_decode_str(path).decode_utf8_lossy();
+    if decoded.split(['/', '\\', '?', '#']).any(|segment| segment == "." || segment == "..") {
+        return Err(tegula_core::value_err!(
+            "{}: a path holding '.' or '..' segments (in any encoding, such as %2e%2e) is refused: it could name objects outside the array",
+            shown(url)
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses an endpoint that is not a plain `http://` or `https://` URL of a host: one without
+/// a scheme (`127.0.0.1:9000`), or holding a user or password, would fail deep inside the
+/// client rather than here.
+fn check_endpoint(key: &str, value: &str) -> Result<()> {
+    let parsed = url::Url::parse(value);
+    let fine = parsed.as_ref().is_ok_and(|u| {
+        matches!(u.scheme(), "http" | "https") && u.host_str().is_some_and(|h| !h.is_empty()) && u.username().is_empty() && u.password().is_none()
+    });
+    if !fine {
+        return Err(tegula_core::value_err!(
+            "storage option {key}={:?} is not an endpoint URL such as http://127.0.0.1:9000 (a scheme, a host, an optional port; no user or password)",
+            shown(value)
+        ));
+    }
+    Ok(())
+}
 
 impl Bucket {
     pub(crate) fn open(url: &str, options: &[(String, String)]) -> Result<Bucket> {
         let parsed = url::Url::parse(url).map_err(|e| tegula_core::value_err!("{}: not a URL tegula opens: {e}", shown(url)))?;
+        check_path_segments(url)?;
+        for (key, value) in options {
+            if key.to_ascii_lowercase().ends_with("endpoint") || key.to_ascii_lowercase().ends_with("endpoint_url") {
+                check_endpoint(key, value)?;
+            }
+        }
         let mut display = parsed.clone();
         let _ = display.set_username("");
         let _ = display.set_password(None);
         let display = display.to_string().trim_end_matches('/').to_string();
-        let mut secrets: Vec<String> = options
-            .iter()
-            .filter(|(k, _)| SECRET_WORDS.iter().any(|w| k.to_ascii_lowercase().contains(w)))
-            .map(|(_, v)| v.clone())
-            .collect();
+        let mut secrets = secrets_of(options);
         secrets.extend(parsed.password().map(str::to_string));
         let (scheme, path) =
             ObjectStoreScheme::parse(&parsed).map_err(|e| tegula_core::value_err!("{display}: not a URL tegula opens: {e}"))?;
@@ -127,6 +205,7 @@ impl Bucket {
             }
         };
         secrets.retain(|s| !s.is_empty());
+        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
         let store: Arc<dyn ObjectStore> = if path.as_ref().is_empty() { store } else { Arc::new(PrefixStore::new(store, path)) };
         Ok(Bucket { store, url: display, secrets, options: resolved })
     }
@@ -193,7 +272,12 @@ pub(crate) fn block_on<F: Future>(future: F) -> Result<F::Output> {
             .map_err(|e| e.to_string())
     });
     match runtime {
-        Ok(runtime) => Ok(runtime.block_on(future)),
+        // A panic inside the client (a bug, or input it did not expect) is an error of this
+        // request, never an unwinding through the caller's threads.
+        Ok(runtime) => runtime.block_on(std::panic::AssertUnwindSafe(future).catch_unwind()).map_err(|panic| {
+            let what = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned());
+            TegulaError::Io(format!("the object storage client failed: {}", what.unwrap_or_else(|| "it panicked".into())))
+        }),
         Err(e) => Err(TegulaError::Io(format!("starting the object storage client: {e}"))),
     }
 }

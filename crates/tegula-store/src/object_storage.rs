@@ -8,7 +8,7 @@ use crate::object::{block_on, Bucket};
 use futures::{StreamExt, TryStreamExt};
 use object_store::{ObjectStoreExt, PutPayload};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use zarrs::storage::byte_range::{ByteRange, ByteRangeIterator};
 use zarrs::storage::{
@@ -19,13 +19,22 @@ use zarrs::storage::{
 /// How many requests one region's read keeps in flight.
 pub(crate) const REQUESTS_IN_FLIGHT: usize = 32;
 
+/// An object's ETag, version, last modification (µs) and size.
+pub(crate) type ObjectVersion = (Option<String>, Option<String>, i64, u64);
+
 pub(crate) struct ObjectStorage {
     pub(crate) bucket: Bucket,
     /// Values fetched ahead of `zarrs` asking for them, each taken by its first `get`.
     fetched: Mutex<HashMap<StoreKey, MaybeBytes>>,
     /// The server answered a ranged GET with the whole object: ask for whole objects.
     ranges_refused: AtomicBool,
+    /// The most bytes a stored chunk (or shard) of the array may take, once its metadata is
+    /// known: a server answering with more is refused before it fills memory.
+    chunk_limit: AtomicU64,
 }
+
+/// The most bytes a metadata document (`zarr.json`, `.zarray`, ...) may take.
+pub(crate) const METADATA_LIMIT: u64 = 32 << 20;
 
 fn path(key: &StoreKey) -> object_store::path::Path {
     object_store::path::Path::from(key.as_str())
@@ -33,7 +42,23 @@ fn path(key: &StoreKey) -> object_store::path::Path {
 
 impl ObjectStorage {
     pub(crate) fn new(bucket: Bucket) -> ObjectStorage {
-        ObjectStorage { bucket, fetched: Mutex::new(HashMap::new()), ranges_refused: AtomicBool::new(false) }
+        ObjectStorage {
+            bucket,
+            fetched: Mutex::new(HashMap::new()),
+            ranges_refused: AtomicBool::new(false),
+            chunk_limit: AtomicU64::new(METADATA_LIMIT),
+        }
+    }
+
+    /// Bounds every chunk's object to `bytes` (see `chunk_limit`).
+    pub(crate) fn limit_chunks(&self, bytes: u64) {
+        self.chunk_limit.store(bytes, Ordering::Relaxed);
+    }
+
+    /// The most bytes the object at `key` may hold.
+    fn limit_of(&self, key: &StoreKey) -> u64 {
+        let name = key.as_str().rsplit('/').next().unwrap_or_default();
+        if crate::zarr::METADATA_FILES.contains(&name) { METADATA_LIMIT } else { self.chunk_limit.load(Ordering::Relaxed) }
     }
 
     fn error(&self, key: &str, e: object_store::Error) -> StorageError {
@@ -44,12 +69,42 @@ impl ObjectStorage {
         StorageError::Other(e.to_string())
     }
 
-    /// The value of `key`, `None` when absent.
+    /// The value of `key`, `None` when absent. Read as it arrives, and refused once it holds
+    /// more than an object of this array can (`limit_of`), so that a server answering with a
+    /// huge body costs no more memory than that.
     async fn get_async(&self, key: &StoreKey) -> Result<MaybeBytes, StorageError> {
-        match self.bucket.store.get(&path(key)).await {
-            Ok(got) => got.bytes().await.map(Some).map_err(|e| self.error(key.as_str(), e)),
+        let got = match self.bucket.store.get(&path(key)).await {
+            Ok(got) => got,
+            Err(object_store::Error::NotFound { .. }) => return Ok(None),
+            Err(e) => return Err(self.error(key.as_str(), e)),
+        };
+        let limit = self.limit_of(key);
+        let too_big = |bytes: u64| {
+            let url = &self.bucket.url;
+            StorageError::Other(format!("{url}/{key}: the server sent {bytes} bytes or more, more than the {limit} an object of this array may hold; refused"))
+        };
+        if got.meta.size > limit {
+            return Err(too_big(got.meta.size));
+        }
+        let mut value = Vec::with_capacity(got.meta.size as usize);
+        let mut pieces = got.into_stream();
+        while let Some(piece) = pieces.next().await {
+            let piece = piece.map_err(|e| self.error(key.as_str(), e))?;
+            if (value.len() + piece.len()) as u64 > limit {
+                return Err(too_big((value.len() + piece.len()) as u64));
+            }
+            value.extend_from_slice(&piece);
+        }
+        Ok(Some(Bytes::from(value)))
+    }
+
+    /// What tells one version of the object at `key` from another (its ETag, version, time
+    /// and size); `None` when absent.
+    pub(crate) fn version(&self, key: &str) -> tegula_core::Result<Option<ObjectVersion>> {
+        match block_on(self.bucket.store.head(&object_store::path::Path::from(key)))? {
+            Ok(meta) => Ok(Some((meta.e_tag, meta.version, meta.last_modified.timestamp_micros(), meta.size))),
             Err(object_store::Error::NotFound { .. }) => Ok(None),
-            Err(e) => Err(self.error(key.as_str(), e)),
+            Err(e) => Err(crate::object::storage_error(key, &StorageError::IOError(std::sync::Arc::new(self.bucket.io_error(key, e))))),
         }
     }
 

@@ -10,7 +10,7 @@
 
 use crate::codecs::ZarrOptions;
 use crate::object::{block_on, storage_error, Bucket, StorageOptions};
-use crate::object_storage::ObjectStorage;
+use crate::object_storage::{ObjectStorage, ObjectVersion};
 use crate::zarr::{describe, metadata, read_with_zarrs, store_with_zarrs, METADATA_FILES};
 use crate::{check_region, ChunkSink, ChunkSource, StoredInfo};
 use futures::StreamExt;
@@ -33,11 +33,29 @@ pub struct RemoteZarrSource {
     url: String,
     sharded: bool,
     metadata: Value,
+    /// The metadata document's key and its version when opened: an array written over this
+    /// one since is refused rather than read with this one's metadata.
+    metadata_key: &'static str,
+    version: Option<ObjectVersion>,
 }
 
 impl RemoteZarrSource {
     /// Opens the array at `url` (nothing but its metadata is read).
     pub fn open(url: &str, options: &[(String, String)]) -> Result<RemoteZarrSource> {
+        let source = RemoteZarrSource::open_any(url, options)?;
+        let version = source.storage.version(source.metadata_key)?;
+        Ok(RemoteZarrSource { version, ..source })
+    }
+
+    /// Opens the array at `url` if its metadata is still the version `version`: one written
+    /// over it since is an `Io` error, as reads of it would be.
+    fn open_same(url: &str, options: &[(String, String)], version: Option<ObjectVersion>) -> Result<RemoteZarrSource> {
+        let source = RemoteZarrSource { version, ..RemoteZarrSource::open_any(url, options)? };
+        source.check_unchanged()?;
+        Ok(source)
+    }
+
+    fn open_any(url: &str, options: &[(String, String)]) -> Result<RemoteZarrSource> {
         let storage = Arc::new(ObjectStorage::new(Bucket::open(url, options)?));
         let shown = storage.bucket.url.clone();
         let array = match Array::open(storage.clone(), "/") {
@@ -51,10 +69,24 @@ impl RemoteZarrSource {
         };
         let meta = metadata(&shown, &array)?;
         let info = describe(&shown, &array, &meta)?;
+        storage.limit_chunks(object_limit(&info));
+        let metadata_key = match array.metadata() {
+            ArrayMetadata::V3(_) => "zarr.json",
+            ArrayMetadata::V2(_) => ".zarray",
+        };
         let array = crate::bounded::bounded(&array, &meta, storage.clone()).unwrap_or(array);
         let sharded = meta.to_string().contains("\"sharding_indexed\"");
         let options = storage.bucket.options.clone();
-        Ok(RemoteZarrSource { info, array, storage, options, url: url.to_string(), sharded, metadata: meta })
+        Ok(RemoteZarrSource { info, array, storage, options, url: url.to_string(), sharded, metadata: meta, metadata_key, version: None })
+    }
+
+    /// Fails if the metadata document is no longer the one read when opened: an array was
+    /// written over this one (whose chunks must not be read with this one's metadata).
+    fn check_unchanged(&self) -> Result<()> {
+        if self.storage.version(self.metadata_key)? != self.version {
+            return Err(TegulaError::Io(format!("{}: {}", self.info.path, crate::files::REPLACED)));
+        }
+        Ok(())
     }
 
     /// The array's metadata document (Zarr's JSON, attributes included).
@@ -87,7 +119,7 @@ impl ChunkSource for RemoteZarrSource {
     }
 
     fn url(&self) -> Option<String> {
-        serde_json::to_string(&(&self.url, &self.options)).ok().map(|json| format!("{REMOTE_SCHEME}:{json}"))
+        serde_json::to_string(&(&self.url, &self.options, &self.version)).ok().map(|json| format!("{REMOTE_SCHEME}:{json}"))
     }
 
     fn read_into(&self, region: &[(usize, usize)], out: &mut [u8]) -> Result<()> {
@@ -95,13 +127,18 @@ impl ChunkSource for RemoteZarrSource {
         if out.is_empty() {
             return Ok(());
         }
-        if self.sharded {
-            return read_with_zarrs(&self.array, &self.info, region, out);
-        }
-        let keys = self.whole_chunks(region);
-        self.storage.fetch(&keys);
-        let read = read_with_zarrs(&self.array, &self.info, region, out);
-        self.storage.forget(&keys);
+        let read = if self.sharded {
+            read_with_zarrs(&self.array, &self.info, region, out)
+        } else {
+            let keys = self.whole_chunks(region);
+            self.storage.fetch(&keys);
+            let read = read_with_zarrs(&self.array, &self.info, region, out);
+            self.storage.forget(&keys);
+            read
+        };
+        // Checked after the chunks are read: an overwrite removes the metadata before any
+        // chunk, so chunks read while it is unchanged were this array's.
+        self.check_unchanged()?;
         read
     }
 }
@@ -135,8 +172,8 @@ impl RemoteZarrSink {
         Ok(RemoteZarrSink { info, array, options, url: url.to_string(), meta })
     }
 
-    /// Makes way for the new array: nothing there, or (with `overwrite`) a Zarr array or the
-    /// chunks a killed writer left, which are deleted (metadata first, so no reader sees the old
+    /// Makes way for the new array: nothing there, the chunks a killed writer left, or (with
+    /// `overwrite`) a Zarr array, which are deleted (metadata first, so no reader sees the old
     /// array torn). Other objects are never deleted.
     fn clear(&self, overwrite: bool) -> Result<()> {
         let storage = self.array.storage();
@@ -154,7 +191,10 @@ impl RemoteZarrSink {
         if listed.is_empty() {
             return Ok(());
         }
-        if !overwrite {
+        // Chunks without metadata are what a killed writer left: no array, so nothing to keep
+        // (as `from_zarr` finds no array there) and no `overwrite` needed to clear them.
+        let leftovers = listed.iter().all(|key| is_chunk_key(key));
+        if !overwrite && !leftovers {
             return Err(TegulaError::Exists(format!("{shown} already exists; pass overwrite=True to replace it")));
         }
         let zarr_like = |key: &String| METADATA_FILES.contains(&key.as_str()) || is_chunk_key(key);
@@ -205,9 +245,17 @@ impl ChunkSink for RemoteZarrSink {
 
 /// Opens a source or sink URL of this module's schemes (see `ChunkSource::url`).
 pub(crate) fn open_source(json: &str) -> Result<RemoteZarrSource> {
-    let (url, options): (String, StorageOptions) =
+    let (url, options, version): (String, StorageOptions, Option<ObjectVersion>) =
         serde_json::from_str(json).map_err(|_| tegula_core::value_err!("not a remote store URL tegula opens"))?;
-    RemoteZarrSource::open(&url, &options)
+    RemoteZarrSource::open_same(&url, &options, version)
+}
+
+/// The most bytes one stored chunk (or shard) of the array `info` describes may take in any
+/// encoding: twice its raw bytes (no codec tegula reads grows data by more), a shard index's
+/// 16 bytes per element at most, and a megabyte for headers.
+fn object_limit(info: &StoredInfo) -> u64 {
+    let elements = info.chunk_shape.iter().fold(1u64, |n, &c| n.saturating_mul(c as u64));
+    elements.saturating_mul(2 * info.dtype.itemsize() as u64 + 16).saturating_add(1 << 20)
 }
 
 pub(crate) fn open_sink(json: &str) -> Result<RemoteZarrSink> {

@@ -103,6 +103,9 @@ pub struct ZarrSource {
     store: Arc<AtomicStore>,
     raw: Option<RawChunks>,
     compressed: Option<Compressed>,
+    /// Every chunk was written (a persisted array's): a missing one was removed since, an
+    /// error rather than the fill value.
+    complete: bool,
 }
 
 impl ZarrSource {
@@ -121,7 +124,35 @@ impl ZarrSource {
         let array = crate::bounded::bounded(&array, &meta, store.clone()).unwrap_or(array);
         let raw = RawChunks::new(&meta, &store);
         let compressed = Compressed::new(&meta, &store, array.fill_value().as_ne_bytes());
-        Ok(ZarrSource { info, array, store, raw, compressed })
+        Ok(ZarrSource { info, array, store, raw, compressed, complete: false })
+    }
+
+    /// Opens an array every chunk of which was written (tegula's own, such as a persisted
+    /// array's): reading a chunk removed since (by a cleaner of temporary files) is an error.
+    pub fn open_complete(path: &str) -> Result<ZarrSource> {
+        Ok(ZarrSource::open(path)?.completed())
+    }
+
+    pub(crate) fn completed(self) -> ZarrSource {
+        ZarrSource { complete: true, ..self }
+    }
+
+    /// Fails if a stored chunk `region` touches is missing (see `complete`).
+    fn check_present(&self, region: &[(usize, usize)]) -> Result<()> {
+        let gone = |what: String| {
+            TegulaError::NotFound(format!(
+                "{}: {what} was removed while the array was in use (by a cleaner of temporary files?); compute it again",
+                self.info.path
+            ))
+        };
+        if !Path::new(&self.info.path).is_dir() {
+            return Err(gone("the array's directory".into()));
+        }
+        let missing = each_chunk(&self.info, region, |index| {
+            let key = self.array.chunk_key(index);
+            (!self.store.path_of(&key).is_file()).then(|| format!("chunk {index:?} ({key})"))
+        });
+        missing.map_or(Ok(()), |chunk| Err(gone(chunk)))
     }
 
     /// Opens the array at `path` if it is still the directory `identity` (device, inode) names:
@@ -148,13 +179,17 @@ impl ChunkSource for ZarrSource {
     /// another process never reads an array that replaced this one.
     fn url(&self) -> Option<String> {
         let (dev, ino) = self.store.root().identity();
-        Some(format!("zarr:{dev}.{ino}:{}", self.info.path))
+        let scheme = if self.complete { COMPLETE_SCHEME } else { "zarr" };
+        Some(format!("{scheme}:{dev}.{ino}:{}", self.info.path))
     }
 
     fn read_into(&self, region: &[(usize, usize)], out: &mut [u8]) -> Result<()> {
         check_region(&self.info, region, out.len())?;
         if out.is_empty() {
             return Ok(());
+        }
+        if self.complete {
+            self.check_present(region)?;
         }
         // Raw chunks are read straight from the disk into the block; compressed ones are
         // decoded as they are read. Neither asks for chunks ahead of need: the kernel's own
@@ -190,34 +225,19 @@ pub(crate) fn read_with_zarrs<S: ?Sized + ReadableStorageTraits + 'static>(
     }
 }
 
-/// The error of the first stored chunk (or shard) of `region` that cannot be read, found by
-/// reading them one by one once a read of the region failed, so the message names the broken
-/// chunk itself rather than the block's range of chunks.
-fn failed_chunk<S: ?Sized + ReadableStorageTraits + 'static>(array: &Array<S>, info: &StoredInfo, region: &[(usize, usize)]) -> Option<TegulaError> {
+/// The URL scheme of an array every chunk of which was written (`ZarrSource::open_complete`).
+pub const COMPLETE_SCHEME: &str = "zarr-complete";
+
+/// Calls `f` with the grid index of each stored chunk `region` touches, in row-major order,
+/// until it returns something.
+fn each_chunk<T>(info: &StoredInfo, region: &[(usize, usize)], mut f: impl FnMut(&[u64]) -> Option<T>) -> Option<T> {
     let c = &info.chunk_shape;
     let first: Vec<u64> = region.iter().zip(c).map(|(&(a, _), &c)| (a / c) as u64).collect();
     let last: Vec<u64> = region.iter().zip(c).map(|(&(a, b), &c)| ((b - 1).max(a) / c) as u64).collect();
     let mut index = first.clone();
     loop {
-        // Only the chunk's part of the region: its metadata may declare a chunk larger than
-        // memory.
-        let part: Vec<std::ops::Range<u64>> = region
-            .iter()
-            .zip(c)
-            .zip(&index)
-            .map(|((&(a, b), &c), &i)| {
-                let start = i * c as u64;
-                (a as u64).max(start) - start..(b as u64).min(start + c as u64) - start
-            })
-            .collect();
-        let part = ArraySubset::new_with_ranges(&part);
-        if let Err(e) = array.retrieve_chunk_subset::<ArrayBytes<'static>>(&index, &part) {
-            let key = array.chunk_key(&index);
-            let what = format!("reading chunk {index:?} ({key})");
-            return Some(match e {
-                ArrayError::StorageError(e) => crate::object::storage_error(&format!("{}: {what}", info.path), &e),
-                e => io(&info.path, format!("{what}: {e}")),
-            });
+        if let Some(found) = f(&index) {
+            return Some(found);
         }
         let mut axis = index.len();
         loop {
@@ -232,6 +252,34 @@ fn failed_chunk<S: ?Sized + ReadableStorageTraits + 'static>(array: &Array<S>, i
             index[axis] = first[axis];
         }
     }
+}
+
+/// The error of the first stored chunk (or shard) of `region` that cannot be read, found by
+/// reading them one by one once a read of the region failed, so the message names the broken
+/// chunk itself rather than the block's range of chunks.
+fn failed_chunk<S: ?Sized + ReadableStorageTraits + 'static>(array: &Array<S>, info: &StoredInfo, region: &[(usize, usize)]) -> Option<TegulaError> {
+    let c = &info.chunk_shape;
+    each_chunk(info, region, |index| {
+        // Only the chunk's part of the region: its metadata may declare a chunk larger than
+        // memory.
+        let part: Vec<std::ops::Range<u64>> = region
+            .iter()
+            .zip(c)
+            .zip(index)
+            .map(|((&(a, b), &c), &i)| {
+                let start = i * c as u64;
+                (a as u64).max(start) - start..(b as u64).min(start + c as u64) - start
+            })
+            .collect();
+        let part = ArraySubset::new_with_ranges(&part);
+        let e = array.retrieve_chunk_subset::<ArrayBytes<'static>>(index, &part).err()?;
+        let key = array.chunk_key(index);
+        let what = format!("reading chunk {index:?} ({key})");
+        Some(match e {
+            ArrayError::StorageError(e) => crate::object::storage_error(&format!("{}: {what}", info.path), &e),
+            e => io(&info.path, format!("{what}: {e}")),
+        })
+    })
 }
 
 pub struct ZarrSink {
