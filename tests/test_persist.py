@@ -1,5 +1,5 @@
-"""``tg.persist`` / ``x.persist()``: arrays computed once whose blocks are kept (in memory within
-half the budget left, on disk in the spill directory beyond it). Later computations read the
+"""``tg.persist`` / ``x.persist()``: arrays computed once whose blocks are kept (in memory while
+all kept together stay within half the budget, on disk in the spill directory beyond it). Later computations read the
 kept blocks and give NumPy's results; the bytes kept in memory count against every later budget
 and are freed, with the blocks on disk, when the last array reading them is dropped. (The Ray
 and Dask executors persist in their own test files.)"""
@@ -55,7 +55,7 @@ def test_persisted_arrays_give_numpys_results(data, shape, dtype, small_budget, 
         # budget), so some rows of blocks of y and x (or all of them) are kept on disk.
         gc.collect()
         settings["memory"] = 3 << 20
-        share = ((3 << 20) - _tegula.kept_bytes()) // 2
+        share = (3 << 20) // 2 - _tegula.kept_bytes()
         room = data.draw(st.integers(0, 2 * a.nbytes))
         arrays.insert(0, tg.zeros((share - room) // 8, chunks=-1))
     with tg.config.set(**settings):
@@ -120,9 +120,9 @@ def test_blocks_beyond_half_the_budget_are_kept_on_disk(tmp_path):
     a = np.random.default_rng(2).standard_normal((4000, 200))
     with tg.config.set(memory="3MB", spill_dir=str(tmp_path)):
         kept = tg.persist(tg.asarray(a, chunks=(50, 200)) - 1)[0]
-        # 6.4 MB of values in rows of blocks of 80 kB: those that fit half the budget left
-        # are kept in memory.
-        rows = (3_000_000 - before) // 2 // 80_000
+        # 6.4 MB of values in rows of blocks of 80 kB: those that fit beside what is kept,
+        # within half the budget, are kept in memory.
+        rows = (3_000_000 // 2 - before) // 80_000
         assert 0 < rows < 80 and _tegula.kept_bytes() - before == rows * 80_000
         assert len(kept_dirs(tmp_path)) == 1
         np.testing.assert_allclose((kept * kept).sum().compute(), ((a - 1) ** 2).sum())

@@ -20,6 +20,14 @@ impl KeptBytes {
         KEPT.fetch_add(bytes, Ordering::Relaxed);
         KeptBytes(bytes)
     }
+
+    /// The charge of `bytes` if every kept byte, these included, stays within `cap`; `None`
+    /// if not. Checked and taken at once, so arrays persisted by several threads together
+    /// never keep more than `cap` between them.
+    pub fn within(bytes: usize, cap: usize) -> Option<KeptBytes> {
+        let taken = KEPT.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |kept| kept.checked_add(bytes).filter(|&total| total <= cap));
+        taken.ok().map(|_| KeptBytes(bytes))
+    }
 }
 
 impl Drop for KeptBytes {
@@ -39,5 +47,15 @@ mod tests {
         assert_eq!(kept_bytes(), before + 1000);
         drop(charge);
         assert_eq!(kept_bytes(), before);
+    }
+
+    #[test]
+    fn charges_within_a_cap_never_pass_it_together() {
+        // Other tests charge the same counter: the cap is set far above what they take.
+        let cap = usize::MAX / 2;
+        let threads: Vec<_> = (0..8).map(|_| std::thread::spawn(move || KeptBytes::within(cap / 4, cap))).collect();
+        let granted: Vec<KeptBytes> = threads.into_iter().filter_map(|t| t.join().unwrap()).collect();
+        assert!(granted.len() <= 4, "{} charges of a quarter granted", granted.len());
+        assert!(granted.len() >= 3, "only {} charges granted", granted.len());
     }
 }

@@ -4,7 +4,7 @@
 
 use tegula_kernels::Chunk;
 use tegula_plan::memory::{added_bytes, resident_bytes};
-use tegula_plan::Task;
+use tegula_plan::{Task, TaskGraph, TaskId};
 
 #[derive(Debug, Default)]
 pub struct Ledger {
@@ -59,8 +59,8 @@ impl Ledger {
 
 /// Bytes a task's result holds, measured on the chunk, for the results the projection counts
 /// (`resident_bytes`: not loads of arrays the caller holds, which are views of its memory).
-pub fn held_bytes(task: &Task, chunk: &Chunk) -> usize {
-    match resident_bytes(task) {
+pub fn held_bytes(graph: &TaskGraph, id: TaskId, chunk: &Chunk) -> usize {
+    match resident_bytes(graph, id) {
         0 => 0,
         _ => chunk.nbytes(),
     }

@@ -9,20 +9,29 @@ use tegula_core::{TaskOp, IoOp, KernelOp, Result, TegulaError};
 /// tiles and reduction bands, all far below this.
 pub const KERNEL_SCRATCH: usize = 1 << 20;
 
-/// Bytes a task's result keeps alive. A load of an array the caller holds is a view of the
-/// caller's memory and costs nothing new (as is a block given to a fragment); every other result counts in full (a view of a
-/// computed chunk is counted again: an over-estimate, never an under-estimate).
-pub fn resident_bytes(task: &Task) -> usize {
-    match task.op {
-        TaskOp::Io(IoOp::Load { .. } | IoOp::Input { .. }) => 0,
-        _ => task.nbytes(),
+/// Bytes task `id`'s result keeps alive. A load of an array the caller holds is a view of the
+/// caller's memory and costs nothing new (as is a block given to a fragment, and a transpose
+/// or new axes of either, views of the same memory: a persisted block read transposed is not
+/// counted twice); every other result counts in full (a view of a computed chunk is counted
+/// again: an over-estimate, never an under-estimate).
+pub fn resident_bytes(graph: &TaskGraph, mut id: TaskId) -> usize {
+    let own = graph.tasks[id].nbytes();
+    loop {
+        let task = &graph.tasks[id];
+        match (&task.op, task.inputs.as_slice()) {
+            (TaskOp::Io(IoOp::Load { .. } | IoOp::Input { .. }), _) => return 0,
+            (TaskOp::Kernel(KernelOp::Transpose { .. } | KernelOp::ExpandDims { .. }), &[input]) => id = input,
+            _ => return own,
+        }
     }
 }
 
-/// Bytes a task adds while it runs, its inputs being already held: its result and scratch.
+/// Bytes a task adds while it runs, its inputs being already held: its result and scratch
+/// (nothing for a view: a load, a transpose, new axes).
 pub fn added_bytes(task: &Task) -> usize {
     match task.op {
         TaskOp::Io(IoOp::Load { .. } | IoOp::Input { .. }) => 0,
+        TaskOp::Kernel(KernelOp::Transpose { .. } | KernelOp::ExpandDims { .. }) => 0,
         _ => task.nbytes() + KERNEL_SCRATCH + block_scratch(task),
     }
 }
@@ -61,7 +70,7 @@ pub fn projected_bytes(graph: &TaskGraph, id: TaskId) -> usize {
     let mut inputs = task.inputs.clone();
     inputs.sort_unstable();
     inputs.dedup();
-    inputs.iter().map(|&i| resident_bytes(&graph.tasks[i])).sum::<usize>() + added_bytes(task)
+    inputs.iter().map(|&i| resident_bytes(graph, i)).sum::<usize>() + added_bytes(task)
 }
 
 /// Refuses a plan one of whose tasks cannot run within `budget` bytes, naming the largest
@@ -121,11 +130,11 @@ pub fn held_while_running(graph: &TaskGraph, rank: &[usize]) -> Vec<usize> {
     for id in order {
         let task = &graph.tasks[id];
         held[id] = live + added_bytes(task);
-        live += resident_bytes(task);
+        live += resident_bytes(graph, id);
         for &i in &task.inputs {
             left[i] -= 1;
             if left[i] == 0 {
-                live -= resident_bytes(&graph.tasks[i]);
+                live -= resident_bytes(graph, i);
             }
         }
     }

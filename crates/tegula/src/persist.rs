@@ -11,7 +11,7 @@ use crate::budget::budget_left;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use tegula_core::kept::KeptBytes;
+use tegula_core::kept::{kept_bytes, KeptBytes};
 use tegula_core::{Chunks, Result, TegulaError};
 use tegula_exec::{HeldBlocks, Observer, Report};
 use tegula_plan::construct::layout::{self, IndexItem};
@@ -20,7 +20,7 @@ use tegula_plan::describe::{describe, PlanDescription};
 use tegula_plan::{next_id, NodeRef, Resource, ResourceKind};
 use tegula_store::{ChunkSink, ChunkSource, Codec, ZarrOptions, ZarrSink, ZarrSource};
 
-/// Persisted arrays keep blocks in memory up to this share of the budget left to them, so
+/// Persisted arrays, all together, keep blocks in memory up to this share of the budget, so
 /// that later computations always have the rest.
 const KEPT_SHARE: usize = 2;
 
@@ -37,20 +37,20 @@ pub fn persist_observed(
     describe_plan: bool,
 ) -> Result<(Vec<Array>, Report, Option<PlanDescription>)> {
     let options = options.into();
-    let spec = budget_left(options.spec()?)?;
-    let mut share = spec.memory / KEPT_SHARE;
+    let whole = options.spec()?;
+    let cap = whole.memory / KEPT_SHARE;
+    let spec = budget_left(whole)?;
     let mut disk: Option<Arc<KeptDir>> = None;
     let mut parts = Vec::with_capacity(arrays.len());
     for (i, array) in arrays.iter().enumerate() {
         let Some(&blocks) = array.chunks().numblocks().first() else {
-            parts.push(Part { memory: Some(array.node.clone()), disk: None });
+            parts.push(Part { memory: Some(array.node.clone()), disk: None, charge: KeptBytes::charge(array.dtype().itemsize()) });
             continue;
         };
-        let split = split_in_memory(array, share);
-        share -= split.bytes;
+        let (split, charge) = reserve_rows(array, cap);
         let memory = (split.rows > 0 || blocks == 0).then(|| memory_part(array, &split)).transpose()?;
         let disk = (split.rows < blocks).then(|| disk_part(array, &split, &mut disk, &spec.spill_dir, i)).transpose()?;
-        parts.push(Part { memory, disk });
+        parts.push(Part { memory, disk, charge });
     }
     let roots: Vec<NodeRef> = parts.iter().flat_map(|p| p.memory.iter().chain(p.disk.iter().map(|d| &d.write)).cloned()).collect();
     let graph = plan_within(&roots, options.fuse, spec.memory)?;
@@ -62,7 +62,7 @@ pub fn persist_observed(
         let memory = match &part.memory {
             Some(node) => {
                 let (output, blocks) = results.next().ok_or_else(|| tegula_core::internal_err!("persist: a result is missing"))?;
-                Some(kept_in_memory(HeldBlocks::new(output.chunks.clone(), output.dtype, blocks)?, node))
+                Some(kept_in_memory(HeldBlocks::new(output.chunks.clone(), output.dtype, blocks)?, node, part.charge))
             }
             None => None,
         };
@@ -82,10 +82,12 @@ pub fn persist_observed(
     Ok((kept, report, description))
 }
 
-/// How one array is kept: its leading rows of blocks in memory, the rest on disk.
+/// How one array is kept: its leading rows of blocks in memory, charged from the start, the
+/// rest on disk.
 struct Part {
     memory: Option<NodeRef>,
     disk: Option<DiskPart>,
+    charge: KeptBytes,
 }
 
 /// The rows of blocks of an array kept on disk: the plan writing them and where.
@@ -101,16 +103,16 @@ impl DiskPart {
     /// The written array, read back in the blocks it was computed in.
     fn finish(self) -> Result<NodeRef> {
         self.sink.finish()?;
-        let source: Arc<dyn ChunkSource> = Arc::new(ZarrSource::open(&self.path)?);
+        let source: Arc<dyn ChunkSource> = Arc::new(ZarrSource::open_complete(&self.path)?);
         let dtype = source.info().dtype;
         let resource = Resource { guard: Some(self.dir), ..Resource::new(next_id(), ResourceKind::Source, Arc::new(source)) };
         Ok(creation::from_resource(Arc::new(resource), dtype, self.chunks))
     }
 }
 
-/// The blocks computed for `node`, charged against the budget while an array reads them.
-fn kept_in_memory(held: HeldBlocks, node: &NodeRef) -> NodeRef {
-    let charge = KeptBytes::charge(held.nbytes());
+/// The blocks computed for `node`, charged (`charge`) against the budget while an array reads
+/// them.
+fn kept_in_memory(held: HeldBlocks, node: &NodeRef, charge: KeptBytes) -> NodeRef {
     let resource = Resource { guard: Some(Arc::new(charge)), ..Resource::new(next_id(), ResourceKind::Array, Arc::new(held)) };
     creation::from_resource(Arc::new(resource), node.dtype, node.chunks.clone())
 }
@@ -121,6 +123,18 @@ struct Split {
     rows: usize,
     at: usize,
     bytes: usize,
+}
+
+/// The most leading rows of blocks of `array` that fit beside the bytes persisted arrays keep,
+/// all within `cap`, and their charge.
+fn reserve_rows(array: &Array, cap: usize) -> (Split, KeptBytes) {
+    loop {
+        let split = split_in_memory(array, cap.saturating_sub(kept_bytes()));
+        // Another thread may have kept bytes since: then try again with what is left.
+        if let Some(charge) = KeptBytes::within(split.bytes, cap) {
+            return (split, charge);
+        }
+    }
 }
 
 /// The most leading rows of blocks of `array` that fit in `share` bytes.
@@ -179,6 +193,7 @@ impl KeptDir {
     fn create(spill_dir: &Path) -> Result<KeptDir> {
         static MADE: AtomicUsize = AtomicUsize::new(0);
         let name = format!("tegula-kept-{}-{}", std::process::id(), MADE.fetch_add(1, Ordering::Relaxed));
+        tegula_exec::leftovers::remove_dead_owners(spill_dir);
         let path = spill_dir.join(name);
         std::fs::create_dir_all(&path)
             .map_err(|e| TegulaError::Io(format!("making {} for persisted blocks: {e}", path.display())))?;

@@ -40,7 +40,7 @@ impl Run<'_> {
             .filter(|&v| self.device(v) == ledger)
             .filter_map(|v| {
                 let chunk = s.results[v].as_ref()?;
-                let bytes = held_bytes(&self.graph.tasks[v], chunk);
+                let bytes = held_bytes(self.graph, v, chunk);
                 (bytes > 0 && s.in_use[v] == 0 && !inputs.contains(&v)).then(|| (self.next_use(s, v), v, bytes))
             })
             .collect();
@@ -61,7 +61,7 @@ impl Run<'_> {
         for v in chosen {
             let chunk = s.results[v].take()?;
             if s.spilled.contains_key(&v) {
-                s.ledgers[ledger].release(held_bytes(&self.graph.tasks[v], &chunk));
+                s.ledgers[ledger].release(held_bytes(self.graph, v, &chunk));
             } else {
                 s.spilling.insert(v, chunk.clone());
                 to_write.push((v, chunk));
@@ -79,7 +79,7 @@ impl Run<'_> {
     pub(super) fn spill<'s>(&'s self, s: MutexGuard<'s, State>, victims: Vec<(TaskId, Chunk)>) -> MutexGuard<'s, State> {
         drop(s);
         let written: Vec<(TaskId, usize, Result<Spilled>)> =
-            victims.into_iter().map(|(v, chunk)| (v, held_bytes(&self.graph.tasks[v], &chunk), self.disk.write(v, &chunk))).collect();
+            victims.into_iter().map(|(v, chunk)| (v, held_bytes(self.graph, v, &chunk), self.disk.write(v, &chunk))).collect();
         let mut s = match self.state.lock() {
             Ok(s) => s,
             Err(poisoned) => poisoned.into_inner(),

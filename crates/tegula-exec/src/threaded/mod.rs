@@ -309,10 +309,10 @@ impl Run<'_> {
             if s.results[i].is_none() {
                 s.results[i] = Some(c);
             } else {
-                s.ledgers[ledger].release(held_bytes(&self.graph.tasks[i], &c));
+                s.ledgers[ledger].release(held_bytes(self.graph, i, &c));
             }
         }
-        s.ledgers[ledger].hold(held_bytes(task, &chunk));
+        s.ledgers[ledger].hold(held_bytes(self.graph, id, &chunk));
         s.results[id] = Some(chunk);
         s.done[id] = true;
         for &i in &task.inputs {
@@ -333,7 +333,7 @@ impl Run<'_> {
     fn free(&self, s: &mut State, i: TaskId) {
         let ledger = &mut s.ledgers[self.device(i)];
         if let Some(c) = s.results[i].take() {
-            ledger.release(held_bytes(&self.graph.tasks[i], &c));
+            ledger.release(held_bytes(self.graph, i, &c));
         }
         if let Some(file) = s.spilled.remove(&i) {
             ledger.on_disk -= file.nbytes();
