@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::Instant;
-use tegula_core::{internal_err, value_err, Result, Spec, TegulaError};
+use tegula_core::{internal_err, value_err, Cancel, Result, Spec, TegulaError};
 use tegula_kernels::Chunk;
 use tegula_plan::fragments::{cut, sub_graph, FragmentCut};
 use tegula_plan::order::static_order;
@@ -123,7 +123,7 @@ struct Run<'a> {
 impl Executor for ProcessPool {
     fn execute(&self, graph: &TaskGraph, spec: &Spec, observer: Option<&dyn Observer>) -> Result<(Vec<Vec<Chunk>>, Report)> {
         let parent = shared_parent(spec);
-        remove_dead_pools(&parent);
+        crate::leftovers::remove_dead_owners(&parent);
         let blocks = SpillDir::named(&parent, POOL_DIR);
         let cuts = cut(graph);
         let shared = SharedArrays::new(blocks.dir()?);
@@ -139,23 +139,11 @@ impl Executor for ProcessPool {
     }
 }
 
+/// How often a caller waiting for a worker checks whether the computation was cancelled.
+const CANCEL_CHECK_MS: i32 = 20;
+
 /// The start of the names of the pool's directories (`tegula-pool-PID-N`).
 const POOL_DIR: &str = "tegula-pool";
-
-/// Deletes the directories of pools whose process is gone (killed before it could): they
-/// hold memory on a memory file system.
-fn remove_dead_pools(parent: &Path) {
-    let Ok(entries) = std::fs::read_dir(parent) else { return };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix(POOL_DIR)).and_then(|n| n.split('-').nth(1)) else {
-            continue;
-        };
-        if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
-    }
-}
 
 /// Where the blocks and arrays shared with workers live: memory (`/dev/shm`) where the
 /// machine has it, else the spill directory.
@@ -312,7 +300,11 @@ impl<'a> Run<'a> {
                 Some(w) => w,
                 None => worker.insert(Worker::take(&self.pool.command)?),
             };
-            match w.call(&bytes) {
+            match w.call(&bytes, &self.spec.cancel) {
+                Err(TegulaError::Interrupted) => {
+                    worker.take();
+                    return Err(TegulaError::Interrupted);
+                }
                 Ok(answer) => {
                     let response: Response = postcard::from_bytes(&answer).map_err(|e| internal_err!("a worker's answer: {e}"))?;
                     let done = response?;
@@ -488,10 +480,36 @@ impl Worker {
         Ok(Worker { child, input: BufWriter::new(input), output: BufReader::new(output) })
     }
 
-    /// Sends a request and waits for the answer; an error means the worker is gone.
-    fn call(&mut self, request: &[u8]) -> Result<Vec<u8>> {
+    /// Sends a request and waits for the answer; an error means the worker is gone (or, as
+    /// `Interrupted`, was killed because `cancel` was set).
+    fn call(&mut self, request: &[u8], cancel: &Cancel) -> Result<Vec<u8>> {
         write_frame(&mut self.input, request)?;
+        self.wait_for_answer(cancel)?;
         read_frame(&mut self.output)?.ok_or_else(|| TegulaError::Io("a worker process ended".into()))
+    }
+
+    /// Waits until the worker's answer (or its end) can be read; kills the worker once
+    /// `cancel` is set, since the fragment it runs may never end (user code that never returns).
+    fn wait_for_answer(&mut self, cancel: &Cancel) -> Result<()> {
+        use std::os::fd::AsRawFd;
+        if !self.output.buffer().is_empty() {
+            return Ok(());
+        }
+        let mut pipe = libc::pollfd { fd: self.output.get_ref().as_raw_fd(), events: libc::POLLIN, revents: 0 };
+        loop {
+            if cancel.is_set() {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                return Err(TegulaError::Interrupted);
+            }
+            // SAFETY: one valid pollfd, for the duration of the call.
+            match unsafe { libc::poll(&mut pipe, 1, CANCEL_CHECK_MS) } {
+                0 => {}
+                n if n > 0 => return Ok(()),
+                _ if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted => {}
+                _ => return Err(TegulaError::Io(format!("waiting for a worker process: {}", std::io::Error::last_os_error()))),
+            }
+        }
     }
 
     fn release(self, command: &[String]) {

@@ -44,8 +44,9 @@ pub fn executor(name: &str, config: &ExecutorConfig) -> Result<Arc<dyn Executor>
     }
 }
 
-/// Every executor's first name.
+/// Every executor's first name (but those registered for one caller's use, whose names start
+/// with `_`).
 pub fn names() -> Vec<String> {
-    let registered = REGISTERED.read().map(|r| r.iter().map(|(n, _)| n.clone()).collect()).unwrap_or_default();
+    let registered = REGISTERED.read().map(|r| r.iter().map(|(n, _)| n.clone()).filter(|n| !n.starts_with('_')).collect()).unwrap_or_default();
     EXECUTORS.iter().map(|e| e.names[0].to_string()).chain::<Vec<String>>(registered).collect()
 }

@@ -73,6 +73,7 @@ impl SpillDir {
 
     pub fn dir(&self) -> Result<&Path> {
         let made = self.dir.get_or_init(|| {
+            crate::leftovers::remove_dead_owners(&self.parent);
             let dir = self.parent.join(format!("{}-{}-{}", self.name, std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
             std::fs::create_dir_all(&dir).map(|()| dir.clone()).map_err(|e| format!("cannot make spill directory {}: {e}", dir.display()))
         });

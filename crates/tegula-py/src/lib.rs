@@ -26,6 +26,13 @@ fn _tegula(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // at the end of a computation, where a pending Ctrl-C would make the look-up fail (a panic).
     numpy::PyArray1::<f64>::zeros(m.py(), 0, false);
     fragments::register_codecs();
+    // What killed tegula processes left (spill files, kept arrays, blocks shared in memory)
+    // goes now, in the default spill directory and in `/dev/shm` (see `leftovers.rs`).
+    if let Ok(spec) = tegula::Spec::from_env() {
+        tegula::remove_dead_owners(&spec.spill_dir);
+    }
+    tegula::remove_dead_owners(std::path::Path::new("/dev/shm"));
+    m.add_function(wrap_pyfunction!(options::remove_dead_owners, m)?)?;
     m.add_class::<array::PyArrayHandle>()?;
     m.add_class::<functions::PyGenerator>()?;
     m.add_function(wrap_pyfunction!(functions::from_numpy, m)?)?;

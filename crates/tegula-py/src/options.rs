@@ -61,6 +61,12 @@ pub fn spec(memory: Option<usize>, spill_dir: Option<PathBuf>) -> PyResult<Spec>
     Ok(spec)
 }
 
+/// Removes the directories that dead tegula processes left in `parent` (a spill directory).
+#[pyfunction]
+pub fn remove_dead_owners(parent: PathBuf) {
+    tegula::remove_dead_owners(&parent);
+}
+
 /// The memory budget and spill directory a computation would get without explicit settings.
 #[pyfunction]
 pub fn default_spec() -> PyResult<(usize, PathBuf)> {

@@ -22,7 +22,9 @@ pub fn open_zarr(
     chunks: Option<&Bound<'_, PyAny>>,
     storage_options: Vec<(String, String)>,
 ) -> PyResult<(PyArrayHandle, String)> {
-    let source = py.detach(|| tegula::open_zarr_at(path, &storage_options)).py()?;
+    // Ctrl-C stops the wait for a server that answers slowly, or never.
+    let path = path.to_string();
+    let source = run_interruptible(py, &tegula::Cancel::default(), None, move || tegula::open_zarr_at(&path, &storage_options))?.py()?;
     let attributes = source.info().attributes.clone();
     Ok((opened(source, chunks)?, attributes))
 }
@@ -31,7 +33,8 @@ pub fn open_zarr(
 #[pyfunction]
 #[pyo3(signature = (url, storage_options=Vec::new()))]
 pub fn zarr_metadata(py: Python<'_>, url: &str, storage_options: Vec<(String, String)>) -> PyResult<String> {
-    py.detach(|| tegula::remote_zarr_metadata(url, &storage_options)).py()
+    let url = url.to_string();
+    run_interruptible(py, &tegula::Cancel::default(), None, move || tegula::remote_zarr_metadata(&url, &storage_options))?.py()
 }
 
 /// Opens a `.npy` file lazily.
@@ -92,7 +95,8 @@ pub fn to_zarr<'py>(
     };
     let options = compute_options(scheduler, num_workers, fuse, memory, spill_dir)?;
     let cancel = options.spec.as_ref().map(|s| s.cancel.clone()).unwrap_or_default();
-    let report = run_interruptible(py, &cancel, None, || a.to_zarr_at(path, &storage_options, &zarr, options))?.py()?;
+    let path = path.to_string();
+    let report = run_interruptible(py, &cancel, None, move || a.to_zarr_at(&path, &storage_options, &zarr, options))?.py()?;
     report_dict(py, &report)
 }
 
@@ -115,7 +119,8 @@ pub fn to_npy<'py>(
     let a = array.inner.clone();
     let options = compute_options(scheduler, num_workers, fuse, memory, spill_dir)?;
     let cancel = options.spec.as_ref().map(|s| s.cancel.clone()).unwrap_or_default();
-    let report = run_interruptible(py, &cancel, None, || a.to_npy(path, overwrite, options))?.py()?;
+    let path = path.to_string();
+    let report = run_interruptible(py, &cancel, None, move || a.to_npy(&path, overwrite, options))?.py()?;
     report_dict(py, &report)
 }
 

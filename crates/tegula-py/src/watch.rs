@@ -7,6 +7,7 @@ use crate::interrupt::{run_interruptible, Poll};
 use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tegula::{Array, Chunk, ComputeOptions, Observer, Operation, PlanDescription, Progress, Report, TaskEvent, Trace};
 
@@ -28,8 +29,10 @@ pub fn compute_watched(
     interval: f64,
     trace: bool,
 ) -> PyResult<Watched> {
-    let refs: Vec<&Array> = arrays.iter().collect();
-    run_watched(py, options, progress, interval, trace, |options, observer| tegula::compute_observed(&refs, options, observer, trace))
+    let arrays = arrays.to_vec();
+    run_watched(py, options, progress, interval, trace, move |options, observer| {
+        tegula::compute_observed(&arrays.iter().collect::<Vec<_>>(), options, observer, trace)
+    })
 }
 
 /// Persists `arrays` (see `tegula::persist`), watched as `compute_watched` watches.
@@ -41,28 +44,36 @@ pub fn persist_watched(
     interval: f64,
     trace: bool,
 ) -> PyResult<Watched<Vec<Array>>> {
-    let refs: Vec<&Array> = arrays.iter().collect();
-    run_watched(py, options, progress, interval, trace, |options, observer| tegula::persist_observed(&refs, options, observer, trace))
+    let arrays = arrays.to_vec();
+    run_watched(py, options, progress, interval, trace, move |options, observer| {
+        tegula::persist_observed(&arrays.iter().collect::<Vec<_>>(), options, observer, trace)
+    })
 }
 
 /// Runs `run` under `options` (its spec resolved once, so the run holds the token this thread
 /// sets on Ctrl-C) with the observers `progress` and `trace` ask for.
-fn run_watched<T: Send>(
+fn run_watched<T: Send + 'static>(
     py: Python<'_>,
     options: ComputeOptions,
     progress: Option<Py<PyAny>>,
     interval: f64,
     trace: bool,
-    run: impl FnOnce(ComputeOptions, Option<&dyn Observer>) -> Observed<T> + Send,
+    run: impl FnOnce(ComputeOptions, Option<&dyn Observer>) -> Observed<T> + Send + 'static,
 ) -> PyResult<Watched<T>> {
-    let counters = Progress::new();
-    let tracer = Trace::new();
-    let both = tegula::Both(&counters, &tracer);
-    let observer: Option<&dyn Observer> = match (progress.is_some(), trace) {
-        (true, true) => Some(&both),
-        (true, false) => Some(&counters),
-        (false, true) => Some(&tracer),
-        (false, false) => None,
+    // Shared with the computation's thread, which may outlive this call (see `interrupt.rs`).
+    let counters = Arc::new(Progress::new());
+    let tracer = Arc::new(Trace::new());
+    let watching = progress.is_some();
+    let (counted, traced) = (counters.clone(), tracer.clone());
+    let observed = move |options| {
+        let both = tegula::Both(&*counted, &*traced);
+        let observer: Option<&dyn Observer> = match (watching, trace) {
+            (true, true) => Some(&both),
+            (true, false) => Some(&*counted),
+            (false, true) => Some(&*traced),
+            (false, false) => None,
+        };
+        run(options, observer)
     };
     let started = Instant::now();
     let spec = options.spec().py()?;
@@ -85,7 +96,7 @@ fn run_watched<T: Send>(
         }
     };
     let poll = progress.is_some().then(|| Poll { every: Duration::from_secs_f64(interval.max(0.01)), call: &mut call_progress });
-    let result = run_interruptible(py, &cancel, poll, || run(options, observer))?;
+    let result = run_interruptible(py, &cancel, poll, move || observed(options))?;
     let (out, report, description) = result.py()?;
     if let Some(e) = callback_error {
         return Err(e);

@@ -35,6 +35,8 @@ pub use tegula_core::kept::kept_bytes;
 pub use persist::{persist, persist_observed};
 pub use tegula_exec::fragment::{run_fragment, set_function_decoder, Fragment};
 pub use tegula_exec::{serve, set_callback_encoder};
+pub use tegula_exec::leftovers::remove_dead_owners;
+pub use tegula_exec::let_go_of_pools;
 pub use store::{open_npy, open_zarr, open_zarr_at, remote_zarr_metadata, STORE_BLOCK_BYTES};
 pub use tegula_store::{ChunkSink, ChunkSource, Codec, StoredInfo, ZarrOptions};
 pub use tegula_core::chunks::{parse_bytes, AUTO_CHUNK_BYTES};
