@@ -14,7 +14,7 @@ from ._manipulation import moveaxis
 from ._nanfunctions import nanmean
 from ._reshape import reshape
 from ._statistics import (_lanes, _lerp, _positions, _quantile, _weighted_quantile, _weights, checked_quantiles,
-                          median, sorted_take)
+                          median, missing_value, sorted_take)
 
 isnan, maximum = UFUNCS["isnan"], UFUNCS["maximum"]
 
@@ -41,7 +41,7 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     tuple of axes too), NaN where there is none."""
     refuse_out(out)
     x = asarray(a)
-    if x.dtype.kind not in "fc":
+    if x.dtype.kind not in "fcmM":
         return median(x, axis=axis, keepdims=keepdims)
     if x.size == 0:
         return nanmean(x, axis=axis, keepdims=keepdims)
@@ -49,7 +49,7 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     low, high = _gather(lanes, (count - 1) // 2, count // 2)
     mean = REDUCTIONS["mean"](concatenate([low, high], axis=-1), axis=-1, keepdims=True)
     # One middle element when the count is odd: itself, even where the mean would overflow.
-    result = where(count == 0, np.nan, where(count % 2 == 1, low, mean))[..., 0]
+    result = where(count == 0, missing_value(mean.dtype), where(count % 2 == 1, low, mean))[..., 0]
     return reshape(result, kept_dims if keepdims else kept)
 
 
@@ -76,7 +76,7 @@ def _nan_quantiles(a, q, scale, out_of_range, axis, out, method, keepdims, weigh
         return _weighted_quantile(x, q, w, axis, keepdims, skip_nan=x.dtype.kind == "f")
     if x.size == 0:
         return nanmean(x, axis=axis, keepdims=keepdims)
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fmM":
         return _quantile(x, q, weak, axis, method, keepdims)
     return _nan_quantile(x, q, weak, axis, method, keepdims)
 
@@ -91,5 +91,5 @@ def _nan_quantile(x, q, weak, axis, method, keepdims):
         [result] = _gather(lanes, index)
     else:
         result = _lerp(*_gather(lanes, *index), gamma, weak)
-    result = moveaxis(where(count == 0, np.nan, result), -1, 0)
+    result = moveaxis(where(count == 0, missing_value(result.dtype), result), -1, 0)
     return reshape(result, q.shape + (kept_dims if keepdims else kept))

@@ -19,7 +19,7 @@ UniqueInverseResult = namedtuple("UniqueInverseResult", ["values", "inverse_indi
 def _sorted_runs(x, equal_nan=False):
     """``(flat, order, sorted, starts)``: the flattened array, its stable sorting permutation,
     the sorted values and the boolean mask of the sorted positions where a new value starts.
-    With ``equal_nan``, all NaNs (complex ones: a NaN in either part) are one value, which
+    With ``equal_nan``, all NaNs (complex ones: a NaN in either part; NaT) are one value, which
     starts at the first of them in sorted order (they sort last)."""
     from ._sorting import argsort
 
@@ -30,7 +30,7 @@ def _sorted_runs(x, equal_nan=False):
     if n == 0:
         return flat, order, ordered, full((0,), False)
     differs = ordered[1:] != ordered[:-1]
-    if equal_nan and ordered.dtype.kind in "fc":
+    if equal_nan and ordered.dtype.kind in "fcmM":  # NaT is the NaN of times
         from ._functions import UFUNCS
 
         nan = UFUNCS["isnan"](ordered)

@@ -113,11 +113,16 @@ def _normalize(axis, ndim):
 
 
 def _nan_where_lane_has_nan(result, last):
-    """NaN sorts last: a lane whose last sorted element (``last``, one per lane) is NaN has
-    NaN statistics."""
-    if last.dtype.kind not in "fc":
+    """NaN (NaT for times) sorts last: a lane whose last sorted element (``last``, one per
+    lane) is NaN has NaN statistics."""
+    if last.dtype.kind not in "fcmM":
         return result
-    return where(isnan(last), np.nan, result)
+    return where(isnan(last), missing_value(result.dtype), result)
+
+
+def missing_value(dtype):
+    """NaN, or for a time ``dtype`` NaT of its unit."""
+    return np.array("NaT", dtype)[()] if dtype.kind in "mM" else np.nan
 
 
 def _quantile(x, q, weak, axis, method, keepdims):
