@@ -60,12 +60,26 @@ fn matrix<T>(a: &Block<T>, mut s: usize) -> Result<ArrayView2<'_, T>> {
     v.into_dimensionality::<Ix2>().map_err(|_| TegulaError::Internal(format!("matmul block {:?}", a.shape())))
 }
 
-/// `a @ b` with faer, reading both operands in place whatever their strides.
+/// Columns of a right operand up to which faer's path depends on its strides (see `gemm`).
+const NARROW: usize = 32;
+
+/// `a @ b` with faer, reading both operands in place whatever their strides, but for a narrow
+/// `b` that is a window of a larger array: faer multiplies by a few columns along a path chosen
+/// by their strides, and its last bits differed between such a window (a block of a NumPy
+/// array, on threads) and a contiguous copy of it (the same block read by a worker process).
+/// Copied first, the product's bits depend on its values only, whichever executor made it.
 fn gemm<T: faer::traits::ComplexField + Num>(a: ArrayView2<T>, b: ArrayView2<T>, out: &mut [T]) -> Result<()> {
     let ((m, k), n) = (a.dim(), b.ncols());
     if k == 0 {
         return Ok(());
     }
+    let copied;
+    let b = if n <= NARROW && !is_transpose_of(&a, &b) && !is_contiguous(&b) {
+        copied = contiguous(&b);
+        copied.view()
+    } else {
+        b
+    };
     // SAFETY: the pointers, extents and element strides are those of live ndarray views,
     // which outlive the product.
     let (lhs, rhs) = unsafe {
@@ -126,6 +140,21 @@ fn parallelism(m: usize, n: usize) -> Par {
     }
 }
 
+/// Whether `b`'s elements lie one after another, by rows or by columns.
+fn is_contiguous<T>(b: &ArrayView2<T>) -> bool {
+    b.is_standard_layout() || b.t().is_standard_layout()
+}
+
+/// A copy of `b` laid out as a contiguous block of its values would be: by columns when its
+/// columns are the axis it steps along by one element (a transposed block), else by rows.
+fn contiguous<T: Clone>(b: &ArrayView2<T>) -> ndarray::Array2<T> {
+    if b.strides()[0] == 1 && b.strides()[1] != 1 {
+        b.t().to_owned().reversed_axes()
+    } else {
+        b.to_owned()
+    }
+}
+
 /// Whether `a` is `b` transposed (the same elements, axes swapped).
 fn is_transpose_of<T>(a: &ArrayView2<T>, b: &ArrayView2<T>) -> bool {
     a.as_ptr() == b.as_ptr() && a.dim() == (b.ncols(), b.nrows()) && a.strides() == [b.strides()[1], b.strides()[0]]
@@ -164,6 +193,27 @@ mod tests {
         let mut unhinted = vec![0.0; m * n];
         pool.install(|| gemm(a.view(), b.view(), &mut unhinted)).unwrap();
         assert_eq!(product(0), unhinted);
+    }
+
+    #[test]
+    fn a_narrow_product_is_the_same_for_a_window_and_a_contiguous_copy() {
+        for (k, n, rows) in [(4, 1, 9), (4, 2, 9), (16, 5, 21), (300, 2, 700), (64, 32, 100)] {
+            let a = Array2::from_shape_fn((7, k), |(i, j)| ((i * 7919 + j * 104729) % 1000) as f64 / 997.0 - 0.5);
+            let whole = Array2::from_shape_fn((rows, rows), |(i, j)| ((i * 15485863 + j * 32452843) % 1000) as f64 / 991.0 - 0.5);
+            let window = whole.slice(ndarray::s![1..k + 1, 3..n + 3]);
+            let copy = window.to_owned();
+            let (mut from_window, mut from_copy) = (vec![0.0; 7 * n], vec![0.0; 7 * n]);
+            gemm(a.view(), window, &mut from_window).unwrap();
+            gemm(a.view(), copy.view(), &mut from_copy).unwrap();
+            assert_eq!(from_window, from_copy, "{k}x{n}");
+            // The same for a transposed window and the transpose of a contiguous block.
+            let wide = whole.slice(ndarray::s![3..n + 3, 1..k + 1]);
+            let copy_t = wide.to_owned();
+            let (mut from_wide, mut from_copy_t) = (vec![0.0; 7 * n], vec![0.0; 7 * n]);
+            gemm(a.view(), wide.t(), &mut from_wide).unwrap();
+            gemm(a.view(), copy_t.t(), &mut from_copy_t).unwrap();
+            assert_eq!(from_wide, from_copy_t, "{k}x{n} transposed");
+        }
     }
 
     #[test]
