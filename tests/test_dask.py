@@ -178,6 +178,25 @@ def test_a_worker_killed_mid_compute_does_not_change_the_result(client):
         client.wait_for_workers(WORKERS, timeout=60)  # the nanny's new worker, for the tests after
 
 
+def test_a_worker_killed_while_holding_the_callers_blocks_does_not_change_the_result(client):
+    """The NumPy array's blocks are scattered once, to the workers: those of the killed one
+    are gone, and Dask cannot make them again; tegula plans the computation again."""
+    a = np.arange(4000.0).reshape(40, 100)
+    x = tg.asarray(a, chunks=(1, 100)).map_blocks(slow_double, dtype="float64").sum(axis=1)
+    result = {}
+    thread = threading.Thread(target=lambda: result.setdefault("got", x.compute(scheduler=client)))
+    thread.start()
+    time.sleep(1.0)
+    pids = client.run(os.getpid)
+    try:
+        os.kill(pids[sorted(pids)[-1]], signal.SIGKILL)
+        thread.join(timeout=120)
+        assert not thread.is_alive(), "the computation hung after a worker was killed"
+        np.testing.assert_array_equal(result["got"], (a * 2).sum(axis=1))
+    finally:
+        client.wait_for_workers(WORKERS, timeout=60)
+
+
 def test_the_workers_are_counted_while_the_client_refreshes_its_cache(client):
     # A client refreshes its cached scheduler info often; each refresh lists no worker for a
     # moment. Counting the workers from that cache found none about one time in forty.

@@ -77,7 +77,7 @@ def executor_name(scheduler, placement=None):
     if entry is None or (client is not None and entry[1]() is not client):
         from . import _tegula
 
-        name = f"dask-{next(_names)}"
+        name = f"_dask-{next(_names)}"  # "_": a name the registry never lists to users
         ref = None if client is None else weakref.ref(client)
         _tegula.register_hosted_executor(name, Runner(ref, placement))
         entry = _runners[key] = (name, ref or (lambda: None))
@@ -295,10 +295,23 @@ class _Run:
                 f"{len(self.in_flight)} of tegula's fragments can no longer run"
             )
 
+    def _lost(self, what):
+        """A fragment or block was cancelled or lost: when a worker has left the cluster since
+        the run began, it took blocks with it — the caller's blocks scattered to it too, which
+        Dask cannot make again — so the computation is planned again for the workers left;
+        else ``what`` is the error."""
+        gone = set(self.workers) - set(live_workers(self.client))
+        if gone:
+            self.client.cancel(list(self.futures.values()) + [f for f, _, _ in self.in_flight.values()])
+            raise WorkersChanged(sorted(gone))
+        raise RuntimeError(what)
+
     def _ended(self, k, done):
         """Fragment `k` ended: its error is raised as itself, and the blocks no fragment reads
         any more are let go."""
         self.last_end = time.monotonic()
+        if done.status in ("cancelled", "lost"):
+            self._lost(f"fragment {k}: {done.status}")
         if done.status != "finished":
             error = done.exception()
             raise error if isinstance(error, BaseException) else RuntimeError(f"fragment {k}: {done.status}")
@@ -351,7 +364,7 @@ class _Run:
         try:
             return self.client.gather(futures)
         except distributed.CancelledError as e:
-            raise RuntimeError(f"a block of tegula's computation was lost with its worker: {e}") from None
+            self._lost(f"a block of tegula's computation was lost with its worker: {e}")
 
     def _use_transfer_logs(self):
         """The bytes each worker received, and from whom, from the workers' transfer logs, in

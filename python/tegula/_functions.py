@@ -229,7 +229,7 @@ def run_compute(handles, scheduler, num_workers, fuse, progress=None, placement=
 
     settings = config.explicit()
     scheduler = executor_name(scheduler, placement)
-    num_workers = config.get("num_workers") if num_workers is None else num_workers
+    num_workers = config.get("num_workers") if num_workers is None else config.checked_num_workers(num_workers)
     bar = _progress.resolve(progress)
     recorder = _report.active()
     run = _tegula.persist if persist else _tegula.compute

@@ -85,6 +85,8 @@ def _normalize_axes(axes, ndim, what):
 def _result(value, dtype):
     """The function's block as a NumPy array of ``dtype``: cast when it returned another (as
     Dask's result takes the dtype it was given)."""
+    if value is None:
+        raise TypeError("map_blocks: the function returned None, not a block (a missing return statement?)")
     out = np.asarray(value)
     return out if dtype is None or out.dtype == dtype else out.astype(dtype)
 
@@ -209,8 +211,17 @@ def _block_lengths(given, grid):
     if given is None:
         return tuple(grid)
     if isinstance(given, (int, np.integer)):
-        return (int(given),) * len(grid)
-    return tuple(int(c) for c in given)
+        lengths = (given,) * len(grid)
+    elif isinstance(given, (tuple, list)):
+        lengths = tuple(given)
+    else:
+        raise TypeError(f"chunks: block lengths must be ints or tuples of ints, got {given!r}")
+    for c in lengths:
+        if isinstance(c, (bool, np.bool_)) or not isinstance(c, (int, np.integer)):
+            raise TypeError(f"chunks: block lengths must be ints, got {c!r}")
+        if c < 0:
+            raise ValueError(f"chunks: block lengths must not be negative, got {int(c)}")
+    return tuple(int(c) for c in lengths)
 
 
 def _result_block_id(index, n, drop, new, m):

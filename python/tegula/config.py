@@ -28,8 +28,12 @@ its temporary directory)."""
 
 import contextvars
 import dis
+import math
+import numbers
 import os
 import sys
+
+import numpy as np
 
 from . import _tegula
 
@@ -149,13 +153,27 @@ def _normalise(key, value):
             raise ValueError(f"placement must be one of {PLACEMENTS}, got {value!r}")
         return value
     if key == "num_workers":
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"num_workers must be a positive int, got {value!r}")
-        return value
+        return checked_num_workers(value)
     if key == "memory":
         if isinstance(value, str):
             return _tegula.memory_budget(value)
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
-            return int(value)
-        raise ValueError(f"memory must be a positive number of bytes or a size like '2GB', got {value!r}")
-    return os.fspath(value)
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise TypeError(f"memory must be a number of bytes or a size like '2GB', got {value!r}")
+        if not math.isfinite(value) or value < 1:
+            raise ValueError(f"memory must be at least one byte (a number of bytes or a size like '2GB'), got {value!r}")
+        return int(value)
+    path = os.fspath(value)
+    if not path:
+        raise ValueError("spill_dir must name a directory, got ''")
+    _tegula.remove_dead_owners(path)  # what killed processes left there
+    return path
+
+
+def checked_num_workers(value):
+    """``num_workers`` as given, if it is a positive int (a ``TypeError`` or ``ValueError`` if
+    not)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"num_workers must be an int, got {value!r}")
+    if value < 1:
+        raise ValueError(f"num_workers must be at least 1, got {value!r}")
+    return int(value)
