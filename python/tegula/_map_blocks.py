@@ -212,10 +212,11 @@ def _block_lengths(given, grid):
         return tuple(grid)
     if isinstance(given, (int, np.integer)):
         lengths = (given,) * len(grid)
-    elif isinstance(given, (tuple, list)):
-        lengths = tuple(given)
     else:
-        raise TypeError(f"chunks: block lengths must be ints or tuples of ints, got {given!r}")
+        try:
+            lengths = tuple(given)
+        except TypeError:
+            raise TypeError(f"chunks: block lengths must be ints or tuples of ints, got {given!r}") from None
     for c in lengths:
         if isinstance(c, (bool, np.bool_)) or not isinstance(c, (int, np.integer)):
             raise TypeError(f"chunks: block lengths must be ints, got {c!r}")
