@@ -547,10 +547,10 @@ def threads_now():
 
 def test_many_distinct_num_workers_do_not_pile_up_threads():
     x = tg.ones((64, 64), chunks=16)
-    x.sum().compute(num_workers=1)
+    x.sum().compute(scheduler="threads", num_workers=1)
     before = threads_now()
     for n in range(1, 41):
-        assert x.sum().compute(num_workers=n) == 64 * 64
+        assert x.sum().compute(scheduler="threads", num_workers=n) == 64 * 64
     time.sleep(0.5)  # threads of pools let go of end as they finish
     assert threads_now() - before < 2 * 40 + 8
 
