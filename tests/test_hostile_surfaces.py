@@ -557,7 +557,7 @@ def test_many_distinct_num_workers_do_not_pile_up_threads():
 
 # --- 13. clear errors for bad options --------------------------------------------------------
 @pytest.mark.parametrize("value,error", [(0.5, ValueError), (0, ValueError), (-3, ValueError), (float("nan"), ValueError),
-                                         (True, TypeError), ([1], TypeError)])
+                                         (True, ValueError), ([1], TypeError)])
 def test_bad_memory_budgets_are_refused_when_set(value, error):
     with pytest.raises(error, match="memory"):
         tg.config.set(memory=value)

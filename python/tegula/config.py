@@ -157,9 +157,9 @@ def _normalise(key, value):
     if key == "memory":
         if isinstance(value, str):
             return _tegula.memory_budget(value)
-        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        if not isinstance(value, numbers.Real):
             raise TypeError(f"memory must be a number of bytes or a size like '2GB', got {value!r}")
-        if not math.isfinite(value) or value < 1:
+        if isinstance(value, (bool, np.bool_)) or not math.isfinite(value) or value < 1:
             raise ValueError(f"memory must be at least one byte (a number of bytes or a size like '2GB'), got {value!r}")
         return int(value)
     path = os.fspath(value)
