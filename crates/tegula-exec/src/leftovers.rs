@@ -3,24 +3,15 @@
 //! process that uses the same parent removes those whose process is gone, so a SIGKILL or an
 //! out-of-memory kill costs disk (or, in `/dev/shm`, memory) only until then.
 
-use std::collections::HashSet;
-use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::path::Path;
 
 /// The starts of the names of the directories a process owns (see `SpillDir::named`).
 pub const OWNED_PREFIXES: [&str; 3] = ["tegula-spill", "tegula-kept", "tegula-pool"];
 
 /// Removes the directories in `parent` named `PREFIX-PID-N` (a prefix of `OWNED_PREFIXES`)
-/// whose process PID no longer runs; done once per parent in a process.
+/// whose process PID no longer runs. One listing of `parent`: done whenever a directory is
+/// about to be made there, so what a process killed since is gone too.
 pub fn remove_dead_owners(parent: &Path) {
-    static SWEPT: OnceLock<Mutex<HashSet<PathBuf>>> = OnceLock::new();
-    let first = SWEPT.get_or_init(Default::default).lock().map(|mut swept| swept.insert(parent.to_path_buf())).unwrap_or(false);
-    if first {
-        remove_now(parent);
-    }
-}
-
-fn remove_now(parent: &Path) {
     let Ok(entries) = std::fs::read_dir(parent) else { return };
     for entry in entries.flatten() {
         let name = entry.file_name();
@@ -48,6 +39,7 @@ fn gone(pid: u32) -> bool {
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
+    use std::collections::HashSet;
 
     #[test]
     fn directories_of_dead_processes_go_and_others_stay() {
@@ -69,7 +61,7 @@ mod tests {
         for name in &names {
             std::fs::create_dir_all(parent.join(name).join("inner")).unwrap();
         }
-        remove_now(&parent);
+        remove_dead_owners(&parent);
         let left: HashSet<String> = std::fs::read_dir(&parent).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
         let expected: HashSet<String> = names[3..].iter().cloned().collect();
         assert_eq!(left, expected);
