@@ -162,20 +162,26 @@ def test_an_exception_in_a_task_reaches_the_caller_as_itself(client):
         x.compute(scheduler=client)
 
 
-def test_a_worker_killed_mid_compute_does_not_change_the_result(client):
-    x = tg.arange(4000.0, chunks=100).reshape(40, 100).map_blocks(slow_double, dtype="float64").sum(axis=1)
+def computed_with_a_worker_killed(client, x, which):
+    """``x`` computed on the cluster while worker number ``which`` (by address) is killed."""
     result = {}
     thread = threading.Thread(target=lambda: result.setdefault("got", x.compute(scheduler=client)))
     thread.start()
     time.sleep(1.0)
     pids = client.run(os.getpid)
     try:
-        os.kill(pids[sorted(pids)[0]], signal.SIGKILL)
+        os.kill(pids[sorted(pids)[which]], signal.SIGKILL)
         thread.join(timeout=120)
         assert not thread.is_alive(), "the computation hung after a worker was killed"
-        np.testing.assert_array_equal(result["got"], (np.arange(4000.0).reshape(40, 100) * 2).sum(axis=1))
+        return result["got"]
     finally:
         client.wait_for_workers(WORKERS, timeout=60)  # the nanny's new worker, for the tests after
+
+
+def test_a_worker_killed_mid_compute_does_not_change_the_result(client):
+    x = tg.arange(4000.0, chunks=100).reshape(40, 100).map_blocks(slow_double, dtype="float64").sum(axis=1)
+    got = computed_with_a_worker_killed(client, x, 0)
+    np.testing.assert_array_equal(got, (np.arange(4000.0).reshape(40, 100) * 2).sum(axis=1))
 
 
 def test_a_worker_killed_while_holding_the_callers_blocks_does_not_change_the_result(client):
@@ -183,18 +189,7 @@ def test_a_worker_killed_while_holding_the_callers_blocks_does_not_change_the_re
     are gone, and Dask cannot make them again; tegula plans the computation again."""
     a = np.arange(4000.0).reshape(40, 100)
     x = tg.asarray(a, chunks=(1, 100)).map_blocks(slow_double, dtype="float64").sum(axis=1)
-    result = {}
-    thread = threading.Thread(target=lambda: result.setdefault("got", x.compute(scheduler=client)))
-    thread.start()
-    time.sleep(1.0)
-    pids = client.run(os.getpid)
-    try:
-        os.kill(pids[sorted(pids)[-1]], signal.SIGKILL)
-        thread.join(timeout=120)
-        assert not thread.is_alive(), "the computation hung after a worker was killed"
-        np.testing.assert_array_equal(result["got"], (a * 2).sum(axis=1))
-    finally:
-        client.wait_for_workers(WORKERS, timeout=60)
+    np.testing.assert_array_equal(computed_with_a_worker_killed(client, x, -1), (a * 2).sum(axis=1))
 
 
 def test_the_workers_are_counted_while_the_client_refreshes_its_cache(client):
