@@ -216,6 +216,20 @@ def test_unique_collapses_nat_as_numpys(kind, unit):
     np.testing.assert_array_equal(counts.compute(), np.unique_counts(a).counts)
 
 
+# --- 6. processes give the threaded executor's bits on products of uneven blocks ---------------
+@pytest.mark.parametrize("shape,chunks", [((9, 9, 9), (4, 4, 4)), ((40, 33, 21), (8, 16, 5)), ((30, 30, 30), (7, 7, 1)),
+                                          ((120, 100, 3), (50, 50, 2)), ((17, 6, 1), (5, 4, 1))])
+def test_matmul_of_uneven_blocks_is_the_same_on_processes_bit_for_bit(shape, chunks):
+    m, k, n = shape
+    rng = np.random.default_rng(m * k + n)
+    a, b = rng.standard_normal((m, k)), rng.standard_normal((k, n))
+    x, y = tg.asarray(a, chunks=chunks[:2]), tg.asarray(b, chunks=chunks[1:])
+    for product in (x @ y, x @ (y * 1.0), (x.T @ x[:, :n]) if n <= k else x @ y):
+        threads = np.asarray(product.compute(scheduler="threads"))
+        assert threads.tobytes() == np.asarray(product.compute(scheduler="processes")).tobytes()
+    np.testing.assert_allclose(np.asarray((x @ y).compute()), a @ b, rtol=1e-12, atol=1e-12)
+
+
 # --- 7. malformed endpoints are clear errors, never a panic or a hang -------------------------
 BAD_ENDPOINTS = ["127.0.0.1:9000", "localhost", "http://user:pw@127.0.0.1:9", "ftp://127.0.0.1:9", "http://", 123]
 
