@@ -81,7 +81,12 @@ pub fn open_url(url: &str) -> Result<std::sync::Arc<dyn ChunkSource>> {
         }
         Some((zarr::COMPLETE_SCHEME, rest)) => {
             let (identity, path) = rest.split_once(':').ok_or_else(bad)?;
-            Ok(std::sync::Arc::new(ZarrSource::open_same(path, parse_identity(identity).ok_or_else(bad)?)?.completed()))
+            let opened = ZarrSource::open_same(path, parse_identity(identity).ok_or_else(bad)?).map_err(|e| match e {
+                // Another process (a worker) finds it gone as this one's reads would.
+                TegulaError::NotFound(_) => zarr::removed_in_use(path, "the array's directory"),
+                e => e,
+            })?;
+            Ok(std::sync::Arc::new(opened.completed()))
         }
         Some(("npy", path)) => Ok(std::sync::Arc::new(NpySource::open(path)?)),
         Some((remote_zarr::REMOTE_SCHEME, json)) => Ok(std::sync::Arc::new(remote_zarr::open_source(json)?)),

@@ -139,12 +139,7 @@ impl ZarrSource {
 
     /// Fails if a stored chunk `region` touches is missing (see `complete`).
     fn check_present(&self, region: &[(usize, usize)]) -> Result<()> {
-        let gone = |what: String| {
-            TegulaError::NotFound(format!(
-                "{}: {what} was removed while the array was in use (by a cleaner of temporary files?); compute it again",
-                self.info.path
-            ))
-        };
+        let gone = |what: String| removed_in_use(&self.info.path, &what);
         if !Path::new(&self.info.path).is_dir() {
             return Err(gone("the array's directory".into()));
         }
@@ -227,6 +222,11 @@ pub(crate) fn read_with_zarrs<S: ?Sized + ReadableStorageTraits + 'static>(
 
 /// The URL scheme of an array every chunk of which was written (`ZarrSource::open_complete`).
 pub const COMPLETE_SCHEME: &str = "zarr-complete";
+
+/// The error of a complete array at `path` whose file or directory `what` was removed.
+pub(crate) fn removed_in_use(path: &str, what: &str) -> TegulaError {
+    TegulaError::NotFound(format!("{path}: {what} was removed while the array was in use (by a cleaner of temporary files?); compute it again"))
+}
 
 /// Calls `f` with the grid index of each stored chunk `region` touches, in row-major order,
 /// until it returns something.
