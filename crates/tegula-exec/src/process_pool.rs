@@ -123,7 +123,6 @@ struct Run<'a> {
 impl Executor for ProcessPool {
     fn execute(&self, graph: &TaskGraph, spec: &Spec, observer: Option<&dyn Observer>) -> Result<(Vec<Vec<Chunk>>, Report)> {
         let parent = shared_parent(spec);
-        crate::leftovers::remove_dead_owners(&parent);
         let blocks = SpillDir::named(&parent, POOL_DIR);
         let cuts = cut(graph);
         let shared = SharedArrays::new(blocks.dir()?);

@@ -75,13 +75,13 @@ pub trait ChunkSource: Send + Sync {
 pub fn open_url(url: &str) -> Result<std::sync::Arc<dyn ChunkSource>> {
     let bad = || TegulaError::Value(format!("not a store URL tegula opens: {url:?}"));
     match url.split_once(':') {
-        Some(("zarr", rest)) => {
+        Some((scheme @ ("zarr" | zarr::COMPLETE_SCHEME), rest)) => {
             let (identity, path) = rest.split_once(':').ok_or_else(bad)?;
-            Ok(std::sync::Arc::new(ZarrSource::open_same(path, parse_identity(identity).ok_or_else(bad)?)?))
-        }
-        Some((zarr::COMPLETE_SCHEME, rest)) => {
-            let (identity, path) = rest.split_once(':').ok_or_else(bad)?;
-            let opened = ZarrSource::open_same(path, parse_identity(identity).ok_or_else(bad)?).map_err(|e| match e {
+            let opened = ZarrSource::open_same(path, parse_identity(identity).ok_or_else(bad)?);
+            if scheme == "zarr" {
+                return Ok(std::sync::Arc::new(opened?));
+            }
+            let opened = opened.map_err(|e| match e {
                 // Another process (a worker) finds it gone as this one's reads would.
                 TegulaError::NotFound(_) => zarr::removed_in_use(path, "the array's directory"),
                 e => e,

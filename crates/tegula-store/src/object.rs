@@ -135,7 +135,8 @@ impl Bucket {
         let parsed = url::Url::parse(url).map_err(|e| tegula_core::value_err!("{}: not a URL tegula opens: {e}", shown(url)))?;
         check_path_segments(url)?;
         for (key, value) in options {
-            if key.to_ascii_lowercase().ends_with("endpoint") || key.to_ascii_lowercase().ends_with("endpoint_url") {
+            let key_lower = key.to_ascii_lowercase();
+            if key_lower.ends_with("endpoint") || key_lower.ends_with("endpoint_url") {
                 check_endpoint(key, value)?;
             }
         }

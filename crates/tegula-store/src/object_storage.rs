@@ -31,6 +31,8 @@ pub(crate) struct ObjectStorage {
     /// The most bytes a stored chunk (or shard) of the array may take, once its metadata is
     /// known: a server answering with more is refused before it fills memory.
     chunk_limit: AtomicU64,
+    /// The version of each metadata document as read (see `version_read`).
+    metadata_read: Mutex<HashMap<String, ObjectVersion>>,
 }
 
 /// The most bytes a metadata document (`zarr.json`, `.zarray`, ...) may take.
@@ -47,6 +49,7 @@ impl ObjectStorage {
             fetched: Mutex::new(HashMap::new()),
             ranges_refused: AtomicBool::new(false),
             chunk_limit: AtomicU64::new(METADATA_LIMIT),
+            metadata_read: Mutex::new(HashMap::new()),
         }
     }
 
@@ -55,10 +58,23 @@ impl ObjectStorage {
         self.chunk_limit.store(bytes, Ordering::Relaxed);
     }
 
+    /// Whether `key` names a metadata document (`zarr.json`, `.zarray`, ...).
+    fn is_metadata(key: &StoreKey) -> bool {
+        crate::zarr::METADATA_FILES.contains(&key.as_str().rsplit('/').next().unwrap_or_default())
+    }
+
     /// The most bytes the object at `key` may hold.
     fn limit_of(&self, key: &StoreKey) -> u64 {
-        let name = key.as_str().rsplit('/').next().unwrap_or_default();
-        if crate::zarr::METADATA_FILES.contains(&name) { METADATA_LIMIT } else { self.chunk_limit.load(Ordering::Relaxed) }
+        if Self::is_metadata(key) { METADATA_LIMIT } else { self.chunk_limit.load(Ordering::Relaxed) }
+    }
+
+    /// The version of the metadata document at `key` that was read (from its GET's headers, so
+    /// it is that document's even if another was put since); else asked for now.
+    pub(crate) fn version_read(&self, key: &str) -> tegula_core::Result<Option<ObjectVersion>> {
+        match self.metadata_read.lock().unwrap_or_else(|e| e.into_inner()).get(key) {
+            Some(version) => Ok(Some(version.clone())),
+            None => self.version(key),
+        }
     }
 
     fn error(&self, key: &str, e: object_store::Error) -> StorageError {
@@ -85,6 +101,11 @@ impl ObjectStorage {
         };
         if got.meta.size > limit {
             return Err(too_big(got.meta.size));
+        }
+        if Self::is_metadata(key) {
+            let meta = &got.meta;
+            let version = (meta.e_tag.clone(), meta.version.clone(), meta.last_modified.timestamp_micros(), meta.size);
+            self.metadata_read.lock().unwrap_or_else(|e| e.into_inner()).insert(key.as_str().to_string(), version);
         }
         let mut value = Vec::with_capacity(got.meta.size as usize);
         let mut pieces = got.into_stream();

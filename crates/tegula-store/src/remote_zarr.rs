@@ -43,7 +43,7 @@ impl RemoteZarrSource {
     /// Opens the array at `url` (nothing but its metadata is read).
     pub fn open(url: &str, options: &[(String, String)]) -> Result<RemoteZarrSource> {
         let source = RemoteZarrSource::open_any(url, options)?;
-        let version = source.storage.version(source.metadata_key)?;
+        let version = source.storage.version_read(source.metadata_key)?;
         Ok(RemoteZarrSource { version, ..source })
     }
 
