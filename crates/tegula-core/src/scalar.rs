@@ -70,7 +70,7 @@ impl Scalar {
         if let (Scalar::Int(v), Some((lo, hi))) = (self, bounds) {
             if *v < lo || *v > hi {
                 return Err(TegulaError::Overflow(format!(
-                    "Python integer {v} out of bounds for {dtype}"
+                    "integer scalar {v} out of bounds for {dtype}"
                 )));
             }
         }

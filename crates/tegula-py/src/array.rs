@@ -5,7 +5,7 @@ use crate::convert::{chunk_spec, dtype, index_items, opt_dtype, scalar};
 use crate::errors::IntoPy;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
-use tegula::{Array, BinaryOp, LinalgOp, ReduceOp, ReduceSpec, ScanOp, ScanSpec, SortSpec, UnaryOp};
+use tegula::{Array, ops::{BinaryOp, ReduceOp, ReduceSpec, ScanOp, ScanSpec, SortSpec, UnaryOp}, linalg::LinalgOp};
 
 #[pyclass(name = "_Array", module = "tegula._tegula", frozen)]
 pub struct PyArrayHandle {
@@ -43,18 +43,18 @@ impl PyArrayHandle {
     }
     /// The name of the device the array is on.
     fn device(&self) -> PyResult<String> {
-        Ok(tegula::device(self.inner.device()).py()?.name().to_string())
+        Ok(tegula::execute::device(self.inner.device()).py()?.name().to_string())
     }
     /// The array on the device named `name`.
     fn to_device(&self, name: &str) -> PyResult<PyArrayHandle> {
-        Ok(wrap(self.inner.to_device(tegula::device_id(name).py()?)))
+        Ok(wrap(self.inner.to_device(tegula::execute::device_id(name).py()?)))
     }
     fn task_count(&self) -> PyResult<usize> {
         self.inner.task_count().py()
     }
-    /// The plan's description (`tegula::plan_of`) as a dict.
+    /// The plan's description (`tegula::execute::plan_of`) as a dict.
     fn describe<'py>(&self, py: Python<'py>, fuse: bool) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
-        let (plan, graph) = tegula::plan_of(&[&self.inner], fuse).py()?;
+        let (plan, graph) = tegula::execute::plan_of(&[&self.inner], fuse).py()?;
         crate::watch::plan_dict(py, &plan, &graph)
     }
     /// The plan; with `nodes`, also how it runs on that many nodes of `node_memory` bytes
@@ -65,7 +65,7 @@ impl PyArrayHandle {
         match nodes {
             None => self.inner.explain_with(&spec).py(),
             Some(count) => {
-                let nodes = tegula::Nodes { count, memory: node_memory.unwrap_or(spec.memory) };
+                let nodes = tegula::cluster::Nodes { count, memory: node_memory.unwrap_or(spec.memory) };
                 self.inner.explain_on(&spec, nodes).py()
             }
         }

@@ -1,4 +1,4 @@
-//! A plan for a cluster (`tegula::ClusterPlan`) as the runner of a hosted executor sees it
+//! A plan for a cluster (`tegula::cluster::ClusterPlan`) as the runner of a hosted executor sees it
 //! (`hosted.rs`): the fragments as bytes with the node each runs on, the blocks of the
 //! caller's arrays to give the nodes, and the tasks whose blocks are the results; and
 //! `simulate`, a plan's simulated cost under tegula's placement or the block-cyclic baseline.
@@ -9,7 +9,7 @@ use crate::errors::IntoPy;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use tegula::{Array, ClusterPlan, Nodes, Placer};
+use tegula::{Array, cluster::{ClusterPlan, Nodes, Placer}};
 
 #[pyclass(frozen, name = "ClusterPlan")]
 pub struct PyClusterPlan {
@@ -75,7 +75,7 @@ pub fn simulate<'py>(
     let spec = crate::options::spec(memory, None)?;
     let nodes = Nodes { count: nodes, memory: node_memory.unwrap_or(spec.memory) };
     let handles: Vec<&Array> = arrays.iter().map(|a| &a.inner).collect();
-    let plan = py.detach(|| tegula::plan_cluster_with(&handles, true, &spec, nodes, placer)).py()?;
+    let plan = py.detach(|| tegula::cluster::plan_cluster_with(&handles, true, &spec, nodes, placer)).py()?;
     let out = crate::options::simulation_dict(py, &plan.simulation)?;
     out.set_item("fragments", plan.fragments.len())?;
     Ok(out)

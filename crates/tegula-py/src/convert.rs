@@ -7,7 +7,7 @@ use numpy::{
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyList, PyString, PyTuple};
-use tegula::{AxisChunks, Block, Chunk, ChunkSpec, DType, IndexItem, Scalar, Wrap};
+use tegula::{AxisChunks, Block, Chunk, ChunkSpec, DType, Scalar, Element, ops::IndexItem};
 
 use crate::errors::IntoPy;
 
@@ -93,7 +93,7 @@ fn copied<T: numpy::Element, U>(
     let view = readonly.as_array();
     Ok(match view.as_slice() {
         Some(values) => {
-            let mut data = tegula::big_vec(values.len());
+            let mut data = Vec::with_capacity(values.len());
             fill(values, &mut data);
             let dims = shape.map_or_else(|| view.raw_dim(), ndarray::IxDyn);
             ndarray::ArrayD::from_shape_vec(dims, data).map_err(|e| PyValueError::new_err(e.to_string()))?
@@ -214,7 +214,7 @@ fn in_place<'py>(obj: &Bound<'py, PyAny>, over: impl FnOnce(&Bound<'py, PyAny>) 
 /// aligned, in the one buffer the array views, which the chunk's reference keeps alive), and
 /// nothing writes to those elements while the chunk lives. Reading them from any thread is
 /// sound: they are plain numbers.
-unsafe fn over_view<T: Wrap>(view: ndarray::ArrayViewD<'_, T>, array: &Bound<'_, PyAny>) -> Chunk {
+unsafe fn over_view<T: Element>(view: ndarray::ArrayViewD<'_, T>, array: &Bound<'_, PyAny>) -> Chunk {
     T::wrap(unsafe { Block::<T>::from_raw_parts(view.as_ptr(), view.shape(), view.strides(), array.clone().unbind()) })
 }
 
@@ -297,7 +297,7 @@ fn one_dim(n: i128) -> PyResult<usize> {
 /// or a tuple with one entry per axis (int, -1, None, "auto" or a tuple of block lengths).
 pub fn chunk_spec(obj: Option<&Bound<'_, PyAny>>) -> PyResult<ChunkSpec> {
     let Some(obj) = obj.filter(|o| !o.is_none()) else {
-        return Ok(ChunkSpec::Auto(tegula::AUTO_CHUNK_BYTES));
+        return Ok(ChunkSpec::Auto(tegula::creation::AUTO_CHUNK_BYTES));
     };
     if let Ok(s) = obj.cast::<PyString>() {
         return text_spec(&s.to_string()).map(ChunkSpec::Auto);
@@ -322,9 +322,9 @@ fn integer(obj: &Bound<'_, PyAny>) -> Option<i64> {
 
 fn text_spec(text: &str) -> PyResult<usize> {
     if text == "auto" {
-        return Ok(tegula::AUTO_CHUNK_BYTES);
+        return Ok(tegula::creation::AUTO_CHUNK_BYTES);
     }
-    tegula::parse_bytes(text).py()
+    tegula::creation::parse_bytes(text).py()
 }
 
 fn axis_chunks(obj: &Bound<'_, PyAny>) -> PyResult<AxisChunks> {

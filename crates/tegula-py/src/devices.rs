@@ -6,7 +6,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use tegula::HostDevice;
+use tegula::execute::HostDevice;
 
 /// The host devices added from Python, by name.
 static HOST_DEVICES: Mutex<Option<HashMap<String, Arc<HostDevice>>>> = Mutex::new(None);
@@ -14,7 +14,7 @@ static HOST_DEVICES: Mutex<Option<HashMap<String, Arc<HostDevice>>>> = Mutex::ne
 /// The names of the devices, the CPU (`"cpu"`) first.
 #[pyfunction]
 pub fn device_names() -> Vec<String> {
-    tegula::device_names()
+    tegula::execute::device_names()
 }
 
 /// Adds a device called `name` made of the host's cores and memory, with a budget of `memory`
@@ -23,7 +23,7 @@ pub fn device_names() -> Vec<String> {
 #[pyo3(signature = (name, memory=None))]
 pub fn add_host_device(name: &str, memory: Option<usize>) -> PyResult<()> {
     let device = Arc::new(HostDevice::new(name, memory));
-    tegula::add_device(device.clone()).py()?;
+    tegula::execute::add_device(device.clone()).py()?;
     let mut hosts = HOST_DEVICES.lock().map_err(|_| PyValueError::new_err("host devices poisoned"))?;
     hosts.get_or_insert_with(HashMap::new).insert(name.to_string(), device);
     Ok(())

@@ -13,13 +13,13 @@ use pyo3::types::{PyBytes, PyList};
 use std::fs::File;
 use std::io::{BufReader, BufWriter};
 use std::os::fd::FromRawFd;
-use tegula::{Array, Fragment};
+use tegula::{Array, cluster::Fragment};
 
 /// Registers the codecs worker processes use: functions are unpickled, their exceptions
 /// pickled.
 pub fn register_codecs() {
-    tegula::set_function_decoder(decode_function);
-    tegula::set_callback_encoder(pickled_callback_error);
+    tegula::cluster::set_function_decoder(decode_function);
+    tegula::cluster::set_callback_encoder(pickled_callback_error);
 }
 
 /// The fragments computing `arrays`: a list of (bytes, input task ids, output task ids), and
@@ -34,7 +34,7 @@ pub fn plan_fragments<'py>(
     memory: Option<usize>,
 ) -> PyResult<(Vec<(Bound<'py, PyBytes>, Vec<usize>, Vec<usize>)>, Vec<Vec<usize>>)> {
     let inputs: Vec<&Array> = arrays.iter().map(|a| &a.inner).collect();
-    let (fragments, outputs) = tegula::plan_fragments(&inputs, fuse, &spec(memory, None)?).py()?;
+    let (fragments, outputs) = tegula::cluster::plan_fragments(&inputs, fuse, &spec(memory, None)?).py()?;
     let fragments = fragments.into_iter().map(|f| (PyBytes::new(py, &f.bytes), f.inputs, f.outputs)).collect();
     Ok((fragments, outputs))
 }
@@ -64,7 +64,7 @@ pub fn run_fragment<'py>(
     let (blocks, report) = py
         .detach(move || {
             let graph = Fragment::from_bytes(&bytes)?.decode()?;
-            tegula::run_fragment(&graph, given, num_workers, &spec, None)
+            tegula::cluster::run_fragment(&graph, given, num_workers, &spec, None)
         })
         .py()?;
     let outputs = blocks.into_iter().map(|b| chunk_to_numpy(py, b)).collect::<PyResult<Vec<_>>>()?;
@@ -100,5 +100,5 @@ pub fn serve_worker(py: Python<'_>, input: i32, output: i32) -> PyResult<()> {
     // SAFETY: the caller hands over two open descriptors that nothing else in this process
     // uses; the files own them from here on.
     let (input, output) = unsafe { (File::from_raw_fd(input), File::from_raw_fd(output)) };
-    py.detach(move || tegula::serve(&mut BufReader::new(input), &mut BufWriter::new(output))).py()
+    py.detach(move || tegula::cluster::serve(&mut BufReader::new(input), &mut BufWriter::new(output))).py()
 }

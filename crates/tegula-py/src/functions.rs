@@ -9,7 +9,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::path::PathBuf;
-use tegula::{Array, Distribution, Rejection};
+use tegula::{Array, random::{Distribution, Rejection}};
 
 #[pyfunction]
 #[pyo3(signature = (array, chunks=None))]
@@ -164,7 +164,7 @@ pub fn compute<'py>(
 }
 
 /// What the executor measured, as a dict, with the trace of every task when there is one.
-fn traced_report<'py>(py: Python<'py>, report: &tegula::Report, traced: Option<(Vec<tegula::TaskEvent>, tegula::PlanDescription)>) -> PyResult<Bound<'py, PyDict>> {
+fn traced_report<'py>(py: Python<'py>, report: &tegula::execute::Report, traced: Option<(Vec<tegula::execute::TaskEvent>, tegula::execute::PlanDescription)>) -> PyResult<Bound<'py, PyDict>> {
     let info = report_dict(py, report)?;
     if let Some((events, plan)) = traced {
         info.set_item("trace", trace_dict(py, &events, &plan)?)?;
@@ -172,7 +172,7 @@ fn traced_report<'py>(py: Python<'py>, report: &tegula::Report, traced: Option<(
     Ok(info)
 }
 
-/// Persists several arrays in one pass (see `tegula::persist`), without holding the GIL;
+/// Persists several arrays in one pass (see `tegula::execute::persist`), without holding the GIL;
 /// returns arrays reading the kept blocks and what the executor measured.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]

@@ -1,7 +1,7 @@
 //! Executors hosted by a distributed engine's Python API (Ray, dask.distributed): an `Executor` registered by
 //! name from Python (`register_hosted_executor`), so every computation — `compute`, stores,
 //! the ones operations run while built — reaches it as it reaches the native ones. The plan is
-//! cut and placed here (`tegula::ClusterPlan`); the runner, a Python object, only ships it:
+//! cut and placed here (`tegula::cluster::ClusterPlan`); the runner, a Python object, only ships it:
 //! `runner.nodes(workers)` gives the node count and each node's memory (or None), then
 //! `runner.run(plan, events)` runs the fragments, calls `events.done(fragment, node, start,
 //! end)` as each ends, and returns the output blocks by task id and what it measured (or
@@ -18,19 +18,17 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
-use tegula::{
-    Chunk, ClusterPlan, ClusterReport, Executor, ExecutorConfig, NodeLoad, Nodes, Observer, Report, Result, Simulation, Spec, TaskEvent, TaskGraph,
-};
+use tegula::{Chunk, Result, cluster::{ClusterPlan, ClusterReport, NodeLoad, Nodes, Simulation}, execute::{Executor, ExecutorConfig, Observer, Report, Spec, TaskEvent, TaskGraph}};
 
 /// Registers `runner` as the executor `compute(scheduler=name)` uses.
 #[pyfunction]
 pub fn register_hosted_executor(name: &str, runner: Py<PyAny>) -> PyResult<()> {
     let runner = Arc::new(runner);
-    let make: tegula::MakeExecutor = Arc::new(move |config: &ExecutorConfig| {
+    let make: tegula::execute::MakeExecutor = Arc::new(move |config: &ExecutorConfig| {
         let executor: Arc<dyn Executor> = Arc::new(Hosted { runner: Arc::clone(&runner), workers: config.workers });
         Ok(executor)
     });
-    tegula::register_executor(name, make).map_err(crate::errors::to_py)
+    tegula::execute::register_executor(name, make).map_err(crate::errors::to_py)
 }
 
 struct Hosted {

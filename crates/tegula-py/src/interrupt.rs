@@ -11,7 +11,7 @@
 use pyo3::prelude::*;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
-use tegula::Cancel;
+use tegula::execute::Cancel;
 
 const SIGNAL_CHECK: Duration = Duration::from_millis(50);
 
@@ -84,7 +84,7 @@ pub fn run_interruptible<T: Send + 'static>(
 /// Says that a stopped computation is still running, and lets go of the thread pools it may
 /// occupy, so that the next computation gets threads of its own.
 fn abandoned(py: Python<'_>) {
-    tegula::let_go_of_pools();
+    tegula::execute::let_go_of_pools();
     let warned = py.import("warnings").and_then(|w| {
         let message = "tegula: the interrupted computation did not stop within a second (a task still runs user code \
                        or waits on a server); its thread was abandoned and runs on in the background";

@@ -18,7 +18,7 @@ use pyo3::prelude::*;
 
 #[cfg(target_os = "linux")]
 #[global_allocator]
-static ALLOCATOR: tegula::reuse::Reusing = tegula::reuse::Reusing;
+static ALLOCATOR: tegula::execute::Reusing = tegula::execute::Reusing;
 
 #[pymodule]
 fn _tegula(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -28,10 +28,10 @@ fn _tegula(m: &Bound<'_, PyModule>) -> PyResult<()> {
     fragments::register_codecs();
     // What killed tegula processes left (spill files, kept arrays, blocks shared in memory)
     // goes now, in the default spill directory and in `/dev/shm` (see `leftovers.rs`).
-    if let Ok(spec) = tegula::Spec::from_env() {
-        tegula::remove_dead_owners(&spec.spill_dir);
+    if let Ok(spec) = tegula::execute::Spec::from_env() {
+        tegula::execute::remove_dead_owners(&spec.spill_dir);
     }
-    tegula::remove_dead_owners(std::path::Path::new("/dev/shm"));
+    tegula::execute::remove_dead_owners(std::path::Path::new("/dev/shm"));
     m.add_function(wrap_pyfunction!(options::remove_dead_owners, m)?)?;
     m.add_class::<array::PyArrayHandle>()?;
     m.add_class::<functions::PyGenerator>()?;

@@ -7,7 +7,7 @@ use crate::errors::{stash_callback_error, IntoPy};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 use std::sync::Arc;
-use tegula::{Array, BlockFunction, Chunk, Chunks};
+use tegula::{Array, Chunk, Chunks, execute::BlockFunction};
 
 struct PyBlockFunction {
     function: Py<PyAny>,

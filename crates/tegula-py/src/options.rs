@@ -5,7 +5,7 @@ use crate::errors::IntoPy;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::PathBuf;
-use tegula::{ExecutorConfig, Spec};
+use tegula::execute::{ExecutorConfig, Spec};
 
 /// How to run a computation, from `compute`'s keyword arguments.
 pub fn compute_options(
@@ -16,7 +16,7 @@ pub fn compute_options(
     spill_dir: Option<PathBuf>,
 ) -> PyResult<tegula::ComputeOptions> {
     let config = ExecutorConfig { workers: num_workers, worker_command: Some(worker_command()?) };
-    let executor = tegula::executor(scheduler, &config).py()?;
+    let executor = tegula::execute::executor(scheduler, &config).py()?;
     Ok(tegula::ComputeOptions { executor, fuse, spec: Some(spec(memory, spill_dir)?) })
 }
 
@@ -32,7 +32,7 @@ fn worker_command() -> PyResult<Vec<String>> {
 }
 
 /// What the executor measured, as a dict.
-pub fn report_dict<'py>(py: Python<'py>, report: &tegula::Report) -> PyResult<Bound<'py, PyDict>> {
+pub fn report_dict<'py>(py: Python<'py>, report: &tegula::execute::Report) -> PyResult<Bound<'py, PyDict>> {
     let info = PyDict::new(py);
     info.set_item("tasks", report.tasks)?;
     info.set_item("peak_bytes", report.peak_bytes)?;
@@ -64,7 +64,7 @@ pub fn spec(memory: Option<usize>, spill_dir: Option<PathBuf>) -> PyResult<Spec>
 /// Removes the directories that dead tegula processes left in `parent` (a spill directory).
 #[pyfunction]
 pub fn remove_dead_owners(parent: PathBuf) {
-    tegula::remove_dead_owners(&parent);
+    tegula::execute::remove_dead_owners(&parent);
 }
 
 /// The memory budget and spill directory a computation would get without explicit settings.
@@ -78,25 +78,25 @@ pub fn default_spec() -> PyResult<(usize, PathBuf)> {
 /// argsort).
 #[pyfunction]
 pub fn sort_block_bytes(memory: usize, arg: bool) -> usize {
-    tegula::sort_block_bytes(memory, arg)
+    tegula::ops::sort_block_bytes(memory, arg)
 }
 
 /// Bytes the persisted arrays alive in this process keep in memory (taken out of every
 /// computation's budget).
 #[pyfunction]
 pub fn kept_bytes() -> usize {
-    tegula::kept_bytes()
+    tegula::execute::kept_bytes()
 }
 
 /// A memory budget written as a byte size (`"2GB"`, `"512 MiB"`), in bytes.
 #[pyfunction]
 pub fn memory_budget(text: &str) -> PyResult<usize> {
-    tegula::memory_budget(text).py()
+    tegula::execute::memory_budget(text).py()
 }
 
 /// A simulation (or a cluster's measurements, which have its shape) as a dict: `bytes_between_nodes`, `bytes_given`, `bytes_returned` and `nodes`,
 /// a list of per-node dicts.
-pub fn simulation_dict<'py>(py: Python<'py>, sim: &tegula::Simulation) -> PyResult<Bound<'py, PyDict>> {
+pub fn simulation_dict<'py>(py: Python<'py>, sim: &tegula::cluster::Simulation) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
     out.set_item("bytes_between_nodes", sim.bytes_between_nodes)?;
     out.set_item("bytes_given", sim.bytes_given)?;

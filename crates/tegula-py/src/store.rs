@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PySlice, PyTuple};
 use std::path::PathBuf;
 use std::sync::Arc;
-use tegula::{Array, ChunkSource, Codec, Result, StoredInfo, TegulaError, ZarrOptions};
+use tegula::{Array, Result, TegulaError, io::{ChunkSource, Codec, StoredInfo, ZarrOptions}};
 
 /// Opens a Zarr array lazily; returns its handle and its attributes (a JSON object).
 #[pyfunction]
@@ -24,7 +24,7 @@ pub fn open_zarr(
 ) -> PyResult<(PyArrayHandle, String)> {
     // Ctrl-C stops the wait for a server that answers slowly, or never.
     let path = path.to_string();
-    let source = run_interruptible(py, &tegula::Cancel::default(), None, move || tegula::open_zarr_at(&path, &storage_options))?.py()?;
+    let source = run_interruptible(py, &tegula::execute::Cancel::default(), None, move || tegula::io::open_zarr_at(&path, &storage_options))?.py()?;
     let attributes = source.info().attributes.clone();
     Ok((opened(source, chunks)?, attributes))
 }
@@ -34,14 +34,14 @@ pub fn open_zarr(
 #[pyo3(signature = (url, storage_options=Vec::new()))]
 pub fn zarr_metadata(py: Python<'_>, url: &str, storage_options: Vec<(String, String)>) -> PyResult<String> {
     let url = url.to_string();
-    run_interruptible(py, &tegula::Cancel::default(), None, move || tegula::remote_zarr_metadata(&url, &storage_options))?.py()
+    run_interruptible(py, &tegula::execute::Cancel::default(), None, move || tegula::io::remote_zarr_metadata(&url, &storage_options))?.py()
 }
 
 /// Opens a `.npy` file lazily.
 #[pyfunction]
 #[pyo3(signature = (path, chunks=None))]
 pub fn open_npy(py: Python<'_>, path: &str, chunks: Option<&Bound<'_, PyAny>>) -> PyResult<PyArrayHandle> {
-    let source = py.detach(|| tegula::open_npy(path)).py()?;
+    let source = py.detach(|| tegula::io::open_npy(path)).py()?;
     opened(source, chunks)
 }
 

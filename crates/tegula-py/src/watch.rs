@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tegula::{Array, Chunk, ComputeOptions, Observer, Operation, PlanDescription, Progress, Report, TaskEvent, Trace};
+use tegula::{Array, Chunk, ComputeOptions, execute::{Observer, Operation, PlanDescription, Progress, Report, TaskEvent, Trace}};
 
 /// What a watched computation returns: its arrays, its report, and when traced its events
 /// with the description of the plan that ran.
@@ -31,11 +31,11 @@ pub fn compute_watched(
 ) -> PyResult<Watched> {
     let arrays = arrays.to_vec();
     run_watched(py, options, progress, interval, trace, move |options, observer| {
-        tegula::compute_observed(&arrays.iter().collect::<Vec<_>>(), options, observer, trace)
+        tegula::execute::compute_observed(&arrays.iter().collect::<Vec<_>>(), options, observer, trace)
     })
 }
 
-/// Persists `arrays` (see `tegula::persist`), watched as `compute_watched` watches.
+/// Persists `arrays` (see `tegula::execute::persist`), watched as `compute_watched` watches.
 pub fn persist_watched(
     py: Python<'_>,
     arrays: &[Array],
@@ -46,7 +46,7 @@ pub fn persist_watched(
 ) -> PyResult<Watched<Vec<Array>>> {
     let arrays = arrays.to_vec();
     run_watched(py, options, progress, interval, trace, move |options, observer| {
-        tegula::persist_observed(&arrays.iter().collect::<Vec<_>>(), options, observer, trace)
+        tegula::execute::persist_observed(&arrays.iter().collect::<Vec<_>>(), options, observer, trace)
     })
 }
 
@@ -66,7 +66,7 @@ fn run_watched<T: Send + 'static>(
     let watching = progress.is_some();
     let (counted, traced) = (counters.clone(), tracer.clone());
     let observed = move |options| {
-        let both = tegula::Both(&*counted, &*traced);
+        let both = tegula::execute::Both(&*counted, &*traced);
         let observer: Option<&dyn Observer> = match (watching, trace) {
             (true, true) => Some(&both),
             (true, false) => Some(&*counted),
@@ -124,7 +124,7 @@ pub fn trace_dict<'py>(py: Python<'py>, events: &[TaskEvent], plan: &PlanDescrip
 
 /// A plan described for Python: its operations, and per task its operation, static rank,
 /// kernel name, inputs and result bytes.
-pub fn plan_dict<'py>(py: Python<'py>, plan: &PlanDescription, graph: &tegula::TaskGraph) -> PyResult<Bound<'py, PyDict>> {
+pub fn plan_dict<'py>(py: Python<'py>, plan: &PlanDescription, graph: &tegula::execute::TaskGraph) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
     out.set_item("operations", operations_list(py, &plan.operations)?)?;
     out.set_item("task_operation", PyArray1::from_vec(py, plan.task_operation.iter().map(|&i| i as u64).collect()))?;

@@ -1,4 +1,4 @@
-//! A progress bar for a long computation: the executor tells a `tegula::Progress` about each
+//! A progress bar for a long computation: the executor tells a `tegula::execute::Progress` about each
 //! task as it ends, and this thread draws its counters with indicatif while another computes.
 //!
 //!     cargo run --release --example progress -- 400000000
@@ -6,7 +6,7 @@
 use indicatif::{ProgressBar, ProgressStyle};
 use std::time::Duration;
 use tegula::random::Generator;
-use tegula::{compute_observed, AxisChunks, BinaryOp, ChunkSpec, Threaded, Progress, Scalar};
+use tegula::{AxisChunks, ChunkSpec, Scalar, execute::{compute_observed, Threaded, Progress}, ops::BinaryOp};
 
 fn main() -> tegula::Result<()> {
     let points: usize = std::env::args().nth(1).and_then(|n| n.parse().ok()).unwrap_or(100_000_000);

@@ -4,7 +4,7 @@
 
 use ndarray::ArrayD;
 use tegula::random::Generator;
-use tegula::{compute, Array, AxisChunks, BinaryOp, ChunkSpec, Threaded, Result};
+use tegula::{compute, Array, AxisChunks, ChunkSpec, Result, ops::BinaryOp, execute::Threaded};
 
 fn main() -> Result<()> {
     // 20000 x 20000 random float64 (3.2 GB) in 2000 x 2000 chunks: lazy, nothing allocated.

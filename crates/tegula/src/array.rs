@@ -25,24 +25,31 @@ impl Array {
     pub(crate) fn from_node(node: NodeRef) -> Array {
         Array { node }
     }
+    /// The expression node this array is (the planning layer's view of it).
     pub fn node(&self) -> &NodeRef {
         &self.node
     }
+    /// The length of each axis.
     pub fn shape(&self) -> Vec<usize> {
         self.node.shape()
     }
+    /// The number of axes.
     pub fn ndim(&self) -> usize {
         self.node.ndim()
     }
+    /// The number of elements.
     pub fn size(&self) -> usize {
         self.node.size()
     }
+    /// The element type.
     pub fn dtype(&self) -> DType {
         self.node.dtype
     }
+    /// The block lengths along each axis.
     pub fn chunks(&self) -> &Chunks {
         &self.node.chunks
     }
+    /// The bytes of the whole array, once computed.
     pub fn nbytes(&self) -> usize {
         self.node.nbytes()
     }
@@ -60,6 +67,7 @@ impl Array {
         self.explain_with(&Spec::from_env()?)
     }
 
+    /// `explain` against the budget of `spec`.
     pub fn explain_with(&self, spec: &Spec) -> Result<String> {
         let roots = staged(std::slice::from_ref(&self.node), spec.memory);
         Ok(explain(&roots, &plan(&roots, true)?, spec.memory))
@@ -70,6 +78,8 @@ impl Array {
         self.compute_with(ComputeOptions::default()).map(|(c, _)| c)
     }
 
+    /// Computes the array as `options` say (an executor, fusion, a budget), with the
+    /// computation's report.
     pub fn compute_with(&self, options: impl Into<ComputeOptions>) -> Result<(Chunk, Report)> {
         let (mut out, report) = compute(&[self], options)?;
         Ok((out.remove(0), report))
@@ -79,6 +89,7 @@ impl Array {
 /// How a computation runs.
 #[derive(Debug, Clone)]
 pub struct ComputeOptions {
+    /// What runs the tasks (`Threaded` by default).
     pub executor: Arc<dyn Executor>,
     /// Fuse element-wise chains (and the reductions they feed) into single tasks. Turning it
     /// off is for debugging and comparison; results are the same.
@@ -115,8 +126,8 @@ pub fn compute(arrays: &[&Array], options: impl Into<ComputeOptions>) -> Result<
     Ok((chunks, report))
 }
 
-/// `compute`, telling `observer` about each task as it ends (see `tegula::Progress` and
-/// `tegula::Trace`); with `describe`, also the description of the plan that ran, whose
+/// `compute`, telling `observer` about each task as it ends (see `tegula::execute::Progress` and
+/// `tegula::execute::Trace`); with `describe`, also the description of the plan that ran, whose
 /// `task_operation` names each event's operation.
 pub fn compute_observed(
     arrays: &[&Array],

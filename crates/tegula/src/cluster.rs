@@ -5,32 +5,43 @@
 //! `tegula_exec::run_fragment` where it is placed.
 
 use crate::array::{plan_within, Array};
-use crate::fragments::EncodedFragment;
+pub use crate::fragments::EncodedFragment;
 use tegula_core::{internal_err, value_err, IoOp, Result, Spec, TaskOp};
-use tegula_exec::{assemble_output, Fragment};
+use tegula_exec::assemble_output;
+pub use tegula_exec::Fragment;
 use tegula_kernels::Chunk;
 use tegula_plan::chain::chain_combines;
 use tegula_plan::fan_out::merge_fan_outs;
 use tegula_plan::fragments::{cut_given_loads, sub_graph, FragmentCut};
 use tegula_plan::merge::merge_trees;
 use tegula_plan::refine::refine;
-use tegula_plan::placement::{check_nodes_fit, fragment_need, simulate, Placement, Placer, Simulation};
+use tegula_plan::placement::{check_nodes_fit, fragment_need, simulate};
 use tegula_plan::{NodeRef, TaskGraph, TaskId};
+
+pub use crate::fragments::plan_fragments;
+pub use tegula_exec::fragment::set_function_decoder;
+pub use tegula_exec::{run_fragment, serve, set_callback_encoder, ClusterReport};
+pub use tegula_plan::placement::{NodeLoad, Placement, Placer, Simulation};
 
 /// The nodes a plan is placed on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Nodes {
+    /// How many nodes.
     pub count: usize,
     /// Bytes each node may hold.
     pub memory: usize,
 }
 
+/// A plan placed on nodes: its fragments, where each runs, and the placement's simulated cost.
 pub struct ClusterPlan {
     graph: TaskGraph,
+    /// The fragments, each as bytes, in an order where each one's inputs come from earlier ones.
     pub fragments: Vec<EncodedFragment>,
     /// The bytes each fragment needs at once where it runs (`placement::fragment_need`).
     pub needs: Vec<usize>,
+    /// The node each fragment runs on, and where each given block goes.
     pub placement: Placement,
+    /// The placement replayed: bytes moved between nodes and each node's load and peak.
     pub simulation: Simulation,
 }
 

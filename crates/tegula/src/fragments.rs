@@ -11,8 +11,11 @@ use tegula_plan::{NodeRef, TaskId};
 /// One fragment as bytes, with the plan's tasks it is given and returns.
 #[derive(Debug, Clone)]
 pub struct EncodedFragment {
+    /// The fragment, encoded (`Fragment::to_bytes`).
     pub bytes: Vec<u8>,
+    /// The plan's tasks whose blocks it is given, in order.
     pub inputs: Vec<TaskId>,
+    /// The plan's tasks whose blocks it returns, in order.
     pub outputs: Vec<TaskId>,
 }
 

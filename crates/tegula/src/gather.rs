@@ -132,7 +132,7 @@ impl Array {
     /// elements, in row-major order (their count computed now, their values with the result).
     pub fn nonzero(&self) -> Result<Vec<Array>> {
         if self.ndim() == 0 {
-            return Err(value_err!("Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() instead."));
+            return Err(value_err!("nonzero of 0d arrays is not defined: make the array 1-d first (atleast_1d)"));
         }
         let flat = self.reshape(&[-1])?;
         let hit = flat.binary_scalar(BinaryOp::NotEqual, Scalar::Int(0), false)?;

@@ -1,8 +1,23 @@
 //! tegula: chunked n-dimensional arrays with NumPy's semantics, computed lazily as a graph of
-//! chunk tasks on all cores.
+//! chunk tasks on all cores, within a memory budget.
+//!
+//! An [`Array`] is an expression: operations return new arrays and nothing runs until
+//! [`Array::compute`] (or [`compute`] for several arrays at once, sharing their work). What a
+//! user does lives in one module each:
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | [`Array`] and [`ops`] | element-wise arithmetic, reductions, indexing, reshaping, sorting |
+//! | [`creation`] | arrays from data, constants and ranges |
+//! | [`linalg`] | products and factorisations |
+//! | [`fft`] | discrete Fourier transforms |
+//! | [`random`] | counter-based random arrays (NumPy's `Generator`) |
+//! | [`io`] | Zarr (local and object storage) and `.npy`, read and written lazily |
+//! | [`execute`] | executors, memory budgets, persisting, progress and reports |
+//! | [`cluster`] | plans cut into fragments and placed on nodes |
 //!
 //! ```
-//! use tegula::{Array, ChunkSpec, AxisChunks};
+//! use tegula::{AxisChunks, ChunkSpec};
 //! let x = tegula::random::Generator::new(42)
 //!     .random(&[1000, 1000], &ChunkSpec::All(AxisChunks::Size(250)))
 //!     .unwrap();
@@ -10,52 +25,89 @@
 //! let value: f64 = y.compute().unwrap().typed::<f64>().unwrap().iter().copied().sum();
 //! assert!((value - 1.5).abs() < 0.01);
 //! ```
+#![deny(missing_docs)]
 
+mod arithmetic;
 mod array;
 mod budget;
-mod cluster;
-mod creation;
+pub mod cluster;
+mod constructors;
 mod fragments;
 mod gather;
+pub mod io;
 mod map_blocks;
-mod ops;
 mod ordering;
 mod persist;
 pub mod random;
 mod sample_sort;
-mod store;
 
-pub use array::{compute, compute_observed, plan_of, Array, ComputeOptions};
-pub use cluster::{plan_cluster, plan_cluster_with, ClusterPlan, Nodes};
-pub use fragments::{plan_fragments, EncodedFragment};
-pub use tegula_plan::placement::{NodeLoad, Placer, Simulation};
-pub use ordering::{sort_block_bytes, SortSpec};
-pub use budget::budget_left;
-pub use tegula_core::kept::kept_bytes;
-pub use persist::{persist, persist_observed};
-pub use tegula_exec::fragment::{run_fragment, set_function_decoder, Fragment};
-pub use tegula_exec::{serve, set_callback_encoder};
-pub use tegula_exec::leftovers::remove_dead_owners;
-pub use tegula_exec::let_go_of_pools;
-pub use store::{open_npy, open_zarr, open_zarr_at, remote_zarr_metadata, STORE_BLOCK_BYTES};
-pub use tegula_store::{ChunkSink, ChunkSource, Codec, StoredInfo, ZarrOptions};
-pub use tegula_core::chunks::{parse_bytes, AUTO_CHUNK_BYTES};
-pub use tegula_core::spec::memory_budget;
-pub use tegula_core::{
-    AxisChunks, Cancel, DeviceId, Spec, BinaryOp, ChunkSpec, Chunks, DType, Distribution, LinalgOp, MovingOp, Rejection, ReduceOp, Result, Scalar, ScanOp,
-    TegulaError, TimeUnit, UnaryOp, NAT,
-};
-pub use tegula_exec::device::{add_device, device, device_id, device_names, transfer, Cpu, Device, HostDevice};
-pub use tegula_exec::{
-    default_threads, executor, executor_names, register_executor, MakeExecutor, BlockFunction, SharedArrays, Both, Executor, ExecutorConfig, Observer, ProcessPool, Progress, Report, ClusterReport,
-    TaskEvent, Threaded, Trace,
-};
-pub use tegula_plan::describe::{Operation, PlanDescription};
-pub use tegula_plan::TaskGraph;
-pub use tegula_core::memory::big_vec;
-#[cfg(target_os = "linux")]
-pub use tegula_core::reuse;
-pub use tegula_kernels::{Block, Chunk, Elem, Wrap};
-pub use tegula_plan::construct::layout::IndexItem;
-pub use tegula_plan::construct::reduce::ReduceSpec;
-pub use tegula_plan::construct::scan::ScanSpec;
+pub use array::{Array, ComputeOptions};
+pub use array::compute;
+pub use tegula_core::{AxisChunks, ChunkSpec, Chunks, DType, Result, Scalar, TegulaError, TimeUnit, NAT};
+pub use tegula_kernels::{Block, Chunk, Elem};
+/// An element type an [`Array`] can be made of and a computed [`Chunk`] read as: `bool`, the
+/// integers, `f32`/`f64`, `half::f16` and the complex numbers.
+pub use tegula_kernels::Wrap as Element;
+
+/// The operations' parameters: which element-wise, reduction, scan or moving-window operation,
+/// and how to index.
+pub mod ops {
+    pub use crate::ordering::{sort_block_bytes, SortSpec};
+    pub use tegula_core::{BinaryOp, MovingOp, ReduceOp, ScanOp, UnaryOp};
+    pub use tegula_plan::construct::layout::IndexItem;
+    pub use tegula_plan::construct::reduce::ReduceSpec;
+    pub use tegula_plan::construct::scan::ScanSpec;
+}
+
+/// Making arrays: from in-memory data ([`Array::from_ndarray`], [`Array::from_chunk`]),
+/// constants ([`Array::full`], [`Array::zeros`]) and ranges ([`Array::arange`],
+/// [`Array::linspace`]); the default chunk size when none is given.
+///
+/// ```
+/// use tegula::{Array, AxisChunks, ChunkSpec, DType, Scalar};
+/// let chunks = ChunkSpec::All(AxisChunks::Size(4));
+/// let x = Array::arange(Scalar::Int(0), Scalar::Int(10), Scalar::Int(1), None, &chunks).unwrap();
+/// assert_eq!((x.shape(), x.dtype()), (vec![10], DType::Int64));
+/// ```
+pub mod creation {
+    pub use tegula_core::chunks::{parse_bytes, AUTO_CHUNK_BYTES};
+}
+
+/// Linear algebra: [`Array::matmul`](crate::Array::matmul) and the factorisations
+/// ([`Array::linalg`](crate::Array::linalg) with a [`LinalgOp`](crate::linalg::LinalgOp)).
+///
+/// ```
+/// use tegula::{Array, AxisChunks, ChunkSpec};
+/// use tegula::linalg::LinalgOp;
+/// let a = Array::from_ndarray(ndarray::arr2(&[[4.0, 1.0], [1.0, 3.0]]).into_dyn(), &ChunkSpec::All(AxisChunks::Size(2))).unwrap();
+/// let det = a.linalg(LinalgOp::Det, &[]).unwrap().compute().unwrap();
+/// assert!((det.typed::<f64>().unwrap()[[]] - 11.0).abs() < 1e-12);
+/// ```
+pub mod linalg {
+    pub use tegula_core::LinalgOp;
+}
+
+/// Discrete Fourier transforms along an axis ([`Array::fft`](crate::Array::fft)).
+pub mod fft {}
+
+/// Running computations: executors (threads, processes, or one registered by name), the memory
+/// budget and spill directory ([`Spec`](crate::execute::Spec)), persisting arrays, devices, and what a computation
+/// reports as it runs and when it ends.
+pub mod execute {
+    pub use crate::array::{compute_observed, plan_of};
+    pub use crate::budget::budget_left;
+    pub use crate::persist::{persist, persist_observed};
+    pub use tegula_core::kept::kept_bytes;
+    pub use tegula_core::spec::memory_budget;
+    pub use tegula_core::{Cancel, DeviceId, Spec};
+    #[cfg(target_os = "linux")]
+    pub use tegula_core::reuse::Reusing;
+    pub use tegula_exec::device::{add_device, device, device_id, device_names, transfer, Cpu, Device, HostDevice};
+    pub use tegula_exec::leftovers::remove_dead_owners;
+    pub use tegula_exec::{
+        default_threads, executor, executor_names, let_go_of_pools, register_executor, BlockFunction, Both, Executor, ExecutorConfig,
+        MakeExecutor, Observer, ProcessPool, Progress, Report, SharedArrays, TaskEvent, Threaded, Trace,
+    };
+    pub use tegula_plan::describe::{Operation, PlanDescription};
+    pub use tegula_plan::TaskGraph;
+}

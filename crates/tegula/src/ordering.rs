@@ -14,6 +14,7 @@ use tegula_plan::construct::{any_dtype, sort, time};
 /// What `Array::sorted` computes, and the largest block it may make.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SortSpec {
+    /// The axis sorted (negative counts from the end).
     pub axis: i64,
     /// The reversed order (NaN first); equal elements still keep their order.
     pub descending: bool,

@@ -3,7 +3,8 @@
 
 use crate::array::Array;
 use std::sync::atomic::{AtomicU64, Ordering};
-use tegula_core::{normalize_chunks, ChunkSpec, DType, Distribution, Rejection, Result};
+pub use tegula_core::{Distribution, Rejection};
+use tegula_core::{normalize_chunks, ChunkSpec, DType, Result};
 use tegula_kernels::stream_key;
 use tegula_plan::construct::{creation, elementwise};
 
@@ -14,6 +15,7 @@ pub struct Generator {
 }
 
 impl Generator {
+    /// A generator whose streams all derive from `seed`.
     pub fn new(seed: u64) -> Generator {
         Generator { seed, calls: AtomicU64::new(0) }
     }
@@ -38,6 +40,7 @@ impl Generator {
         self.draw(Distribution::Uniform { low: 0.0, high: 1.0 }, shape, DType::Float64, chunks)
     }
 
+    /// Float64 values of the standard normal distribution.
     pub fn standard_normal(&self, shape: &[usize], chunks: &ChunkSpec) -> Result<Array> {
         self.draw(Distribution::Normal { loc: 0.0, scale: 1.0 }, shape, DType::Float64, chunks)
     }

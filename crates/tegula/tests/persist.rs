@@ -4,7 +4,7 @@
 
 use std::sync::Mutex;
 use tegula::random::Generator;
-use tegula::{budget_left, persist, Array, AxisChunks, ChunkSpec, ComputeOptions, Spec, Threaded};
+use tegula::{Array, AxisChunks, ChunkSpec, ComputeOptions, execute::{budget_left, persist, Spec, Threaded}};
 
 /// The kept-bytes count is the process's: tests that read it run one at a time.
 static KEPT: Mutex<()> = Mutex::new(());

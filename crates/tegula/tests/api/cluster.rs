@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 use std::collections::HashMap;
 use tegula::random::Generator;
-use tegula::{plan_cluster, plan_cluster_with, run_fragment, ClusterPlan, Placer, Array, AxisChunks, Chunk, ChunkSpec, Fragment, Nodes, ReduceOp, ReduceSpec, Spec, TegulaError, UnaryOp};
+use tegula::{Array, AxisChunks, Chunk, ChunkSpec, TegulaError, cluster::{plan_cluster, plan_cluster_with, run_fragment, ClusterPlan, Placer, Fragment, Nodes}, ops::{ReduceOp, ReduceSpec, UnaryOp}, execute::Spec};
 
 fn chunks(block: usize) -> ChunkSpec {
     ChunkSpec::All(AxisChunks::Size(block))

@@ -6,9 +6,9 @@
 use ndarray::ArrayD;
 use std::sync::Arc;
 use tegula::random::Generator;
-use tegula::{add_device, Array, AxisChunks, ChunkSpec, ComputeOptions, HostDevice, Spec, Threaded, TegulaError};
+use tegula::{Array, AxisChunks, ChunkSpec, ComputeOptions, TegulaError, execute::{add_device, HostDevice, Spec, Threaded}};
 
-fn host_device(name: &str, memory: Option<usize>) -> (Arc<HostDevice>, tegula::DeviceId) {
+fn host_device(name: &str, memory: Option<usize>) -> (Arc<HostDevice>, tegula::execute::DeviceId) {
     let device = Arc::new(HostDevice::new(name, memory));
     let id = add_device(device.clone()).unwrap();
     (device, id)
@@ -53,7 +53,7 @@ fn a_device_keeps_to_its_own_budget() {
     let (_, id) = host_device("small", Some(budget));
     let x = noise(&[256, 256], 16).rechunk(&ChunkSpec::PerAxis(vec![AxisChunks::Size(16), AxisChunks::Full])).unwrap();
     let y = x.to_device(id);
-    let reversed = y.index(&[tegula::IndexItem::Slice { start: None, stop: None, step: Some(-1) }]).unwrap();
+    let reversed = y.index(&[tegula::ops::IndexItem::Slice { start: None, stop: None, step: Some(-1) }]).unwrap();
     let total = y.sub(&reversed).unwrap().mul(&y).unwrap().sum(None, false).unwrap();
     let spec = Spec { memory: 64 << 20, ..Spec::default() };
     let options = ComputeOptions { executor: Arc::new(Threaded::new(Some(2)).unwrap()), fuse: false, spec: Some(spec) };
@@ -61,7 +61,7 @@ fn a_device_keeps_to_its_own_budget() {
     let peaks = &report.device_peaks;
     assert!(peaks[id.index()] <= budget, "device peak {} over its budget {budget}", peaks[id.index()]);
     assert!(report.spilled_bytes > 0);
-    let expected = x.sub(&x.index(&[tegula::IndexItem::Slice { start: None, stop: None, step: Some(-1) }]).unwrap()).unwrap().mul(&x).unwrap().sum(None, false).unwrap();
+    let expected = x.sub(&x.index(&[tegula::ops::IndexItem::Slice { start: None, stop: None, step: Some(-1) }]).unwrap()).unwrap().mul(&x).unwrap().sum(None, false).unwrap();
     assert_eq!(bytes(&got[0]), bytes(&expected.compute().unwrap()));
 }
 
@@ -71,6 +71,6 @@ fn arrays_on_different_devices_do_not_mix() {
     let x = noise(&[8], 4);
     let err = x.to_device(id).add(&x).unwrap_err();
     assert!(matches!(err, TegulaError::Value(ref m) if m.contains("different devices")), "{err:?}");
-    assert!(matches!(tegula::device_id("no-such-device"), Err(TegulaError::Value(_))));
+    assert!(matches!(tegula::execute::device_id("no-such-device"), Err(TegulaError::Value(_))));
     assert!(matches!(add_device(Arc::new(HostDevice::new("apart", None))), Err(TegulaError::Value(_))));
 }

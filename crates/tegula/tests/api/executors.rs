@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use tegula::random::Generator;
-use tegula::{compute, Array, AxisChunks, BinaryOp, ChunkSpec, Chunk, ComputeOptions, Threaded, ReduceOp, ReduceSpec, UnaryOp};
+use tegula::{compute, Array, AxisChunks, ChunkSpec, Chunk, ComputeOptions, ops::{BinaryOp, ReduceOp, ReduceSpec, UnaryOp}, execute::Threaded};
 
 fn chunks(block: usize) -> ChunkSpec {
     ChunkSpec::All(AxisChunks::Size(block))

@@ -6,10 +6,7 @@ use proptest::prelude::*;
 use std::collections::HashMap;
 use std::sync::Arc;
 use tegula::random::Generator;
-use tegula::{
-    plan_fragments, plan_of, run_fragment, Array, AxisChunks, BinaryOp, Chunk, ChunkSpec, DType, Executor, Fragment, ReduceOp,
-    ReduceSpec, Spec, Threaded, UnaryOp,
-};
+use tegula::{Array, AxisChunks, Chunk, ChunkSpec, DType, cluster::{plan_fragments, run_fragment, Fragment}, execute::{plan_of, Executor, Spec, Threaded}, ops::{BinaryOp, ReduceOp, ReduceSpec, UnaryOp}};
 
 fn chunks(block: usize) -> ChunkSpec {
     ChunkSpec::All(AxisChunks::Size(block))
@@ -35,7 +32,7 @@ fn expression(seed: u64, n: usize, block: usize, dtype: DType) -> Vec<Array> {
         y.reduce(&spec(ReduceOp::Var, Some(vec![1]))).unwrap(),
         y.matmul(&x).unwrap(),
         m.binary(BinaryOp::Greater, &x).unwrap().reduce(&spec(ReduceOp::Any, None)).unwrap(),
-        m.sorted(&tegula::SortSpec { block_bytes: 64, ..tegula::SortSpec::new(0, false, false) }).unwrap(),
+        m.sorted(&tegula::ops::SortSpec { block_bytes: 64, ..tegula::ops::SortSpec::new(0, false, false) }).unwrap(),
     ]
 }
 
@@ -117,7 +114,7 @@ fn in_memory_arrays_travel_by_reference_as_files() {
     let m = Array::from_ndarray(ndarray::ArrayD::from_shape_vec(vec![10, 10], data).unwrap(), &chunks(4)).unwrap();
     let y = m.t().add_scalar(0.5).unwrap();
     let (_, graph) = plan_of(&[&y], true).unwrap();
-    let shared = tegula::SharedArrays::new(&dir);
+    let shared = tegula::execute::SharedArrays::new(&dir);
     let bytes = Fragment::encode(&graph, Some(&shared)).unwrap().to_bytes().unwrap();
     assert!(bytes.len() < 800, "the array is not inside the plan ({} bytes)", bytes.len());
     let decoded = Fragment::from_bytes(&bytes).unwrap().decode().unwrap();
@@ -136,7 +133,7 @@ fn bytes_that_are_not_a_plan_are_a_value_error() {
 #[test]
 fn what_cannot_leave_the_process_is_refused_by_name() {
     struct Here;
-    impl tegula::BlockFunction for Here {
+    impl tegula::execute::BlockFunction for Here {
         fn call(&self, _: &[usize], args: &[Chunk]) -> tegula::Result<Chunk> {
             Ok(args[0].clone())
         }

@@ -2,7 +2,7 @@
 //! small matrices with known answers, and the errors NumPy raises.
 
 use ndarray::{array, s, Array2, ArrayD, ArrayViewD, Ix2};
-use tegula::{Array, AxisChunks, ChunkSpec, LinalgOp, TegulaError};
+use tegula::{Array, AxisChunks, ChunkSpec, TegulaError, linalg::LinalgOp};
 
 /// Four 2×2 matrices `[[k + 2, 1], [1, 2]]`, stacked (2, 2) and chunked one matrix per block
 /// along the stack, in 1×1 pieces along the matrix axes.
@@ -61,7 +61,7 @@ fn errors_speak_numpy() {
 
 /// The tasks of a plan computing `arrays` together that run `kernel` (by label).
 fn tasks_labelled(arrays: &[&Array], label: &str) -> usize {
-    let (_, graph) = tegula::plan_of(arrays, true).unwrap();
+    let (_, graph) = tegula::execute::plan_of(arrays, true).unwrap();
     graph.tasks.iter().filter(|t| t.op.label() == label).count()
 }
 
@@ -80,7 +80,7 @@ fn results_asked_together_share_one_factorisation_per_block() {
         let arrays: Vec<&Array> = arrays.iter().collect();
         // Four matrices: four factorisations, and no task computing one result alone.
         assert_eq!(tasks_labelled(&arrays, label), 4, "{label}");
-        let (_, graph) = tegula::plan_of(&arrays, true).unwrap();
+        let (_, graph) = tegula::execute::plan_of(&arrays, true).unwrap();
         // Besides the matrices' loads and assembly (1×1 pieces into whole matrices), only
         // factorisations and parts.
         let mut labels: Vec<String> = graph.tasks.iter().map(|t| t.op.label()).filter(|l| l != "load" && l != "assemble").collect();

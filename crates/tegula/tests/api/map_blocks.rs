@@ -4,7 +4,7 @@
 use ndarray::{ArrayD, IxDyn};
 use proptest::prelude::*;
 use std::sync::Arc;
-use tegula::{Array, AxisChunks, BlockFunction, ChunkSpec, Chunk, Chunks, DType, Threaded, Result, TegulaError, Wrap};
+use tegula::{Array, AxisChunks, ChunkSpec, Chunk, Chunks, DType, Result, TegulaError, Element, execute::{BlockFunction, Threaded}};
 
 /// `a + 10 * b + block number along axis 0`, or a broken variant.
 struct AddWithBlock {
@@ -17,10 +17,10 @@ impl BlockFunction for AddWithBlock {
         let b = args[1].typed::<f64>()?;
         let out = &**a + (&**b * 10.0) + block[0] as f64;
         match self.broken {
-            Some("dtype") => Ok(Wrap::wrap(out.mapv(|v| v as f32).into())),
-            Some("shape") => Ok(Wrap::wrap(ArrayD::<f64>::zeros(IxDyn(&[1])).into())),
+            Some("dtype") => Ok(Element::wrap(out.mapv(|v| v as f32).into())),
+            Some("shape") => Ok(Element::wrap(ArrayD::<f64>::zeros(IxDyn(&[1])).into())),
             Some(_) => Err(TegulaError::Value("the function failed".into())),
-            None => Ok(Wrap::wrap(out.into())),
+            None => Ok(Element::wrap(out.into())),
         }
     }
 }
@@ -79,7 +79,7 @@ fn the_plan_has_one_task_per_block_named_by_the_function() {
     let (_, x) = matrix(9, 8, 0.3, 3);
     let f = Arc::new(AddWithBlock { broken: None });
     let z = Array::map_blocks(&[&x, &x], f, "add_with_block", x.chunks().clone(), DType::Float64).unwrap();
-    let (plan, graph) = tegula::plan_of(&[&z], true).unwrap();
+    let (plan, graph) = tegula::execute::plan_of(&[&z], true).unwrap();
     let op = plan.operations.iter().position(|o| o.label == "map_blocks(add_with_block)").unwrap();
     assert_eq!(plan.operations[op].tasks, 9);
     assert_eq!(graph.tasks.iter().filter(|t| t.op.label() == "map-blocks").count(), 9);

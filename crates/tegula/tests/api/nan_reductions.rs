@@ -4,7 +4,7 @@
 
 use ndarray::{ArrayD, Axis};
 use proptest::prelude::*;
-use tegula::{Array, AxisChunks, ChunkSpec, ReduceOp};
+use tegula::{Array, AxisChunks, ChunkSpec, ops::ReduceOp};
 use tegula_plan::construct::reduce::ReduceSpec;
 
 /// The expected value of `op` over the values that are not NaN (`ddof` for the variances).

@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use tegula::random::Generator;
-use tegula::{compute, compute_observed, plan_of, Array, AxisChunks, ChunkSpec, ComputeOptions, Threaded, Progress, ReduceOp, ReduceSpec, Spec, Trace};
+use tegula::{compute, Array, AxisChunks, ChunkSpec, ComputeOptions, execute::{compute_observed, plan_of, Threaded, Progress, Spec, Trace}, ops::{ReduceOp, ReduceSpec}};
 
 fn expression(seed: u64, n: usize, block: usize) -> Array {
     let x = Generator::new(seed).random(&[n, n], &ChunkSpec::All(AxisChunks::Size(block))).unwrap();

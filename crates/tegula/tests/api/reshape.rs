@@ -4,7 +4,7 @@
 
 use ndarray::ArrayD;
 use proptest::prelude::*;
-use tegula::{Array, AxisChunks, ChunkSpec, ComputeOptions, Threaded};
+use tegula::{Array, AxisChunks, ChunkSpec, ComputeOptions, execute::Threaded};
 use tegula_plan::walk::topological;
 
 /// One axis: its length and irregular block lengths (drawn from `cuts`, the last one clipped).

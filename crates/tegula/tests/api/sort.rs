@@ -5,7 +5,7 @@
 
 use ndarray::ArrayD;
 use proptest::prelude::*;
-use tegula::{Array, AxisChunks, ChunkSpec, Chunk, ComputeOptions, DType, Threaded, SortSpec, TegulaError};
+use tegula::{Array, AxisChunks, ChunkSpec, Chunk, ComputeOptions, DType, TegulaError, execute::Threaded, ops::SortSpec};
 use tegula_plan::walk::topological;
 use tegula_plan::{lower, Fusion};
 

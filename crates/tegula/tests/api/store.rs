@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use tegula::random::Generator;
-use tegula::{Array, AxisChunks, ChunkSpec, Chunk, Codec, ComputeOptions, IndexItem, ZarrOptions};
+use tegula::{Array, AxisChunks, ChunkSpec, Chunk, ComputeOptions, io::{Codec, ZarrOptions}, ops::IndexItem};
 
 fn values(c: &Chunk) -> Vec<f64> {
     c.typed::<f64>().unwrap().iter().copied().collect()
@@ -35,7 +35,7 @@ proptest! {
         let codec = [Codec::None, Codec::Zstd { level: 1 }, Codec::Gzip { level: 1 }, Codec::Blosc { level: 5 }][codec].clone();
         let path = dir.join("a.zarr").to_string_lossy().into_owned();
         x.to_zarr(&path, &options(format, vec![stored, cols], codec), ComputeOptions::default()).unwrap();
-        let back = Array::from_source(tegula::open_zarr(&path).unwrap(), None).unwrap();
+        let back = Array::from_source(tegula::io::open_zarr(&path).unwrap(), None).unwrap();
         prop_assert_eq!(values(&back.compute().unwrap()), expected.clone());
         // a region of rows, read alone
         let lo = lo.min(rows - 1);
@@ -44,7 +44,7 @@ proptest! {
         let npy = dir.join("a.npy").to_string_lossy().into_owned();
         x.to_npy(&npy, false, ComputeOptions::default()).unwrap();
         let spec = ChunkSpec::All(AxisChunks::Size(stored));
-        let back = Array::from_source(tegula::open_npy(&npy).unwrap(), Some(&spec)).unwrap();
+        let back = Array::from_source(tegula::io::open_npy(&npy).unwrap(), Some(&spec)).unwrap();
         prop_assert_eq!(values(&back.compute().unwrap()), expected);
         std::fs::remove_dir_all(dir).unwrap();
     }
@@ -58,9 +58,9 @@ fn a_store_that_exists_is_refused_and_kept() {
     x.to_zarr(&path, &options(3, vec![2], Codec::None), ComputeOptions::default()).unwrap();
     let again = x.to_zarr(&path, &options(3, vec![2], Codec::None), ComputeOptions::default());
     assert!(matches!(again, Err(tegula::TegulaError::Exists(_))));
-    let source = tegula::open_zarr(&path).unwrap();
+    let source = tegula::io::open_zarr(&path).unwrap();
     assert_eq!(source.info().shape, vec![4]);
-    let missing = tegula::open_zarr(&dir.join("missing").to_string_lossy());
+    let missing = tegula::io::open_zarr(&dir.join("missing").to_string_lossy());
     assert!(matches!(missing, Err(tegula::TegulaError::NotFound(_))));
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -3,7 +3,7 @@
 //! the counts (NumPy's rules, written out by hand).
 
 use ndarray::ArrayD;
-use tegula::{Array, AxisChunks, BinaryOp, ChunkSpec, DType, ReduceOp, TimeUnit, NAT};
+use tegula::{Array, AxisChunks, ChunkSpec, DType, TimeUnit, NAT, ops::{BinaryOp, ReduceOp}};
 use tegula_plan::construct::reduce::ReduceSpec;
 
 fn times(counts: &[i64], dtype: DType) -> Array {

@@ -4,7 +4,7 @@
 
 use ndarray::{ArrayD, Axis, Slice};
 use proptest::prelude::*;
-use tegula::{Array, AxisChunks, ChunkSpec, ComputeOptions, ReduceOp, Threaded};
+use tegula::{Array, AxisChunks, ChunkSpec, ComputeOptions, ops::ReduceOp, execute::Threaded};
 use tegula_plan::construct::reduce::ReduceSpec;
 use tegula_plan::walk::topological;
 use tegula_plan::NodeKind;

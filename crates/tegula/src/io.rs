@@ -1,5 +1,6 @@
-//! Arrays on disk: reading Zarr and `.npy` lazily, region by region, and writing an array to
-//! them as it is computed (each block written, then freed).
+//! Arrays in storage: reading Zarr (local, S3, GCS, Azure, HTTP) and `.npy` lazily, region by
+//! region, and writing an array to them as it is computed (each block written, then freed).
+//! [`ChunkSource`] and [`ChunkSink`] are the seams a new store implements.
 
 use crate::array::{plan_within, Array, ComputeOptions};
 use crate::budget::budget_left;
@@ -9,8 +10,9 @@ use tegula_core::{normalize_chunks, ChunkSpec, Chunks, Result};
 use tegula_exec::Report;
 use tegula_plan::construct::{creation, store};
 use tegula_plan::{next_id, ReadUnit, Resource, ResourceKind};
+pub use tegula_store::{ChunkSink, ChunkSource, Codec, StoredInfo, ZarrOptions};
 use tegula_store::{
-    is_remote, ChunkSink, ChunkSource, NpySink, NpySource, RemoteZarrSink, RemoteZarrSource, StoredInfo, ZarrOptions, ZarrSink,
+    is_remote, NpySink, NpySource, RemoteZarrSink, RemoteZarrSource, ZarrSink,
     ZarrSource,
 };
 

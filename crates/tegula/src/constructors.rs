@@ -14,6 +14,7 @@ impl Array {
         Ok(Array::from_node(creation::stored(Arc::new(data), dtype, chunks)))
     }
 
+    /// An array holding `data` (moved, not copied), split into `chunks`.
     pub fn from_ndarray<T: Wrap>(data: ndarray::ArrayD<T>, chunks: &ChunkSpec) -> Result<Array> {
         Array::from_chunk(T::wrap(data.into()), chunks)
     }
@@ -25,10 +26,12 @@ impl Array {
         Ok(Array::from_node(creation::full(value, dtype, chunks)?))
     }
 
+    /// An array of `shape` filled with zeros of `dtype`.
     pub fn zeros(shape: &[usize], dtype: DType, chunks: &ChunkSpec) -> Result<Array> {
         Array::full(shape, Scalar::Bool(false), Some(dtype), chunks)
     }
 
+    /// An array of `shape` filled with ones of `dtype`.
     pub fn ones(shape: &[usize], dtype: DType, chunks: &ChunkSpec) -> Result<Array> {
         Array::full(shape, Scalar::Bool(true), Some(dtype), chunks)
     }

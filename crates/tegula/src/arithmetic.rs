@@ -8,10 +8,13 @@ use tegula_plan::construct::{any_dtype as any, elementwise as ew, join, layout, 
 use tegula_plan::NodeRef;
 
 impl Array {
+    /// An element-wise function of one array (`UnaryOp`: NumPy's ufuncs of one argument).
     pub fn unary(&self, op: UnaryOp) -> Result<Array> {
         any::unary(op, &self.node).map(Array::from_node)
     }
 
+    /// An element-wise function of two arrays, broadcast against each other with NumPy's rules
+    /// and the result dtype NumPy promotes to.
     pub fn binary(&self, op: BinaryOp, other: &Array) -> Result<Array> {
         any::binary(op, &self.node, &other.node).map(Array::from_node)
     }
@@ -21,18 +24,23 @@ impl Array {
         any::binary_scalar(op, &self.node, s, reflected).map(Array::from_node)
     }
 
+    /// `self + other`, broadcast.
     pub fn add(&self, other: &Array) -> Result<Array> {
         self.binary(BinaryOp::Add, other)
     }
+    /// `self + s`, with `s` a weak scalar (NEP 50: `int8 + 1` stays `int8`).
     pub fn add_scalar(&self, s: impl Into<ScalarArg>) -> Result<Array> {
         self.binary_scalar(BinaryOp::Add, s.into().0, false)
     }
+    /// `self * other`, broadcast.
     pub fn mul(&self, other: &Array) -> Result<Array> {
         self.binary(BinaryOp::Multiply, other)
     }
+    /// `self * s`, with `s` a weak scalar.
     pub fn mul_scalar(&self, s: impl Into<ScalarArg>) -> Result<Array> {
         self.binary_scalar(BinaryOp::Multiply, s.into().0, false)
     }
+    /// `self - other`, broadcast.
     pub fn sub(&self, other: &Array) -> Result<Array> {
         self.binary(BinaryOp::Subtract, other)
     }
@@ -64,6 +72,8 @@ impl Array {
         ew::bitcast(&self.node, dtype).map(Array::from_node)
     }
 
+    /// A reduction over some axes (`ReduceSpec`: the operation, axes, `keepdims`, dtype and
+    /// degrees of freedom).
     pub fn reduce(&self, spec: &ReduceSpec) -> Result<Array> {
         any::reduce(&self.node, spec).map(Array::from_node)
     }
@@ -72,15 +82,19 @@ impl Array {
         let spec = ReduceSpec { axes: axes.map(|a| a.to_vec()), keepdims, ..ReduceSpec::new(op) };
         self.reduce(&spec)
     }
+    /// The sum over `axes` (all axes when `None`), in NumPy's sum dtype.
     pub fn sum(&self, axes: Option<&[i64]>, keepdims: bool) -> Result<Array> {
         self.reduce_simple(ReduceOp::Sum, axes, keepdims)
     }
+    /// The mean over `axes` (all axes when `None`).
     pub fn mean(&self, axes: Option<&[i64]>, keepdims: bool) -> Result<Array> {
         self.reduce_simple(ReduceOp::Mean, axes, keepdims)
     }
+    /// The standard deviation over `axes` (all axes when `None`), with zero degrees of freedom.
     pub fn std(&self, axes: Option<&[i64]>, keepdims: bool) -> Result<Array> {
         self.reduce_simple(ReduceOp::Std, axes, keepdims)
     }
+    /// The largest element over `axes` (all axes when `None`); NaN wins, as in NumPy.
     pub fn max(&self, axes: Option<&[i64]>, keepdims: bool) -> Result<Array> {
         self.reduce_simple(ReduceOp::Max, axes, keepdims)
     }
@@ -134,6 +148,7 @@ impl Array {
     pub fn transpose(&self, axes: Option<&[i64]>) -> Result<Array> {
         layout::transpose(&self.node, axes).map(Array::from_node)
     }
+    /// The transpose (axes reversed), NumPy's `x.T`.
     pub fn t(&self) -> Array {
         layout::transpose(&self.node, None).map(Array::from_node).unwrap_or_else(|_| self.clone())
     }
@@ -156,6 +171,7 @@ impl Array {
         tegula_plan::construct::fft::fft(&self.node, axis, inverse).map(Array::from_node)
     }
 
+    /// The same values in blocks of `chunks`.
     pub fn rechunk(&self, chunks: &ChunkSpec) -> Result<Array> {
         let chunks = normalize_chunks(chunks, &self.shape(), self.dtype().itemsize())?;
         layout::rechunk(&self.node, chunks).map(Array::from_node)
