@@ -1,59 +1,32 @@
-"""Searching functions built from reductions: ``argmax``/``argmin`` find the extreme value, then
-the first position holding it (two passes over the input, both chunked and fused)."""
+"""Searching functions: ``argmax``/``argmin`` (the Rust crate's ``Array::argmax``: the extreme
+value, then the first position holding it), ``count_nonzero`` and ``isin``."""
 
 import operator
 
-import numpy as np
 
+from . import _tegula
 from ._array import Array, refuse_out
-from ._creation import arange, asarray
-from ._functions import UFUNCS, where
+from ._creation import asarray
 
 
-def _arg_extreme(x, axis, keepdims, reduce_name):
+def _arg_extreme(x, axis, keepdims, maximum):
     x = asarray(x)
     if axis is not None:
         axis = operator.index(axis)
-        if not -x.ndim <= axis < max(x.ndim, 1):
-            raise np.exceptions.AxisError(axis, x.ndim)
-    if x.size == 0 and (axis is None or x.ndim == 0 or x.shape[axis] == 0):
-        raise ValueError(f"attempt to get arg{reduce_name} of an empty sequence")
-    if x.ndim == 0:
-        return asarray(np.int64(0))
-    axes = range(x.ndim) if axis is None else [axis % x.ndim]
-    extreme = getattr(x, reduce_name)(axis=axis, keepdims=True)
-    hit = x == extreme
-    if x.dtype.kind in "fcmM":  # NumPy returns the first NaN (NaT), which the extreme then is
-        isnan = UFUNCS["isnan"]
-        hit = hit | (isnan(extreme) & isnan(x))
-    position = _flat_positions(x, axes)
-    n = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
-    return where(hit, position, n).min(axis=axis, keepdims=keepdims)
-
-
-def _flat_positions(x, axes):
-    """Each element's row-major position within the sub-array spanned by ``axes`` (int64),
-    as a sum of broadcast ranges, one per axis: generated, never stored."""
-    total, stride = None, 1
-    for a in reversed(list(axes)):
-        key = (None,) * a + (slice(None),) + (None,) * (x.ndim - 1 - a)
-        term = arange(x.shape[a], dtype="int64", chunks=(x.chunks[a],))[key] * stride
-        total = term if total is None else total + term
-        stride *= x.shape[a]
-    return total
+    return Array(_tegula.arg_extreme(x._h, maximum, axis, bool(keepdims)))
 
 
 def argmax(x, /, axis=None, out=None, *, keepdims=False):
     """Index of the first maximum along ``axis`` (of the flattened array when None); NaN counts
     as the maximum, as in NumPy."""
     refuse_out(out)
-    return _arg_extreme(x, axis, keepdims, "max")
+    return _arg_extreme(x, axis, keepdims, True)
 
 
 def argmin(x, /, axis=None, out=None, *, keepdims=False):
     """Index of the first minimum along ``axis``; NaN counts as the minimum, as in NumPy."""
     refuse_out(out)
-    return _arg_extreme(x, axis, keepdims, "min")
+    return _arg_extreme(x, axis, keepdims, False)
 
 
 def count_nonzero(x, /, axis=None, *, keepdims=False):

@@ -1,5 +1,6 @@
 //! The `tegula._tegula` extension module: thin bindings from Python to the `tegula` crate.
 
+mod algorithms;
 mod array;
 mod cluster;
 mod convert;
@@ -34,6 +35,7 @@ fn _tegula(m: &Bound<'_, PyModule>) -> PyResult<()> {
     tegula::execute::remove_dead_owners(std::path::Path::new("/dev/shm"));
     m.add_function(wrap_pyfunction!(options::remove_dead_owners, m)?)?;
     m.add_class::<array::PyArrayHandle>()?;
+    algorithms::register(m)?;
     m.add_class::<functions::PyGenerator>()?;
     m.add_function(wrap_pyfunction!(functions::from_numpy, m)?)?;
     m.add_function(wrap_pyfunction!(functions::full, m)?)?;

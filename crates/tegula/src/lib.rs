@@ -40,6 +40,7 @@ mod ordering;
 mod persist;
 pub mod random;
 mod sample_sort;
+mod searching;
 
 pub use array::{Array, ComputeOptions};
 pub use array::compute;

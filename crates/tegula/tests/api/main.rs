@@ -11,6 +11,7 @@ mod map_blocks;
 mod nan_reductions;
 mod observe;
 mod reshape;
+mod searching;
 mod sort;
 mod store;
 mod times;
