@@ -40,7 +40,7 @@ from ._reshape import reshape
 from ._searching import argmax, argmin, count_nonzero, isin
 from ._sets import unique, unique_all, unique_counts, unique_inverse, unique_values
 from ._statistics import median, percentile, ptp, quantile
-from ._nanstatistics import nanmedian, nanpercentile, nanquantile
+from ._statistics import nanmedian, nanpercentile, nanquantile
 from ._ufunc_likes import UFUNC_LIKES, fix, isneginf, isposinf
 from ._special_functions import i0, sinc
 from ._complex import angle, iscomplex, isreal

@@ -3,8 +3,11 @@
 //! calls one of these.
 
 use crate::array::{wrap, PyArrayHandle};
+use crate::convert::dtype;
 use crate::errors::IntoPy;
+use numpy::PyReadonlyArrayDyn;
 use pyo3::prelude::*;
+use tegula::ops::{QuantileMethod, QuantileSpec, Quantiles};
 
 /// `argmax` (`maximum`) or `argmin` along `axis` (all axes when `None`).
 #[pyfunction]
@@ -14,8 +17,59 @@ pub fn arg_extreme(x: &PyArrayHandle, maximum: bool, axis: Option<i64>, keepdims
     found.py().map(wrap)
 }
 
+/// `quantile` (`nanquantile` with `skip_nan`) of `x`: `q` in `[0, 1]` as float64 values of
+/// the dtype `q_dtype` NumPy holds them in, `weak` when a Python number.
+#[pyfunction]
+#[pyo3(signature = (x, q, q_dtype, weak, axes, method, keepdims, weights, skip_nan))]
+#[allow(clippy::too_many_arguments)]
+pub fn quantile(
+    x: &PyArrayHandle,
+    q: PyReadonlyArrayDyn<'_, f64>,
+    q_dtype: &str,
+    weak: bool,
+    axes: Option<Vec<i64>>,
+    method: &str,
+    keepdims: bool,
+    weights: Option<&PyArrayHandle>,
+    skip_nan: bool,
+) -> PyResult<PyArrayHandle> {
+    let q = Quantiles::new(q.as_array().to_owned(), dtype(q_dtype)?, weak).py()?;
+    let method = QuantileMethod::from_name(method).py()?;
+    let spec = QuantileSpec { axes, method, keepdims, weights: weights.map(|w| w.inner.clone()), skip_nan };
+    x.inner.quantile(&q, &spec).py().map(wrap)
+}
+
+/// `median` (`nanmedian` with `skip_nan`) of `x` along `axes` (all when `None`).
+#[pyfunction]
+pub fn median(x: &PyArrayHandle, axes: Option<Vec<i64>>, keepdims: bool, skip_nan: bool) -> PyResult<PyArrayHandle> {
+    x.inner.median(axes.as_deref(), keepdims, skip_nan).py().map(wrap)
+}
+
+/// `ptp` of `x` along `axes` (all when `None`).
+#[pyfunction]
+pub fn ptp(x: &PyArrayHandle, axes: Option<Vec<i64>>, keepdims: bool) -> PyResult<PyArrayHandle> {
+    x.inner.ptp(axes.as_deref(), keepdims).py().map(wrap)
+}
+
+/// `weights` of `x`'s shape, or of the lengths of `axes` placed to broadcast against `x`.
+#[pyfunction]
+pub fn aligned_weights(x: &PyArrayHandle, weights: &PyArrayHandle, axes: Option<Vec<i64>>) -> PyResult<PyArrayHandle> {
+    x.inner.aligned_weights(&weights.inner, axes.as_deref()).py().map(wrap)
+}
+
+/// `x` broadcast to `shape`.
+#[pyfunction]
+pub fn broadcast_to(x: &PyArrayHandle, shape: Vec<usize>) -> PyResult<PyArrayHandle> {
+    x.inner.broadcast_to(&shape).py().map(wrap)
+}
+
 /// Registers this file's functions in the extension module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(arg_extreme, m)?)?;
+    m.add_function(wrap_pyfunction!(quantile, m)?)?;
+    m.add_function(wrap_pyfunction!(median, m)?)?;
+    m.add_function(wrap_pyfunction!(ptp, m)?)?;
+    m.add_function(wrap_pyfunction!(aligned_weights, m)?)?;
+    m.add_function(wrap_pyfunction!(broadcast_to, m)?)?;
     Ok(())
 }

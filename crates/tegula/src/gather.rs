@@ -5,8 +5,7 @@
 use crate::array::Array;
 use tegula_core::shape::normalize_axis;
 use tegula_core::{index_err, value_err, AxisChunks, BinaryOp, ChunkSpec, DType, Result, Scalar, TegulaError};
-use tegula_plan::construct::creation;
-use tegula_plan::construct::{elementwise as ew, gather, mask};
+use tegula_plan::construct::{gather, mask};
 
 impl Array {
     /// NumPy's `take`: the elements at `indices` (any shape, negative ones counting from the
@@ -67,19 +66,8 @@ impl Array {
                 _ => return Err(TegulaError::Shape(format!("shape mismatch: indices {is:?} cannot be broadcast with {xs:?}"))),
             };
         }
-        gather::gather(&self.broadcast_to(&target)?.node, &indices.node, axis).map(Array::from_node)
-    }
-
-    /// This array broadcast to `shape` (same ndim; its length-one axes repeated): a fused
-    /// selection against a constant, so nothing is stored per repeated element.
-    fn broadcast_to(&self, shape: &[usize]) -> Result<Array> {
-        if shape == self.shape() {
-            return Ok(self.clone());
-        }
-        let sizes = shape.iter().zip(self.chunks().sizes()).map(|(&n, c)| if c.iter().sum::<usize>() == n { c.clone() } else { vec![n] });
-        let chunks = tegula_core::Chunks::new(sizes.collect(), shape)?;
-        let all = creation::full(Scalar::Bool(true), DType::Bool, chunks)?;
-        ew::where_(&all, &self.node, &self.node).map(Array::from_node)
+        // The repeated axes in one block each: gathers read whole lanes.
+        gather::gather(&self.broadcast_with(&target, AxisChunks::Full)?.node, &indices.node, axis).map(Array::from_node)
     }
 
     /// `indices` checked against an axis of length `n` and wrapped to int64 in `[0, n)`; an

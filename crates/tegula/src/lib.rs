@@ -31,16 +31,20 @@ mod arithmetic;
 mod array;
 mod budget;
 pub mod cluster;
+mod constant;
 mod constructors;
 mod fragments;
 mod gather;
 pub mod io;
+mod manipulation;
 mod map_blocks;
 mod ordering;
 mod persist;
+mod quantile_positions;
 pub mod random;
 mod sample_sort;
 mod searching;
+mod statistics;
 
 pub use array::{Array, ComputeOptions};
 pub use array::compute;
@@ -54,6 +58,7 @@ pub use tegula_kernels::Wrap as Element;
 /// and how to index.
 pub mod ops {
     pub use crate::ordering::{sort_block_bytes, SortSpec};
+    pub use crate::statistics::{QuantileMethod, QuantileSpec, Quantiles};
     pub use tegula_core::{BinaryOp, MovingOp, ReduceOp, ScanOp, UnaryOp};
     pub use tegula_plan::construct::layout::IndexItem;
     pub use tegula_plan::construct::reduce::ReduceSpec;

@@ -2,6 +2,7 @@
 //! position holding it (two passes over the input, both chunked and fused).
 
 use crate::array::Array;
+use crate::constant::constant;
 use crate::ops::ReduceSpec;
 use tegula_core::{value_err, AxisChunks, BinaryOp, ChunkSpec, DType, ReduceOp, Result, Scalar, TegulaError, UnaryOp};
 
@@ -26,7 +27,7 @@ impl Array {
             return Err(value_err!("attempt to get arg{} of an empty sequence", op.name()));
         }
         if ndim == 0 {
-            return scalar_i64(0);
+            return constant(Scalar::Int(0), DType::Int64);
         }
         let axes: Vec<usize> = axis.map_or_else(|| (0..ndim).collect(), |a| vec![a]);
         let as_axes = |keep: bool| ReduceSpec { axes: axis.map(|a| vec![a as i64]), keepdims: keep, ..ReduceSpec::new(op) };
@@ -39,7 +40,7 @@ impl Array {
             hit = hit.binary(BinaryOp::LogicalOr, &both_nan)?;
         }
         let past_end: usize = axes.iter().map(|&a| shape[a]).product();
-        let positions = Array::where_(&hit, &self.flat_positions(&axes)?, &scalar_i64(past_end as i64)?)?;
+        let positions = Array::where_(&hit, &self.flat_positions(&axes)?, &constant(Scalar::Int(past_end as i128), DType::Int64)?)?;
         positions.reduce(&ReduceSpec { op: ReduceOp::Min, ..as_axes(keepdims) })
     }
 
@@ -59,7 +60,7 @@ impl Array {
             });
             stride *= shape[a] as i64;
         }
-        total.map_or_else(|| scalar_i64(0), Ok)
+        total.map_or_else(|| constant(Scalar::Int(0), DType::Int64), Ok)
     }
 }
 
@@ -77,9 +78,4 @@ pub(crate) fn checked_axis(axis: i64, ndim: usize) -> Result<usize> {
 fn along_axis(axis: usize, ndim: usize) -> Vec<crate::ops::IndexItem> {
     use crate::ops::IndexItem::{NewAxis, Slice};
     (0..ndim).map(|i| if i == axis { Slice { start: None, stop: None, step: None } } else { NewAxis }).collect()
-}
-
-/// A 0-d int64 array holding `value`.
-pub(crate) fn scalar_i64(value: i64) -> Result<Array> {
-    Array::full(&[], Scalar::Int(value.into()), Some(DType::Int64), &ChunkSpec::All(AxisChunks::Full))
 }

@@ -12,6 +12,7 @@ mod nan_reductions;
 mod observe;
 mod reshape;
 mod searching;
+mod statistics;
 mod sort;
 mod store;
 mod times;
