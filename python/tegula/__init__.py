@@ -51,7 +51,7 @@ from ._reduction import reduction
 from ._fromfunction import fromfunction
 from ._dask_api import PerformanceWarning, assert_eq, shuffle, unify_chunks
 from ._insert_delete import delete, insert
-from ._set_operations import intersect1d, setdiff1d, union1d
+from ._sets import intersect1d, setdiff1d, union1d
 from ._index_arrays import (argwhere, extract, flatnonzero, ravel_multi_index, tril_indices, tril_indices_from,
                             triu_indices, triu_indices_from, unravel_index)
 from ._average import average

@@ -556,7 +556,7 @@ def _matmul(a, b):
 def _float16_overflow(x, result, axis, keepdims):
     """NumPy's var and std of float16 sum in float16 (tegula's moments are float64): where the
     sum of ``x``, or of its squared deviations, passes float16's largest value, NumPy's result
-    is ``inf``, and so is this."""
+    is ``inf``, and so is this (unless an element is infinite: then both are NaN)."""
     from ._functions import where
 
     wide = x.astype(np.float32)
@@ -565,7 +565,9 @@ def _float16_overflow(x, result, axis, keepdims):
     largest = float(np.finfo(np.float16).max)
     sums = abs(wide.sum(axis=axis, keepdims=keepdims))
     squares = wide.var(axis=axis, keepdims=keepdims) * count
-    return where((sums > largest) | (squares > largest), np.float16(np.inf), result)
+    # An infinite element makes NumPy's deviations inf - inf, so its result is NaN, as is ours.
+    overflow = ((sums > largest) | (squares > largest)) & ~_namespace().isnan(result)
+    return where(overflow, np.float16(np.inf), result)
 
 
 def refuse_out(out):

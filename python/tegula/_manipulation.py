@@ -6,6 +6,7 @@ import operator
 
 import numpy as np
 
+from . import _tegula
 from ._array import Array
 from ._creation import asarray, full
 from ._functions import UFUNCS, concat, where
@@ -88,17 +89,9 @@ def _int_or_sequence(axes):
 
 def moveaxis(x, source, destination, /):
     """``x`` with axes ``source`` moved to positions ``destination`` (a transpose)."""
-    x = asarray(x)
-    src = [_normalize(a, x.ndim) for a in _int_or_sequence(source)]
-    dst = [_normalize(a, x.ndim) for a in _int_or_sequence(destination)]
-    if len(src) != len(dst):
-        raise ValueError("source and destination must have the same number of elements")
-    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
-        raise ValueError("repeated axis in moveaxis")
-    order = [a for a in range(x.ndim) if a not in src]
-    for d, s in sorted(zip(dst, src)):
-        order.insert(d, s)
-    return x.transpose(order)
+    source = [operator.index(a) for a in _int_or_sequence(source)]
+    destination = [operator.index(a) for a in _int_or_sequence(destination)]
+    return Array(_tegula.moveaxis(asarray(x)._h, source, destination))
 
 
 def broadcast_shapes(*shapes):
@@ -108,16 +101,10 @@ def broadcast_shapes(*shapes):
 def broadcast_to(x, /, shape):
     """``x`` broadcast to ``shape`` (NumPy's rules and errors): a fused selection of ``x``
     against a constant, so nothing is stored per broadcast element."""
-    x = asarray(x)
     shape = (operator.index(shape),) if np.ndim(shape) == 0 else tuple(operator.index(n) for n in shape)
-    if np.broadcast_shapes(x.shape, shape) != shape:
-        raise ValueError(f"operands could not be broadcast together with remapped shapes "
-                         f"[original->remapped]: {x.shape} and requested shape {shape}")
-    if x.shape == shape:
-        return x
-    lead = len(shape) - x.ndim
-    chunks = tuple("auto" if i < lead or x.shape[i - lead] != n else x.chunks[i - lead] for i, n in enumerate(shape))
-    return where(full(shape, True, chunks=chunks), x, x)
+    if any(n < 0 for n in shape):
+        raise ValueError("all elements of broadcast shape must be non-negative")
+    return Array(_tegula.broadcast_to(asarray(x)._h, list(shape)))
 
 
 def broadcast_arrays(*arrays):

@@ -3,7 +3,6 @@ value, then the first position holding it), ``count_nonzero`` and ``isin``."""
 
 import operator
 
-
 from . import _tegula
 from ._array import Array, refuse_out
 from ._creation import asarray
@@ -32,28 +31,25 @@ def argmin(x, /, axis=None, out=None, *, keepdims=False):
 def count_nonzero(x, /, axis=None, *, keepdims=False):
     """Number of non-zero elements along ``axis`` (int64)."""
     x = asarray(x)
-    return (x != 0).sum(axis=axis, keepdims=keepdims, dtype="int64")
+    if x.ndim == 0 and not isinstance(axis, (tuple, list)) and axis in (0, -1):
+        axis = None  # as NumPy, axis 0 or -1 of a 0-d array is all of it
+    axes = None if axis is None else [operator.index(a) for a in (axis if isinstance(axis, (tuple, list)) else [axis])]
+    return Array(_tegula.count_nonzero(x._h, axes, bool(keepdims)))
 
 
 def isin(x1, x2, /, assume_unique=False, invert=False):
-    """Whether each element of ``x1`` is among the elements of ``x2``: a comparison of ``x1``
-    against every element of ``x2`` along a new axis, reduced by ``any``; each task holds one
-    block of each (NaN is in nothing, as in NumPy). ``assume_unique`` is NumPy's speed hint,
-    which changes nothing here."""
+    """Whether each element of ``x1`` is among the elements of ``x2`` (the Rust crate's
+    ``Array::isin``: a comparison against every element of ``x2`` along a new axis, reduced by
+    ``any``; each task holds one block of each). NaN is in nothing, as in NumPy. A Python
+    scalar compares weakly, as NumPy's. ``assume_unique`` is NumPy's speed hint, which changes
+    nothing here."""
     from ._dtypes import is_python_scalar
 
     if is_python_scalar(x2):
-        found = asarray(x1) == x2  # compared as a weak scalar, like NumPy's
-    elif is_python_scalar(x1):
+        found = asarray(x1) == x2
+        return ~found if invert else found
+    if is_python_scalar(x1):
         flat = asarray(x2).reshape(-1)
         found = (flat == x1).any() if flat.shape[0] else asarray(False)
-    else:
-        x1 = asarray(x1)
-        flat = asarray(x2).reshape(-1)
-        if flat.shape[0] == 0:
-            from ._creation import full
-
-            found = full(x1.shape, False, chunks=x1.chunks)
-        else:
-            found = (x1[..., None] == flat[(None,) * x1.ndim]).any(axis=-1)
-    return ~found if invert else found
+        return ~found if invert else found
+    return Array(_tegula.isin(asarray(x1)._h, asarray(x2)._h, bool(invert)))

@@ -7,7 +7,7 @@ use crate::convert::dtype;
 use crate::errors::IntoPy;
 use numpy::PyReadonlyArrayDyn;
 use pyo3::prelude::*;
-use tegula::ops::{QuantileMethod, QuantileSpec, Quantiles};
+use tegula::ops::{QuantileMethod, QuantileSpec, Quantiles, UniqueSpec};
 
 /// `argmax` (`maximum`) or `argmin` along `axis` (all axes when `None`).
 #[pyfunction]
@@ -63,6 +63,55 @@ pub fn broadcast_to(x: &PyArrayHandle, shape: Vec<usize>) -> PyResult<PyArrayHan
     x.inner.broadcast_to(&shape).py().map(wrap)
 }
 
+type Handles = (PyArrayHandle, Option<PyArrayHandle>, Option<PyArrayHandle>, Option<PyArrayHandle>);
+
+/// `unique` of `x`: the distinct values, and the first positions, inverse indices and counts
+/// where asked for (`None` otherwise).
+#[pyfunction]
+#[pyo3(signature = (x, equal_nan, index, inverse, counts, axis))]
+pub fn unique(x: &PyArrayHandle, equal_nan: bool, index: bool, inverse: bool, counts: bool, axis: Option<i64>) -> PyResult<Handles> {
+    let found = x.inner.unique(&UniqueSpec { equal_nan, index, inverse, counts, axis }).py()?;
+    Ok((wrap(found.values), found.index.map(wrap), found.inverse.map(wrap), found.counts.map(wrap)))
+}
+
+/// `union1d` of `a` and `b`.
+#[pyfunction]
+pub fn union1d(a: &PyArrayHandle, b: &PyArrayHandle) -> PyResult<PyArrayHandle> {
+    a.inner.union1d(&b.inner).py().map(wrap)
+}
+
+/// `intersect1d` of `a` and `b`: the common values, and their positions in each when asked.
+#[pyfunction]
+pub fn intersect1d(a: &PyArrayHandle, b: &PyArrayHandle, assume_unique: bool, return_indices: bool) -> PyResult<Handles> {
+    let (common, positions) = a.inner.intersect1d(&b.inner, assume_unique, return_indices).py()?;
+    let [in_a, in_b] = positions.map_or([None, None], |p| p.map(Some));
+    Ok((wrap(common), in_a.map(wrap), in_b.map(wrap), None))
+}
+
+/// `setdiff1d` of `a` and `b`.
+#[pyfunction]
+pub fn setdiff1d(a: &PyArrayHandle, b: &PyArrayHandle, assume_unique: bool) -> PyResult<PyArrayHandle> {
+    a.inner.setdiff1d(&b.inner, assume_unique).py().map(wrap)
+}
+
+/// Whether each element of `x` is among those of `test` (`invert`: is not).
+#[pyfunction]
+pub fn isin(x: &PyArrayHandle, test: &PyArrayHandle, invert: bool) -> PyResult<PyArrayHandle> {
+    x.inner.isin(&test.inner, invert).py().map(wrap)
+}
+
+/// `count_nonzero` of `x` along `axes` (all when `None`).
+#[pyfunction]
+pub fn count_nonzero(x: &PyArrayHandle, axes: Option<Vec<i64>>, keepdims: bool) -> PyResult<PyArrayHandle> {
+    x.inner.count_nonzero(axes.as_deref(), keepdims).py().map(wrap)
+}
+
+/// `moveaxis` of `x`.
+#[pyfunction]
+pub fn moveaxis(x: &PyArrayHandle, source: Vec<i64>, destination: Vec<i64>) -> PyResult<PyArrayHandle> {
+    x.inner.moveaxis(&source, &destination).py().map(wrap)
+}
+
 /// Registers this file's functions in the extension module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(arg_extreme, m)?)?;
@@ -71,5 +120,16 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ptp, m)?)?;
     m.add_function(wrap_pyfunction!(aligned_weights, m)?)?;
     m.add_function(wrap_pyfunction!(broadcast_to, m)?)?;
+    for f in [
+        wrap_pyfunction!(unique, m)?,
+        wrap_pyfunction!(union1d, m)?,
+        wrap_pyfunction!(intersect1d, m)?,
+        wrap_pyfunction!(setdiff1d, m)?,
+        wrap_pyfunction!(isin, m)?,
+        wrap_pyfunction!(count_nonzero, m)?,
+        wrap_pyfunction!(moveaxis, m)?,
+    ] {
+        m.add_function(f)?;
+    }
     Ok(())
 }

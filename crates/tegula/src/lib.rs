@@ -44,6 +44,7 @@ mod quantile_positions;
 pub mod random;
 mod sample_sort;
 mod searching;
+mod sets;
 mod statistics;
 
 pub use array::{Array, ComputeOptions};
@@ -58,6 +59,7 @@ pub use tegula_kernels::Wrap as Element;
 /// and how to index.
 pub mod ops {
     pub use crate::ordering::{sort_block_bytes, SortSpec};
+    pub use crate::sets::{Unique, UniqueSpec};
     pub use crate::statistics::{QuantileMethod, QuantileSpec, Quantiles};
     pub use tegula_core::{BinaryOp, MovingOp, ReduceOp, ScanOp, UnaryOp};
     pub use tegula_plan::construct::layout::IndexItem;

@@ -225,14 +225,7 @@ impl Array {
             let last_value = ordered.index(&last_items(ordered.ndim(), IndexItem::Slice { start: Some(-1), stop: None, step: None }))?;
             nan_where_lane_has_nan(result, &last_value)?
         };
-        lanes.finish(result.moveaxis_last_to_first()?, q, spec.keepdims)
-    }
-
-    /// The last axis moved to the front.
-    fn moveaxis_last_to_first(&self) -> Result<Array> {
-        let n = self.ndim();
-        let order: Vec<i64> = std::iter::once(n as i64 - 1).chain(0..n as i64 - 1).collect();
-        self.transpose(Some(&order))
+        lanes.finish(result.moveaxis(&[-1], &[0])?, q, spec.keepdims)
     }
 }
 
@@ -376,7 +369,7 @@ impl Lanes {
         };
         let last = taken.index(&last_items(ndim, IndexItem::Slice { start: Some(-1), stop: None, step: None }))?;
         let result = nan_where_lane_has_nan(result, &last)?;
-        self.finish(result.moveaxis_last_to_first()?, q, spec.keepdims)
+        self.finish(result.moveaxis(&[-1], &[0])?, q, spec.keepdims)
     }
 
     /// The quantiles of each lane's values that are not NaN: positions from each lane's count
@@ -394,7 +387,7 @@ impl Lanes {
         };
         let none = count.binary_scalar(BinaryOp::Equal, Scalar::Int(0), false)?;
         let result = Array::where_(&none, &missing_value(result.dtype())?, &result)?;
-        self.finish(result.moveaxis_last_to_first()?, q, spec.keepdims)
+        self.finish(result.moveaxis(&[-1], &[0])?, q, spec.keepdims)
     }
 }
 

@@ -12,6 +12,7 @@ mod nan_reductions;
 mod observe;
 mod reshape;
 mod searching;
+mod sets;
 mod statistics;
 mod sort;
 mod store;
