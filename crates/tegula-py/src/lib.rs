@@ -10,6 +10,7 @@ mod fragments;
 mod functions;
 mod hosted;
 mod interrupt;
+mod linalg;
 mod map_blocks;
 mod options;
 mod store;
@@ -36,6 +37,7 @@ fn _tegula(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(options::remove_dead_owners, m)?)?;
     m.add_class::<array::PyArrayHandle>()?;
     algorithms::register(m)?;
+    linalg::register(m)?;
     m.add_class::<functions::PyGenerator>()?;
     m.add_function(wrap_pyfunction!(functions::from_numpy, m)?)?;
     m.add_function(wrap_pyfunction!(functions::full, m)?)?;

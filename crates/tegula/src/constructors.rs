@@ -69,6 +69,18 @@ impl Array {
         Ok(Array::from_node(creation::arange(start, second, dtype, chunks)?))
     }
 
+    /// Ones on the `k`-th diagonal of an `n_rows` by `n_cols` matrix, zeros elsewhere (NumPy's
+    /// `eye`), generated block by block; `chunks` cuts each axis as it would a 1-d array.
+    pub fn eye(n_rows: usize, n_cols: usize, k: i64, dtype: DType, chunks: &ChunkSpec) -> Result<Array> {
+        use crate::ops::IndexItem::{NewAxis, Slice};
+        let range = |n: usize| Array::arange(Scalar::Int(0), Scalar::Int(n as i128), Scalar::Int(1), Some(DType::Int64), chunks);
+        let all = Slice { start: None, stop: None, step: None };
+        let rows = range(n_rows)?.index(&[all, NewAxis])?;
+        let cols = range(n_cols)?.index(&[NewAxis, all])?;
+        let offsets = cols.sub(&rows)?;
+        offsets.binary_scalar(tegula_core::BinaryOp::Equal, Scalar::Int(k.into()), false)?.astype(dtype)
+    }
+
     /// NumPy's `linspace(start, stop, num, endpoint)`.
     pub fn linspace(start: f64, stop: f64, num: usize, endpoint: bool, dtype: DType, chunks: &ChunkSpec) -> Result<Array> {
         let chunks = normalize_chunks(chunks, &[num], dtype.itemsize())?;

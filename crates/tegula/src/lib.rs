@@ -36,6 +36,7 @@ mod constructors;
 mod fragments;
 mod gather;
 pub mod io;
+pub mod linalg;
 mod manipulation;
 mod map_blocks;
 mod ordering;
@@ -79,20 +80,6 @@ pub mod ops {
 /// ```
 pub mod creation {
     pub use tegula_core::chunks::{parse_bytes, AUTO_CHUNK_BYTES};
-}
-
-/// Linear algebra: [`Array::matmul`](crate::Array::matmul) and the factorisations
-/// ([`Array::linalg`](crate::Array::linalg) with a [`LinalgOp`](crate::linalg::LinalgOp)).
-///
-/// ```
-/// use tegula::{Array, AxisChunks, ChunkSpec};
-/// use tegula::linalg::LinalgOp;
-/// let a = Array::from_ndarray(ndarray::arr2(&[[4.0, 1.0], [1.0, 3.0]]).into_dyn(), &ChunkSpec::All(AxisChunks::Size(2))).unwrap();
-/// let det = a.linalg(LinalgOp::Det, &[]).unwrap().compute().unwrap();
-/// assert!((det.typed::<f64>().unwrap()[[]] - 11.0).abs() < 1e-12);
-/// ```
-pub mod linalg {
-    pub use tegula_core::LinalgOp;
 }
 
 /// Discrete Fourier transforms along an axis ([`Array::fft`](crate::Array::fft)).

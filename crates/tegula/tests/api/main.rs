@@ -7,6 +7,7 @@ mod devices;
 mod executors;
 mod fragments;
 mod linalg;
+mod linalg_functions;
 mod map_blocks;
 mod nan_reductions;
 mod observe;

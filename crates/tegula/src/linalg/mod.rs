@@ -1,0 +1,113 @@
+//! Linear algebra: [`Array::matmul`](crate::Array::matmul), the factorisations of each matrix
+//! of a stack ([`Array::linalg`](crate::Array::linalg) with a [`LinalgOp`]), and the functions
+//! of NumPy's `linalg` that choose an algorithm by size and chunking or compose others, as
+//! methods of [`Linalg`]: a matrix whole in one task, a tall one in row blocks by TSQR, a big
+//! one in several column blocks by tiled QR.
+//!
+//! ```
+//! use tegula::{Array, AxisChunks, ChunkSpec};
+//! use tegula::linalg::{Linalg, LinalgOp};
+//! let a = Array::from_ndarray(ndarray::arr2(&[[4.0, 1.0], [1.0, 3.0]]).into_dyn(), &ChunkSpec::All(AxisChunks::Size(2))).unwrap();
+//! let det = a.linalg(LinalgOp::Det, &[]).unwrap().compute().unwrap();
+//! assert!((det.typed::<f64>().unwrap()[[]] - 11.0).abs() < 1e-12);
+//! let (q, r) = Linalg::default().qr(&a, false).unwrap();
+//! assert_eq!((q.shape(), r.shape()), (vec![2, 2], vec![2, 2]));
+//! ```
+
+mod compose;
+mod norms;
+mod tiled_qr;
+mod tsqr;
+
+use crate::array::Array;
+use tegula_core::{Result, UnaryOp};
+
+pub use compose::Lstsq;
+pub use norms::NormOrder;
+pub use tegula_core::LinalgOp;
+
+/// The sizes at which the factorisations change algorithm (the defaults suit any machine; a
+/// test lowers them so small inputs take the paths of big ones).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Linalg {
+    /// The largest stack of row-block `R`s a tall-skinny QR factorises as one matrix; a taller
+    /// one is cut into row blocks of about this size and factorised by TSQR again.
+    pub tsqr_block_bytes: usize,
+    /// The biggest matrix factorised whole in one task when it is in several blocks; a bigger
+    /// one is factorised in tiles.
+    pub whole_matrix_bytes: usize,
+}
+
+impl Default for Linalg {
+    fn default() -> Self {
+        Linalg { tsqr_block_bytes: 128 << 20, whole_matrix_bytes: 256 << 20 }
+    }
+}
+
+impl Linalg {
+    /// `Q` and `R` of each matrix (`complete`: the square `Q`). A tall matrix in several row
+    /// blocks is factorised by TSQR (reduced mode); a matrix bigger than `whole_matrix_bytes`
+    /// in several column blocks (or, for the complete `Q`, in several blocks) in square tiles
+    /// of its smaller first block length; a smaller one, or a stack, one whole matrix per task.
+    pub fn qr(&self, x: &Array, complete: bool) -> Result<(Array, Array)> {
+        if self.tiled(x, complete) {
+            let tile = x.chunks().sizes()[0][0].min(x.chunks().sizes()[1][0]);
+            return tiled_qr::tiled_qr(x, complete, tile);
+        }
+        if !complete && tall_skinny(x) {
+            let (factor, r) = self.tsqr(x)?;
+            return Ok((tsqr::qr_apply(x, &factor)?, r));
+        }
+        let [q, r]: [Array; 2] = x.linalg_results(LinalgOp::Qr { complete, output: 0 }, &[])?.try_into().expect("Q and R");
+        Ok((q, r))
+    }
+
+    /// `U`, the singular values (descending) and `Vh` of each matrix. Without `full`, a tall
+    /// matrix in several row blocks goes through TSQR: the SVD of its small `R` gives `S` and
+    /// `Vh`, and `U` is `Q` times `R`'s left vectors.
+    pub fn svd(&self, x: &Array, full: bool) -> Result<(Array, Array, Array)> {
+        if !full && tall_skinny(x) {
+            let (factor, r) = self.tsqr(x)?;
+            let (u, s, vh) = self.svd(&r, false)?;
+            return Ok((tsqr::qr_apply(x, &factor.matmul(&u)?)?, s, vh));
+        }
+        let [u, s, vh]: [Array; 3] = x.linalg_results(LinalgOp::Svd { full, output: 0 }, &[])?.try_into().expect("U, S and Vh");
+        Ok((u, s, vh))
+    }
+
+    /// The singular values of each matrix, in descending order (a tall matrix in several row
+    /// blocks: those of its TSQR `R`).
+    pub fn svdvals(&self, x: &Array) -> Result<Array> {
+        let x = if tall_skinny(x) { self.tsqr(x)?.1 } else { x.clone() };
+        x.linalg(LinalgOp::Svd { full: false, output: 1 }, &[])
+    }
+
+    /// Whether `x` is one matrix too big to factorise whole, in several column blocks (a
+    /// tall-skinny one in row blocks only goes through TSQR, unless the complete `Q` is asked
+    /// for).
+    fn tiled(&self, x: &Array, complete: bool) -> bool {
+        let blocks = x.chunks().numblocks();
+        let big = x.ndim() == 2 && x.nbytes() > self.whole_matrix_bytes;
+        big && (blocks[1] > 1 || complete && blocks[0] > 1)
+    }
+}
+
+/// Whether `x` is one matrix taller than wide in several row blocks.
+fn tall_skinny(x: &Array) -> bool {
+    let shape = x.shape();
+    x.ndim() == 2 && shape[0] > shape[1] && shape[1] > 0 && x.chunks().numblocks()[0] > 1
+}
+
+/// The conjugate transpose of each matrix.
+pub(crate) fn adjoint(x: &Array) -> Result<Array> {
+    let conjugated = if x.dtype().is_complex() { x.unary(UnaryOp::Conj)? } else { x.clone() };
+    matrix_transpose(&conjugated)
+}
+
+/// The last two axes swapped.
+pub(crate) fn matrix_transpose(x: &Array) -> Result<Array> {
+    let n = x.ndim() as i64;
+    let mut order: Vec<i64> = (0..n).collect();
+    order.swap(n as usize - 2, n as usize - 1);
+    x.transpose(Some(&order))
+}
