@@ -7,7 +7,8 @@ use crate::convert::dtype;
 use crate::errors::IntoPy;
 use numpy::PyReadonlyArrayDyn;
 use pyo3::prelude::*;
-use tegula::ops::{QuantileMethod, QuantileSpec, Quantiles, UniqueSpec};
+use pyo3::exceptions::PyValueError;
+use tegula::ops::{PadMode, PadStatistic, QuantileMethod, QuantileSpec, Quantiles, UniqueSpec};
 
 /// `argmax` (`maximum`) or `argmin` along `axis` (all axes when `None`).
 #[pyfunction]
@@ -112,6 +113,38 @@ pub fn moveaxis(x: &PyArrayHandle, source: Vec<i64>, destination: Vec<i64>) -> P
     x.inner.moveaxis(&source, &destination).py().map(wrap)
 }
 
+/// `pad` of `x` by `widths` (a pair per axis) in NumPy's `mode`: `values` are the constants
+/// or ramp ends (0-d arrays, a pair per axis), `odd` the reflections' type, `lengths` the
+/// statistics' `stat_length` (a pair per axis).
+#[pyfunction]
+#[pyo3(signature = (x, widths, mode, values, odd, lengths))]
+pub fn pad(
+    x: &PyArrayHandle,
+    widths: Vec<[usize; 2]>,
+    mode: &str,
+    values: Option<Vec<(PyRef<'_, PyArrayHandle>, PyRef<'_, PyArrayHandle>)>>,
+    odd: bool,
+    lengths: Option<Vec<[usize; 2]>>,
+) -> PyResult<PyArrayHandle> {
+    let pairs = || -> Vec<[tegula::Array; 2]> { values.iter().flatten().map(|(a, b)| [a.inner.clone(), b.inner.clone()]).collect() };
+    let statistic = |statistic| PadMode::Statistic { statistic, lengths: lengths.clone() };
+    let mode = match mode {
+        "constant" => PadMode::Constant(pairs()),
+        "linear_ramp" => PadMode::LinearRamp(pairs()),
+        "edge" => PadMode::Edge,
+        "wrap" => PadMode::Wrap,
+        "empty" => PadMode::Empty,
+        "reflect" => PadMode::Reflect { odd },
+        "symmetric" => PadMode::Symmetric { odd },
+        "maximum" => statistic(PadStatistic::Maximum),
+        "minimum" => statistic(PadStatistic::Minimum),
+        "mean" => statistic(PadStatistic::Mean),
+        "median" => statistic(PadStatistic::Median),
+        other => return Err(PyValueError::new_err(format!("mode '{other}' is not supported"))),
+    };
+    x.inner.pad(&widths, &mode).py().map(wrap)
+}
+
 /// Registers this file's functions in the extension module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(arg_extreme, m)?)?;
@@ -128,6 +161,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(isin, m)?,
         wrap_pyfunction!(count_nonzero, m)?,
         wrap_pyfunction!(moveaxis, m)?,
+        wrap_pyfunction!(pad, m)?,
     ] {
         m.add_function(f)?;
     }

@@ -40,6 +40,7 @@ pub mod linalg;
 mod manipulation;
 mod map_blocks;
 mod ordering;
+mod pad;
 mod persist;
 mod quantile_positions;
 pub mod random;
@@ -60,6 +61,7 @@ pub use tegula_kernels::Wrap as Element;
 /// and how to index.
 pub mod ops {
     pub use crate::ordering::{sort_block_bytes, SortSpec};
+    pub use crate::pad::{PadMode, PadStatistic};
     pub use crate::sets::{Unique, UniqueSpec};
     pub use crate::statistics::{QuantileMethod, QuantileSpec, Quantiles};
     pub use tegula_core::{BinaryOp, MovingOp, ReduceOp, ScanOp, UnaryOp};

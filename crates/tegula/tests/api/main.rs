@@ -11,6 +11,7 @@ mod linalg_functions;
 mod map_blocks;
 mod nan_reductions;
 mod observe;
+mod pad;
 mod reshape;
 mod searching;
 mod sets;
