@@ -45,25 +45,12 @@ def roll(x, /, shift, axis=None):
     flattened array. Two slices joined, so no block is copied."""
     x = asarray(x)
     if axis is None:
-        from ._reshape import reshape
-
-        return reshape(roll(reshape(x, (-1,)), shift, axis=0), x.shape)
-    shifts = shift if isinstance(shift, (tuple, list)) else (shift,) * (len(axis) if isinstance(axis, (tuple, list)) else 1)
-    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-    if len(shifts) != len(axes):
-        raise ValueError("shift and axis must have the same length")
-    for s, a in zip(shifts, axes):
-        a = _normalize(a, x.ndim)
-        n = x.shape[a]
-        if n == 0:
-            continue
-        s = operator.index(s) % n
-        if s:
-            head = [slice(None)] * x.ndim
-            tail = list(head)
-            head[a], tail[a] = slice(n - s, None), slice(None, n - s)
-            x = concat([x[tuple(head)], x[tuple(tail)]], axis=a)
-    return x
+        shifts = [operator.index(shift)]
+        axes = None
+    else:
+        axes = [operator.index(a) for a in (axis if isinstance(axis, (tuple, list)) else (axis,))]
+        shifts = [operator.index(s) for s in shift] if isinstance(shift, (tuple, list)) else [operator.index(shift)] * len(axes)
+    return Array(_tegula.roll(x._h, shifts, axes))
 
 
 def squeeze(x, /, axis=None):

@@ -6,6 +6,7 @@ mod cluster;
 mod convert;
 mod devices;
 mod errors;
+mod fft;
 mod fragments;
 mod functions;
 mod hosted;
@@ -38,6 +39,7 @@ fn _tegula(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<array::PyArrayHandle>()?;
     algorithms::register(m)?;
     linalg::register(m)?;
+    fft::register(m)?;
     m.add_class::<functions::PyGenerator>()?;
     m.add_function(wrap_pyfunction!(functions::from_numpy, m)?)?;
     m.add_function(wrap_pyfunction!(functions::full, m)?)?;

@@ -33,6 +33,7 @@ mod budget;
 pub mod cluster;
 mod constant;
 mod constructors;
+pub mod fft;
 mod fragments;
 mod gather;
 pub mod io;
@@ -84,8 +85,6 @@ pub mod creation {
     pub use tegula_core::chunks::{parse_bytes, AUTO_CHUNK_BYTES};
 }
 
-/// Discrete Fourier transforms along an axis ([`Array::fft`](crate::Array::fft)).
-pub mod fft {}
 
 /// Running computations: executors (threads, processes, or one registered by name), the memory
 /// budget and spill directory ([`Spec`](crate::execute::Spec)), persisting arrays, devices, and what a computation

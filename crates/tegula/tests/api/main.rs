@@ -5,6 +5,7 @@
 mod cluster;
 mod devices;
 mod executors;
+mod fft;
 mod fragments;
 mod linalg;
 mod linalg_functions;
