@@ -145,6 +145,14 @@ pub fn pad(
     x.inner.pad(&widths, &mode).py().map(wrap)
 }
 
+/// `einsum` of `operands` by `subscripts`, cast to `dtype` first when given.
+#[pyfunction]
+#[pyo3(signature = (subscripts, operands, dtype))]
+pub fn einsum(subscripts: &str, operands: Vec<PyRef<'_, PyArrayHandle>>, dtype: Option<&str>) -> PyResult<PyArrayHandle> {
+    let operands: Vec<&tegula::Array> = operands.iter().map(|o| &o.inner).collect();
+    tegula::Array::einsum(subscripts, &operands, crate::convert::opt_dtype(dtype)?).py().map(wrap)
+}
+
 /// Registers this file's functions in the extension module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(arg_extreme, m)?)?;
@@ -162,6 +170,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(count_nonzero, m)?,
         wrap_pyfunction!(moveaxis, m)?,
         wrap_pyfunction!(pad, m)?,
+        wrap_pyfunction!(einsum, m)?,
     ] {
         m.add_function(f)?;
     }

@@ -33,6 +33,7 @@ mod budget;
 pub mod cluster;
 mod constant;
 mod constructors;
+mod einsum;
 pub mod fft;
 mod fragments;
 mod gather;

@@ -4,6 +4,7 @@
 
 mod cluster;
 mod devices;
+mod einsum;
 mod executors;
 mod fft;
 mod fragments;
