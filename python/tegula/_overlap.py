@@ -1,15 +1,15 @@
 """Dask's ``overlap``, ``trim_internal`` and ``map_overlap``: every block extended by its
 neighbours' edges (the array's own ends padded by a boundary mode), a function mapped over the
-extended blocks, and the extensions trimmed off again.
-
-Along each axis the array is padded (NumPy's ``pad``), then each block's extended range is one
-slice of it and the slices are concatenated (which copies nothing), one block each; trimming is
-the same with shorter slices. Extensions may be longer than the neighbouring blocks."""
+extended blocks, and the extensions trimmed off again. The algorithms are the Rust crate's
+(``Array::overlap``, ``Array::trim_internal``); here Dask's forms of ``depth`` and
+``boundary`` become one pair and one boundary per axis, and ``map_overlap`` maps a Python
+function with ``map_blocks``'s options."""
 
 import operator
 
 import numpy as np
 
+from . import _tegula
 from ._array import Array
 
 _PAD_MODES = {"reflect": "symmetric", "periodic": "wrap", "nearest": "edge"}
@@ -60,59 +60,11 @@ def _boundaries(boundary, ndim):
     return out
 
 
-def _padded(x, axis, before, after, boundary):
-    """``x`` padded along ``axis`` by ``boundary`` (unpadded for 'none')."""
-    from ._pad import pad
+def _boundary_args(boundaries):
+    """Boundaries for the Rust functions: the names, or a constant as a 0-d array."""
+    from ._creation import asarray
 
-    if boundary == "none" or not before and not after:
-        return x
-    widths = [(0, 0)] * x.ndim
-    widths[axis] = (before, after)
-    if isinstance(boundary, str):
-        return pad(x, widths, mode=_PAD_MODES[boundary])
-    return pad(x, widths, mode="constant", constant_values=boundary)
-
-
-def _along(x, axis, ranges):
-    """The slices ``[start, stop)`` of ``x`` along ``axis``, concatenated, one block each."""
-    import tegula
-
-    ranges = list(ranges)
-    pieces = [x[(slice(None),) * axis + (slice(int(a), int(b)),)] for a, b in ranges]
-    out = pieces[0] if len(pieces) == 1 else tegula.concatenate(pieces, axis=axis)
-    chunks = tuple(int(b - a) for a, b in ranges)
-    return out if out.chunks[axis] == chunks else out.rechunk({axis: chunks})
-
-
-def _ends_at_least(lengths, before, after):
-    """Block lengths with the first block at least ``before`` long and the last at least
-    ``after`` (end blocks merged with their neighbours), so that with boundary 'none' every
-    other block has its whole extension and ``trim_internal`` knows what to trim."""
-    lengths = list(lengths)
-    while len(lengths) > 1 and lengths[0] < before:
-        lengths[:2] = [lengths[0] + lengths[1]]
-    while len(lengths) > 1 and lengths[-1] < after:
-        lengths[-2:] = [lengths[-2] + lengths[-1]]
-    return tuple(lengths)
-
-
-def _overlap_axis(x, axis, before, after, boundary, allow_rechunk):
-    n = x.shape[axis]
-    if n == 0 or not before and not after:
-        return x
-    if boundary == "none":
-        ends = _ends_at_least(x.chunks[axis], before, after)
-        if ends != x.chunks[axis]:
-            if not allow_rechunk:
-                raise ValueError(f"the end blocks along axis {axis} are shorter than the depth; "
-                                 "pass allow_rechunk=True")
-            x = x.rechunk({axis: ends})
-    lengths = np.asarray(x.chunks[axis])
-    stops = np.cumsum(lengths)
-    starts = stops - lengths
-    if boundary == "none":
-        return _along(x, axis, zip(np.maximum(starts - before, 0), np.minimum(stops + after, n)))
-    return _along(_padded(x, axis, before, after, boundary), axis, zip(starts, stops + before + after))
+    return [b if isinstance(b, str) else asarray(np.asarray(b))._h for b in boundaries]
 
 
 def overlap(x, depth, boundary=None, *, allow_rechunk=True):
@@ -120,38 +72,19 @@ def overlap(x, depth, boundary=None, *, allow_rechunk=True):
     axis; at the array's ends by ``boundary`` ('reflect': mirrored, edge included; 'periodic':
     from the other end; 'nearest': the edge repeated; a constant; 'none': not extended, and
     end blocks shorter than the depth merged with their neighbours first, as Dask rechunks,
-    unless ``allow_rechunk=False``, which refuses)."""
+    unless ``allow_rechunk=False``, which refuses). (The Rust crate's ``Array::overlap``.)"""
     from ._creation import asarray
 
     x = asarray(x)
     depths, boundaries = _depths(depth, x.ndim), _boundaries(boundary, x.ndim)
-    for axis, ((before, after), b) in enumerate(zip(depths, boundaries)):
-        x = _overlap_axis(x, axis, before, after, b, allow_rechunk)
-    return x
+    return Array(_tegula.overlap(x._h, depths, _boundary_args(boundaries), bool(allow_rechunk)))
 
 
 def trim_internal(x, axes, boundary=None):
     """Dask's ``trim_internal``: ``axes`` (depths as ``overlap`` takes them) removed from both
     sides of every block, except the array's ends with boundary 'none', which had none."""
     depths, boundaries = _depths(axes, x.ndim), _boundaries(boundary, x.ndim)
-    for axis, ((before, after), b) in enumerate(zip(depths, boundaries)):
-        x = _trim_axis(x, axis, before, after, b)
-    return x
-
-
-def _trim_axis(x, axis, before, after, boundary):
-    lengths = np.asarray(x.chunks[axis])
-    if x.shape[axis] == 0 or not before and not after:
-        return x
-    stops = np.cumsum(lengths)
-    starts = stops - lengths
-    cut_before = np.full(len(lengths), before)
-    cut_after = np.full(len(lengths), after)
-    if boundary == "none":
-        cut_before[0] = cut_after[-1] = 0
-    if (cut_before + cut_after > lengths).any():
-        raise ValueError(f"blocks along axis {axis} are shorter than the depth to trim")
-    return _along(x, axis, zip(starts + cut_before, stops - cut_after))
+    return Array(_tegula.trim_internal(x._h, depths, _boundary_args(boundaries)))
 
 
 def trim_overlap(x, depth, boundary=None):

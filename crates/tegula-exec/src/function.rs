@@ -13,3 +13,14 @@ pub trait BlockFunction: Send + Sync {
         Err(value_err!("this block function cannot leave its process"))
     }
 }
+
+/// A Rust closure of a block's number and the same block of every input is a block function
+/// (one that stays in its process).
+impl<F> BlockFunction for F
+where
+    F: Fn(&[usize], &[Chunk]) -> Result<Chunk> + Send + Sync,
+{
+    fn call(&self, block: &[usize], args: &[Chunk]) -> Result<Chunk> {
+        self(block, args)
+    }
+}

@@ -8,7 +8,7 @@ use crate::errors::IntoPy;
 use numpy::PyReadonlyArrayDyn;
 use pyo3::prelude::*;
 use pyo3::exceptions::PyValueError;
-use tegula::ops::{PadMode, PadStatistic, QuantileMethod, QuantileSpec, Quantiles, UniqueSpec};
+use tegula::ops::{Boundary, PadMode, PadStatistic, QuantileMethod, QuantileSpec, Quantiles, UniqueSpec};
 
 /// `argmax` (`maximum`) or `argmin` along `axis` (all axes when `None`).
 #[pyfunction]
@@ -153,6 +153,38 @@ pub fn einsum(subscripts: &str, operands: Vec<PyRef<'_, PyArrayHandle>>, dtype: 
     tegula::Array::einsum(subscripts, &operands, crate::convert::opt_dtype(dtype)?).py().map(wrap)
 }
 
+/// Boundaries as Python gives them: `"none"`, `"reflect"`, `"periodic"`, `"nearest"`, or a
+/// constant as a 0-d array.
+fn boundaries(given: Vec<Bound<'_, PyAny>>) -> PyResult<Vec<Boundary>> {
+    given
+        .into_iter()
+        .map(|b| {
+            if let Ok(h) = b.cast::<PyArrayHandle>() {
+                return Ok(Boundary::Constant(h.get().inner.clone()));
+            }
+            Ok(match b.extract::<String>()?.as_str() {
+                "none" => Boundary::None,
+                "reflect" => Boundary::Reflect,
+                "periodic" => Boundary::Periodic,
+                "nearest" => Boundary::Nearest,
+                other => return Err(PyValueError::new_err(format!("boundary must be 'reflect', 'periodic', 'nearest', 'none' or a constant, not {other:?}"))),
+            })
+        })
+        .collect()
+}
+
+/// `overlap` of `x` (Dask's): `depths` a pair per axis, `boundary` one per axis.
+#[pyfunction]
+pub fn overlap(x: &PyArrayHandle, depths: Vec<[usize; 2]>, boundary: Vec<Bound<'_, PyAny>>, allow_rechunk: bool) -> PyResult<PyArrayHandle> {
+    x.inner.overlap(&depths, &boundaries(boundary)?, allow_rechunk).py().map(wrap)
+}
+
+/// `trim_internal` of `x` (Dask's).
+#[pyfunction]
+pub fn trim_internal(x: &PyArrayHandle, depths: Vec<[usize; 2]>, boundary: Vec<Bound<'_, PyAny>>) -> PyResult<PyArrayHandle> {
+    x.inner.trim_internal(&depths, &boundaries(boundary)?).py().map(wrap)
+}
+
 /// Registers this file's functions in the extension module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(arg_extreme, m)?)?;
@@ -171,6 +203,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(moveaxis, m)?,
         wrap_pyfunction!(pad, m)?,
         wrap_pyfunction!(einsum, m)?,
+        wrap_pyfunction!(overlap, m)?,
+        wrap_pyfunction!(trim_internal, m)?,
     ] {
         m.add_function(f)?;
     }

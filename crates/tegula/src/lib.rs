@@ -42,6 +42,7 @@ pub mod linalg;
 mod manipulation;
 mod map_blocks;
 mod ordering;
+mod overlap;
 mod pad;
 mod persist;
 mod quantile_positions;
@@ -63,6 +64,7 @@ pub use tegula_kernels::Wrap as Element;
 /// and how to index.
 pub mod ops {
     pub use crate::ordering::{sort_block_bytes, SortSpec};
+    pub use crate::overlap::Boundary;
     pub use crate::pad::{PadMode, PadStatistic};
     pub use crate::sets::{Unique, UniqueSpec};
     pub use crate::statistics::{QuantileMethod, QuantileSpec, Quantiles};

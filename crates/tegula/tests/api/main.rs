@@ -13,6 +13,7 @@ mod linalg_functions;
 mod map_blocks;
 mod nan_reductions;
 mod observe;
+mod overlap;
 mod pad;
 mod reshape;
 mod searching;
