@@ -33,26 +33,32 @@ class Array:
     # --- metadata -------------------------------------------------------------------------
     @property
     def shape(self):
+        """The length of each axis."""
         return self._h.shape
 
     @property
     def dtype(self):
+        """The element type (a NumPy dtype)."""
         return np.dtype(self._h.dtype)
 
     @property
     def ndim(self):
+        """The number of axes."""
         return len(self.shape)
 
     @property
     def size(self):
+        """The number of elements."""
         return int(np.prod(self.shape, dtype=np.int64))
 
     @property
     def itemsize(self):
+        """The bytes of one element."""
         return self.dtype.itemsize
 
     @property
     def nbytes(self):
+        """The bytes of the whole array, once computed."""
         return self.size * self.itemsize
 
     @property
@@ -84,14 +90,17 @@ class Array:
 
     @property
     def numblocks(self):
+        """The number of blocks along each axis (Dask's)."""
         return tuple(len(c) for c in self.chunks)
 
     @property
     def npartitions(self):
+        """The number of blocks (Dask's)."""
         return int(np.prod(self.numblocks, dtype=np.int64))
 
     @property
     def chunksize(self):
+        """The largest block length along each axis (Dask's)."""
         return tuple(max(c) for c in self.chunks)
 
     def task_count(self):
@@ -253,12 +262,14 @@ class Array:
         self._h = assign(self, key, value)._h
 
     def transpose(self, *axes):
+        """The axes reversed, or permuted as ``axes`` says (a view of every block)."""
         if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
             axes = axes[0]
         return Array(self._h.transpose(list(axes) if axes else None))
 
     @property
     def T(self):
+        """The transpose (axes reversed)."""
         return self.transpose()
 
     @property
@@ -272,10 +283,12 @@ class Array:
 
     @property
     def real(self):
+        """The real parts (the array itself when not complex)."""
         return Array(self._h.unary("real"))
 
     @property
     def imag(self):
+        """The imaginary parts (zeros when not complex)."""
         return Array(self._h.unary("imag"))
 
     def conj(self):
@@ -293,6 +306,7 @@ class Array:
         return reshape(self, shape[0] if len(shape) == 1 else shape, order=order, copy=copy)
 
     def flatten(self):
+        """The elements as a 1-d array, in row-major order."""
         return self.reshape(-1)
 
     ravel = flatten
@@ -321,6 +335,7 @@ class Array:
         return VectorIndex(self)
 
     def astype(self, dtype, copy=True):
+        """The elements converted to ``dtype`` (NumPy's casting)."""
         return Array(self._h.astype(dtype_name(dtype)))
 
     # --- reductions -----------------------------------------------------------------------
@@ -332,68 +347,88 @@ class Array:
     # NumPy's positional order (``out`` included, refused), so ``x.var(0, None, None, 1)`` is a
     # ddof of 1 as in NumPy, never a keepdims.
     def sum(self, axis=None, dtype=None, out=None, keepdims=False, *, split_every=None):
+        """Sum over ``axis`` (int, tuple or None) as a tree reduction of ``split_every`` partials at
+        a time."""
         refuse_out(out)
         return self._reduce("sum", axis, keepdims, dtype, split_every=split_every)
 
     def prod(self, axis=None, dtype=None, out=None, keepdims=False, *, split_every=None):
+        """Product over ``axis`` as a tree reduction."""
         refuse_out(out)
         return self._reduce("prod", axis, keepdims, dtype, split_every=split_every)
 
     def mean(self, axis=None, dtype=None, out=None, keepdims=False, *, split_every=None):
+        """Mean over ``axis`` as a tree reduction of sums and counts."""
         refuse_out(out)
         return self._reduce("mean", axis, keepdims, dtype, split_every=split_every)
 
     def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, split_every=None):
+        """Variance over ``axis`` with ``ddof`` degrees of freedom, in one pass (merged moments)."""
         refuse_out(out)
         result = self._reduce("var", axis, keepdims, dtype, ddof, split_every)
         return _float16_overflow(self, result, axis, keepdims) if self.dtype == np.float16 and dtype is None else result
 
     def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, split_every=None):
+        """Standard deviation over ``axis`` with ``ddof`` degrees of freedom, in one pass."""
         refuse_out(out)
         result = self._reduce("std", axis, keepdims, dtype, ddof, split_every)
         return _float16_overflow(self, result, axis, keepdims) if self.dtype == np.float16 and dtype is None else result
 
     def min(self, axis=None, out=None, keepdims=False, *, split_every=None):
+        """Smallest element over ``axis`` (NaN propagates, as NumPy's)."""
         refuse_out(out)
         return self._reduce("min", axis, keepdims, split_every=split_every)
 
     def max(self, axis=None, out=None, keepdims=False, *, split_every=None):
+        """Largest element over ``axis`` (NaN propagates, as NumPy's)."""
         refuse_out(out)
         return self._reduce("max", axis, keepdims, split_every=split_every)
 
     def any(self, axis=None, out=None, keepdims=False, *, split_every=None):
+        """Whether any element over ``axis`` is true."""
         refuse_out(out)
         return self._reduce("any", axis, keepdims, split_every=split_every)
 
     def all(self, axis=None, out=None, keepdims=False, *, split_every=None):
+        """Whether every element over ``axis`` is true."""
         refuse_out(out)
         return self._reduce("all", axis, keepdims, split_every=split_every)
 
     # --- NumPy's other array methods, each the namespace function of the same name -----------
     def argmax(self, axis=None, out=None, *, keepdims=False):
+        """The position of the first largest element along ``axis`` (of the flattened array when
+        None)."""
         refuse_out(out)
         return _namespace().argmax(self, axis=axis, keepdims=keepdims)
 
     def argmin(self, axis=None, out=None, *, keepdims=False):
+        """The position of the first smallest element along ``axis`` (of the flattened array when
+        None)."""
         refuse_out(out)
         return _namespace().argmin(self, axis=axis, keepdims=keepdims)
 
     def cumsum(self, axis=None, dtype=None):
+        """Running sums along ``axis`` (of the flattened array when None)."""
         return _namespace().cumsum(self, axis=axis, dtype=dtype)
 
     def cumprod(self, axis=None, dtype=None):
+        """Running products along ``axis`` (of the flattened array when None)."""
         return _namespace().cumprod(self, axis=axis, dtype=dtype)
 
     def clip(self, min=None, max=None):
+        """The elements limited to ``[min, max]``."""
         return _namespace().clip(self, min, max)
 
     def round(self, decimals=0):
+        """The elements rounded to ``decimals`` (half to even, as NumPy's)."""
         return _namespace().round(self, decimals=decimals)
 
     def squeeze(self, axis=None):
+        """The array without its length-one axes (or only those of ``axis``)."""
         return _namespace().squeeze(self, axis=axis)
 
     def swapaxes(self, axis1, axis2):
+        """The array with axes ``axis1`` and ``axis2`` swapped (a view of every block)."""
         axes = list(range(self.ndim))
         for axis in (axis1, axis2):
             if not -self.ndim <= axis < self.ndim:
@@ -403,12 +438,16 @@ class Array:
         return self.transpose(axes)
 
     def repeat(self, repeats, axis=None):
+        """Each element repeated ``repeats`` times along ``axis`` (of the flattened array when
+        None)."""
         return _namespace().repeat(self, repeats, axis=axis)
 
     def nonzero(self):
+        """The indices of the non-zero elements, one array per axis (their number is computed now)."""
         return _namespace().nonzero(self)
 
     def dot(self, b):
+        """NumPy's ``dot`` of this array and ``b``."""
         return _namespace().dot(self, b)
 
     def diagonal(self, offset=0, axis1=0, axis2=1):
@@ -416,12 +455,16 @@ class Array:
         return _namespace().diagonal(self, offset, axis1, axis2)
 
     def trace(self, offset=0, axis1=0, axis2=1, dtype=None):
+        """The sum of the ``offset``-th diagonal of the matrices of ``axis1`` and ``axis2``."""
         return _namespace().trace(self, offset, axis1, axis2, dtype)
 
     def take(self, indices, axis=None):
+        """NumPy's ``take``: the elements at ``indices`` along ``axis`` (of the flattened array when
+        None)."""
         return _namespace().take(self, indices, axis=axis)
 
     def searchsorted(self, v, side="left", sorter=None):
+        """For each of ``v``, where inserting it keeps this sorted 1-d array sorted."""
         return _namespace().searchsorted(self, v, side=side, sorter=sorter)
 
     def argsort(self, axis=-1, kind=None, order=None):
@@ -446,6 +489,8 @@ class Array:
         self._h = partition(self, kth, axis, order=order)._h
 
     def argpartition(self, kth, axis=-1, kind="introselect", order=None):
+        """Positions that partition the array around ``kth`` along ``axis`` (NumPy's
+        ``argpartition``)."""
         from ._ndarray_methods import argpartition
 
         return argpartition(self, kth, axis, order=order)
@@ -458,22 +503,27 @@ class Array:
         self._h = filled(self, value)._h
 
     def put(self, indices, values, mode="raise"):
+        """A new array with the flat positions ``ind`` set to ``v`` (tegula arrays are values:
+        nothing is changed in place)."""
         from ._ndarray_methods import put
 
         put(self, indices, values, mode)
 
     def compress(self, condition, axis=None, out=None):
+        """The slices along ``axis`` where ``condition`` is true."""
         from ._ndarray_methods import compress
 
         refuse_out(out)
         return compress(condition, self, axis)
 
     def choose(self, choices, out=None, mode="raise"):
+        """NumPy's ``choose``: each element picks from ``choices`` by this array's value."""
         from ._ndarray_methods import choose
 
         return choose(self, choices, out, mode)
 
     def view(self, dtype=None, type=None):
+        """NumPy's ``view(dtype)``: the elements' bytes read as ``dtype``."""
         from ._ndarray_methods import view
 
         if type is not None:
@@ -482,16 +532,19 @@ class Array:
 
     @property
     def flat(self):
+        """The elements as a 1-d array, in row-major order."""
         from ._ndarray_methods import FlatView
 
         return FlatView(self)
 
     def tobytes(self, order="C"):
+        """The computed elements as bytes, in row-major order."""
         from ._ndarray_methods import tobytes
 
         return tobytes(self, order)
 
     def tofile(self, fid, sep="", format="%s"):
+        """The computed elements written to ``fid`` (NumPy's ``tofile``)."""
         from ._ndarray_methods import tofile
 
         tofile(self, fid, sep, format)
@@ -502,9 +555,11 @@ class Array:
         return Array(self._h, self._attrs)
 
     def item(self, *args):
+        """The single element (or the one at ``args``) as a Python scalar; computes it."""
         return self.compute().item(*args)
 
     def tolist(self):
+        """The computed elements as nested Python lists."""
         return self.compute().tolist()
 
     # --- operators ------------------------------------------------------------------------

@@ -80,10 +80,14 @@ def from_dlpack(x, /, *, device=None, copy=None, chunks="auto"):
 
 
 def from_array(a, chunks="auto"):
+    """Dask's ``from_array``: an array of ``x`` (anything NumPy slicing reads) in blocks of
+    ``chunks``, read block by block when computed."""
     return asarray(a, chunks=chunks)
 
 
 def full(shape, fill_value, dtype=None, *, device=None, chunks="auto"):
+    """An array of ``shape`` filled with ``fill_value`` (of ``dtype``, or the value's own),
+    generated block by block."""
     _check_device(device)
     if isinstance(fill_value, Array):
         fill_value = fill_value.compute()
@@ -101,10 +105,12 @@ def full(shape, fill_value, dtype=None, *, device=None, chunks="auto"):
 
 
 def zeros(shape, dtype=None, *, device=None, chunks="auto"):
+    """An array of ``shape`` filled with zeros (float64 by default), generated block by block."""
     return full(shape, False, dtype if dtype is not None else float64, device=device, chunks=chunks)
 
 
 def ones(shape, dtype=None, *, device=None, chunks="auto"):
+    """An array of ``shape`` filled with ones (float64 by default), generated block by block."""
     return full(shape, True, dtype if dtype is not None else float64, device=device, chunks=chunks)
 
 
@@ -120,21 +126,25 @@ def _like(x, dtype, device, chunks):
 
 
 def zeros_like(x, /, dtype=None, *, device=None, chunks=None):
+    """Zeros of ``x``'s shape (and dtype and chunks, unless given)."""
     shape, dtype, device, chunks = _like(x, dtype, device, chunks)
     return zeros(shape, dtype, device=device, chunks=chunks)
 
 
 def ones_like(x, /, dtype=None, *, device=None, chunks=None):
+    """Ones of ``x``'s shape (and dtype and chunks, unless given)."""
     shape, dtype, device, chunks = _like(x, dtype, device, chunks)
     return ones(shape, dtype, device=device, chunks=chunks)
 
 
 def empty_like(x, /, dtype=None, *, device=None, chunks=None):
+    """An array of ``x``'s shape (and dtype and chunks, unless given); its values are zeros."""
     shape, dtype, device, chunks = _like(x, dtype, device, chunks)
     return empty(shape, dtype, device=device, chunks=chunks)
 
 
 def full_like(x, /, fill_value, dtype=None, *, device=None, chunks=None):
+    """``fill_value`` in ``x``'s shape (and dtype and chunks, unless given)."""
     shape, dtype, device, chunks = _like(x, dtype, device, chunks)
     return full(shape, fill_value, dtype, device=device, chunks=chunks)
 

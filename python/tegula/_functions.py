@@ -107,6 +107,7 @@ def expand_dims(x, /, axis=0):
 
 
 def astype(x, dtype, /, *, copy=True, device=None):
+    """``x`` converted to ``dtype`` (NumPy's casting), on ``device`` if given."""
     from ._info import _check_device, _on
 
     _check_device(device)
@@ -114,18 +115,23 @@ def astype(x, dtype, /, *, copy=True, device=None):
 
 
 def matmul(x1, x2, /):
+    """NumPy's ``matmul``: stacks of matrix products (the stack axes broadcast), blockwise products
+    with a tree sum over the contracted axis."""
     return asarray(x1) @ asarray(x2)
 
 
 def transpose(x, axes=None):
+    """``x`` with its axes reversed, or permuted as ``axes`` says (a view of every block)."""
     return asarray(x).transpose(axes)
 
 
 def permute_dims(x, /, axes):
+    """The array API's ``permute_dims``: ``x`` with its axes permuted as ``axes`` says."""
     return asarray(x).transpose(axes)
 
 
 def rechunk(x, chunks="auto"):
+    """``x`` in blocks of ``chunks`` (Dask's forms), in stages that stay within the memory budget."""
     return asarray(x).rechunk(chunks)
 
 
@@ -137,10 +143,12 @@ def sum(x, /, axis=None, dtype=None, out=None, keepdims=False, *, split_every=No
 
 
 def prod(x, /, axis=None, dtype=None, out=None, keepdims=False, *, split_every=None):
+    """Product over ``axis`` (int, tuple or None) as a tree reduction; see ``Array.prod``."""
     return asarray(x).prod(axis, dtype, out, keepdims, split_every=split_every)
 
 
 def mean(x, /, axis=None, dtype=None, out=None, keepdims=False, *, split_every=None):
+    """Mean over ``axis`` (int, tuple or None) as a tree reduction; see ``Array.mean``."""
     return asarray(x).mean(axis, dtype, out, keepdims, split_every=split_every)
 
 
@@ -151,23 +159,28 @@ def var(x, /, axis=None, dtype=None, out=None, ddof=None, keepdims=False, *, cor
 
 
 def std(x, /, axis=None, dtype=None, out=None, ddof=None, keepdims=False, *, correction=0.0, split_every=None):
+    """Standard deviation, in one pass; ``correction`` is the standard's name for NumPy's ``ddof``."""
     ddof = correction if ddof is None else ddof
     return asarray(x).std(axis, dtype, out, ddof, keepdims, split_every=split_every)
 
 
 def min(x, /, axis=None, out=None, keepdims=False, *, split_every=None):
+    """Smallest element over ``axis`` (NaN propagates, as NumPy's); see ``Array.min``."""
     return asarray(x).min(axis, out, keepdims, split_every=split_every)
 
 
 def max(x, /, axis=None, out=None, keepdims=False, *, split_every=None):
+    """Largest element over ``axis`` (NaN propagates, as NumPy's); see ``Array.max``."""
     return asarray(x).max(axis, out, keepdims, split_every=split_every)
 
 
 def any(x, /, axis=None, out=None, keepdims=False, *, split_every=None):
+    """Whether any element over ``axis`` is true; see ``Array.any``."""
     return asarray(x).any(axis, out, keepdims, split_every=split_every)
 
 
 def all(x, /, axis=None, out=None, keepdims=False, *, split_every=None):
+    """Whether every element over ``axis`` is true; see ``Array.all``."""
     return asarray(x).all(axis, out, keepdims, split_every=split_every)
 
 
@@ -248,6 +261,7 @@ def run_compute(handles, scheduler, num_workers, fuse, progress=None, placement=
 
 
 def result_type(*arrays_and_dtypes):
+    """NumPy's ``result_type`` of arrays (by their dtypes) and dtypes."""
     import numpy as np
 
     check_promotion("result_type", *arrays_and_dtypes)
@@ -255,6 +269,7 @@ def result_type(*arrays_and_dtypes):
 
 
 def can_cast(from_, to, casting="safe"):
+    """NumPy's ``can_cast`` of an array's dtype (or a dtype) to ``to`` under ``casting``."""
     import numpy as np
 
     return np.can_cast(from_.dtype if isinstance(from_, Array) else from_, dtype_name(to), casting=casting)

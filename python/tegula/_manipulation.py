@@ -82,6 +82,7 @@ def moveaxis(x, source, destination, /):
 
 
 def broadcast_shapes(*shapes):
+    """NumPy's ``broadcast_shapes``: the shape the given shapes broadcast to."""
     return np.broadcast_shapes(*shapes)
 
 

@@ -101,6 +101,7 @@ def indices(dimensions, dtype=int, sparse=False):
 
 
 def matrix_transpose(x, /):
+    """The last two axes of ``x`` swapped (a view of every block)."""
     return asarray(x).mT
 
 

@@ -30,6 +30,7 @@ def _filled(a, value):
 
 # Positional parameters in NumPy's order, ``out`` included (refused).
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
+    """NumPy's ``nansum``: the sum over ``axis`` treating NaN as zero."""
     refuse_out(out)
     a = asarray(a)
     if a.dtype.kind in "fc" and (dtype is None or np.dtype(dtype).kind in "fc"):
@@ -39,16 +40,19 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
 
 
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
+    """NumPy's ``nanprod``: the product over ``axis`` treating NaN as one."""
     refuse_out(out)
     return _filled(a, 1)[0].prod(axis=axis, dtype=dtype, keepdims=keepdims)
 
 
 def nancumsum(a, axis=None, dtype=None, out=None):
+    """NumPy's ``nancumsum``: running sums along ``axis`` treating NaN as zero."""
     refuse_out(out)
     return cumsum(_filled(a, 0)[0], axis=axis, dtype=dtype)
 
 
 def nancumprod(a, axis=None, dtype=None, out=None):
+    """NumPy's ``nancumprod``: running products along ``axis`` treating NaN as one."""
     refuse_out(out)
     return cumprod(_filled(a, 1)[0], axis=axis, dtype=dtype)
 
@@ -68,6 +72,7 @@ def nanmin(a, axis=None, out=None, keepdims=False):
 
 
 def nanmax(a, axis=None, out=None, keepdims=False):
+    """NumPy's ``nanmax``: the largest element over ``axis`` ignoring NaN (NaN where all are)."""
     refuse_out(out)
     return _nanextreme(a, axis, keepdims, "max")
 
@@ -114,6 +119,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    """NumPy's ``nanstd``: the standard deviation over ``axis`` of the values that are not NaN."""
     refuse_out(out)
     a = asarray(a)
     if a.dtype.kind in "fc" and dtype is None and a.dtype != np.float16:

@@ -70,6 +70,7 @@ def cholesky(x, /, *, upper=False):
 
 
 def inv(x, /):
+    """The inverse of each square matrix; a singular one raises ``LinAlgError`` when computed."""
     return _core("inv", x)
 
 
@@ -90,6 +91,7 @@ def solve(x1, x2, /):
 
 
 def det(x, /):
+    """The determinant of each matrix (one task per block of the stack axes)."""
     return _core("det", x)
 
 
@@ -204,6 +206,8 @@ def eigh(x, /):
 
 
 def eigvalsh(x, /):
+    """The eigenvalues (ascending) of each Hermitian matrix, without eigenvectors; only the lower
+    triangle is read."""
     return _core("eigh", x, output=0)
 
 

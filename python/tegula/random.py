@@ -41,6 +41,7 @@ class Generator:
         return self._draw("uniform", float(low), float(high), size, "float64", chunks)
 
     def standard_normal(self, size=None, dtype="float64", chunks="auto"):
+        """Standard normal values (mean 0, standard deviation 1) of ``size``, float64 or float32."""
         return self._draw("normal", 0.0, 1.0, size, dtype, chunks)
 
     def normal(self, loc=0.0, scale=1.0, size=None, chunks="auto"):
@@ -68,6 +69,7 @@ class Generator:
         return tegula.astype(-tegula.log1p(-self.random(size, chunks=chunks)), dtype)
 
     def exponential(self, scale=1.0, size=None, chunks="auto"):
+        """Exponential values of mean ``scale`` (broadcast to ``size``)."""
         _non_negative(scale=scale)
         return self.standard_exponential(_size(size, scale), chunks=chunks) * _param(scale)
 
@@ -183,6 +185,7 @@ class Generator:
         return self._draw("gamma", shape, 1.0, size, dtype, chunks)
 
     def gamma(self, shape, scale=1.0, size=None, chunks="auto"):
+        """Gamma values of ``shape`` and ``scale`` (broadcast to ``size``)."""
         _non_negative(scale=scale)
         draws = self.standard_gamma(shape, _size(size, shape, scale), chunks=chunks)
         return draws * _param(scale) if isinstance(scale, Array) or np.ndim(scale) else draws * float(scale)
@@ -200,12 +203,14 @@ class Generator:
         return self._draw("beta", a, b, size, "float64", chunks)
 
     def chisquare(self, df, size=None, chunks="auto"):
+        """Chi-square values of ``df`` degrees of freedom (broadcast to ``size``)."""
         if _is_array(df):
             _positive(df=df)
             return self._per_element("chisquare", df, 0.0, size, chunks)
         return self._draw("chisquare", _degrees(df), 0.0, size, "float64", chunks)
 
     def standard_t(self, df, size=None, chunks="auto"):
+        """Student's t values of ``df`` degrees of freedom (broadcast to ``size``)."""
         if _is_array(df):
             _positive(df=df)
             return self._per_element("standard_t", df, 0.0, size, chunks)
@@ -418,6 +423,7 @@ def _probabilities(p, n):
 
 
 def default_rng(seed=None):
+    """A new ``Generator`` from ``seed`` (fresh entropy when None), as NumPy's ``default_rng``."""
     return Generator(seed)
 
 
@@ -442,10 +448,14 @@ random_sample = random
 
 
 def rand(*shape, chunks="auto"):
+    """Uniform floats in [0, 1) of shape ``shape`` from the default generator (NumPy's
+    ``random.rand``)."""
     return _default.random(shape, chunks=chunks)
 
 
 def randn(*shape, chunks="auto"):
+    """Standard normal floats of shape ``shape`` from the default generator (NumPy's
+    ``random.randn``)."""
     return _default.standard_normal(shape, chunks=chunks)
 
 
