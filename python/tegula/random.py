@@ -34,10 +34,17 @@ class Generator:
         """Uniform floats in [0, 1)."""
         return self._draw("uniform", 0.0, 1.0, size, dtype, chunks)
 
+    def _compose(self, name, params, size, chunks, dtype=None):
+        """The Rust generator's composed distribution ``name``: parameters as numbers (NumPy's
+        Python floats) or arrays (tegula's, or NumPy's as tegula arrays)."""
+        params = [p._h if isinstance(p, Array) else p for p in (_param(v) for v in params)]
+        shape = None if size is None else list(_shape(size))
+        return Array(self._g.compose(name, params, shape, chunks, None if dtype is None else dtype_name(dtype)))
+
     def uniform(self, low=0.0, high=1.0, size=None, chunks="auto"):
         """Uniform on ``[low, high)``: with array bounds, ``low + (high - low)·u`` (NumPy's)."""
         if _is_array(low) or _is_array(high):
-            return _param(low) + (_param(high) - _param(low)) * self.random(_size(size, low, high), chunks=chunks)
+            return self._compose("uniform", (low, high), size, chunks)
         return self._draw("uniform", float(low), float(high), size, "float64", chunks)
 
     def standard_normal(self, size=None, dtype="float64", chunks="auto"):
@@ -49,7 +56,7 @@ class Generator:
         ``loc + scale·z`` of a standard normal ``z``."""
         if _is_array(loc) or _is_array(scale):
             _non_negative(scale=scale)
-            return _param(loc) + _param(scale) * self.standard_normal(_size(size, loc, scale), chunks=chunks)
+            return self._compose("normal", (loc, scale), size, chunks)
         return self._draw("normal", float(loc), float(scale), size, "float64", chunks)
 
     def integers(self, low, high=None, size=None, dtype="int64", endpoint=False, chunks="auto"):
@@ -64,83 +71,56 @@ class Generator:
 
     def standard_exponential(self, size=None, dtype="float64", chunks="auto"):
         """Exponential with scale 1: ``-log1p(-u)`` of a uniform ``u`` (NumPy's inversion)."""
-        import tegula
-
-        return tegula.astype(-tegula.log1p(-self.random(size, chunks=chunks)), dtype)
+        return self._compose("standard_exponential", (), _shape(size), chunks, dtype)
 
     def exponential(self, scale=1.0, size=None, chunks="auto"):
         """Exponential values of mean ``scale`` (broadcast to ``size``)."""
         _non_negative(scale=scale)
-        return self.standard_exponential(_size(size, scale), chunks=chunks) * _param(scale)
+        return self._compose("exponential", (scale,), size, chunks)
 
     def lognormal(self, mean=0.0, sigma=1.0, size=None, chunks="auto"):
         """``exp`` of a normal draw of ``mean`` and ``sigma``."""
-        import tegula
-
         _non_negative(sigma=sigma)
-        return tegula.exp(self.standard_normal(_size(size, mean, sigma), chunks=chunks) * _param(sigma) + _param(mean))
+        return self._compose("lognormal", (mean, sigma), size, chunks)
 
     def laplace(self, loc=0.0, scale=1.0, size=None, chunks="auto"):
         """NumPy's inversion: ``loc + scale*log(2u)`` below one half, ``loc - scale*log(2 - 2u)`` above."""
-        import tegula
-
         _non_negative(scale=scale)
-        u = self.random(_size(size, loc, scale), chunks=chunks)
-        side = tegula.where(u >= 0.5, -tegula.log(2.0 - 2.0 * u), tegula.log(2.0 * u))
-        return _param(loc) + _param(scale) * side
+        return self._compose("laplace", (loc, scale), size, chunks)
 
     def logistic(self, loc=0.0, scale=1.0, size=None, chunks="auto"):
         """``loc + scale*log(u / (1 - u))``."""
-        import tegula
-
         _non_negative(scale=scale)
-        u = self.random(_size(size, loc, scale), chunks=chunks)
-        return _param(loc) + _param(scale) * tegula.log(u / (1.0 - u))
+        return self._compose("logistic", (loc, scale), size, chunks)
 
     def gumbel(self, loc=0.0, scale=1.0, size=None, chunks="auto"):
         """``loc - scale*log(-log1p(-u))``."""
-        import tegula
-
         _non_negative(scale=scale)
-        u = self.random(_size(size, loc, scale), chunks=chunks)
-        return _param(loc) - _param(scale) * tegula.log(-tegula.log1p(-u))
+        return self._compose("gumbel", (loc, scale), size, chunks)
 
     def weibull(self, a, size=None, chunks="auto"):
         """A standard exponential to the power ``1/a`` (0 where ``a`` is 0)."""
-        import tegula
-
         _non_negative(a=a)
-        a = _param(a)
-        e = self.standard_exponential(_size(size, a), chunks=chunks)
-        if isinstance(a, float):
-            return e * 0.0 if a == 0 else e ** (1.0 / a)
-        return tegula.where(a == 0, 0.0, e ** (1.0 / a))
+        return self._compose("weibull", (a,), size, chunks)
 
     def pareto(self, a, size=None, chunks="auto"):
         """``expm1`` of a standard exponential over ``a`` (Pareto II, NumPy's)."""
-        import tegula
-
         _positive(a=a)
-        return tegula.expm1(self.standard_exponential(_size(size, a), chunks=chunks) / _param(a))
+        return self._compose("pareto", (a,), size, chunks)
 
     def rayleigh(self, scale=1.0, size=None, chunks="auto"):
         """``scale * sqrt(2 * standard_exponential)``."""
-        import tegula
-
         _non_negative(scale=scale)
-        return _param(scale) * tegula.sqrt(2.0 * self.standard_exponential(_size(size, scale), chunks=chunks))
+        return self._compose("rayleigh", (scale,), size, chunks)
 
     def power(self, a, size=None, chunks="auto"):
         """``(-expm1(-standard_exponential)) ** (1/a)``."""
-        import tegula
-
         _positive(a=a)
-        e = self.standard_exponential(_size(size, a), chunks=chunks)
-        return (-tegula.expm1(-e)) ** (1.0 / _param(a))
+        return self._compose("power", (a,), size, chunks)
 
     def standard_cauchy(self, size=None, chunks="auto"):
         """The ratio of two standard normal draws of independent streams."""
-        return self.standard_normal(size, chunks=chunks) / self.standard_normal(size, chunks=chunks)
+        return self._compose("standard_cauchy", (), _shape(size), chunks)
 
     def triangular(self, left, mode, right, size=None, chunks="auto"):
         """NumPy's inversion of the triangular distribution's cdf (parameters known now:
@@ -309,11 +289,11 @@ class Generator:
         import tegula
 
         if isinstance(x, (int, np.integer)):
-            return tegula.argsort(self.random(int(x), chunks=chunks))
+            return self._compose("permutation", (), (int(x),), chunks)
         x = tegula.asarray(x)
         if x.ndim == 0:
             raise np.exceptions.AxisError("x must be an integer or at least 1-dimensional")
-        return tegula.take(x, tegula.argsort(self.random(x.shape[axis], chunks=chunks)), axis=axis)
+        return tegula.take(x, self._compose("permutation", (), (x.shape[axis],), chunks), axis=axis)
 
     def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True, chunks="auto"):
         """Samples of ``range(a)`` (an int) or of ``a``'s elements along ``axis``: with

@@ -113,6 +113,49 @@ impl PyGenerator {
         self.inner.draw(dist, &shape(shape_)?, dtype(dtype_)?, &chunk_spec(chunks)?).py().map(wrap)
     }
 
+    /// The distribution or ordering `name` composed of uniform and normal draws (the methods
+    /// of `tegula::random::Generator` of that name): `params` numbers or arrays, `shape` the
+    /// result's (the parameters' broadcast shape when `None`), `n` the length to permute.
+    #[pyo3(signature = (name, params, shape_, chunks=None, dtype_=None))]
+    fn compose(
+        &self,
+        name: &str,
+        params: Vec<Bound<'_, PyAny>>,
+        shape_: Option<Vec<usize>>,
+        chunks: Option<&Bound<'_, PyAny>>,
+        dtype_: Option<&str>,
+    ) -> PyResult<PyArrayHandle> {
+        use tegula::random::Param;
+        let params = params
+            .iter()
+            .map(|p| match p.cast::<PyArrayHandle>() {
+                Ok(h) => Ok(Param::Array(h.get().inner.clone())),
+                Err(_) => p.extract::<f64>().map(Param::Number),
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        let (g, shape, chunks) = (&self.inner, shape_.as_deref(), &chunk_spec(chunks)?);
+        let fixed = || shape.ok_or_else(|| PyValueError::new_err(format!("{name} needs a shape")));
+        let one = |i: usize| params.get(i).ok_or_else(|| PyValueError::new_err(format!("{name} needs {} parameters", i + 1)));
+        let drawn = match name {
+            "uniform" => g.uniform(one(0)?, one(1)?, shape, chunks),
+            "normal" => g.normal(one(0)?, one(1)?, shape, chunks),
+            "standard_exponential" => g.standard_exponential(fixed()?, crate::convert::opt_dtype(dtype_)?.unwrap_or(tegula::DType::Float64), chunks),
+            "exponential" => g.exponential(one(0)?, shape, chunks),
+            "lognormal" => g.lognormal(one(0)?, one(1)?, shape, chunks),
+            "laplace" => g.laplace(one(0)?, one(1)?, shape, chunks),
+            "logistic" => g.logistic(one(0)?, one(1)?, shape, chunks),
+            "gumbel" => g.gumbel(one(0)?, one(1)?, shape, chunks),
+            "weibull" => g.weibull(one(0)?, shape, chunks),
+            "pareto" => g.pareto(one(0)?, shape, chunks),
+            "rayleigh" => g.rayleigh(one(0)?, shape, chunks),
+            "power" => g.power(one(0)?, shape, chunks),
+            "standard_cauchy" => g.standard_cauchy(fixed()?, chunks),
+            "permutation" => g.permutation(fixed()?.first().copied().unwrap_or(0), chunks),
+            other => return Err(PyValueError::new_err(format!("unknown distribution {other:?}"))),
+        };
+        drawn.py().map(wrap)
+    }
+
     /// `dist` ("gamma", "beta", "chisquare", "standard_t", "poisson" or "binomial") with
     /// parameters given per element, arrays `a` and `b` as `draw` names them, broadcast to
     /// `shape_` (b is ignored where there is one parameter).

@@ -15,6 +15,7 @@ mod nan_reductions;
 mod observe;
 mod overlap;
 mod pad;
+mod random_transforms;
 mod reshape;
 mod searching;
 mod sets;

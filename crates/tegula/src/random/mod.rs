@@ -51,3 +51,6 @@ impl Generator {
         self.draw(dist, shape, DType::Int64, chunks)
     }
 }
+
+mod transformed;
+pub use transformed::Param;
