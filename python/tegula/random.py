@@ -125,19 +125,9 @@ class Generator:
     def triangular(self, left, mode, right, size=None, chunks="auto"):
         """NumPy's inversion of the triangular distribution's cdf (parameters known now:
         numbers or NumPy arrays)."""
-        import tegula
-
         lo, md, hi = (np.asarray(v, dtype=np.float64) for v in (left, mode, right))
-        if (lo > md).any():
-            raise ValueError("left > mode")
-        if (md > hi).any():
-            raise ValueError("mode > right")
-        if (lo == hi).any():
-            raise ValueError("left == right")
-        u = self.random(_size(size, lo, md, hi), chunks=chunks)
-        base = hi - lo
-        ratio, low_prod, high_prod = (md - lo) / base, (md - lo) * base, (hi - md) * base
-        return tegula.where(u <= ratio, lo + tegula.sqrt(u * low_prod), hi - tegula.sqrt((1.0 - u) * high_prod))
+        shape = None if size is None else list(_shape(size))
+        return Array(self._g.triangular(lo, md, hi, shape, chunks))
 
     # --- distributions drawn by rejection, in Rust (one stream per element) -----------------
 
@@ -320,26 +310,9 @@ class Generator:
             raise ValueError("Cannot take a larger sample than population when replace is False")
         if not replace and weights is not None and count > np.count_nonzero(weights):
             raise ValueError("Fewer non-zero entries in p than size")
-        if replace and weights is not None:
-            index = self._weighted(weights, count, chunks)
-        elif replace:
-            index = self.integers(0, n, count, chunks=chunks) if n else self.permutation(0)
-        elif weights is not None:
-            keys = tegula.log(self.random(n, chunks=chunks)) / tegula.asarray(weights)
-            index = tegula.argsort(keys, descending=True)[:count]
-        else:
-            index = self.permutation(n, chunks=chunks)[:count]
-        index = index.reshape(shape)
+        index = Array(self._g.choice(max(n, 0), list(shape), bool(replace), None if weights is None else weights.tolist(),
+                                     chunks))
         return index if population is not None else tegula.take(tegula.asarray(a), index, axis=axis)
-
-    def _weighted(self, weights, count, chunks):
-        """``count`` indices drawn with probabilities ``weights``."""
-        import tegula
-
-        cdf = np.cumsum(weights)
-        cdf /= cdf[-1]
-        u = self.random(count, chunks=chunks)
-        return tegula.minimum(tegula.searchsorted(tegula.asarray(cdf), u, side="right"), len(weights) - 1)
 
 
 # NumPy's largest Poisson mean: beyond it a count does not fit int64 with room for the tail.

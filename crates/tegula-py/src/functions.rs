@@ -156,6 +156,26 @@ impl PyGenerator {
         drawn.py().map(wrap)
     }
 
+    /// `triangular` of parameters known now (float64 arrays broadcast against each other).
+    #[pyo3(signature = (left, mode, right, shape_, chunks=None))]
+    fn triangular(
+        &self,
+        left: numpy::PyReadonlyArrayDyn<'_, f64>,
+        mode: numpy::PyReadonlyArrayDyn<'_, f64>,
+        right: numpy::PyReadonlyArrayDyn<'_, f64>,
+        shape_: Option<Vec<usize>>,
+        chunks: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyArrayHandle> {
+        let (l, m, r) = (left.as_array().to_owned(), mode.as_array().to_owned(), right.as_array().to_owned());
+        self.inner.triangular(&l, &m, &r, shape_.as_deref(), &chunk_spec(chunks)?).py().map(wrap)
+    }
+
+    /// The positions of `choice`'s sample of `shape` from `0..n` (`p`: checked probabilities).
+    #[pyo3(signature = (n, shape_, replace, p, chunks=None))]
+    fn choice(&self, n: usize, shape_: Vec<usize>, replace: bool, p: Option<Vec<f64>>, chunks: Option<&Bound<'_, PyAny>>) -> PyResult<PyArrayHandle> {
+        self.inner.choice(n, &shape_, replace, p.as_deref(), &chunk_spec(chunks)?).py().map(wrap)
+    }
+
     /// `dist` ("gamma", "beta", "chisquare", "standard_t", "poisson" or "binomial") with
     /// parameters given per element, arrays `a` and `b` as `draw` names them, broadcast to
     /// `shape_` (b is ignored where there is one parameter).

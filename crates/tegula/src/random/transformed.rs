@@ -208,4 +208,81 @@ impl Generator {
         let length = x.shape()[tegula_core::shape::normalize_axis(axis, x.ndim())?];
         x.take(&self.permutation(length, chunks)?, Some(axis))
     }
+
+    /// NumPy's inversion of the triangular distribution's cdf, with parameters known now
+    /// (`left <= mode <= right`, `left < right`, broadcast against each other and the result).
+    pub fn triangular(
+        &self,
+        left: &ndarray::ArrayD<f64>,
+        mode: &ndarray::ArrayD<f64>,
+        right: &ndarray::ArrayD<f64>,
+        shape: Option<&[usize]>,
+        chunks: &ChunkSpec,
+    ) -> Result<Array> {
+        let common = broadcast_shapes(&broadcast_shapes(left.shape(), mode.shape())?, right.shape())?;
+        let shape = shape.map_or_else(|| common.to_vec(), <[usize]>::to_vec);
+        let view = |a: &ndarray::ArrayD<f64>| a.broadcast(common.clone()).map(|v| v.to_owned()).ok_or_else(|| value_err!("shape mismatch"));
+        let (lo, md, hi) = (view(left)?, view(mode)?, view(right)?);
+        if lo.iter().zip(&md).any(|(l, m)| l > m) {
+            return Err(value_err!("left > mode"));
+        }
+        if md.iter().zip(&hi).any(|(m, h)| m > h) {
+            return Err(value_err!("mode > right"));
+        }
+        if lo.iter().zip(&hi).any(|(l, h)| l == h) {
+            return Err(value_err!("left == right"));
+        }
+        let u = self.random(&shape, chunks)?;
+        let base = &hi - &lo;
+        let known = |a: ndarray::ArrayD<f64>| Array::from_ndarray(a, &ChunkSpec::All(tegula_core::AxisChunks::Full));
+        let ratio = known((&md - &lo) / &base)?;
+        let low_product = known((&md - &lo) * &base)?;
+        let high_product = known((&hi - &md) * &base)?;
+        let below = known(lo)?.add(&u.mul(&low_product)?.unary(UnaryOp::Sqrt)?)?;
+        let above = known(hi)?.sub(&rnum(1.0, BinaryOp::Subtract, &u)?.mul(&high_product)?.unary(UnaryOp::Sqrt)?)?;
+        Array::where_(&u.binary(BinaryOp::LessEqual, &ratio)?, &below, &above)
+    }
+
+    /// The int64 positions of a sample of `shape` from `0..n`: with replacement by uniform
+    /// integers (by a search of `p`'s cumulative sums when weighted), without by the first
+    /// entries of a permutation (weighted: Efraimidis and Spirakis's largest `log(u)/p` keys),
+    /// so the sample is in random order. `p`: probabilities of the `n` positions, checked by
+    /// the caller (non-negative, summing to one).
+    pub fn choice(&self, n: usize, shape: &[usize], replace: bool, p: Option<&[f64]>, chunks: &ChunkSpec) -> Result<Array> {
+        let count: usize = shape.iter().product();
+        if !replace && count > n {
+            return Err(value_err!("Cannot take a larger sample than population when replace is False"));
+        }
+        if p.is_some_and(|p| p.len() != n) {
+            return Err(value_err!("a and p must have same size"));
+        }
+        let index = match (replace, p) {
+            (true, Some(p)) => {
+                let mut total = 0.0;
+                let mut cdf: Vec<f64> = p.iter().map(|w| {
+                    total += w;
+                    total
+                }).collect();
+                let last = *cdf.last().unwrap_or(&1.0);
+                cdf.iter_mut().for_each(|c| *c /= last);
+                let cdf = Array::from_ndarray(ndarray::Array1::from(cdf).into_dyn(), &ChunkSpec::All(tegula_core::AxisChunks::Full))?;
+                let u = self.random(&[count], chunks)?;
+                cdf.searchsorted(&u, true, None)?.binary_scalar(BinaryOp::Minimum, Scalar::Int(n as i128 - 1), false)?
+            }
+            (true, None) if n > 0 => self.integers(0, n as i64, &[count], chunks)?,
+            (true, None) => self.permutation(0, chunks)?,
+            (false, Some(p)) => {
+                let weights = Array::from_ndarray(ndarray::Array1::from(p.to_vec()).into_dyn(), &ChunkSpec::All(tegula_core::AxisChunks::Full))?;
+                let keys = self.random(&[n], chunks)?.unary(UnaryOp::Log)?.binary(BinaryOp::Divide, &weights)?;
+                first(&keys.argsort(0, true)?, count)?
+            }
+            (false, None) => first(&self.permutation(n, chunks)?, count)?,
+        };
+        index.reshape(&shape.iter().map(|&d| d as i64).collect::<Vec<_>>())
+    }
+}
+
+/// The first `count` elements of a 1-d array.
+fn first(x: &Array, count: usize) -> Result<Array> {
+    x.index(&[crate::ops::IndexItem::Slice { start: None, stop: Some(count as i64), step: None }])
 }

@@ -78,3 +78,31 @@ fn orderings_and_ratios_draw_their_streams_in_order() {
     assert!(matches!(Generator::new(5).exponential(&Param::Number(-1.0), None, &chunks()), Err(TegulaError::Value(m)) if m == "scale < 0"));
     assert!(matches!(Generator::new(5).pareto(&Param::Number(0.0), None, &chunks()), Err(TegulaError::Value(m)) if m == "a <= 0"));
 }
+
+#[test]
+fn triangular_is_numpys_inversion_of_the_uniform_draws() {
+    let (lo, md, hi) = (ndarray::arr0(-1.0).into_dyn(), ndarray::arr0(0.5).into_dyn(), ndarray::arr0(3.0).into_dyn());
+    let drawn = values(&Generator::new(13).triangular(&lo, &md, &hi, Some(&SHAPE), &chunks()).unwrap());
+    let (base, ratio) = (4.0, 1.5 / 4.0);
+    let expected: Vec<f64> =
+        uniforms(13).iter().map(|&u| if u <= ratio { -1.0 + (u * 1.5 * base).sqrt() } else { 3.0 - ((1.0 - u) * 2.5 * base).sqrt() }).collect();
+    assert_close(&drawn, &expected, "triangular");
+    assert!(matches!(Generator::new(1).triangular(&md, &lo, &hi, None, &chunks()), Err(TegulaError::Value(m)) if m == "left > mode"));
+}
+
+#[test]
+fn choices_are_samples_of_the_positions() {
+    let ints = |a: &Array| -> Vec<i64> { a.compute().unwrap().typed::<i64>().unwrap().iter().copied().collect() };
+    let distinct = ints(&Generator::new(2).choice(30, &[3, 5], false, None, &chunks()).unwrap());
+    let mut sorted = distinct.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    assert_eq!(sorted.len(), 15, "without replacement every position is drawn once");
+    let p = [0.5, 0.0, 0.25, 0.0, 0.25];
+    for replace in [true, false] {
+        let drawn = ints(&Generator::new(2).choice(5, &[if replace { 200 } else { 3 }], replace, Some(&p), &chunks()).unwrap());
+        assert!(drawn.iter().all(|&i| p[i as usize] > 0.0), "a position of probability 0 was drawn: {drawn:?}");
+    }
+    assert!(ints(&Generator::new(2).choice(4, &[50], true, None, &chunks()).unwrap()).iter().all(|i| (0..4).contains(i)));
+    assert!(matches!(Generator::new(2).choice(3, &[4], false, None, &chunks()), Err(TegulaError::Value(m)) if m.contains("larger sample")));
+}
