@@ -14,7 +14,7 @@ from . import _tegula, random
 from ._array import Array, refuse_out
 from ._creation import asarray
 from ._dtypes import dtype_name
-from ._functions import matmul, where
+from ._functions import matmul
 from ._manipulation import broadcast_shapes, broadcast_to
 from ._matrices import matrix_transpose, outer, tensordot, vecdot
 
@@ -144,49 +144,17 @@ def svd_compressed(a, k, *, n_power_iter=0, n_oversamples=10, iterator="power", 
     With ``coerce_signs``, each row of ``Vh`` sums to a non-negative number (and ``U`` follows),
     so the result does not depend on the sign conventions of the factorisations inside."""
     a = asarray(a)
-    if a.ndim != 2:
-        raise ValueError(f"svd_compressed needs a matrix, got {a.ndim} dimensions")
     k, n_power_iter, n_oversamples = (operator.index(v) for v in (k, n_power_iter, n_oversamples))
-    if not 1 <= k <= min(a.shape):
-        raise ValueError(f"k must be between 1 and min(a.shape) = {min(a.shape)}, got {k}")
     if n_power_iter < 0 or n_oversamples < 0:
         raise ValueError("n_power_iter and n_oversamples must be non-negative")
+    if a.ndim == 2 and not 1 <= k <= min(a.shape):
+        raise ValueError(f"k must be between 1 and min(a.shape) = {min(a.shape)}, got {k}")
     if iterator not in ("power", "QR"):
         raise ValueError(f"iterator must be 'power' or 'QR', not {iterator!r}")
-    if a.dtype.kind not in "fc":
-        a = a.astype("float64")
-    q = _range_basis(a, min(k + n_oversamples, min(a.shape)), n_power_iter, iterator, seed)
-    u, s, vh = _short_svd(_adjoint(q) @ a)
-    u, s, vh = q @ u[:, :k], s[:k], vh[:k]
-    if coerce_signs:
-        signs = where(vh.sum(axis=1).real < 0, -1, 1).astype(s.dtype)
-        u, vh = u * signs, vh * signs[:, None]
-    return SVDResult(u, s, vh)
-
-
-def _range_basis(a, width, n_power_iter, iterator, seed):
-    """An orthonormal basis of ``a``'s range sampled by ``width`` Gaussian combinations of its
-    columns."""
-    real = np.finfo(a.dtype).dtype
-    omega = random.default_rng(seed).standard_normal((a.shape[1], width), dtype=real, chunks=(a.chunks[1], -1))
-    y = a @ omega
-    if iterator == "power":
-        for _ in range(n_power_iter):
-            y = a @ (_adjoint(a) @ y)
-        return qr(y).Q
-    q = qr(y).Q
-    for _ in range(n_power_iter):
-        q = qr(a @ qr(_adjoint(a) @ q).Q).Q
-    return q
-
-
-def _short_svd(b):
-    """The reduced SVD of a short matrix; a wide one in several column blocks through the TSQR
-    of its adjoint (``b^H = U S Vh`` gives ``b = Vh^H S U^H``)."""
-    if b.shape[1] > b.shape[0] and len(b.chunks[1]) > 1:
-        u, s, vh = svd(_adjoint(b), full_matrices=False)
-        return _adjoint(vh), s, _adjoint(u)
-    return svd(b, full_matrices=False)
+    seed = random.Generator(seed)._seed
+    found = _tegula.svd_compressed(a._h, max(k, 0), n_power_iter, n_oversamples, iterator == "QR", seed,
+                                   bool(coerce_signs), _limits())
+    return SVDResult(*(Array(h) for h in found))
 
 
 # The largest stack of row-block ``R``s factorised as one matrix; a taller one is cut into
@@ -235,10 +203,6 @@ def matrix_rank(x, /, *, rtol=None):
     """How many singular values of each matrix exceed ``rtol`` times the largest (default
     ``max(M, N) * eps``)."""
     return Array(_tegula.matrix_rank(asarray(x)._h, None if rtol is None else asarray(rtol)._h, _limits()))
-
-
-def _adjoint(x):
-    return x.conj().mT
 
 
 def matrix_power(x, n, /):

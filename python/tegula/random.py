@@ -25,6 +25,7 @@ class Generator:
         seed = int(seed)
         if not 0 <= seed < 2**64:
             raise ValueError("seed must be an integer in [0, 2**64)")
+        self._seed = seed
         self._g = _tegula._Generator(seed)
 
     def _draw(self, dist, a, b, size, dtype, chunks):

@@ -8,7 +8,7 @@ use crate::errors::IntoPy;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
-use tegula::linalg::{Linalg, NormOrder};
+use tegula::linalg::{Linalg, NormOrder, Sampling};
 use tegula::Array;
 
 type Limits = (usize, usize);
@@ -125,6 +125,25 @@ fn cond(x: &PyArrayHandle, p: Option<&Bound<'_, PyAny>>, limits: Limits) -> PyRe
     linalg(limits).cond(&x.inner, norm_order(p)?).py().map(wrap)
 }
 
+/// `svd_compressed` of `a` (Dask's), its Gaussian sample drawn by a generator of `seed`.
+#[pyfunction]
+#[pyo3(signature = (a, k, power_iterations, oversamples, orthonormalise_each, seed, coerce_signs, limits))]
+#[allow(clippy::too_many_arguments)]
+fn svd_compressed(
+    a: &PyArrayHandle,
+    k: usize,
+    power_iterations: usize,
+    oversamples: usize,
+    orthonormalise_each: bool,
+    seed: u64,
+    coerce_signs: bool,
+    limits: Limits,
+) -> PyResult<(PyArrayHandle, PyArrayHandle, PyArrayHandle)> {
+    let sampling = Sampling { k, power_iterations, oversamples, orthonormalise_each, coerce_signs };
+    let (u, s, vh) = linalg(limits).svd_compressed(&a.inner, &sampling, &tegula::random::Generator::new(seed)).py()?;
+    Ok((wrap(u), wrap(s), wrap(vh)))
+}
+
 /// Registers this file's functions in the extension module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     for f in [
@@ -143,6 +162,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(matrix_norm, m)?,
         wrap_pyfunction!(norm, m)?,
         wrap_pyfunction!(cond, m)?,
+        wrap_pyfunction!(svd_compressed, m)?,
     ] {
         m.add_function(f)?;
     }

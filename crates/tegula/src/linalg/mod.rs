@@ -16,6 +16,7 @@
 
 mod compose;
 mod norms;
+mod randomized;
 mod tiled_qr;
 mod tsqr;
 
@@ -24,6 +25,7 @@ use tegula_core::{Result, UnaryOp};
 
 pub use compose::Lstsq;
 pub use norms::NormOrder;
+pub use randomized::Sampling;
 pub use tegula_core::LinalgOp;
 
 /// The sizes at which the factorisations change algorithm (the defaults suit any machine; a

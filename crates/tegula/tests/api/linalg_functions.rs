@@ -12,6 +12,8 @@ const A: [f64; 18] = [2.0, -1.0, 0.5, 1.0, 3.0, -2.0, 0.0, 1.5, 4.0, -3.0, 2.0, 
 /// A 5×5 symmetric matrix.
 const S: [f64; 25] = [4.0, 1.0, 0.5, -2.0, 1.0, 1.0, 5.0, -1.0, 0.5, 2.0, 0.5, -1.0, 6.0, 1.0, -0.5, -2.0, 0.5, 1.0, 3.0, 1.5, 1.0, 2.0, -0.5, 1.5, 7.0];
 const INF: f64 = f64::INFINITY;
+/// np.linalg.svd(A, compute_uv=False).
+const SINGULAR_VALUES: [f64; 3] = [5.972632208977087, 5.06593129767507, 3.957777732961471];
 
 fn matrix(values: &[f64], shape: [usize; 2], blocks: [usize; 2]) -> Array {
     let data = ArrayD::from_shape_vec(shape.to_vec(), values.to_vec()).unwrap();
@@ -142,4 +144,22 @@ fn powers_chains_crosses_diagonals_and_traces_are_numpys() {
     assert_close(&values(&a.diagonal(-2).unwrap()), &[0.0, 2.0, 2.5], "diagonal -2");
     assert_close(&values(&s.trace(-1, None).unwrap()), &[2.5], "trace -1");
     assert!(matches!(la.matrix_power(&a, 2), Err(TegulaError::LinAlg(_))));
+}
+
+#[test]
+fn randomized_svd_finds_numpys_leading_singular_values() {
+    use tegula::linalg::Sampling;
+    use tegula::random::Generator;
+    // A is 6×3: of rank 3, so k + oversamples >= 3 samples its whole range.
+    let la = Linalg::default();
+    for orthonormalise_each in [false, true] {
+        let sampling = Sampling { k: 2, power_iterations: 2, oversamples: 1, orthonormalise_each, coerce_signs: true };
+        let (u, s, vh) = la.svd_compressed(&matrix(&A, [6, 3], [2, 3]), &sampling, &Generator::new(7)).unwrap();
+        assert_eq!((u.shape(), s.shape(), vh.shape()), (vec![6, 2], vec![2], vec![2, 3]));
+        assert_close(&values(&s), &SINGULAR_VALUES[..2], "leading singular values");
+        let rows = values(&vh);
+        assert!(rows.chunks(3).all(|row| row.iter().sum::<f64>() >= 0.0), "coerced signs");
+    }
+    let sampling = Sampling { k: 4, power_iterations: 0, oversamples: 0, orthonormalise_each: false, coerce_signs: false };
+    assert!(matches!(la.svd_compressed(&matrix(&A, [6, 3], [2, 3]), &sampling, &Generator::new(7)), Err(TegulaError::Value(m)) if m.contains("k must be")));
 }
