@@ -2,9 +2,11 @@
 //! `x @ x.T`, tall-skinny QR and SVD, logistic regression by Newton's method, mean, std and
 //! quantiles of a Zarr array, `unique`, `einsum`, a stencil with a Rust closure, and a sort.
 //!
-//! cargo run --release -p tegula --example workloads [NAME ...] [--scale N]
+//! cargo run --release -p tegula --example workloads [NAME ...] [--scale N] [--small] [--bits]
 //!
-//! Without names every workload runs; `--scale` multiplies the sizes (default 1: seconds each).
+//! Without names every workload runs; `--scale` multiplies the sizes (default 1: seconds each)
+//! and `--small` divides them by 10; `--bits` prints each result's values as the hex of their
+//! float64 bits, which `tests/test_same_engine.py` compares with the same program in Python.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -13,7 +15,22 @@ use tegula::ops::{Boundary, QuantileSpec, Quantiles, UniqueSpec};
 use tegula::random::Generator;
 use tegula::{compute, Array, AxisChunks, ChunkSpec, Chunk, ComputeOptions, DType, Element, Result, Scalar};
 
-type Workload = fn(usize) -> Result<String>;
+/// Sizes: a workload's base sizes times `scale`, divided by `divisor`.
+#[derive(Clone, Copy)]
+struct Size {
+    scale: usize,
+    divisor: usize,
+}
+
+impl Size {
+    fn of(self, base: usize) -> usize {
+        (base * self.scale / self.divisor).max(1)
+    }
+}
+
+/// A workload's report and the values whose bits identify its result.
+type Outcome = (String, Vec<f64>);
+type Workload = fn(Size) -> Result<Outcome>;
 
 const WORKLOADS: [(&str, Workload); 9] = [
     ("matmul", matmul),
@@ -30,12 +47,19 @@ const WORKLOADS: [(&str, Workload); 9] = [
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let scale = args.iter().position(|a| a == "--scale").and_then(|i| args.get(i + 1)).map_or(Ok(1), |s| s.parse()).unwrap_or(1);
+    let size = Size { scale, divisor: if args.iter().any(|a| a == "--small") { 10 } else { 1 } };
+    let bits = args.iter().any(|a| a == "--bits");
     let names: Vec<&String> = args.iter().filter(|a| !a.starts_with("--") && a.parse::<usize>().is_err()).collect();
     for (name, run) in WORKLOADS {
         if names.is_empty() || names.iter().any(|n| *n == name) {
             let start = Instant::now();
-            let result = run(scale)?;
-            println!("{name:>10}: {result} ({:.2?})", start.elapsed());
+            let (report, values) = run(size)?;
+            if bits {
+                let hex: Vec<String> = values.iter().map(|v| format!("{:016x}", v.to_bits())).collect();
+                println!("{name} {}", hex.join(" "));
+            } else {
+                println!("{name:>10}: {report} ({:.2?})", start.elapsed());
+            }
         }
     }
     Ok(())
@@ -49,39 +73,43 @@ fn scalar(chunk: &Chunk) -> Result<f64> {
     Ok(chunk.typed::<f64>()?.iter().copied().sum())
 }
 
-/// `sum(x @ y)` of two 2000·scale square matrices in 500·scale blocks.
-fn matmul(scale: usize) -> Result<String> {
-    let n = 2000 * scale;
+/// `sum(x @ y)` of two square matrices in four by four blocks.
+fn matmul(size: Size) -> Result<Outcome> {
+    let n = size.of(2000);
     let rng = Generator::new(1);
-    let (x, y) = (rng.random(&[n, n], &blocks(n / 4))?, rng.random(&[n, n], &blocks(n / 4))?);
-    Ok(format!("sum(x @ y) = {:.6e}", scalar(&x.matmul(&y)?.sum(None, false)?.compute()?)?))
+    let (x, y) = (rng.random(&[n, n], &blocks(n.div_ceil(4)))?, rng.random(&[n, n], &blocks(n.div_ceil(4)))?);
+    let total = scalar(&x.matmul(&y)?.sum(None, false)?.compute()?)?;
+    Ok((format!("sum(x @ y) = {total:.6e}"), vec![total]))
 }
 
 /// `sum(x @ x.T)`: the product of a matrix and its transpose, symmetric blocks shared.
-fn gram(scale: usize) -> Result<String> {
-    let x = Generator::new(2).random(&[4000 * scale, 1000], &blocks(1000))?;
-    Ok(format!("sum(x @ x.T) = {:.6e}", scalar(&x.matmul(&x.t())?.sum(None, false)?.compute()?)?))
+fn gram(size: Size) -> Result<Outcome> {
+    let x = Generator::new(2).random(&[size.of(4000), size.of(1000)], &blocks(size.of(1000)))?;
+    let total = scalar(&x.matmul(&x.t())?.sum(None, false)?.compute()?)?;
+    Ok((format!("sum(x @ x.T) = {total:.6e}"), vec![total]))
 }
 
 /// QR and SVD of a tall matrix in row blocks, by TSQR.
-fn tsqr(scale: usize) -> Result<String> {
-    let x = Generator::new(3).standard_normal(&[200_000 * scale, 50], &ChunkSpec::PerAxis(vec![AxisChunks::Size(20_000), AxisChunks::Full]))?;
+fn tsqr(size: Size) -> Result<Outcome> {
+    let rows = ChunkSpec::PerAxis(vec![AxisChunks::Size(size.of(20_000)), AxisChunks::Full]);
+    let x = Generator::new(3).standard_normal(&[size.of(200_000), 50], &rows)?;
     let la = Linalg::default();
     let (_, r) = la.qr(&x, false)?;
     let s = la.svdvals(&x)?;
-    let (out, _) = compute(&[&r.index(&[tegula::ops::IndexItem::Int(0), tegula::ops::IndexItem::Int(0)])?, &s], ComputeOptions::default())?;
-    let s = out[1].typed::<f64>()?;
-    Ok(format!("|R[0, 0]| = {:.4}, singular values {:.4} .. {:.4}", scalar(&out[0])?.abs(), s[[0]], s[[s.len() - 1]]))
+    let corner = r.index(&[tegula::ops::IndexItem::Int(0), tegula::ops::IndexItem::Int(0)])?;
+    let (out, _) = compute(&[&corner, &s], ComputeOptions::default())?;
+    let s: Vec<f64> = out[1].typed::<f64>()?.iter().copied().collect();
+    let report = format!("|R[0, 0]| = {:.4}, singular values {:.4} .. {:.4}", scalar(&out[0])?.abs(), s[0], s[s.len() - 1]);
+    Ok((report, s))
 }
 
 /// Logistic regression by Newton's method: gradient `X.T @ (mu - y)`, Hessian `(X.T * w) @ X`.
-fn logreg(scale: usize) -> Result<String> {
-    let (n, d) = (400_000 * scale, 20);
+fn logreg(size: Size) -> Result<Outcome> {
+    let (n, d, rows) = (size.of(400_000), 20, size.of(50_000));
     let rng = Generator::new(4);
-    let rows = ChunkSpec::PerAxis(vec![AxisChunks::Size(50_000), AxisChunks::Full]);
-    let x = rng.standard_normal(&[n, d], &rows)?;
-    let truth = Array::from_ndarray(ndarray::Array1::linspace(-1.0, 1.0, d).into_dyn(), &blocks(d))?;
-    let noise = rng.standard_normal(&[n], &blocks(50_000))?;
+    let x = rng.standard_normal(&[n, d], &ChunkSpec::PerAxis(vec![AxisChunks::Size(rows), AxisChunks::Full]))?;
+    let truth = Array::linspace(-1.0, 1.0, d, true, DType::Float64, &blocks(d))?;
+    let noise = rng.standard_normal(&[n], &blocks(rows))?;
     let y = x.matmul(&truth)?.add(&noise)?.binary_scalar(tegula::ops::BinaryOp::Greater, Scalar::Int(0), false)?.astype(DType::Float64)?;
     let (x, y) = {
         let kept = tegula::execute::persist(&[&x, &y], ComputeOptions::default())?;
@@ -99,19 +127,19 @@ fn logreg(scale: usize) -> Result<String> {
         let (out, _) = compute(&[&w.sub(&step)?], ComputeOptions::default())?;
         w = Array::from_chunk(out.into_iter().next().expect("one result"), &blocks(d))?;
     }
-    let w = w.compute()?;
-    let w = w.typed::<f64>()?;
-    Ok(format!("w[0] = {:.4}, w[-1] = {:.4} (the truth's signs: -, +)", w[[0]], w[[d - 1]]))
+    let w: Vec<f64> = w.compute()?.typed::<f64>()?.iter().copied().collect();
+    Ok((format!("w[0] = {:.4}, w[-1] = {:.4} (the truth's signs: -, +)", w[0], w[d - 1]), w))
 }
 
 /// Mean, standard deviation and quartiles of a Zarr array written and read back.
-fn zarr_stats(scale: usize) -> Result<String> {
+fn zarr_stats(size: Size) -> Result<Outcome> {
     let dir = std::env::temp_dir().join(format!("tegula-workloads-{}", std::process::id()));
     let path = dir.join("x.zarr").to_string_lossy().into_owned();
-    let x = Generator::new(5).standard_normal(&[4000 * scale, 2000], &blocks(1000))?;
+    let block = size.of(1000);
+    let x = Generator::new(5).standard_normal(&[size.of(4000), size.of(2000)], &blocks(block))?;
     let options = tegula::io::ZarrOptions {
         format: 3,
-        chunk_shape: vec![1000, 1000],
+        chunk_shape: vec![block, block],
         codec: tegula::io::Codec::Zstd { level: 1 },
         shard_shape: None,
         fill_value: None,
@@ -123,32 +151,37 @@ fn zarr_stats(scale: usize) -> Result<String> {
     let quartiles = stored.quantile(&Quantiles::of(&[0.25, 0.5, 0.75])?, &QuantileSpec::new(None))?;
     let (out, _) = compute(&[&stored.mean(None, false)?, &stored.std(None, false)?, &quartiles], ComputeOptions::default())?;
     let _ = std::fs::remove_dir_all(&dir);
-    let q = out[2].typed::<f64>()?;
-    Ok(format!("mean {:.4}, std {:.4}, quartiles {:.4} {:.4} {:.4}", scalar(&out[0])?, scalar(&out[1])?, q[[0]], q[[1]], q[[2]]))
+    let mut values = vec![scalar(&out[0])?, scalar(&out[1])?];
+    values.extend(out[2].typed::<f64>()?.iter().copied());
+    let report = format!("mean {:.4}, std {:.4}, quartiles {:.4} {:.4} {:.4}", values[0], values[1], values[2], values[3], values[4]);
+    Ok((report, values))
 }
 
 /// The distinct values of random integers, and their counts.
-fn unique(scale: usize) -> Result<String> {
-    let x = Generator::new(6).integers(0, 1000, &[2_000_000 * scale], &blocks(250_000))?;
+fn unique(size: Size) -> Result<Outcome> {
+    let x = Generator::new(6).integers(0, 1000, &[size.of(2_000_000)], &blocks(size.of(250_000)))?;
     let found = x.unique(&UniqueSpec { counts: true, ..UniqueSpec::default() })?;
-    let counts = found.counts.expect("asked for").compute()?;
-    let counts = counts.typed::<i64>()?;
-    Ok(format!("{} distinct values, counts {} .. {}", counts.len(), counts.iter().min().unwrap_or(&0), counts.iter().max().unwrap_or(&0)))
+    let counts: Vec<f64> = found.counts.expect("asked for").compute()?.typed::<i64>()?.iter().map(|&c| c as f64).collect();
+    let (least, most) = counts.iter().fold((f64::INFINITY, 0.0f64), |(l, m), &c| (l.min(c), m.max(c)));
+    Ok((format!("{} distinct values, counts {least} .. {most}", counts.len()), counts))
 }
 
 /// `einsum("ij,jk,k->i")`: a chain contracted pairwise.
-fn einsum(scale: usize) -> Result<String> {
+fn einsum(size: Size) -> Result<Outcome> {
     let rng = Generator::new(7);
-    let (a, b, v) = (rng.random(&[2000 * scale, 1000], &blocks(500))?, rng.random(&[1000, 800], &blocks(500))?, rng.random(&[800], &blocks(400))?);
-    let out = Array::einsum("ij,jk,k->i", &[&a, &b, &v], None)?.sum(None, false)?.compute()?;
-    Ok(format!("sum(einsum('ij,jk,k->i')) = {:.6e}", scalar(&out)?))
+    let (m, k, n) = (size.of(2000), size.of(1000), size.of(800));
+    let a = rng.random(&[m, k], &blocks(size.of(500)))?;
+    let b = rng.random(&[k, n], &blocks(size.of(500)))?;
+    let v = rng.random(&[n], &blocks(size.of(400)))?;
+    let total = scalar(&Array::einsum("ij,jk,k->i", &[&a, &b, &v], None)?.sum(None, false)?.compute()?)?;
+    Ok((format!("sum(einsum('ij,jk,k->i')) = {total:.6e}"), vec![total]))
 }
 
 /// A five-point Laplacian of a grid, block by block, with a Rust closure over each block
 /// extended by one element of its neighbours (the grid's edges repeated).
-fn stencil(scale: usize) -> Result<String> {
-    let n = 4000 * scale;
-    let grid = Generator::new(8).random(&[n, n], &blocks(1000))?;
+fn stencil(size: Size) -> Result<Outcome> {
+    let n = size.of(4000);
+    let grid = Generator::new(8).random(&[n, n], &blocks(size.of(1000)))?;
     let laplacian = Arc::new(|_block: &[usize], args: &[Chunk]| -> Result<Chunk> {
         let v = args[0].typed::<f64>()?;
         let (rows, cols) = (v.shape()[0], v.shape()[1]);
@@ -161,15 +194,15 @@ fn stencil(scale: usize) -> Result<String> {
         Ok(Element::wrap(out.into_dyn().into()))
     });
     let result = Array::map_overlap(&[&grid], laplacian, "laplacian", &[[1, 1], [1, 1]], &[Boundary::Nearest, Boundary::Nearest], DType::Float64)?;
-    Ok(format!("sum of the Laplacian = {:.6e}", scalar(&result.sum(None, false)?.compute()?)?))
+    let total = scalar(&result.sum(None, false)?.compute()?)?;
+    Ok((format!("sum of the Laplacian = {total:.6e}"), vec![total]))
 }
 
-/// A sort of 10⁷·scale float64 values, checked in order.
-fn sort(scale: usize) -> Result<String> {
-    let x = Generator::new(9).random(&[10_000_000 * scale], &blocks(1_000_000))?;
-    let sorted = x.sort(0, false)?.compute()?;
-    let sorted = sorted.typed::<f64>()?;
-    let values: Vec<f64> = sorted.iter().copied().collect();
-    let ordered = values.windows(2).all(|w| w[0] <= w[1]);
-    Ok(format!("{} values, in order: {ordered}", sorted.len()))
+/// A sort of 10⁷ float64 values, checked in order.
+fn sort(size: Size) -> Result<Outcome> {
+    let x = Generator::new(9).random(&[size.of(10_000_000)], &blocks(size.of(1_000_000)))?;
+    let sorted: Vec<f64> = x.sort(0, false)?.compute()?.typed::<f64>()?.iter().copied().collect();
+    let ordered = sorted.windows(2).all(|w| w[0] <= w[1]);
+    let ends = vec![sorted[0], sorted[sorted.len() / 2], sorted[sorted.len() - 1]];
+    Ok((format!("{} values, in order: {ordered}", sorted.len()), ends))
 }
