@@ -64,19 +64,27 @@ fn matrix<T>(a: &Block<T>, mut s: usize) -> Result<ArrayView2<'_, T>> {
 const NARROW: usize = 32;
 
 /// `a @ b` with faer, reading both operands in place whatever their strides, but for a narrow
-/// `b` that is a window of a larger array: faer multiplies by a few columns along a path chosen
-/// by their strides, and its last bits differed between such a window (a block of a NumPy
-/// array, on threads) and a contiguous copy of it (the same block read by a worker process).
-/// Copied first, the product's bits depend on its values only, whichever executor made it.
+/// `b` (a product by a few columns): faer takes a path chosen by the operands' strides, and its
+/// last bits differed between a window or a transposed view (a block of a NumPy array, or
+/// `x.T`, on threads) and the row-major copy of it a worker process receives. Both operands
+/// of a narrow product are made row-major first (unless already), so the product's bits depend
+/// on its values only, whichever executor made it.
 fn gemm<T: faer::traits::ComplexField + Num>(a: ArrayView2<T>, b: ArrayView2<T>, out: &mut [T]) -> Result<()> {
     let ((m, k), n) = (a.dim(), b.ncols());
     if k == 0 {
         return Ok(());
     }
-    let copied;
-    let b = if n <= NARROW && !is_transpose_of(&a, &b) && !is_contiguous(&b) {
-        copied = contiguous(&b);
-        copied.view()
+    let narrow = n <= NARROW && !is_transpose_of(&a, &b);
+    let (copied_a, copied_b);
+    let a = if narrow && !a.is_standard_layout() {
+        copied_a = a.as_standard_layout().into_owned();
+        copied_a.view()
+    } else {
+        a
+    };
+    let b = if narrow && !b.is_standard_layout() {
+        copied_b = b.as_standard_layout().into_owned();
+        copied_b.view()
     } else {
         b
     };
@@ -140,21 +148,6 @@ fn parallelism(m: usize, n: usize) -> Par {
     }
 }
 
-/// Whether `b`'s elements lie one after another, by rows or by columns.
-fn is_contiguous<T>(b: &ArrayView2<T>) -> bool {
-    b.is_standard_layout() || b.t().is_standard_layout()
-}
-
-/// A copy of `b` laid out as a contiguous block of its values would be: by columns when its
-/// columns are the axis it steps along by one element (a transposed block), else by rows.
-fn contiguous<T: Clone>(b: &ArrayView2<T>) -> ndarray::Array2<T> {
-    if b.strides()[0] == 1 && b.strides()[1] != 1 {
-        b.t().to_owned().reversed_axes()
-    } else {
-        b.to_owned()
-    }
-}
-
 /// Whether `a` is `b` transposed (the same elements, axes swapped).
 fn is_transpose_of<T>(a: &ArrayView2<T>, b: &ArrayView2<T>) -> bool {
     a.as_ptr() == b.as_ptr() && a.dim() == (b.ncols(), b.nrows()) && a.strides() == [b.strides()[1], b.strides()[0]]
@@ -196,7 +189,7 @@ mod tests {
     }
 
     #[test]
-    fn a_narrow_product_is_the_same_for_a_window_and_a_contiguous_copy() {
+    fn a_narrow_product_is_the_same_whatever_the_operands_layouts() {
         for (k, n, rows) in [(4, 1, 9), (4, 2, 9), (16, 5, 21), (300, 2, 700), (64, 32, 100)] {
             let a = Array2::from_shape_fn((7, k), |(i, j)| ((i * 7919 + j * 104729) % 1000) as f64 / 997.0 - 0.5);
             let whole = Array2::from_shape_fn((rows, rows), |(i, j)| ((i * 15485863 + j * 32452843) % 1000) as f64 / 991.0 - 0.5);
@@ -213,6 +206,12 @@ mod tests {
             gemm(a.view(), wide.t(), &mut from_wide).unwrap();
             gemm(a.view(), copy_t.t(), &mut from_copy_t).unwrap();
             assert_eq!(from_wide, from_copy_t, "{k}x{n} transposed");
+            // A transposed left operand (`x.T` on threads) and its row-major copy (the block a
+            // worker process receives): the logistic regression's gradient `X.T @ r`.
+            let stored = a.t().to_owned();
+            let mut from_transposed = vec![0.0; 7 * n];
+            gemm(stored.t(), copy.view(), &mut from_transposed).unwrap();
+            assert_eq!(from_transposed, from_copy, "{k}x{n} with a transposed left operand");
         }
     }
 
