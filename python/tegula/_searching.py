@@ -4,7 +4,7 @@ value, then the first position holding it), ``count_nonzero`` and ``isin``."""
 import operator
 
 from . import _tegula
-from ._array import Array, refuse_out
+from ._array import Array, _axes, refuse_out
 from ._creation import asarray
 
 
@@ -33,8 +33,7 @@ def count_nonzero(x, /, axis=None, *, keepdims=False):
     x = asarray(x)
     if x.ndim == 0 and not isinstance(axis, (tuple, list)) and axis in (0, -1):
         axis = None  # as NumPy, axis 0 or -1 of a 0-d array is all of it
-    axes = None if axis is None else [operator.index(a) for a in (axis if isinstance(axis, (tuple, list)) else [axis])]
-    return Array(_tegula.count_nonzero(x._h, axes, bool(keepdims)))
+    return Array(_tegula.count_nonzero(x._h, _axes(axis), bool(keepdims)))
 
 
 def isin(x1, x2, /, assume_unique=False, invert=False):

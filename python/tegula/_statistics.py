@@ -4,22 +4,11 @@ the Rust crate's (``Array::quantile``, ``Array::median``): each lane along the r
 gives up the few positions each quantile needs in sorted order, found by selection without
 sorting the lanes. Here the arguments are normalised and checked as NumPy checks them."""
 
-import operator
-
 import numpy as np
 
 from . import _tegula
-from ._array import Array, refuse_out
+from ._array import Array, _axes, refuse_out
 from ._creation import asarray
-
-
-def _axes(axis):
-    """``axis`` (None, an int or a tuple of ints) as the Rust functions take it."""
-    if axis is None:
-        return None
-    if isinstance(axis, (tuple, list)):
-        return [operator.index(a) for a in axis]
-    return [operator.index(axis)]
 
 
 def ptp(a, axis=None, out=None, keepdims=False):

@@ -11,7 +11,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _tegula, random
-from ._array import Array, refuse_out
+from ._array import Array, _axes, refuse_out
 from ._creation import asarray
 from ._dtypes import dtype_name
 from ._functions import matmul
@@ -234,17 +234,11 @@ def _order(ord, kind):
     return ord
 
 
-def _axis_list(axis):
-    if axis is None:
-        return None
-    return [operator.index(a) for a in (axis if isinstance(axis, (tuple, list)) else (axis,))]
-
-
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     """The ``ord``-norm of the vectors along ``axis`` (an int, a tuple, or every axis)."""
     if isinstance(ord, str):
         raise ValueError(f"Invalid norm order {ord!r} for vectors")
-    return Array(_tegula.vector_norm(asarray(x)._h, _axis_list(axis), bool(keepdims), ord))
+    return Array(_tegula.vector_norm(asarray(x)._h, _axes(axis), bool(keepdims), ord))
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
@@ -258,7 +252,7 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
 def norm(x, ord=None, axis=None, keepdims=False):
     """NumPy's ``linalg.norm``: a vector norm along one axis, a matrix norm over two, and with
     neither ``ord`` nor ``axis`` the 2-norm of all elements."""
-    axes = _axis_list(axis)
+    axes = _axes(axis)
     kind = "vectors" if axes is not None and len(axes) == 1 else "matrices"
     return Array(_tegula.norm(asarray(x)._h, _order(ord, kind), axes, bool(keepdims), _limits()))
 
