@@ -187,13 +187,13 @@ pub fn trim_internal(x: &PyArrayHandle, depths: Vec<[usize; 2]>, boundary: Vec<B
 
 /// Registers this file's functions in the extension module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(arg_extreme, m)?)?;
-    m.add_function(wrap_pyfunction!(quantile, m)?)?;
-    m.add_function(wrap_pyfunction!(median, m)?)?;
-    m.add_function(wrap_pyfunction!(ptp, m)?)?;
-    m.add_function(wrap_pyfunction!(aligned_weights, m)?)?;
-    m.add_function(wrap_pyfunction!(broadcast_to, m)?)?;
     for f in [
+        wrap_pyfunction!(arg_extreme, m)?,
+        wrap_pyfunction!(quantile, m)?,
+        wrap_pyfunction!(median, m)?,
+        wrap_pyfunction!(ptp, m)?,
+        wrap_pyfunction!(aligned_weights, m)?,
+        wrap_pyfunction!(broadcast_to, m)?,
         wrap_pyfunction!(unique, m)?,
         wrap_pyfunction!(union1d, m)?,
         wrap_pyfunction!(intersect1d, m)?,

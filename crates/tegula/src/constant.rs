@@ -1,9 +1,34 @@
-//! 0-d constant arrays, the scalars that algorithms built from operations combine with arrays.
+//! The small pieces algorithms built from operations combine with arrays: 0-d constants,
+//! ranges of positions, the whole-array chunking and the whole-axis index item.
 
 use crate::array::Array;
+use crate::ops::IndexItem;
 use tegula_core::{AxisChunks, ChunkSpec, DType, Result, Scalar};
 
 /// A 0-d array of `dtype` holding `value`.
 pub(crate) fn constant(value: Scalar, dtype: DType) -> Result<Array> {
-    Array::full(&[], value, Some(dtype), &ChunkSpec::All(AxisChunks::Full))
+    Array::full(&[], value, Some(dtype), &whole())
+}
+
+/// One block holding the whole array.
+pub(crate) fn whole() -> ChunkSpec {
+    ChunkSpec::All(AxisChunks::Full)
+}
+
+/// `0, 1, ..., n - 1` (int64) in automatic chunks.
+pub(crate) fn positions(n: usize) -> Result<Array> {
+    let auto = ChunkSpec::Auto(tegula_core::chunks::AUTO_CHUNK_BYTES);
+    Array::arange(Scalar::Int(0), Scalar::Int(n as i128), Scalar::Int(1), Some(DType::Int64), &auto)
+}
+
+/// The whole of an axis, as an index item (`:`).
+pub(crate) fn all() -> IndexItem {
+    IndexItem::Slice { start: None, stop: None, step: None }
+}
+
+/// An index of `ndim` items taking the whole of every axis but `axis`, which takes `item`.
+pub(crate) fn at_axis(ndim: usize, axis: usize, item: IndexItem) -> Vec<IndexItem> {
+    let mut key = vec![all(); ndim];
+    key[axis] = item;
+    key
 }

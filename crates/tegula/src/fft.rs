@@ -12,7 +12,7 @@
 //! ```
 
 use crate::array::Array;
-use crate::constant::constant;
+use crate::constant::{at_axis, constant, positions};
 use crate::ops::IndexItem;
 use tegula_core::shape::normalize_axis;
 use tegula_core::{value_err, BinaryOp, ChunkSpec, DType, Result, Scalar, TegulaError, UnaryOp};
@@ -131,7 +131,7 @@ pub fn fftfreq(n: usize, d: f64, dtype: Option<DType>) -> Result<Array> {
     if n == 0 {
         return Err(value_err!("n must be positive"));
     }
-    let k = range(n)?;
+    let k = positions(n)?;
     let wrapped = k.binary_scalar(BinaryOp::GreaterEqual, Scalar::Int(n.div_ceil(2) as i128), false)?;
     let k = k.sub(&wrapped.binary_scalar(BinaryOp::Multiply, Scalar::Int(n as i128), true)?)?;
     k.binary_scalar(BinaryOp::Divide, Scalar::Float(n as f64 * d), false)?.astype(dtype.unwrap_or(DType::Float64))
@@ -142,7 +142,7 @@ pub fn rfftfreq(n: usize, d: f64, dtype: Option<DType>) -> Result<Array> {
     if n == 0 {
         return Err(value_err!("n must be positive"));
     }
-    range(n / 2 + 1)?.binary_scalar(BinaryOp::Divide, Scalar::Float(n as f64 * d), false)?.astype(dtype.unwrap_or(DType::Float64))
+    positions(n / 2 + 1)?.binary_scalar(BinaryOp::Divide, Scalar::Float(n as f64 * d), false)?.astype(dtype.unwrap_or(DType::Float64))
 }
 
 /// The zero-frequency term moved to the middle: a roll by half of each of `axes` (all when
@@ -164,11 +164,6 @@ fn shift(x: &Array, axes: Option<&[i64]>, direction: i64) -> Result<Array> {
     let shape = x.shape();
     let shifts = axes.iter().map(|&a| Ok(direction * (shape[normalize_axis(a, x.ndim())?] / 2) as i64)).collect::<Result<Vec<_>>>()?;
     x.roll(&shifts, Some(&axes))
-}
-
-fn range(n: usize) -> Result<Array> {
-    let auto = ChunkSpec::Auto(tegula_core::chunks::AUTO_CHUNK_BYTES);
-    Array::arange(Scalar::Int(0), Scalar::Int(n as i128), Scalar::Int(1), Some(DType::Int64), &auto)
 }
 
 /// `x` as the complex type NumPy transforms it in: complex64 for float16 and float32,
@@ -209,9 +204,7 @@ fn checked_axis(x: &Array, axis: i64) -> Result<usize> {
 
 /// An index taking `start..stop` (by `step`) along `axis` of `ndim` axes.
 fn along(ndim: usize, axis: usize, start: i64, stop: Option<i64>, step: Option<i64>) -> Vec<IndexItem> {
-    let mut key = vec![IndexItem::Slice { start: None, stop: None, step: None }; ndim];
-    key[axis] = IndexItem::Slice { start: Some(start), stop, step };
-    key
+    at_axis(ndim, axis, IndexItem::Slice { start: Some(start), stop, step })
 }
 
 /// `x` cut or zero-padded to `n` points along `axis`, as NumPy's `n=`.

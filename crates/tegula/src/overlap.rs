@@ -7,8 +7,10 @@
 //! same with shorter slices. Extensions may be longer than the neighbouring blocks.
 
 use crate::array::Array;
+use crate::constant::at_axis;
 use crate::ops::{IndexItem, PadMode};
 use std::sync::Arc;
+use tegula_core::grid;
 use tegula_core::{value_err, AxisChunks, ChunkSpec, DType, Result};
 use tegula_exec::BlockFunction;
 
@@ -96,14 +98,7 @@ fn ends_at_least(lengths: &[usize], before: usize, after: usize) -> Vec<usize> {
 
 /// The `[start, stop)` ranges of the blocks along `axis`.
 fn block_ranges(x: &Array, axis: usize) -> Vec<(usize, usize)> {
-    let mut start = 0;
-    x.chunks().sizes()[axis]
-        .iter()
-        .map(|&len| {
-            start += len;
-            (start - len, start)
-        })
-        .collect()
+    grid::block_ranges(&x.chunks().sizes()[axis]).into_iter().map(|r| (r.start, r.end)).collect()
 }
 
 fn with_axis(x: &Array, axis: usize, lengths: Vec<usize>) -> Result<Array> {
@@ -167,9 +162,7 @@ fn along(x: &Array, axis: usize, ranges: Vec<(usize, usize)>) -> Result<Array> {
     let pieces = ranges
         .iter()
         .map(|&(a, b)| {
-            let mut key = vec![IndexItem::Slice { start: None, stop: None, step: None }; axis];
-            key.push(IndexItem::Slice { start: Some(a as i64), stop: Some(b as i64), step: None });
-            x.index(&key)
+            x.index(&at_axis(x.ndim(), axis, IndexItem::Slice { start: Some(a as i64), stop: Some(b as i64), step: None }))
         })
         .collect::<Result<Vec<_>>>()?;
     let out = if pieces.len() == 1 { pieces[0].clone() } else { Array::concatenate(&pieces.iter().collect::<Vec<_>>(), Some(axis as i64))? };

@@ -5,6 +5,7 @@
 //! ramp.
 
 use crate::array::Array;
+use crate::constant::{at_axis, whole};
 use crate::ops::{IndexItem, ReduceSpec};
 use tegula_core::{result_type, value_err, BinaryOp, DType, ReduceOp, Result, Scalar, TegulaError, UnaryOp};
 
@@ -114,10 +115,6 @@ fn side(x: &Array, mode: &PadMode, axis: usize, side: usize, width: usize) -> Re
     Ok(Some(padding))
 }
 
-fn whole() -> tegula_core::ChunkSpec {
-    tegula_core::ChunkSpec::All(tegula_core::AxisChunks::Full)
-}
-
 /// `x`'s shape with `axis` `width` long.
 fn side_shape(x: &Array, axis: usize, width: usize) -> Vec<usize> {
     let mut shape = x.shape();
@@ -155,9 +152,8 @@ fn laid_along(x: &Array, axis: usize, values: Vec<i64>) -> Result<Array> {
 /// The element at one end of `axis`, kept as length one.
 fn edge(x: &Array, axis: usize, side: usize) -> Result<Array> {
     let n = x.shape()[axis] as i64;
-    let mut key = vec![IndexItem::Slice { start: None, stop: None, step: None }; x.ndim()];
-    key[axis] = if side == 0 { IndexItem::Slice { start: Some(0), stop: Some(1), step: None } } else { IndexItem::Slice { start: Some(n - 1), stop: Some(n), step: None } };
-    x.index(&key)
+    let start = if side == 0 { 0 } else { n - 1 };
+    x.index(&at_axis(x.ndim(), axis, IndexItem::Slice { start: Some(start), stop: Some(start + 1), step: None }))
 }
 
 /// Mirror images of the array continued periodically: `reflect` mirrors about the edge
@@ -221,10 +217,8 @@ fn statistic_padding(x: &Array, axis: usize, side: usize, width: usize, statisti
         return Err(value_err!("stat_length of 0 yields no value for padding"));
     }
     let n = x.shape()[axis] as i64;
-    let mut key = vec![IndexItem::Slice { start: None, stop: None, step: None }; x.ndim()];
-    let length = length as i64;
-    key[axis] = if side == 0 { IndexItem::Slice { start: Some(0), stop: Some(length), step: None } } else { IndexItem::Slice { start: Some(n - length), stop: Some(n), step: None } };
-    let part = x.index(&key)?;
+    let start = if side == 0 { 0 } else { n - length as i64 };
+    let part = x.index(&at_axis(x.ndim(), axis, IndexItem::Slice { start: Some(start), stop: Some(start + length as i64), step: None }))?;
     let axes = [axis as i64];
     let reduce = |op| part.reduce(&ReduceSpec { axes: Some(axes.to_vec()), keepdims: true, ..ReduceSpec::new(op) });
     let mut stat = match statistic {

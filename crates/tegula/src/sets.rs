@@ -6,7 +6,7 @@
 //! built (the selection's input is computed then).
 
 use crate::array::Array;
-use crate::constant::constant;
+use crate::constant::{all, constant, positions, whole};
 use crate::ops::{IndexItem, ReduceSpec, ScanSpec};
 use tegula_core::shape::normalize_axis;
 use tegula_core::{BinaryOp, DType, ReduceOp, Result, Scalar, ScanOp, UnaryOp};
@@ -177,8 +177,7 @@ impl Array {
         let found = if flat.size() == 0 {
             Array::full(&self.shape(), Scalar::Bool(false), Some(DType::Bool), &tegula_core::ChunkSpec::PerAxis(explicit(self)))?
         } else {
-            let mut key = vec![IndexItem::Ellipsis];
-            key.push(IndexItem::NewAxis);
+            let key = [IndexItem::Ellipsis, IndexItem::NewAxis];
             let mut leading = vec![IndexItem::NewAxis; self.ndim()];
             leading.push(all());
             let pairs = self.index(&key)?.binary(BinaryOp::Equal, &flat.index(&leading)?)?;
@@ -227,20 +226,6 @@ fn tail(x: &Array) -> Result<Array> {
 /// All but the last element along the first axis.
 fn head(x: &Array) -> Result<Array> {
     x.index(&[IndexItem::Slice { start: None, stop: Some(-1), step: None }])
-}
-
-fn all() -> IndexItem {
-    IndexItem::Slice { start: None, stop: None, step: None }
-}
-
-fn whole() -> tegula_core::ChunkSpec {
-    tegula_core::ChunkSpec::All(tegula_core::AxisChunks::Full)
-}
-
-/// `0, 1, ..., n - 1` (int64) in automatic chunks.
-fn positions(n: usize) -> Result<Array> {
-    let auto = tegula_core::ChunkSpec::Auto(tegula_core::chunks::AUTO_CHUNK_BYTES);
-    Array::arange(Scalar::Int(0), Scalar::Int(n as i128), Scalar::Int(1), Some(DType::Int64), &auto)
 }
 
 fn explicit(x: &Array) -> Vec<tegula_core::AxisChunks> {

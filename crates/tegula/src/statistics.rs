@@ -8,12 +8,12 @@
 //! first element whose cumulative weight reaches `q`.
 
 use crate::array::{compute, Array};
-use crate::constant::constant;
+use crate::constant::{at_axis, constant, whole};
 use crate::ops::{IndexItem, ReduceSpec, ScanSpec, SortSpec};
 use crate::quantile_positions::{positions, Positions};
 use tegula_core::shape::normalize_axis;
 use tegula_core::{
-    index_err, value_err, AxisChunks, BinaryOp, ChunkSpec, DType, ReduceOp, Result, Scalar, ScanOp,
+    index_err, value_err, BinaryOp, DType, ReduceOp, Result, Scalar, ScanOp,
     TegulaError, UnaryOp, NAT,
 };
 
@@ -64,7 +64,7 @@ impl Quantiles {
         let mut shape = vec![1usize; ndim - 1];
         shape.push(flat.len());
         let values = ndarray::ArrayD::from_shape_vec(shape, flat).expect("same length");
-        Array::from_ndarray(values, &ChunkSpec::All(AxisChunks::Full))?.astype(self.dtype)
+        Array::from_ndarray(values, &whole())?.astype(self.dtype)
     }
 }
 
@@ -431,12 +431,10 @@ fn positions_array(positions: &[usize], ndim: usize) -> Result<Array> {
     let mut shape = vec![1usize; ndim - 1];
     shape.push(positions.len());
     let values = ndarray::ArrayD::from_shape_vec(shape, positions.iter().map(|&p| p as i64).collect()).expect("same length");
-    Array::from_ndarray(values, &ChunkSpec::All(AxisChunks::Full))
+    Array::from_ndarray(values, &whole())
 }
 
 /// An index of `ndim` items: the whole of every axis but the last, which takes `last`.
 fn last_items(ndim: usize, last: IndexItem) -> Vec<IndexItem> {
-    let mut items = vec![IndexItem::Slice { start: None, stop: None, step: None }; ndim - 1];
-    items.push(last);
-    items
+    at_axis(ndim, ndim - 1, last)
 }

@@ -4,9 +4,9 @@
 
 use super::{adjoint, norms::square, Linalg};
 use crate::array::{compute, Array, ComputeOptions};
-use crate::constant::constant;
+use crate::constant::{all, constant, whole};
 use crate::ops::{IndexItem, ReduceSpec};
-use tegula_core::{linalg_err, value_err, AxisChunks, BinaryOp, ChunkSpec, DType, LinalgOp, ReduceOp, Result, Scalar, TegulaError};
+use tegula_core::{linalg_err, value_err, BinaryOp, ChunkSpec, DType, LinalgOp, ReduceOp, Result, Scalar, TegulaError};
 
 /// What `lstsq` returns: NumPy's `(x, residuals, rank, s)`.
 #[derive(Debug, Clone)]
@@ -96,7 +96,7 @@ impl Linalg {
                 sums
             }
         } else {
-            Array::zeros(&[0], s.dtype(), &ChunkSpec::All(AxisChunks::Full))?
+            Array::zeros(&[0], s.dtype(), &whole())?
         };
         Ok(Lstsq { x, residuals, rank, s })
     }
@@ -226,10 +226,6 @@ fn largest(s: &Array) -> Result<Array> {
 /// `x[..., None]`.
 fn last_axis_new(x: &Array) -> Result<Array> {
     x.index(&[IndexItem::Ellipsis, IndexItem::NewAxis])
-}
-
-fn all() -> IndexItem {
-    IndexItem::Slice { start: None, stop: None, step: None }
 }
 
 /// The matrix-chain dynamic programme (NumPy's `_multi_dot_matrix_chain_order`): for each run

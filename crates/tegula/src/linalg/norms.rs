@@ -4,10 +4,10 @@
 
 use super::Linalg;
 use crate::array::Array;
-use crate::constant::constant;
+use crate::constant::{constant, whole};
 use crate::ops::{IndexItem, ReduceSpec};
 use tegula_core::shape::normalize_axis;
-use tegula_core::{linalg_err, value_err, BinaryOp, ChunkSpec, AxisChunks, DType, LinalgOp, ReduceOp, Result, Scalar, UnaryOp};
+use tegula_core::{linalg_err, value_err, BinaryOp, DType, LinalgOp, ReduceOp, Result, Scalar, UnaryOp};
 
 /// Which norm: `ord=` of NumPy's norms.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -148,7 +148,7 @@ impl Linalg {
                 let n = x.shape()[x.ndim() - 1];
                 let singular = x.linalg(LinalgOp::Det, &[])?.binary_scalar(BinaryOp::Equal, Scalar::Int(0), false)?;
                 let singular_matrix = singular.index(&[IndexItem::Ellipsis, IndexItem::NewAxis, IndexItem::NewAxis])?;
-                let identity = Array::eye(n, n, 0, x.dtype(), &ChunkSpec::All(AxisChunks::Full))?;
+                let identity = Array::eye(n, n, 0, x.dtype(), &whole())?;
                 let invertible = Array::where_(&singular_matrix, &identity, x)?;
                 let inverse = invertible.linalg(LinalgOp::Inv, &[])?;
                 let r = self.norm(x, Some(p), Some(&[-2, -1]), false)?.mul(&self.norm(&inverse, Some(p), Some(&[-2, -1]), false)?)?;

@@ -3,7 +3,7 @@
 
 use super::{adjoint, Linalg};
 use crate::array::Array;
-use crate::constant::constant;
+use crate::constant::{all, at_axis, constant};
 use crate::ops::{IndexItem, ReduceSpec};
 use crate::random::Generator;
 use tegula_core::{value_err, AxisChunks, BinaryOp, ChunkSpec, DType, Distribution, ReduceOp, Result, Scalar, UnaryOp};
@@ -42,11 +42,7 @@ impl Linalg {
         let width = (sampling.k + sampling.oversamples).min(smaller);
         let q = self.range_basis(&a, width, sampling, generator)?;
         let (u, s, vh) = self.short_svd(&adjoint(&q)?.matmul(&a)?)?;
-        let first = |x: &Array, axis: usize| {
-            let mut key = vec![IndexItem::Slice { start: None, stop: None, step: None }; axis + 1];
-            key[axis] = IndexItem::Slice { start: None, stop: Some(sampling.k as i64), step: None };
-            x.index(&key)
-        };
+        let first = |x: &Array, axis: usize| x.index(&at_axis(axis + 1, axis, IndexItem::Slice { start: None, stop: Some(sampling.k as i64), step: None }));
         let (u, s, vh) = (q.matmul(&first(&u, 1)?)?, first(&s, 0)?, first(&vh, 0)?);
         if !sampling.coerce_signs {
             return Ok((u, s, vh));
@@ -55,7 +51,7 @@ impl Linalg {
         let sums = if sums.dtype().is_complex() { sums.unary(UnaryOp::Real)? } else { sums };
         let negative = sums.binary_scalar(BinaryOp::Less, Scalar::Int(0), false)?;
         let signs = Array::where_(&negative, &constant(Scalar::Int(-1), DType::Int64)?, &constant(Scalar::Int(1), DType::Int64)?)?.astype(s.dtype())?;
-        let row_signs = signs.index(&[IndexItem::Slice { start: None, stop: None, step: None }, IndexItem::NewAxis])?;
+        let row_signs = signs.index(&[all(), IndexItem::NewAxis])?;
         Ok((u.mul(&signs)?, s, vh.mul(&row_signs)?))
     }
 

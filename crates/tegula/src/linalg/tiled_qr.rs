@@ -8,8 +8,9 @@
 
 use super::adjoint;
 use crate::array::Array;
+use crate::constant::whole;
 use crate::ops::IndexItem;
-use tegula_core::{AxisChunks, ChunkSpec, DType, LinalgOp, Result};
+use tegula_core::{DType, LinalgOp, Result};
 
 /// A tile, or `None` where it holds only zeros.
 type Tile = Option<Array>;
@@ -130,14 +131,14 @@ fn identity_tile(rows: Span, cols: Span, dtype: DType) -> Result<Tile> {
         return Ok(None);
     }
     let k = rows.0 as i64 - cols.0 as i64;
-    Array::eye(rows.1 - rows.0, cols.1 - cols.0, k, dtype, &ChunkSpec::All(AxisChunks::Full)).map(Some)
+    Array::eye(rows.1 - rows.0, cols.1 - cols.0, k, dtype, &whole()).map(Some)
 }
 
 /// `tile`, or zeros of its extent `rows`×`cols` where it is `None`.
 fn filled(tile: Tile, rows: Span, cols: Span, dtype: DType) -> Result<Array> {
     match tile {
         Some(t) => Ok(t),
-        None => Array::zeros(&[rows.1 - rows.0, cols.1 - cols.0], dtype, &ChunkSpec::All(AxisChunks::Full)),
+        None => Array::zeros(&[rows.1 - rows.0, cols.1 - cols.0], dtype, &whole()),
     }
 }
 

@@ -4,6 +4,7 @@
 
 use super::Linalg;
 use crate::array::Array;
+use crate::constant::whole;
 use tegula_core::{AxisChunks, ChunkSpec, LinalgOp, Result};
 
 impl Linalg {
@@ -16,7 +17,7 @@ impl Linalg {
         let stacked = x.linalg_row_blocks(LinalgOp::Qr { complete: false, output: 1 }, &[])?;
         let rows = (2 * n).max(self.tsqr_block_bytes / (n * stacked.dtype().itemsize()));
         if stacked.shape()[0] <= rows {
-            return self.qr(&stacked.rechunk(&ChunkSpec::All(AxisChunks::Full))?, false);
+            return self.qr(&stacked.rechunk(&whole())?, false);
         }
         let stacked = stacked.rechunk(&ChunkSpec::PerAxis(vec![AxisChunks::Size(rows), AxisChunks::Full]))?;
         let (factor, r) = self.tsqr(&stacked)?;

@@ -4,7 +4,7 @@
 
 use super::Generator;
 use crate::array::Array;
-use crate::constant::constant;
+use crate::constant::{constant, whole};
 use tegula_core::shape::broadcast_shapes;
 use tegula_core::{value_err, BinaryOp, ChunkSpec, DType, Distribution, Result, Scalar, UnaryOp};
 
@@ -234,7 +234,7 @@ impl Generator {
         }
         let u = self.random(&shape, chunks)?;
         let base = &hi - &lo;
-        let known = |a: ndarray::ArrayD<f64>| Array::from_ndarray(a, &ChunkSpec::All(tegula_core::AxisChunks::Full));
+        let known = |a: ndarray::ArrayD<f64>| Array::from_ndarray(a, &whole());
         let ratio = known((&md - &lo) / &base)?;
         let low_product = known((&md - &lo) * &base)?;
         let high_product = known((&hi - &md) * &base)?;
@@ -265,14 +265,14 @@ impl Generator {
                 }).collect();
                 let last = *cdf.last().unwrap_or(&1.0);
                 cdf.iter_mut().for_each(|c| *c /= last);
-                let cdf = Array::from_ndarray(ndarray::Array1::from(cdf).into_dyn(), &ChunkSpec::All(tegula_core::AxisChunks::Full))?;
+                let cdf = Array::from_ndarray(ndarray::Array1::from(cdf).into_dyn(), &whole())?;
                 let u = self.random(&[count], chunks)?;
                 cdf.searchsorted(&u, true, None)?.binary_scalar(BinaryOp::Minimum, Scalar::Int(n as i128 - 1), false)?
             }
             (true, None) if n > 0 => self.integers(0, n as i64, &[count], chunks)?,
             (true, None) => self.permutation(0, chunks)?,
             (false, Some(p)) => {
-                let weights = Array::from_ndarray(ndarray::Array1::from(p.to_vec()).into_dyn(), &ChunkSpec::All(tegula_core::AxisChunks::Full))?;
+                let weights = Array::from_ndarray(ndarray::Array1::from(p.to_vec()).into_dyn(), &whole())?;
                 let keys = self.random(&[n], chunks)?.unary(UnaryOp::Log)?.binary(BinaryOp::Divide, &weights)?;
                 first(&keys.argsort(0, true)?, count)?
             }
