@@ -21,6 +21,10 @@ pub enum TegulaError {
     /// A bad argument value (chunks, step, seed, ...). Python: `ValueError`.
     #[error("{0}")]
     Value(String),
+    /// A division by zero found in the data (`average`'s weights summing to zero). Python:
+    /// `ZeroDivisionError`.
+    #[error("{0}")]
+    ZeroDivision(String),
     /// A Python scalar that does not fit the array's dtype. Python: `OverflowError`.
     #[error("{0}")]
     Overflow(String),

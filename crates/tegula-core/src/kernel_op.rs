@@ -5,6 +5,7 @@
 use crate::linalg::LinalgOp;
 use crate::ops::{partial_name, BinaryOp, Finish, MovingOp, PartialReduce, Piece, Rejection, ScanOp, Select, UnaryOp};
 use crate::dtype::DType;
+use crate::error::TegulaError;
 use crate::program::FusedBlock;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -108,6 +109,9 @@ pub enum KernelOp {
     /// For every element `v` of input 1, how many elements of input 0 (a 1-D block sorted in
     /// NumPy's order, same dtype) come before `v` in that order (`right`: or equal it); int64.
     SearchCount { right: bool },
+    /// Input 0, or `error` when any element of the boolean input 1 (same shape) is true: an
+    /// error NumPy raises from the data, found when the block is computed.
+    Check { error: TegulaError },
     /// Its input, on the task's device: moving a block from one device to another (the
     /// executor moves an input that lives on another device; this kernel adds nothing).
     ToDevice,
@@ -157,6 +161,7 @@ impl KernelOp {
             KernelOp::SamplePositions { .. } => "sample-positions".into(),
             KernelOp::MergeRuns { arg, .. } => if *arg { "merge-argsort".into() } else { "merge-sort".into() },
             KernelOp::SearchCount { .. } => "searchsorted-count".into(),
+            KernelOp::Check { .. } => "check".into(),
             KernelOp::ToDevice => "to-device".into(),
             KernelOp::FillNan => "fill-nan".into(),
             KernelOp::Fused(block) => format!("fused[{}]", block.label()),

@@ -45,6 +45,7 @@ pub fn run(op: &KernelOp, inputs: &[Chunk]) -> Result<Chunk> {
         KernelOp::Linalg { op } => linalg(*op, inputs),
         KernelOp::Factorise { op } => Ok(pack(&factorise(*op, arg(0)?)?)),
         KernelOp::Part { offset, dtype, shape } => part(arg(0)?, *offset, *dtype, shape),
+        KernelOp::Check { error } => check(arg(0)?, arg(1)?, error),
         KernelOp::ToDevice => Ok(arg(0)?.clone()),
         KernelOp::Transpose { perm } => transpose(arg(0)?, perm),
         KernelOp::ExpandDims { axes } => expand_dims(arg(0)?, axes),
@@ -80,4 +81,12 @@ fn reduce_block(op: PartialReduce, axes: &[usize], block: &Chunk) -> Result<Chun
     reduce_strided_f64(op, axes, block)
         .or_else(|| reduce_rows_widened(op, axes, block))
         .unwrap_or_else(|| reduce_partial(op, axes, block))
+}
+
+/// `KernelOp::Check`: `value`, or `error` where `failed` holds a true element.
+fn check(value: &Chunk, failed: &Chunk, error: &TegulaError) -> Result<Chunk> {
+    if failed.typed::<bool>()?.iter().any(|&f| f) {
+        return Err(error.clone());
+    }
+    Ok(value.clone())
 }

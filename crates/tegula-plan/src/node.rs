@@ -7,7 +7,7 @@ use serde::Serialize;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use tegula_core::limits::check_array_shape;
-use tegula_core::{value_err, BinaryOp, Chunks, DeviceId, Result, DType, Distribution, LinalgOp, MovingOp, ReduceOp, Rejection, Scalar, ScanOp, Select, UnaryOp};
+use tegula_core::{value_err, BinaryOp, Chunks, DeviceId, Result, DType, Distribution, LinalgOp, MovingOp, ReduceOp, Rejection, Scalar, ScanOp, Select, TegulaError, UnaryOp};
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -88,6 +88,9 @@ pub enum NodeKind {
     /// Integer indices into an axis of length `n` (`axis` of the indexed array, for errors),
     /// checked and wrapped to int64 in `[0, n)`.
     WrapIndex { n: usize, axis: usize },
+    /// Input 0, failing with `error` when computed where the boolean input 1 (same chunks)
+    /// holds a true element (`construct/check.rs`).
+    Check { error: TegulaError },
     /// The elements of input 0 at the integer indices input 1 along `axis` (`construct/gather.rs`).
     Gather { axis: usize },
     /// The rows (axis 0) of input 0 where the 1-D boolean input 1 (same chunks along axis 0)
@@ -241,6 +244,7 @@ impl Node {
             NodeKind::Rechunk { .. } => "rechunk".into(),
             NodeKind::Reshape => "reshape".into(),
             NodeKind::WrapIndex { .. } => "wrap-index".into(),
+            NodeKind::Check { .. } => "check".into(),
             NodeKind::Gather { axis } => format!("gather(axis={axis})"),
             NodeKind::Compress { .. } => "compress".into(),
             NodeKind::BlockCounts => "block-counts".into(),

@@ -3,7 +3,7 @@
 use pyo3::exceptions::{
     PyFileExistsError, PyFileNotFoundError, PyIndexError, PyKeyboardInterrupt, PyMemoryError, PyOSError,
     PyPermissionError,
-    PyOverflowError, PyRuntimeError, PyTypeError, PyValueError,
+    PyOverflowError, PyRuntimeError, PyTypeError, PyValueError, PyZeroDivisionError,
 };
 use pyo3::prelude::*;
 use std::collections::BTreeMap;
@@ -47,6 +47,7 @@ pub fn to_py(err: TegulaError) -> PyErr {
         TegulaError::Index(_) => PyIndexError::new_err(msg),
         TegulaError::DType(_) => PyTypeError::new_err(msg),
         TegulaError::LinAlg(_) => linalg_error(&msg).unwrap_or_else(|e| e),
+        TegulaError::ZeroDivision(_) => PyZeroDivisionError::new_err(msg),
         TegulaError::Overflow(_) => PyOverflowError::new_err(msg),
         TegulaError::Memory(_) => PyMemoryError::new_err(msg),
         TegulaError::NotFound(_) => PyFileNotFoundError::new_err(msg),

@@ -9,6 +9,7 @@ mod errors;
 mod fft;
 mod fragments;
 mod functions;
+mod histograms;
 mod hosted;
 mod interrupt;
 mod linalg;
@@ -40,6 +41,7 @@ fn _tegula(m: &Bound<'_, PyModule>) -> PyResult<()> {
     algorithms::register(m)?;
     linalg::register(m)?;
     fft::register(m)?;
+    histograms::register(m)?;
     m.add_class::<functions::PyGenerator>()?;
     m.add_function(wrap_pyfunction!(functions::from_numpy, m)?)?;
     m.add_function(wrap_pyfunction!(functions::full, m)?)?;

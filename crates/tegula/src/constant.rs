@@ -32,3 +32,18 @@ pub(crate) fn at_axis(ndim: usize, axis: usize, item: IndexItem) -> Vec<IndexIte
     key[axis] = item;
     key
 }
+
+/// All but the first element along the first axis.
+pub(crate) fn tail(x: &Array) -> Result<Array> {
+    x.index(&[IndexItem::Slice { start: Some(1), stop: None, step: None }])
+}
+
+/// All but the last element along the first axis.
+pub(crate) fn head(x: &Array) -> Result<Array> {
+    x.index(&[IndexItem::Slice { start: None, stop: Some(-1), step: None }])
+}
+
+/// The differences of neighbours along the first axis (NumPy's `diff`).
+pub(crate) fn diff(x: &Array) -> Result<Array> {
+    tail(x)?.sub(&head(x)?)
+}

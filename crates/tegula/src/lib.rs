@@ -30,6 +30,7 @@
 mod arithmetic;
 mod array;
 mod budget;
+mod checks;
 pub mod cluster;
 mod constant;
 mod constructors;
@@ -37,6 +38,8 @@ mod einsum;
 pub mod fft;
 mod fragments;
 mod gather;
+mod histogram_bins;
+mod histograms;
 pub mod io;
 pub mod linalg;
 mod manipulation;
@@ -48,6 +51,7 @@ mod persist;
 mod quantile_positions;
 pub mod random;
 mod sample_sort;
+mod scalar_arithmetic;
 mod searching;
 mod sets;
 mod statistics;
@@ -63,6 +67,8 @@ pub use tegula_kernels::Wrap as Element;
 /// The operations' parameters: which element-wise, reduction, scan or moving-window operation,
 /// and how to index.
 pub mod ops {
+    pub use crate::histogram_bins::{BinCount, BinEstimator};
+    pub use crate::histograms::{Bins, Histogram};
     pub use crate::ordering::{sort_block_bytes, SortSpec};
     pub use crate::overlap::Boundary;
     pub use crate::pad::{PadMode, PadStatistic};

@@ -6,7 +6,7 @@
 //! built (the selection's input is computed then).
 
 use crate::array::Array;
-use crate::constant::{all, constant, positions, whole};
+use crate::constant::{all, constant, head, positions, tail, whole};
 use crate::ops::{IndexItem, ReduceSpec, ScanSpec};
 use tegula_core::shape::normalize_axis;
 use tegula_core::{BinaryOp, DType, ReduceOp, Result, Scalar, ScanOp, UnaryOp};
@@ -216,16 +216,6 @@ fn inverse(order: &Array, starts: &Array) -> Result<Array> {
 fn first_then(differs: &Array) -> Result<Array> {
     let first = Array::full(&[1], Scalar::Bool(true), Some(DType::Bool), &whole())?;
     Array::concatenate(&[&first, differs], Some(0))
-}
-
-/// All but the first element along the first axis.
-fn tail(x: &Array) -> Result<Array> {
-    x.index(&[IndexItem::Slice { start: Some(1), stop: None, step: None }])
-}
-
-/// All but the last element along the first axis.
-fn head(x: &Array) -> Result<Array> {
-    x.index(&[IndexItem::Slice { start: None, stop: Some(-1), step: None }])
 }
 
 fn explicit(x: &Array) -> Vec<tegula_core::AxisChunks> {

@@ -4,6 +4,7 @@
 
 pub mod any_dtype;
 pub mod calendar;
+pub mod check;
 pub mod creation;
 pub mod device;
 pub mod elementwise;

@@ -180,6 +180,7 @@ impl Lowering {
             }
             NodeKind::Rechunk { copy } => Ok(self.shared_rechunk(node, &inputs[0], *copy)),
             NodeKind::Reshape => Ok(reshape::reshape(self, node, &inputs[0])),
+            NodeKind::Check { error } => elementwise::lower(self, node, inputs, KernelOp::Check { error: error.clone() }),
             NodeKind::WrapIndex { n, axis } => Ok(gather::wrap_index(self, node, &inputs[0], *n, *axis)),
             NodeKind::Gather { axis } => Ok(gather::gather(self, node, inputs, *axis)),
             NodeKind::Compress { blocks } => Ok(mask::compress(self, node, inputs, blocks)),

@@ -8,6 +8,7 @@ mod einsum;
 mod executors;
 mod fft;
 mod fragments;
+mod histograms;
 mod linalg;
 mod linalg_functions;
 mod map_blocks;
