@@ -239,77 +239,64 @@ def blockwise(func, out_ind, *args, dtype=None, new_axes=None, name=None, concat
     ``None`` for a non-array argument). ``func`` gets, per output block, each array's block in
     its own index order; an index absent from ``out_ind`` is contracted: its axis is given
     whole (as Dask's ``concatenate=True``) and the function must remove it. ``new_axes``:
-    ``{index: length}`` for result indices no input has."""
-    import tegula
+    ``{index: length}`` for result indices no input has. The layout is the Rust crate's
+    (``BlockwiseLayout``)."""
+    from ._creation import asarray
 
     if concatenate is False:
         raise ValueError("tegula's blockwise always concatenates contracted axes (concatenate=True)")
     if adjust_chunks:
         raise ValueError("tegula's blockwise does not take adjust_chunks; use map_blocks with chunks=")
-    pairs = list(zip(args[::2], args[1::2]))
+    pairs = [(a if ind is None else asarray(a), ind) for a, ind in zip(args[::2], args[1::2])]
     new_axes = dict(new_axes or {})
-    indices = [tuple(ind) for a, ind in pairs if ind is not None]
-    contracted = []
-    for ind in indices:
-        contracted += [i for i in ind if i not in out_ind and i not in contracted]
-    axes = tuple(out_ind) + tuple(contracted)  # the internal axes
-    lengths = dict(new_axes)
     for a, ind in pairs:
-        if ind is not None:
-            for i, n in zip(ind, tegula.asarray(a).shape):
-                if lengths.setdefault(i, n) != n and n != 1 and lengths[i] != 1:
-                    raise ValueError(f"index {i!r} has lengths {lengths[i]} and {n}")
-                lengths[i] = max(lengths[i], n)
-    missing = [i for i in out_ind if i not in lengths]
+        if ind is not None and len(ind) != a.ndim:
+            raise ValueError(f"index {ind!r} does not match an array of {a.ndim} axes")
+    seen = {i for a, ind in pairs if ind is not None for i in ind} | set(new_axes)
+    missing = [i for i in out_ind if i not in seen]
     if missing:
         raise ValueError(f"output indices {missing} appear in no input; give their lengths in new_axes")
-    shape = tuple(lengths[i] for i in axes)
-    arrays, layouts = [], []
-    for a, ind in pairs:
-        if ind is None:
-            continue
-        x = tegula.asarray(a)
-        if len(ind) != x.ndim:
-            raise ValueError(f"index {ind!r} does not match an array of {x.ndim} axes")
-        order = sorted(range(len(ind)), key=lambda k: axes.index(ind[k]))
-        x = tegula.permute_dims(x, order) if order != list(range(len(ind))) else x
-        present = [axes.index(ind[k]) for k in order]
-        x = tegula.reshape(x, tuple(x.shape[present.index(j)] if j in present else 1 for j in range(len(axes))))
-        arrays.append(tegula.broadcast_to(x, shape))
-        layouts.append((present, order, ind))
-    whole = {axes.index(i) for i in contracted} | {axes.index(i) for i in new_axes}
-    arrays = [x.rechunk(tuple(-1 if j in whole else c for j, c in enumerate(x.chunks))) for x in arrays]
-    out_chunks = [None] * len(out_ind) + [(1,)] * len(contracted)
-    for i, n in new_axes.items():
-        out_chunks[axes.index(i)] = (n,)
+    letter = _letters([out_ind] + [ind for _, ind in pairs if ind is not None])
+    arrays = [a for a, ind in pairs if ind is not None]
+    words = ["".join(letter[i] for i in ind) for a, ind in pairs if ind is not None]
+    layout = _tegula.BlockwiseLayout("".join(letter[i] for i in out_ind), [a._h for a in arrays], words,
+                                     [(letter[i], int(n)) for i, n in new_axes.items()])
+    contracted = len({c for w in words for c in w} - {letter[i] for i in out_ind})
     label = _name(func, name)
-    array_positions = [k for k, (a, ind) in enumerate(pairs) if ind is not None]
-
-    def own_block(block, layout):
-        present, order, _ = layout
-        take = tuple(slice(None) if j in present else 0 for j in range(len(axes)))
-        return np.transpose(block[take], np.argsort(order)) if order != sorted(order) else block[take]
-
-    fixed = [None if ind is not None else a for a, ind in pairs]
-
-    def arguments(blocks):
-        values = list(fixed)
-        for k, b, layout in zip(array_positions, blocks, layouts):
-            values[k] = own_block(b, layout)
-        return values
-
     if dtype is None:
-        empties = [np.empty((0,) * len(ind), tegula.asarray(a).dtype) if ind is not None else a for a, ind in pairs]
+        empties = [np.empty((0,) * len(ind), a.dtype) if ind is not None else a for a, ind in pairs]
         dtype = _infer_dtype(lambda *b: func(*b, **kwargs), empties, label)
+    fixed = [a if ind is None else None for a, ind in pairs]
+    positions = [k for k, (a, ind) in enumerate(pairs) if ind is not None]
+    call = functools.partial(_blockwise_call, func, kwargs, fixed, positions, layout.axes, contracted, dtype)
+    return Array(layout.apply(_with_time_blocks(call, [a.dtype for a in arrays]), np.dtype(dtype).name, label))
 
-    def call(index, blocks):
-        out = _result(func(*arguments(blocks), **kwargs), dtype)
-        return out.reshape(out.shape + (1,) * len(contracted))
 
-    out = _apply(call, arrays, out_chunks, dtype, label)
-    if contracted:
-        out = tegula.squeeze(out, axis=tuple(range(len(out_ind), len(axes))))
-    return out
+def _letters(indices):
+    """One letter per index label, in order of appearance: a one-letter string stands for
+    itself, any other label gets a private-use character."""
+    labels = list(dict.fromkeys(i for ind in indices for i in ind))
+    own = {i for i in labels if isinstance(i, str) and len(i) == 1}
+    spare = (chr(c) for c in range(0xE000, 0xF900) if chr(c) not in own)
+    return {i: i if i in own else next(spare) for i in labels}
+
+
+def _own_block(block, axes):
+    """A laid-out block as its array sees it: the internal ``axes`` it has, in its own order."""
+    taken = block[tuple(slice(None) if j in axes else 0 for j in range(block.ndim))]
+    kept = sorted(axes)
+    return np.transpose(taken, [kept.index(a) for a in axes])
+
+
+def _blockwise_call(func, kwargs, fixed, positions, axes, contracted, dtype, index, blocks):
+    """``func`` of one block of every array (at ``positions`` among the arguments), each in
+    its own index order, and the non-array arguments ``fixed``; its result on the internal
+    axes (a length-one axis per contracted index)."""
+    values = list(fixed)
+    for k, block, own in zip(positions, blocks, axes):
+        values[k] = _own_block(block, own)
+    out = _result(func(*values, **kwargs), dtype)
+    return out.reshape(out.shape + (1,) * contracted)
 
 
 def atop(*args, **kwargs):

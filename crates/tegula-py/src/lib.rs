@@ -52,6 +52,7 @@ fn _tegula(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::compute, m)?)?;
     m.add_function(wrap_pyfunction!(functions::persist, m)?)?;
     m.add_function(wrap_pyfunction!(map_blocks::map_blocks, m)?)?;
+    m.add_class::<map_blocks::PyBlockwiseLayout>()?;
     m.add_function(wrap_pyfunction!(functions::weak_scalar_dtype, m)?)?;
     m.add_function(wrap_pyfunction!(options::default_spec, m)?)?;
     m.add_function(wrap_pyfunction!(options::kept_bytes, m)?)?;

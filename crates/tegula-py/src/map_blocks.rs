@@ -59,3 +59,34 @@ pub fn map_blocks(
     let function = Arc::new(PyBlockFunction { function });
     Array::map_blocks(&inputs, function, name, chunks, dtype(dtype_)?).py().map(wrap)
 }
+
+/// Dask's `blockwise` layout of arrays (`tegula::ops::BlockwiseLayout`): `axes[k]` is the
+/// internal axis of each of array `k`'s own axes; `apply` runs a Python function of the
+/// laid-out blocks, which undoes the layout with `axes`.
+#[pyclass(name = "BlockwiseLayout", frozen)]
+pub struct PyBlockwiseLayout {
+    layout: tegula::ops::BlockwiseLayout,
+}
+
+#[pymethods]
+impl PyBlockwiseLayout {
+    /// The layout of `arrays`, array `k` indexed by the letters `indices[k]`, for a result
+    /// indexed `out_index`; `new_axes`: (letter, length) of result indices no input has.
+    #[new]
+    fn new(out_index: &str, arrays: Vec<PyRef<'_, PyArrayHandle>>, indices: Vec<String>, new_axes: Vec<(char, usize)>) -> PyResult<Self> {
+        let inputs: Vec<(&Array, &str)> = arrays.iter().map(|a| &a.inner).zip(indices.iter().map(String::as_str)).collect();
+        let layout = tegula::ops::BlockwiseLayout::new(out_index, &inputs, &new_axes).py()?;
+        Ok(PyBlockwiseLayout { layout })
+    }
+
+    #[getter]
+    fn axes(&self) -> Vec<Vec<usize>> {
+        self.layout.axes.clone()
+    }
+
+    /// `function(block, [blocks])` of the laid-out blocks, returning a block on the internal
+    /// axes (contracted ones of length one), over every block; the contracted axes dropped.
+    fn apply(&self, function: Py<PyAny>, dtype_: &str, name: &str) -> PyResult<PyArrayHandle> {
+        self.layout.apply(Arc::new(PyBlockFunction { function }), name, dtype(dtype_)?).py().map(wrap)
+    }
+}

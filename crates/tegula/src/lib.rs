@@ -29,6 +29,7 @@
 
 mod arithmetic;
 mod array;
+mod blockwise;
 mod budget;
 mod checks;
 pub mod cluster;
@@ -67,6 +68,7 @@ pub use tegula_kernels::Wrap as Element;
 /// The operations' parameters: which element-wise, reduction, scan or moving-window operation,
 /// and how to index.
 pub mod ops {
+    pub use crate::blockwise::BlockwiseLayout;
     pub use crate::histogram_bins::{BinCount, BinEstimator};
     pub use crate::histograms::{Bins, Histogram};
     pub use crate::ordering::{sort_block_bytes, SortSpec};
