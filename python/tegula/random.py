@@ -2,11 +2,13 @@
 call, and the element's position — never on the chunking or the number of threads."""
 
 import secrets
+import warnings
 
 import numpy as np
 
 from . import _tegula
 from ._array import Array
+from ._creation import asarray as _asarray
 from ._dtypes import dtype_name
 
 
@@ -234,35 +236,19 @@ class Generator:
     def multivariate_normal(self, mean, cov, size=None, check_valid="warn", tol=1e-8, method="svd",
                             chunks="auto"):
         """``mean + z @ A.T`` of standard normal ``z``, ``A A.T = cov`` by NumPy's factorisation
-        of ``cov`` (a NumPy-sized matrix: ``method`` "svd", "eigh" or "cholesky")."""
-        import tegula
-
-        mean = np.asarray(mean, dtype=np.float64)
-        cov = np.asarray(cov, dtype=np.float64)
-        if mean.ndim != 1 or cov.shape != (mean.size, mean.size):
-            raise ValueError("mean must be 1 dimensional and cov must be 2 dimensional and square, of mean's length")
-        if method not in ("svd", "eigh", "cholesky"):
-            raise ValueError("method must be one of {'eigh', 'svd', 'cholesky'}")
-        if method == "cholesky":
-            factor = np.linalg.cholesky(cov)
-        else:
-            if method == "svd":
-                u, s, vh = np.linalg.svd(cov)
-                valid = np.allclose((vh.T * s) @ vh, cov, rtol=tol, atol=tol)
-            else:
-                s, u = np.linalg.eigh(cov)
-                valid = (s >= -tol).all()
-                s = np.maximum(s, 0.0)
-            if not valid and check_valid != "ignore":
-                if check_valid == "raise":
-                    raise ValueError("covariance is not symmetric positive-semidefinite.")
-                import warnings
-
-                warnings.warn("covariance is not symmetric positive-semidefinite.", RuntimeWarning, stacklevel=2)
-            factor = u * np.sqrt(s)
-        shape = _shape(size) + (mean.size,)
-        z = self.standard_normal(shape, chunks=chunks)
-        return tegula.matmul(z, tegula.asarray(factor.T)) + tegula.asarray(mean)
+        of ``cov`` (``method`` "svd", "eigh" or "cholesky"; the Rust crate's
+        ``Generator::multivariate_normal``). A covariance that is not symmetric
+        positive-semidefinite warns (``check_valid="warn"``) or raises (``"raise"``)."""
+        if check_valid not in ("warn", "raise", "ignore"):
+            raise ValueError("check_valid must equal 'warn', 'raise', or 'ignore'")
+        mean, cov = (_asarray(np.asarray(v, dtype=np.float64)) for v in (mean, cov))
+        samples, valid = self._g.multivariate_normal(mean._h, cov._h, list(_shape(size)), method, float(tol),
+                                                     chunks)
+        if not valid and check_valid == "raise":
+            raise ValueError("covariance is not symmetric positive-semidefinite.")
+        if not valid and check_valid == "warn":
+            warnings.warn("covariance is not symmetric positive-semidefinite.", RuntimeWarning, stacklevel=2)
+        return Array(samples)
 
     def shuffle(self, x, axis=0):
         """Shuffles tegula array ``x`` along ``axis`` in place (``x`` is rebound to a lazy

@@ -170,6 +170,23 @@ impl PyGenerator {
         self.inner.triangular(&l, &m, &r, shape_.as_deref(), &chunk_spec(chunks)?).py().map(wrap)
     }
 
+    /// `multivariate_normal` samples of `shape_` and whether the covariance passed NumPy's
+    /// positive-semidefinite test (`method`: "svd", "eigh" or "cholesky").
+    #[pyo3(signature = (mean, cov, shape_, method, tol, chunks=None))]
+    fn multivariate_normal(
+        &self,
+        mean: PyRef<'_, PyArrayHandle>,
+        cov: PyRef<'_, PyArrayHandle>,
+        shape_: Vec<usize>,
+        method: &str,
+        tol: f64,
+        chunks: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<(PyArrayHandle, bool)> {
+        let method = tegula::random::CovarianceFactor::from_name(method).py()?;
+        let drawn = self.inner.multivariate_normal(&mean.inner, &cov.inner, &shape_, method, tol, &chunk_spec(chunks)?).py()?;
+        Ok((wrap(drawn.samples), drawn.valid))
+    }
+
     /// The positions of `choice`'s sample of `shape` from `0..n` (`p`: checked probabilities).
     #[pyo3(signature = (n, shape_, replace, p, chunks=None))]
     fn choice(&self, n: usize, shape_: Vec<usize>, replace: bool, p: Option<Vec<f64>>, chunks: Option<&Bound<'_, PyAny>>) -> PyResult<PyArrayHandle> {

@@ -52,5 +52,7 @@ impl Generator {
     }
 }
 
+mod multivariate;
 mod transformed;
+pub use multivariate::{CovarianceFactor, MultivariateNormal};
 pub use transformed::Param;

@@ -106,3 +106,48 @@ fn choices_are_samples_of_the_positions() {
     assert!(ints(&Generator::new(2).choice(4, &[50], true, None, &chunks()).unwrap()).iter().all(|i| (0..4).contains(i)));
     assert!(matches!(Generator::new(2).choice(3, &[4], false, None, &chunks()), Err(TegulaError::Value(m)) if m.contains("larger sample")));
 }
+
+/// A symmetric positive definite covariance and NumPy's `np.linalg.cholesky` of it.
+const COV: [f64; 9] = [2.0, 0.6, -0.4, 0.6, 1.5, 0.3, -0.4, 0.3, 1.0];
+const COV_CHOLESKY: [f64; 9] = [1.4142135623730951, 0.0, 0.0, 0.42426406871192845, 1.1489125293076057, 0.0, -0.282842712474619, 0.36556307750696543, 0.8867714679463004];
+
+fn matrix(values: &[f64], n: usize) -> Array {
+    let data = ndarray::ArrayD::from_shape_vec(vec![values.len() / n, n], values.to_vec()).unwrap();
+    Array::from_ndarray(data, &ChunkSpec::All(AxisChunks::Full)).unwrap()
+}
+
+#[test]
+fn multivariate_normal_is_the_mean_plus_draws_times_the_factor() {
+    use tegula::random::CovarianceFactor;
+    let mean = [1.0, -2.0, 0.5];
+    let m = Array::from_ndarray(ndarray::arr1(&mean).into_dyn(), &chunks()).unwrap();
+    // Cholesky's factor is unique: the samples are NumPy's formula on the same draws.
+    let drawn = Generator::new(11).multivariate_normal(&m, &matrix(&COV, 3), &[50], CovarianceFactor::Cholesky, 1e-8, &chunks()).unwrap();
+    assert!(drawn.valid);
+    let z = values(&Generator::new(11).standard_normal(&[50, 3], &chunks()).unwrap());
+    let expected: Vec<f64> = (0..150).map(|k| {
+        let (row, col) = (k / 3, k % 3);
+        mean[col] + (0..3).map(|j| z[row * 3 + j] * COV_CHOLESKY[col * 3 + j]).sum::<f64>()
+    }).collect();
+    assert_close(&values(&drawn.samples), &expected, "multivariate_normal (cholesky)");
+    // SVD and eigh factors differ from NumPy's by signs; the samples' covariance is `cov`.
+    for method in [CovarianceFactor::Svd, CovarianceFactor::Eigh] {
+        let drawn = Generator::new(5).multivariate_normal(&m, &matrix(&COV, 3), &[40000], method, 1e-8, &chunks()).unwrap();
+        assert!(drawn.valid);
+        let x = values(&drawn.samples);
+        let means: Vec<f64> = (0..3).map(|c| x.iter().skip(c).step_by(3).sum::<f64>() / 40000.0).collect();
+        for (a, b) in [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)] {
+            let product = x.chunks(3).map(|r| (r[a] - means[a]) * (r[b] - means[b])).sum::<f64>() / 40000.0;
+            assert!((product - COV[a * 3 + b]).abs() < 0.05, "{method:?} cov[{a}, {b}] = {product}");
+        }
+    }
+    // Not positive-semidefinite (eigenvalues -1 and 3): NumPy's tests fail, Cholesky refuses.
+    let bad = matrix(&[1.0, 2.0, 2.0, 1.0], 2);
+    let m2 = Array::from_ndarray(ndarray::arr1(&[0.0, 0.0]).into_dyn(), &chunks()).unwrap();
+    for method in [CovarianceFactor::Svd, CovarianceFactor::Eigh] {
+        assert!(!Generator::new(1).multivariate_normal(&m2, &bad, &[3], method, 1e-8, &chunks()).unwrap().valid);
+    }
+    let chol = Generator::new(1).multivariate_normal(&m2, &bad, &[3], CovarianceFactor::Cholesky, 1e-8, &chunks()).unwrap();
+    assert!(matches!(chol.samples.compute(), Err(TegulaError::LinAlg(_))));
+    assert!(matches!(Generator::new(1).multivariate_normal(&m, &bad, &[3], CovarianceFactor::Svd, 1e-8, &chunks()), Err(TegulaError::Value(_))));
+}
