@@ -109,7 +109,7 @@ fn choices_are_samples_of_the_positions() {
 
 /// A symmetric positive definite covariance and NumPy's `np.linalg.cholesky` of it.
 const COV: [f64; 9] = [2.0, 0.6, -0.4, 0.6, 1.5, 0.3, -0.4, 0.3, 1.0];
-const COV_CHOLESKY: [f64; 9] = [1.4142135623730951, 0.0, 0.0, 0.42426406871192845, 1.1489125293076057, 0.0, -0.282842712474619, 0.36556307750696543, 0.8867714679463004];
+const COV_CHOLESKY: [f64; 9] = [std::f64::consts::SQRT_2, 0.0, 0.0, 0.42426406871192845, 1.1489125293076057, 0.0, -0.282842712474619, 0.36556307750696543, 0.8867714679463004];
 
 fn matrix(values: &[f64], n: usize) -> Array {
     let data = ndarray::ArrayD::from_shape_vec(vec![values.len() / n, n], values.to_vec()).unwrap();
