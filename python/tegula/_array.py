@@ -16,7 +16,7 @@ class Array:
 
     __slots__ = ("_h", "_attrs")
     __array_priority__ = 20  # NumPy defers binary operators to us
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # unhashable as NumPy arrays are (a Python idiom mypy refuses)
 
     def __init__(self, handle, attrs=None):
         self._h = handle

@@ -38,8 +38,8 @@ NO_WORKERS_WAIT_S = 60
 TOPIC = "tegula-fragments"
 PLACEMENTS = ("tegula", "dask")
 
-_runs = {}
-_runners = {}
+_runs: dict[str, list[object]] = {}
+_runners: dict[tuple[int, str], tuple[str, object]] = {}
 _names = itertools.count()
 
 

@@ -30,7 +30,7 @@ RETRIES = 5
 STALL_CHECK_S = 5
 NO_NODES_WAIT_S = 60
 
-_remote = {}
+_remote: dict[str, object] = {}
 
 
 def _ray():

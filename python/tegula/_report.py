@@ -10,7 +10,7 @@ import numpy as np
 
 from ._svg import category_colour, escape, human_bytes, human_seconds
 
-_recording = []
+_recording: list["report"] = []
 
 # Above this many tasks the task stream draws, per thread and per pixel column, the operation
 # that ran longest there instead of one rectangle per task.

@@ -38,8 +38,8 @@ import numpy as np
 from . import _tegula
 
 _KEYS = ("memory", "spill_dir", "strict_promotion", "progress", "scheduler", "num_workers", "placement")
-_settings = {}  # process-wide, from ``set(...)`` outside a ``with`` statement
-_scoped = contextvars.ContextVar("tegula_config", default={})  # from ``with set(...)`` blocks
+_settings: dict[str, object] = {}  # process-wide, from ``set(...)`` outside a ``with`` statement
+_scoped: contextvars.ContextVar[dict[str, object]] = contextvars.ContextVar("tegula_config", default={})  # from ``with set(...)`` blocks
 
 
 class set:  # noqa: A001 - the name users call, as dask.config.set
@@ -86,7 +86,7 @@ def _entered_next(frame):
     return following in ("BEFORE_WITH", "SETUP_WITH", "LOAD_SPECIAL") or following == ("COPY", "LOAD_SPECIAL")
 
 
-_NEXT = {}
+_NEXT: dict[tuple[object, int], object] = {}
 
 
 def _next_instruction(code, offset):
