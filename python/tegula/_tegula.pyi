@@ -20,7 +20,8 @@ from numpy.typing import NDArray
 
 # Every class and function the module registers (stubtest checks this against the build).
 __all__ = [
-    "add_host_device", "aligned_weights", "arange", "arg_extreme", "_Array", "broadcast_to",
+    "add_host_device", "aligned_weights", "arange", "arg_extreme", "_Array", "bincount", "BlockwiseLayout",
+    "broadcast_to", "checked", "digitize", "histogram", "histogramdd",
     "ClusterPlan", "compute", "concatenate", "cond", "count_nonzero", "cross", "default_spec",
     "device_names", "device_transfers", "diagonal", "einsum", "fftfreq", "fftshift",
     "FragmentEvents", "from_numpy", "from_object", "full", "_Generator", "intersect1d", "isin",
@@ -157,6 +158,9 @@ class _Generator:
         self, n: int, shape_: Sequence[int], replace: bool, p: Sequence[float] | None, chunks: _Chunks = None
     ) -> _Array: ...
     def draw_with(self, dist: str, a: _Array, b: _Array, shape_: _Shape, chunks: _Chunks = None) -> _Array: ...
+    def multivariate_normal(
+        self, mean: _Array, cov: _Array, shape_: Sequence[int], method: str, tol: float, chunks: _Chunks = None
+    ) -> tuple[_Array, bool]: ...
 
 # --- algorithms ------------------------------------------------------------------------------
 
@@ -269,6 +273,42 @@ def map_blocks(
     dtype_: str,
     name: str,
 ) -> _Array: ...
+
+@final
+class BlockwiseLayout:
+    """Dask's ``blockwise`` layout of arrays on shared internal axes (the Rust crate's)."""
+
+    def __new__(
+        cls, out_index: str, arrays: Sequence[_Array], indices: Sequence[str], new_axes: Sequence[tuple[str, int]]
+    ) -> BlockwiseLayout: ...
+    @property
+    def axes(self) -> list[list[int]]: ...
+    def apply(
+        self, function: Callable[[tuple[int, ...], list[NDArray[Any]]], NDArray[Any]], dtype_: str, name: str
+    ) -> _Array: ...
+
+# --- counting and data checks ----------------------------------------------------------------
+
+def checked(value: _Array, failed: _Array, error: str, message: str) -> _Array: ...
+def histogram(
+    x: _Array,
+    count: int | None,
+    edges: _Array | None,
+    estimator: str | None,
+    range: tuple[float, float] | None,
+    density: bool,
+    weights: _Array | None,
+) -> tuple[_Array, _Array, bool]: ...
+def histogramdd(
+    columns: Sequence[_Array],
+    counts: Sequence[int | None],
+    edges: Sequence[_Array | None],
+    ranges: Sequence[tuple[float, float] | None],
+    density: bool,
+    weights: _Array | None,
+) -> tuple[_Array, list[_Array]]: ...
+def bincount(x: _Array, weights: _Array | None, minlength: int) -> _Array: ...
+def digitize(x: _Array, bins: _Array, right: bool) -> _Array: ...
 
 # --- memory and settings ---------------------------------------------------------------------
 
