@@ -117,7 +117,8 @@ def main():
     for crate in sorted(os.listdir("crates")):
         src = os.path.join("crates", crate, "src")
         found_any |= report(crate, edges(modules(src)), rust_name)
-    found_any |= report("python/tegula", python_imports.edges("python/tegula"), python_name)
+    python = python_imports.edges("python/tegula", native=["tegula._tegula"])  # pyproject's module-name
+    found_any |= report("python/tegula", python, python_name)
     return 1 if found_any else 0
 
 

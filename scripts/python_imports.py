@@ -70,16 +70,17 @@ def targets(node, package, found):
     return loaded + [name if name in found else module for name in named]
 
 
-def edges(root):
-    """Module -> {imported module of the same package: line}, for the package at ``root``."""
+def edges(root, native=()):
+    """Module -> {imported module of the same package: line}, for the package at ``root``;
+    ``native`` names its compiled extension modules, which import nothing of it."""
     found = modules(root)
-    graph = {m: {} for m in found}
+    graph = {m: {} for m in list(found) + list(native)}
     for module, path in found.items():
         with open(path) as f:
             tree = ast.parse(f.read(), path)
         package = package_of(module, path)
         for node in imports(tree):
-            for target in targets(node, package, found):
-                if target in found and target != module:
+            for target in targets(node, package, graph):
+                if target in graph and target != module:
                     graph[module].setdefault(target, node.lineno)
     return graph
