@@ -65,12 +65,16 @@ from ._overlap import map_overlap, overlap, trim_internal, trim_overlap
 from ._topk import argtopk, topk
 from ._store import store
 from ._ndarray_methods import argpartition, choose, compress, partition, put
+import sys as _sys
+
 import numpy as _np
 
-from . import _ray, _tegula
+from . import _array_methods, _numpy_protocol, _ray, _tegula
 
 # Executors hosted by a distributed engine's Python API, one row each, beside the native ones.
 _tegula.register_hosted_executor("ray", _ray.Runner())
+# NumPy's protocols and the array API's __array_namespace__ answer with this package's functions.
+_numpy_protocol.install(_sys.modules[__name__])
 
 globals().update(UFUNCS)
 globals().update(UFUNC_LIKES)
