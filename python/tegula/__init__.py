@@ -24,7 +24,7 @@ from ._manipulation import (broadcast_arrays, broadcast_shapes, broadcast_to, cl
                             flipud, moveaxis, ndim, ravel, repeat, roll, rollaxis, rot90, round, shape, squeeze,
                             swapaxes, tile, unstack)
 from ._pad import pad
-from ._planes import diagonal, trace
+from ._planes import diag, diagonal, trace
 from ._comparison import allclose, array_equal, isclose
 from ._selection import nan_to_num, piecewise, select
 from ._stacking import (append, array_split, atleast_1d, atleast_2d, atleast_3d, block, column_stack, dsplit,
@@ -34,7 +34,7 @@ from ._report import report
 from ._visualize import visualize
 from ._nanfunctions import NANFUNCTIONS
 from ._covariance import corrcoef, cov
-from ._matrices import (diag, dot, eye, indices, inner, kron, matrix_transpose, meshgrid, outer, tensordot, tri, tril,
+from ._matrices import (dot, eye, indices, inner, kron, matrix_transpose, meshgrid, outer, tensordot, tri, tril,
                         triu, vdot, vecdot)
 from ._reshape import reshape
 from ._searching import argmax, argmin, count_nonzero, isin
