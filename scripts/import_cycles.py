@@ -1,11 +1,17 @@
 """Fails when a crate's files import each other in a cycle (a.rs uses b.rs, which uses a.rs,
 directly or through others): each crate's modules should form layers. Reads `crate::` and
 `super::` paths, outside `#[cfg(test)]` modules; a module's own `mod` declarations are not
-edges. Usage: python3 scripts/import_cycles.py (from the repository root)."""
+edges. The same holds for the modules of the Python package python/tegula, imports inside
+functions included (scripts/python_imports.py reads them). Each cycle is reported with its
+modules and one path around it. Usage: python3 scripts/import_cycles.py (from the repository
+root)."""
 
 import os
 import re
 import sys
+from collections import deque
+
+import python_imports
 
 
 def modules(src):
@@ -71,13 +77,48 @@ def cycles(graph):
     return out
 
 
+def cycle_path(graph, component):
+    """A shortest path from the component's first module back to it (breadth first)."""
+    start = min(component)
+    inside, before, queue = set(component), {}, deque([start])
+    while queue:
+        v = queue.popleft()
+        for w in sorted(graph[v]):
+            if w == start:
+                path = [v]
+                while path[-1] != start:
+                    path.append(before[path[-1]])
+                return path[::-1] + [start]
+            if w in inside and w not in before:
+                before[w] = v
+                queue.append(w)
+    return [start]
+
+
+def report(label, graph, name):
+    """Prints each cycle of ``graph``; True when there is one. ``name`` spells a module."""
+    found = cycles(graph)
+    for component in sorted(found, key=len, reverse=True):
+        print(f"{label}: import cycle of {len(component)} modules: " + ", ".join(sorted(map(name, component))))
+        print("  for example: " + " -> ".join(map(name, cycle_path(graph, component))))
+    return bool(found)
+
+
+def rust_name(module):
+    return "::".join(module) or "lib"
+
+
+def python_name(module):
+    return module
+
+
 def main():
     found_any = False
     for crate in sorted(os.listdir("crates")):
         src = os.path.join("crates", crate, "src")
-        for component in cycles(edges(modules(src))):
-            found_any = True
-            print(f"{crate}: import cycle between " + ", ".join("::".join(m) or "lib" for m in sorted(component)))
+        found_any |= report(crate, edges(modules(src)), rust_name)
+    python = python_imports.edges("python/tegula", native=["tegula._tegula"])  # pyproject's module-name
+    found_any |= report("python/tegula", python, python_name)
     return 1 if found_any else 0
 
 

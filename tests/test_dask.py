@@ -204,7 +204,7 @@ def test_the_workers_are_counted_while_the_client_refreshes_its_cache(client):
 
 def test_progress_and_the_execution_report_follow_dask_runs(client, tmp_path):
     from tegula import _progress, _tegula
-    from tegula._functions import executor_name
+    from tegula._compute import executor_name
 
     a = np.random.default_rng(5).random((600, 400))
     y = (tg.asarray(a, chunks=100) * 2).sum(axis=0)

@@ -190,16 +190,16 @@ def as_dataset(obj):
 @pytest.fixture
 def computations(monkeypatch):
     """The computations tegula runs (every way of computing goes through ``run_compute``)."""
-    import tegula._functions
+    import tegula._compute
 
     runs = []
-    real = tegula._functions.run_compute
+    real = tegula._compute.run_compute
 
     def counted(*args, **kwargs):
         runs.append(args)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(tegula._functions, "run_compute", counted)
+    monkeypatch.setattr(tegula._compute, "run_compute", counted)
     return runs
 
 

@@ -149,6 +149,7 @@ def test_store_is_bounded_by_the_memory_budget(tmp_path, monkeypatch):
     """With a small budget, the writes are many computations of chunk-aligned slabs, each
     within a quarter of the budget."""
     zarr = pytest.importorskip("zarr")
+    from tegula import _xarray_store
     from tegula._xarray import TegulaChunkManager
 
     values = np.arange(400.0)[:, None, None] * 10000 + np.arange(5000.0).reshape(100, 50) + 1
@@ -163,7 +164,7 @@ def test_store_is_bounded_by_the_memory_budget(tmp_path, monkeypatch):
         calls.append(sum(a.nbytes for a in arrays))
         return real_compute(*arrays, **kwargs)
 
-    monkeypatch.setattr(tg, "compute", spy)
+    monkeypatch.setattr(_xarray_store, "compute", spy)
     budget = 8 * 2**20  # the source's bytes (400 * 100 * 50 * 8) are about 4 times its quarter
     with tg.config.set(memory=budget):
         TegulaChunkManager().store([source], [target], regions=[(slice(5, 405),)])

@@ -24,7 +24,7 @@ from ._manipulation import (broadcast_arrays, broadcast_shapes, broadcast_to, cl
                             flipud, moveaxis, ndim, ravel, repeat, roll, rollaxis, rot90, round, shape, squeeze,
                             swapaxes, tile, unstack)
 from ._pad import pad
-from ._planes import diagonal, trace
+from ._planes import diag, diagonal, trace
 from ._comparison import allclose, array_equal, isclose
 from ._selection import nan_to_num, piecewise, select
 from ._stacking import (append, array_split, atleast_1d, atleast_2d, atleast_3d, block, column_stack, dsplit,
@@ -34,7 +34,7 @@ from ._report import report
 from ._visualize import visualize
 from ._nanfunctions import NANFUNCTIONS
 from ._covariance import corrcoef, cov
-from ._matrices import (diag, dot, eye, indices, inner, kron, matrix_transpose, meshgrid, outer, tensordot, tri, tril,
+from ._matrices import (dot, eye, indices, inner, kron, matrix_transpose, meshgrid, outer, tensordot, tri, tril,
                         triu, vdot, vecdot)
 from ._reshape import reshape
 from ._searching import argmax, argmin, count_nonzero, isin
@@ -65,12 +65,16 @@ from ._overlap import map_overlap, overlap, trim_internal, trim_overlap
 from ._topk import argtopk, topk
 from ._store import store
 from ._ndarray_methods import argpartition, choose, compress, partition, put
+import sys as _sys
+
 import numpy as _np
 
-from . import _ray, _tegula
+from . import _array_methods, _numpy_protocol, _ray, _tegula
 
 # Executors hosted by a distributed engine's Python API, one row each, beside the native ones.
 _tegula.register_hosted_executor("ray", _ray.Runner())
+# NumPy's protocols and the array API's __array_namespace__ answer with this package's functions.
+_numpy_protocol.install(_sys.modules[__name__])
 
 globals().update(UFUNCS)
 globals().update(UFUNC_LIKES)

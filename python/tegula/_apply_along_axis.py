@@ -10,7 +10,9 @@ import operator
 import numpy as np
 
 from ._creation import asarray
+from ._functions import expand_dims
 from ._manipulation import _normalize
+from ._map_blocks import map_blocks
 
 
 def _apply_lanes(func1d, axis, dtype, args, kwargs, block):
@@ -20,8 +22,6 @@ def _apply_lanes(func1d, axis, dtype, args, kwargs, block):
 def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     """NumPy's ``apply_along_axis``: ``func1d`` of every 1-d lane of ``arr`` along ``axis``,
     its result's axes in place of ``axis`` (``args`` and ``kwargs`` are passed on)."""
-    from ._map_blocks import map_blocks
-
     x = asarray(arr)
     axis = _normalize(operator.index(axis), x.ndim)
     others = x.shape[:axis] + x.shape[axis + 1:]
@@ -43,8 +43,6 @@ def apply_over_axes(func, a, axes):
     is called once per axis on a tegula array (NumPy's reductions, such as ``np.sum``,
     dispatch to tegula's, so the result stays lazy); a result of another number of axes is a
     ``ValueError``."""
-    from ._functions import expand_dims
-
     val = asarray(a)
     n = val.ndim
     for axis in (axes,) if np.ndim(axes) == 0 else axes:

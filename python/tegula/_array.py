@@ -1,14 +1,19 @@
 """The lazy chunked array of tegula. It holds one handle on a Rust expression node; every
-method builds a new node (validated at once) and nothing runs until ``compute``."""
+method builds a new node (validated at once) and nothing runs until ``compute``.
+
+The methods that are functions of modules above this one (indexing with arrays, reshapes,
+sorting, NumPy's and Dask's other methods, I/O, pictures) are set on the class by
+``_array_methods.py``, and NumPy's protocols and ``__array_namespace__`` by the package's
+``__init__``, when the package is imported: this module imports none of them."""
 
 import operator
 
 import numpy as np
 
-from . import _tegula
-from ._dtypes import dtype_name, in_unit_of, is_python_scalar
+from . import _compute, _tegula, config
+from ._dtypes import dtype_name, in_unit_of, is_python_scalar, is_supported
+from ._info import _check_device
 from ._strict import check_promotion
-from ._indexing import normalize_key
 
 
 class Array:
@@ -71,17 +76,8 @@ class Array:
         """The array on ``device`` (a name from ``__array_namespace_info__().devices()``): its
         blocks are moved there when computed, and operations on it run there. ``stream`` is
         accepted for the array API and unused."""
-        from ._info import _check_device
-
         _check_device(device)
         return self if device == self.device else Array(self._h.to_device(device), self._attrs)
-
-    def __array_namespace__(self, /, *, api_version=None):
-        import tegula
-
-        if api_version not in (None, "2021.12", "2022.12", "2023.12", "2024.12", "2025.12"):
-            raise ValueError(f"tegula does not implement array API version {api_version!r}")
-        return tegula
 
     @property
     def chunks(self):
@@ -113,41 +109,15 @@ class Array:
         it runs on a cluster of that many nodes (``scheduler="ray"``) of ``node_memory`` bytes
         each (an int or a string such as ``"4GB"``; default: the budget): its fragments, the
         bytes placing them moves between nodes, and each node's work and peak memory."""
-        from . import config
-
         if isinstance(node_memory, str):
             node_memory = _tegula.memory_budget(node_memory)
         return self._h.explain(config.explicit().get("memory"), nodes, node_memory)
-
-    def map_blocks(self, func, *args, **kwargs):
-        """``tegula.map_blocks(func, self, *args, **kwargs)``: ``func`` applied to each block."""
-        from ._map_blocks import map_blocks
-
-        return map_blocks(func, self, *args, **kwargs)
-
-    def map_overlap(self, func, depth, boundary=None, trim=True, **kwargs):
-        """Dask's method: ``tegula.map_overlap(func, self, depth=depth, ...)``."""
-        from ._overlap import map_overlap
-
-        return map_overlap(func, self, depth=depth, boundary=boundary, trim=trim, **kwargs)
-
-    def visualize(self, filename=None, color="order", level="auto", fuse=True, renderer="auto"):
-        """Draws the chunk task graph (see ``tegula._visualize.visualize``): SVG text, or the
-        picture written to ``filename``."""
-        from ._visualize import visualize
-
-        return visualize(self, filename, color=color, level=level, fuse=fuse, renderer=renderer)
 
     def __repr__(self):
         return (
             f"tegula.Array<shape={self.shape}, dtype={self.dtype}, chunksize={self.chunksize}, "
             f"numblocks={self.numblocks}, tasks={self.task_count()}>"
         )
-
-    def _repr_html_(self):
-        from ._html import repr_html
-
-        return repr_html(self)
 
     def __len__(self):
         if not self.shape:
@@ -160,51 +130,19 @@ class Array:
         and returns a NumPy array. ``fuse=False`` runs every operation as its own tasks (for
         debugging; the result is the same). ``progress``: a progress bar (True), none (False),
         or as ``tg.config`` says (unset)."""
-        from ._functions import run_compute
-
-        return run_compute([self._h], scheduler, num_workers, fuse, progress, placement)[0][0]
+        return _compute.run_compute([self._h], scheduler, num_workers, fuse, progress, placement)[0][0]
 
     def persist(self, scheduler=None, num_workers=None, fuse=True, progress=None, placement=None):
         """Computes the array and keeps its blocks; returns a tegula array of the same values
         and chunks that reads them (see ``tegula.persist``)."""
-        from ._functions import persist
-
-        return persist(self, scheduler=scheduler, num_workers=num_workers, fuse=fuse, progress=progress, placement=placement)[0]
-
-    def to_zarr(self, path, chunks=None, compressor=None, overwrite=False, **kwargs):
-        """Writes the array to a new Zarr array (see ``tegula.to_zarr``)."""
-        from ._io import to_zarr
-
-        return to_zarr(self, path, chunks=chunks, compressor=compressor, overwrite=overwrite, **kwargs)
-
-    def to_dask_array(self):
-        """A Dask array of the same chunks whose blocks tegula computes when Dask asks (see
-        ``_to_dask.py``; tegula arrays are not Dask collections themselves)."""
-        from ._to_dask import to_dask_array
-
-        return to_dask_array(self)
-
-    def to_npy(self, path, overwrite=False):
-        """Writes the array to a ``.npy`` file (see ``tegula.to_npy``)."""
-        from ._io import to_npy
-
-        return to_npy(self, path, overwrite=overwrite)
+        kept, _ = _compute.run_compute([self._h], scheduler, num_workers, fuse, progress, placement, persist=True)
+        return Array(kept[0], self._attrs)
 
     def __array__(self, dtype=None, copy=None):
         if copy is False:
             raise ValueError("a tegula array is computed to make a NumPy array: it cannot be had without a copy")
         out = self.compute()
         return out if dtype is None else out.astype(dtype, copy=False)
-
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        from ._numpy_protocol import array_ufunc
-
-        return array_ufunc(ufunc, method, inputs, kwargs)
-
-    def __array_function__(self, func, types, args, kwargs):
-        from ._numpy_protocol import array_function
-
-        return array_function(func, types, args, kwargs)
 
     def __deepcopy__(self, memo):
         # an immutable lazy value: a copy shares the expression (xarray deep-copies its data)
@@ -247,20 +185,6 @@ class Array:
         return self._scalar(int)
 
     # --- layout ---------------------------------------------------------------------------
-    def __getitem__(self, key):
-        from ._gather import getitem, is_advanced
-
-        if is_advanced(key):
-            return getitem(self, key)  # integer arrays and boolean masks
-        return Array(self._h.getitem(normalize_key(key)))
-
-    def __setitem__(self, key, value):
-        """Assignment rebinds this array to a new lazy value (copy on write): arrays made from
-        it earlier keep the old values."""
-        from ._indexing import assign
-
-        self._h = assign(self, key, value)._h
-
     def transpose(self, *axes):
         """The axes reversed, or permuted as ``axes`` says (a view of every block)."""
         if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
@@ -298,13 +222,6 @@ class Array:
 
     conjugate = conj
 
-    def reshape(self, *shape, order="C", copy=None):
-        """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``, ``order="F"`` as NumPy's; see
-        ``tegula.reshape``."""
-        from ._reshape import reshape
-
-        return reshape(self, shape[0] if len(shape) == 1 else shape, order=order, copy=copy)
-
     def flatten(self):
         """The elements as a 1-d array, in row-major order."""
         return self.reshape(-1)
@@ -317,22 +234,6 @@ class Array:
         if isinstance(chunks, dict):
             chunks = _chunks_from_dict(chunks, self.chunks)
         return Array(self._h.rechunk(chunks))
-
-    @property
-    def blocks(self):
-        """Dask's block indexer: ``x.blocks[i, j]`` is the array of those blocks (ints, slices
-        and lists of block numbers), keeping their chunks."""
-        from ._blocks import BlockView
-
-        return BlockView(self)
-
-    @property
-    def vindex(self):
-        """Dask's point-wise indexer: ``x.vindex[[0, 2], [1, 3]]`` is ``[x[0, 1], x[2, 3]]``;
-        index arrays broadcast together and their axes come first."""
-        from ._blocks import VectorIndex
-
-        return VectorIndex(self)
 
     def astype(self, dtype, copy=True):
         """The elements converted to ``dtype`` (NumPy's casting)."""
@@ -395,38 +296,6 @@ class Array:
         return self._reduce("all", axis, keepdims, split_every=split_every)
 
     # --- NumPy's other array methods, each the namespace function of the same name -----------
-    def argmax(self, axis=None, out=None, *, keepdims=False):
-        """The position of the first largest element along ``axis`` (of the flattened array when
-        None)."""
-        refuse_out(out)
-        return _namespace().argmax(self, axis=axis, keepdims=keepdims)
-
-    def argmin(self, axis=None, out=None, *, keepdims=False):
-        """The position of the first smallest element along ``axis`` (of the flattened array when
-        None)."""
-        refuse_out(out)
-        return _namespace().argmin(self, axis=axis, keepdims=keepdims)
-
-    def cumsum(self, axis=None, dtype=None):
-        """Running sums along ``axis`` (of the flattened array when None)."""
-        return _namespace().cumsum(self, axis=axis, dtype=dtype)
-
-    def cumprod(self, axis=None, dtype=None):
-        """Running products along ``axis`` (of the flattened array when None)."""
-        return _namespace().cumprod(self, axis=axis, dtype=dtype)
-
-    def clip(self, min=None, max=None):
-        """The elements limited to ``[min, max]``."""
-        return _namespace().clip(self, min, max)
-
-    def round(self, decimals=0):
-        """The elements rounded to ``decimals`` (half to even, as NumPy's)."""
-        return _namespace().round(self, decimals=decimals)
-
-    def squeeze(self, axis=None):
-        """The array without its length-one axes (or only those of ``axis``)."""
-        return _namespace().squeeze(self, axis=axis)
-
     def swapaxes(self, axis1, axis2):
         """The array with axes ``axis1`` and ``axis2`` swapped (a view of every block)."""
         axes = list(range(self.ndim))
@@ -436,118 +305,6 @@ class Array:
         a, b = axis1 % self.ndim, axis2 % self.ndim
         axes[a], axes[b] = b, a
         return self.transpose(axes)
-
-    def repeat(self, repeats, axis=None):
-        """Each element repeated ``repeats`` times along ``axis`` (of the flattened array when
-        None)."""
-        return _namespace().repeat(self, repeats, axis=axis)
-
-    def nonzero(self):
-        """The indices of the non-zero elements, one array per axis (their number is computed now)."""
-        return _namespace().nonzero(self)
-
-    def dot(self, b):
-        """NumPy's ``dot`` of this array and ``b``."""
-        return _namespace().dot(self, b)
-
-    def diagonal(self, offset=0, axis1=0, axis2=1):
-        """NumPy's method: the diagonal of the plane of ``axis1`` and ``axis2``, as a last axis."""
-        return _namespace().diagonal(self, offset, axis1, axis2)
-
-    def trace(self, offset=0, axis1=0, axis2=1, dtype=None):
-        """The sum of the ``offset``-th diagonal of the matrices of ``axis1`` and ``axis2``."""
-        return _namespace().trace(self, offset, axis1, axis2, dtype)
-
-    def take(self, indices, axis=None):
-        """NumPy's ``take``: the elements at ``indices`` along ``axis`` (of the flattened array when
-        None)."""
-        return _namespace().take(self, indices, axis=axis)
-
-    def searchsorted(self, v, side="left", sorter=None):
-        """For each of ``v``, where inserting it keeps this sorted 1-d array sorted."""
-        return _namespace().searchsorted(self, v, side=side, sorter=sorter)
-
-    def argsort(self, axis=-1, kind=None, order=None):
-        """Stable whatever ``kind`` asks for (a stable order is a valid answer to every kind)."""
-        if order is not None:
-            raise ValueError("argsort's order names fields of structured arrays, which tegula does not have")
-        return _namespace().argsort(self, axis=axis)
-
-    def sort(self, axis=-1, kind=None, order=None, *, stable=None):
-        """NumPy's in-place sort: this array rebound to its values sorted along ``axis`` (stable
-        whatever ``kind`` asks for); arrays made from it earlier keep the old values."""
-        from ._sorting import sort
-
-        if order is not None:
-            raise ValueError("sort's order names fields of structured arrays, which tegula does not have")
-        self._h = sort(self, axis=axis)._h
-
-    def partition(self, kth, axis=-1, kind="introselect", order=None):
-        """NumPy's in-place partition, as a full sort (rebinding, as ``sort``)."""
-        from ._ndarray_methods import partition
-
-        self._h = partition(self, kth, axis, order=order)._h
-
-    def argpartition(self, kth, axis=-1, kind="introselect", order=None):
-        """Positions that partition the array around ``kth`` along ``axis`` (NumPy's
-        ``argpartition``)."""
-        from ._ndarray_methods import argpartition
-
-        return argpartition(self, kth, axis, order=order)
-
-    def fill(self, value):
-        """NumPy's ``fill``: this array rebound to ``value`` everywhere, keeping its dtype and
-        chunks."""
-        from ._ndarray_methods import filled
-
-        self._h = filled(self, value)._h
-
-    def put(self, indices, values, mode="raise"):
-        """A new array with the flat positions ``ind`` set to ``v`` (tegula arrays are values:
-        nothing is changed in place)."""
-        from ._ndarray_methods import put
-
-        put(self, indices, values, mode)
-
-    def compress(self, condition, axis=None, out=None):
-        """The slices along ``axis`` where ``condition`` is true."""
-        from ._ndarray_methods import compress
-
-        refuse_out(out)
-        return compress(condition, self, axis)
-
-    def choose(self, choices, out=None, mode="raise"):
-        """NumPy's ``choose``: each element picks from ``choices`` by this array's value."""
-        from ._ndarray_methods import choose
-
-        return choose(self, choices, out, mode)
-
-    def view(self, dtype=None, type=None):
-        """NumPy's ``view(dtype)``: the elements' bytes read as ``dtype``."""
-        from ._ndarray_methods import view
-
-        if type is not None:
-            raise TypeError("tegula arrays have no subclasses to view as")
-        return view(self, dtype)
-
-    @property
-    def flat(self):
-        """The elements as a 1-d array, in row-major order."""
-        from ._ndarray_methods import FlatView
-
-        return FlatView(self)
-
-    def tobytes(self, order="C"):
-        """The computed elements as bytes, in row-major order."""
-        from ._ndarray_methods import tobytes
-
-        return tobytes(self, order)
-
-    def tofile(self, fid, sep="", format="%s"):
-        """The computed elements written to ``fid`` (NumPy's ``tofile``)."""
-        from ._ndarray_methods import tofile
-
-        tofile(self, fid, sep, format)
 
     def copy(self):
         """A new array object with the same (immutable) values: later in-place operations on
@@ -612,8 +369,6 @@ def _float16_overflow(x, result, axis, keepdims):
     """NumPy's var and std of float16 sum in float16 (tegula's moments are float64): where the
     sum of ``x``, or of its squared deviations, passes float16's largest value, NumPy's result
     is ``inf``, and so is this (unless an element is infinite: then both are NaN)."""
-    from ._functions import where
-
     wide = x.astype(np.float32)
     reduced = range(x.ndim) if axis is None else [a % x.ndim for a in _axes(axis)]
     count = int(np.prod([x.shape[a] for a in reduced], dtype=np.int64))
@@ -621,8 +376,8 @@ def _float16_overflow(x, result, axis, keepdims):
     sums = abs(wide.sum(axis=axis, keepdims=keepdims))
     squares = wide.var(axis=axis, keepdims=keepdims) * count
     # An infinite element makes NumPy's deviations inf - inf, so its result is NaN, as is ours.
-    overflow = ((sums > largest) | (squares > largest)) & ~_namespace().isnan(result)
-    return where(overflow, np.float16(np.inf), result)
+    overflow = ((sums > largest) | (squares > largest)) & ~Array(result._h.unary("isnan"))
+    return Array(overflow._h.where_(from_values(np.float16(np.inf))._h, result._h))
 
 
 def refuse_out(out):
@@ -660,9 +415,34 @@ def _is_operand(x):
 
 
 def _as_array(x):
-    from ._creation import asarray
+    return x if isinstance(x, Array) else from_values(x)
 
-    return asarray(x)
+
+def from_values(a, dtype=None, chunks="auto"):
+    """An array of values in memory: a NumPy array or scalar, a Python scalar, or nested
+    sequences of them (``asarray``'s building block, and the operators')."""
+    if dtype is None and _is_nested_scalars(a):
+        arr = _default_array(a)
+    else:
+        arr = np.asarray(a, dtype=None if dtype is None else np.dtype(dtype))
+    if not is_supported(arr.dtype.newbyteorder("=")):
+        raise TypeError(f"tegula does not support dtype {arr.dtype}")
+    if not arr.dtype.isnative:
+        arr = arr.astype(arr.dtype.newbyteorder("="))
+    return Array(_tegula.from_numpy(arr, chunks))
+
+
+def _is_nested_scalars(a):
+    return is_python_scalar(a) or (isinstance(a, (list, tuple)) and all(map(_is_nested_scalars, a)))
+
+
+def _default_array(a):
+    """Python scalars (nested in lists) as NumPy makes them, except that Python ints too big for
+    int64 are an ``OverflowError``, as the standard asks (NumPy would make objects or uint64)."""
+    arr = np.asarray(a)
+    if arr.dtype == object or arr.dtype == np.uint64:
+        raise OverflowError("Python int too large to convert to int64")
+    return arr
 
 
 def binary(op, a, b):
@@ -723,10 +503,3 @@ def _add_operators():
 
 _add_operators()
 
-
-def _namespace():
-    """The ``tegula`` namespace, whose functions the array methods call (imported late: it
-    imports this module)."""
-    import tegula
-
-    return tegula

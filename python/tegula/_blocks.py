@@ -7,6 +7,9 @@ import operator
 import numpy as np
 
 from ._array import Array
+from ._functions import concatenate
+from ._gather import getitem
+from ._manipulation import moveaxis
 
 
 class BlockView:
@@ -66,8 +69,6 @@ def _block_numbers(k, count, axis):
 def _select_blocks(x, axis, k):
     """``x`` with only the blocks ``k`` names along ``axis``: one slice per run of consecutive
     blocks, concatenated (which copies nothing)."""
-    import tegula
-
     if isinstance(k, slice) and k == slice(None):
         return x
     lengths = x.chunks[axis]
@@ -77,7 +78,7 @@ def _select_blocks(x, axis, k):
     pieces = [x[(slice(None),) * axis + (slice(bounds[a], bounds[b]),)] for a, b in runs]
     if not pieces:
         return x[(slice(None),) * axis + (slice(0, 0),)]
-    out = pieces[0] if len(pieces) == 1 else tegula.concatenate(pieces, axis=axis)
+    out = pieces[0] if len(pieces) == 1 else concatenate(pieces, axis=axis)
     chunks = tuple(lengths[n] for n in numbers)
     return out if out.chunks[axis] == chunks else out.rechunk({axis: chunks})
 
@@ -102,8 +103,6 @@ class VectorIndex:
         self._array = array
 
     def __getitem__(self, key):
-        from ._gather import getitem
-
         x = self._array
         items = list(key) if isinstance(key, tuple) else [key]
         if any(k is None for k in items):
@@ -122,10 +121,8 @@ class VectorIndex:
 def _broadcast_axes_first(out, ndim, items, arrays):
     """NumPy's result of adjacent index arrays (their axes where the first of them was) with
     those axes moved to the front."""
-    import tegula
-
     broadcast = out.ndim - (ndim - len(arrays))
     before = sum(ndim - (len(items) - 1) if k is Ellipsis else 1 for k in items[:arrays[0]])
     if before == 0 or broadcast == 0:
         return out
-    return tegula.moveaxis(out, tuple(range(before, before + broadcast)), tuple(range(broadcast)))
+    return moveaxis(out, tuple(range(before, before + broadcast)), tuple(range(broadcast)))

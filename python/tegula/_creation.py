@@ -3,8 +3,9 @@
 import numpy as np
 
 from . import _tegula
-from ._array import Array
-from ._dtypes import dtype_name, float64, is_python_scalar, is_supported
+from ._array import Array, from_values
+from ._dtypes import dtype_name, float64, is_python_scalar
+from ._from_object import from_object, is_sliceable
 from ._info import _check_device, _on
 
 
@@ -40,35 +41,12 @@ def _asarray(a, dtype, copy, chunks):
         # object's value, so an array returned without a copy sees them, as a NumPy view would
         out = (Array(a._h, a._attrs) if copy else a) if dtype is None else a.astype(dtype)
         return out if chunks in ("auto", None) else out.rechunk(chunks)
-    from ._io import from_object, is_sliceable
-
     if is_sliceable(a):
         return from_object(a, dtype, chunks)
-    if dtype is None and _is_nested_scalars(a):
-        arr = _default_array(a)
-    else:
-        arr = np.asarray(a, dtype=None if dtype is None else np.dtype(dtype))
-    if not is_supported(arr.dtype.newbyteorder("=")):
-        raise TypeError(f"tegula does not support dtype {arr.dtype}")
-    if not arr.dtype.isnative:
-        arr = arr.astype(arr.dtype.newbyteorder("="))
-    return Array(_tegula.from_numpy(arr, chunks))
+    return from_values(a, dtype, chunks)
 
 
 array = asarray
-
-
-def _is_nested_scalars(a):
-    return is_python_scalar(a) or (isinstance(a, (list, tuple)) and all(map(_is_nested_scalars, a)))
-
-
-def _default_array(a):
-    """Python scalars (nested in lists) as NumPy makes them, except that Python ints too big for
-    int64 are an ``OverflowError``, as the standard asks (NumPy would make objects or uint64)."""
-    arr = np.asarray(a)
-    if arr.dtype == object or arr.dtype == np.uint64:
-        raise OverflowError("Python int too large to convert to int64")
-    return arr
 
 
 def from_dlpack(x, /, *, device=None, copy=None, chunks="auto"):

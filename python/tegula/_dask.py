@@ -89,7 +89,7 @@ def _run_fragment(run, k, fragment, memory, *blocks):
     peak; returns its block (or a tuple of its blocks)."""
     from distributed import get_worker
 
-    from tegula import _tegula
+    from . import _tegula
 
     start = time.time()
     out, peak = _tegula.run_fragment(fragment, list(blocks), memory=memory, return_peak=True)

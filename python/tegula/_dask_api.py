@@ -10,6 +10,7 @@ import numpy as np
 
 from ._array import Array
 from ._creation import asarray
+from ._gather import take
 from ._xarray_chunks import unify_chunks as _unify
 
 
@@ -48,8 +49,6 @@ def shuffle(x, indexer, axis, chunks="auto"):
     """Dask's ``shuffle``: ``x`` with axis ``axis`` reordered to the positions of ``indexer``
     (a list of lists of positions, the groups Dask keeps within one block each), concatenated:
     a ``take``. ``chunks`` is accepted for Dask's signature."""
-    from ._gather import take
-
     x = asarray(x)
     if not isinstance(indexer, list) or not all(isinstance(i, list) for i in indexer):
         raise ValueError("indexer must be a list of lists of positional indices")

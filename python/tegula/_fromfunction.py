@@ -5,6 +5,7 @@ grid of coordinates, as Dask's ``blockwise`` over ``meshgrid``)."""
 import functools
 
 from ._creation import arange
+from ._map_blocks import map_blocks
 from ._matrices import meshgrid
 from ._xarray_chunks import normalize_chunks
 
@@ -14,8 +15,6 @@ def fromfunction(func, chunks="auto", shape=None, dtype=None, **kwargs):
     ``dtype``, float64 by default; NumPy's ``fromfunction`` gives the whole array's at once),
     for every block of an array of ``shape`` in blocks of ``chunks``. ``func`` must work
     element-wise; the result's dtype is what it returns (Dask's)."""
-    from ._map_blocks import map_blocks
-
     if shape is None:
         raise TypeError("fromfunction needs a shape")
     dtype = dtype or float

@@ -3,10 +3,11 @@ ufuncs are rows of two tables; each becomes a function here."""
 
 import operator
 
-from . import _tegula, config
+from . import _compute, _tegula
 from ._array import Array, binary
 from ._creation import asarray, full
 from ._dtypes import dtype_name, in_unit_of, is_python_scalar
+from ._info import _check_device, _on
 from ._strict import check_promotion
 
 # name in tegula's namespace -> ufunc name in the Rust core
@@ -108,8 +109,6 @@ def expand_dims(x, /, axis=0):
 
 def astype(x, dtype, /, *, copy=True, device=None):
     """``x`` converted to ``dtype`` (NumPy's casting), on ``device`` if given."""
-    from ._info import _check_device, _on
-
     _check_device(device)
     return _on(device, asarray(x).astype(dtype))
 
@@ -204,7 +203,7 @@ def compute(*arrays, scheduler=None, num_workers=None, fuse=True, report=False, 
     unset, the ``progress`` setting of ``tg.config`` decides (by default a bar where someone
     watches, for computations longer than half a second)."""
     lazy = [a for a in arrays if isinstance(a, Array)]
-    computed, info = run_compute([a._h for a in lazy], scheduler, num_workers, fuse, progress, placement)
+    computed, info = _compute.run_compute([a._h for a in lazy], scheduler, num_workers, fuse, progress, placement)
     results = iter(computed)
     out = tuple(next(results) if isinstance(a, Array) else a for a in arrays)
     return (out, info) if report else out
@@ -220,44 +219,10 @@ def persist(*arrays, scheduler=None, num_workers=None, fuse=True, report=False, 
     reading them is dropped. Arguments that are not tegula arrays are returned unchanged;
     the other arguments are ``compute``'s (``report=True`` returns ``(arrays, report)``)."""
     lazy = [a for a in arrays if isinstance(a, Array)]
-    kept, info = run_compute([a._h for a in lazy], scheduler, num_workers, fuse, progress, placement, persist=True)
+    kept, info = _compute.run_compute([a._h for a in lazy], scheduler, num_workers, fuse, progress, placement, persist=True)
     kept = iter(kept)
     out = tuple(Array(next(kept), a._attrs) if isinstance(a, Array) else a for a in arrays)
     return (out, info) if report else out
-
-
-def executor_name(scheduler=None, placement=None):
-    """The registry's name for `scheduler` (unset: ``tg.config``'s), a Dask client's included."""
-    from ._dask import executor_name as named
-
-    scheduler = config.get("scheduler") if scheduler is None else scheduler
-    return named(scheduler, config.get("placement") if placement is None else placement)
-
-
-def run_compute(handles, scheduler, num_workers, fuse, progress=None, placement=None, persist=False):
-    """The native compute (or persist) with the settings of ``tg.config``, a progress bar as
-    ``progress`` and the settings say, and traced when an execution report (``tg.report``) is
-    recording."""
-    from . import _progress, _report
-
-    settings = config.explicit()
-    scheduler = executor_name(scheduler, placement)
-    num_workers = config.get("num_workers") if num_workers is None else config.checked_num_workers(num_workers)
-    bar = _progress.resolve(progress)
-    recorder = _report.active()
-    run = _tegula.persist if persist else _tegula.compute
-    try:
-        computed, info = run(
-            handles, scheduler, num_workers, fuse, settings.get("memory"), settings.get("spill_dir"),
-            progress=bar, interval=_progress.INTERVAL, trace=recorder is not None,
-        )
-    finally:
-        if bar is not None:  # also ends the line of a failed or interrupted computation
-            bar.close()
-    trace = info.pop("trace", None)
-    if recorder is not None:
-        recorder.add(trace, info, scheduler, num_workers)
-    return computed, info
 
 
 def result_type(*arrays_and_dtypes):

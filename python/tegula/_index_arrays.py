@@ -15,7 +15,7 @@ from ._creation import arange, asarray
 from ._deferred_checks import checked
 from ._functions import REDUCTIONS, UFUNCS, stack
 from ._gather import nonzero, take
-from ._manipulation import broadcast_arrays
+from ._manipulation import broadcast_arrays, ravel
 from ._sorting import searchsorted
 
 _MODES = ("raise", "wrap", "clip")
@@ -33,8 +33,6 @@ def argwhere(a):
 def flatnonzero(a):
     """NumPy's ``flatnonzero``: the int64 positions of the non-zero elements of the flattened
     array (their number computed now, as ``nonzero``'s)."""
-    from ._manipulation import ravel
-
     return nonzero(ravel(a))[0]
 
 
@@ -43,8 +41,6 @@ def extract(condition, arr):
     ``condition`` is non-zero. As NumPy, ``condition`` may be shorter than ``arr``; a non-zero
     element past ``arr``'s end is an ``IndexError`` (when computed, where ``condition`` is
     lazy)."""
-    from ._manipulation import ravel
-
     return take(ravel(arr), flatnonzero(condition), axis=0)
 
 

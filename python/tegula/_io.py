@@ -6,7 +6,8 @@ import os
 
 from . import _tegula, config
 from ._array import Array
-from ._functions import executor_name
+from ._compute import executor_name
+from ._creation import asarray
 from ._storage_options import REMOTE_SCHEMES, is_remote, join, object_store_options
 
 
@@ -78,8 +79,6 @@ def to_zarr(x, path, chunks=None, compressor=None, overwrite=False, *, zarr_form
     array is replaced only with ``overwrite=True``. ``path`` may be object storage (see
     ``from_zarr``): each stored chunk is one PUT and the metadata is put last, so readers see
     no array until it is complete. Returns the execution report (a dict)."""
-    from ._creation import asarray
-
     x = x if isinstance(x, Array) else asarray(x)
     attrs = x.attrs if attrs is None else attrs
     path, options = _location(path, component, storage_options)
@@ -104,43 +103,5 @@ def _stored_fill(fill_value, dtype):
 def to_npy(x, path, overwrite=False):
     """Computes ``x`` into a ``.npy`` file at ``path``; the file appears (replacing an old
     one only with ``overwrite=True``) once every block is written."""
-    from ._creation import asarray
-
     x = x if isinstance(x, Array) else asarray(x)
     return _tegula.to_npy(x._h, os.fspath(path), overwrite=overwrite, **_compute_settings())
-
-
-def is_sliceable(obj):
-    """Whether ``obj`` is an array-like to read lazily: it has a shape and dtype and supports
-    NumPy-style slicing, but is not a NumPy array (h5py datasets, zarr-python arrays)."""
-    import numpy as np
-
-    if isinstance(obj, (np.ndarray, np.generic, list, tuple)):
-        return False
-    return all(hasattr(obj, a) for a in ("shape", "dtype", "__getitem__"))
-
-
-def from_object(obj, dtype=None, chunks="auto", read_unit=None):
-    """A lazy array reading ``obj[slices]`` block by block (one call per block, when needed).
-    ``read_unit``: the box ``obj`` reads whole (a compressed chunk), by default its ``chunks``
-    when it has them (zarr-python arrays, chunked h5py datasets); parts of one are then read
-    once, together, however many selections need them."""
-    import numpy as np
-
-    from ._dtypes import is_supported
-
-    dt = np.dtype(obj.dtype if dtype is None else dtype)
-    if not is_supported(dt):
-        raise TypeError(f"tegula does not support dtype {dt}")
-    shape = tuple(int(n) for n in obj.shape)
-    if read_unit is None:
-        read_unit = _own_chunks(obj, len(shape))
-    return Array(_tegula.from_object(obj, shape, dt.name, chunks, None, read_unit))
-
-
-def _own_chunks(obj, ndim):
-    """``obj.chunks`` when it is one positive length per axis, else None."""
-    chunks = getattr(obj, "chunks", None)
-    if isinstance(chunks, tuple) and len(chunks) == ndim and all(isinstance(c, int) and c > 0 for c in chunks):
-        return chunks
-    return None

@@ -10,6 +10,7 @@ from . import _tegula
 from ._array import Array
 from ._creation import asarray, full
 from ._functions import UFUNCS, concat, where
+from ._reshape import reshape
 
 maximum, minimum = UFUNCS["maximum"], UFUNCS["minimum"]
 
@@ -150,8 +151,6 @@ def round(x, /, decimals=0):
     """Rounded half to even to ``decimals`` places (NumPy's algorithm: scale, round, unscale);
     integers are returned unchanged for ``decimals >= 0``. (Complex numbers with an infinite
     part are returned as they are when ``decimals != 0``.)"""
-    from ._functions import UFUNCS
-
     x = asarray(x)
     decimals = operator.index(decimals)
     if x.dtype == bool:  # NumPy rounds bools as float16, and cannot scale them
@@ -176,8 +175,6 @@ def round(x, /, decimals=0):
 def tile(x, repetitions, /):
     """``x`` repeated ``repetitions`` times along each axis (NumPy's ``tile``): a broadcast
     over new axes, then a reshape, so nothing is stored per copy."""
-    from ._reshape import reshape
-
     x = asarray(x)
     reps = (operator.index(repetitions),) if np.ndim(repetitions) == 0 else tuple(map(operator.index, repetitions))
     if any(r < 0 for r in reps):
@@ -194,8 +191,6 @@ def repeat(x, repeats, /, axis=None):
     """Each element repeated ``repeats`` times along ``axis`` (the flattened array when None).
     An integer count is a broadcast over a new axis, then a reshape; per-element counts
     (a 1-d array) join the broadcast runs of each element."""
-    from ._reshape import reshape
-
     x = asarray(x)
     if axis is None:
         x, axis = reshape(x, (-1,)), 0

@@ -12,6 +12,7 @@ from ._dtypes import float64
 from ._functions import UFUNCS, matmul, stack, where
 from ._info import _check_device, _on
 from ._manipulation import broadcast_arrays, broadcast_to
+from ._reshape import reshape
 from ._xarray_chunks import normalize_chunks
 
 
@@ -161,25 +162,6 @@ def kron(a, b, /):
     return (spread_a * spread_b).reshape(tuple(m * n for m, n in zip(a_shape, b_shape)))
 
 
-def diag(v, k=0):
-    """NumPy's ``diag``: the ``k``-th diagonal of a 2-D array, or a square 2-D array with the
-    1-D ``v`` on its ``k``-th diagonal and zeros elsewhere."""
-    from ._pad import pad
-
-    v, k = asarray(v), operator.index(k)
-    if v.ndim == 2:
-        from .linalg import diagonal
-
-        return diagonal(v, offset=k)
-    if v.ndim != 1:
-        raise ValueError("Input must be 1- or 2-d.")
-    n = v.shape[0] + abs(k)
-    # Row i holds v[i] (k >= 0) or column j holds v[j] (k < 0): pad v to n and broadcast.
-    padded = pad(v, (0, abs(k)))
-    values = padded[:, None] if k >= 0 else padded[None, :]
-    return where(_diagonal_offsets(n, n) == k, values, asarray(0, dtype=v.dtype))
-
-
 def dot(a, b, /):
     """NumPy's ``dot``: a product with a 0-d operand; otherwise the sums of products over the
     last axis of ``a`` and the second-to-last of ``b`` (its only axis when 1-D)."""
@@ -192,8 +174,6 @@ def dot(a, b, /):
 def tensordot(x1, x2, /, axes=2):
     """Sums of products over ``axes`` (an int: the last ``axes`` of ``x1`` with the first of
     ``x2``; or two sequences of axes), as a matrix product of the rearranged operands."""
-    from ._reshape import reshape
-
     x1, x2 = asarray(x1), asarray(x2)
     if isinstance(axes, int) or np.ndim(axes) == 0:
         k = operator.index(axes)

@@ -9,6 +9,7 @@ import numpy as np
 from ._creation import asarray, full
 from ._functions import UFUNCS
 from ._manipulation import _normalize
+from ._push import push as fill_forward
 
 
 def isnull(values):
@@ -31,8 +32,6 @@ def push(array, n, axis):
     NaNs at most ``n`` positions after that value are filled (others, ``None`` included, fill
     every gap, as Dask). Arrays that cannot hold NaN are returned as they are. The fill is
     ``_push.push``'s (bottleneck's reading of ``n``), which xarray's ``ffill`` runs too."""
-    from ._push import push as fill_forward
-
     x = asarray(array)
     axis = _normalize(axis, x.ndim)
     limit = None if n is None else operator.index(n)

@@ -8,17 +8,20 @@ import operator
 
 import numpy as np
 
-from ._array import Array
+from ._array import Array, refuse_out
+from ._creation import asarray, full
+from ._deferred_checks import checked
 from ._dtypes import dtype_name
-from ._creation import asarray
+from ._functions import result_type, where
+from ._gather import nonzero, take
+from ._manipulation import broadcast_arrays, clip, unstack
+from ._sorting import argsort, sort
 
 
 def compress(condition, a, axis=None):
     """NumPy's ``compress``: the slices of ``a`` along ``axis`` (of the flattened ``a`` when
     None) where the 1-D ``condition`` is true; a shorter condition counts as false beyond its
     end, a longer one must be false there."""
-    from ._gather import nonzero, take
-
     a = asarray(a)
     if axis is None:
         a, axis = a.reshape(-1), 0
@@ -40,29 +43,24 @@ def choose(a, choices, out=None, mode="raise"):
     """NumPy's ``choose``: where ``a`` is ``i``, the element of ``choices[i]`` (all broadcast
     together); ``mode``: 'raise' (checked when computed), 'wrap' or 'clip' out-of-range
     indices."""
-    import tegula
-
-    from ._array import refuse_out
-    from ._deferred_checks import checked
-
     refuse_out(out)
     a = asarray(a)
     if a.dtype.kind not in "iub":
         raise TypeError(f"Cannot cast array data from {a.dtype} to int64 according to the rule 'safe'")
-    choices = [asarray(c) for c in (choices if not isinstance(choices, Array) else tegula.unstack(choices))]
+    choices = [asarray(c) for c in (choices if not isinstance(choices, Array) else unstack(choices))]
     n = len(choices)
     if n == 0:
         raise ValueError("0-length sequence.")
     if mode == "wrap":
         a = a % n
     elif mode == "clip":
-        a = tegula.clip(a, 0, n - 1)
+        a = clip(a, 0, n - 1)
     elif mode != "raise":
         raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
-    a, *choices = tegula.broadcast_arrays(a, *choices)
-    out = choices[0].astype(tegula.result_type(*choices))
+    a, *choices = broadcast_arrays(a, *choices)
+    out = choices[0].astype(result_type(*choices))
     for i, c in enumerate(choices[1:], 1):
-        out = tegula.where(a == i, c, out)
+        out = where(a == i, c, out)
     if mode == "raise":
         out = checked(out, (a < 0) | (a >= n), ValueError, "invalid entry in choice array")
     return out
@@ -71,8 +69,6 @@ def choose(a, choices, out=None, mode="raise"):
 def filled(a, value):
     """``a``'s shape, dtype and chunks, holding ``value`` everywhere (NumPy's ``fill``: a NaN
     or infinity is refused by integer dtypes)."""
-    from ._creation import full
-
     if a.dtype.kind in "iu" and isinstance(value, (float, np.floating)) and not np.isfinite(value):
         raise (ValueError if np.isnan(value) else OverflowError)(f"cannot convert float {value} to integer")
     return full(a.shape, value, dtype=a.dtype, chunks=a.chunks)
@@ -110,16 +106,12 @@ def put(a, ind, v, mode="raise"):
 def partition(a, kth, axis=-1, kind="introselect", order=None):
     """NumPy's ``partition``, by a full sort along ``axis`` (the flattened array when None):
     every element is in its sorted place, which the contract asks of the ``kth`` ones."""
-    from ._sorting import sort
-
     a, axis = _partitioned(a, kth, axis, order)
     return sort(a, axis=axis)
 
 
 def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     """NumPy's ``argpartition``: the indices of a stable full sort along ``axis``."""
-    from ._sorting import argsort
-
     a, axis = _partitioned(a, kth, axis, order)
     return argsort(a, axis=axis)
 

@@ -2,12 +2,19 @@
 ``__array_function__`` (NEP 18). A NumPy function or ufunc given a tegula array builds the same
 lazy tegula expression where tegula implements it (found by name in the ``tegula``,
 ``tegula.linalg``, ``tegula.fft`` and ``tegula.lib.stride_tricks`` namespaces), and is a ``TypeError`` otherwise, so that nothing
-is computed behind the user's back: ``np.asarray(x)`` computes an array NumPy can take."""
+is computed behind the user's back: ``np.asarray(x)`` computes an array NumPy can take.
+
+The package's ``__init__`` sets these methods on ``Array`` with ``install``, handing over the
+namespace they look names up in (the package itself)."""
 
 import functools
 import inspect
 
 import numpy as np
+
+from ._array import Array
+from ._creation import asarray
+from ._dtypes import is_python_scalar
 
 _SUBMODULES = {"numpy": "", "numpy.linalg": "linalg", "numpy.fft": "fft", "numpy.lib.stride_tricks": "lib.stride_tricks"}
 
@@ -26,10 +33,27 @@ def _missing(name, detail=""):
                      f"first to compute the array and use NumPy on the result")
 
 
-def _is_operand(x):
-    from ._array import Array
-    from ._dtypes import is_python_scalar
+def install(package):
+    """Sets ``Array``'s ``__array_namespace__``, ``__array_ufunc__`` and ``__array_function__``,
+    which answer with the functions of ``package`` (the module ``tegula``)."""
 
+    def __array_namespace__(self, /, *, api_version=None):
+        if api_version not in (None, "2021.12", "2022.12", "2023.12", "2024.12", "2025.12"):
+            raise ValueError(f"tegula does not implement array API version {api_version!r}")
+        return package
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return array_ufunc(package, ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return array_function(package, func, types, args, kwargs)
+
+    for method in (__array_namespace__, __array_ufunc__, __array_function__):
+        method.__qualname__ = f"Array.{method.__name__}"
+        setattr(Array, method.__name__, method)
+
+
+def _is_operand(x):
     return type(x) in (Array, np.ndarray, list, tuple) or isinstance(x, np.generic) or is_python_scalar(x)
 
 
@@ -42,7 +66,7 @@ def _check_out(name, kwargs):
 
 # --- __array_ufunc__ -------------------------------------------------------------------------
 
-def array_ufunc(ufunc, method, inputs, kwargs):
+def array_ufunc(package, ufunc, method, inputs, kwargs):
     if not all(_is_operand(x) for x in inputs):
         return NotImplemented  # another library's array: let it (or NumPy's error) answer
     name = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
@@ -50,24 +74,20 @@ def array_ufunc(ufunc, method, inputs, kwargs):
     method_impl = _UFUNC_METHODS.get(method)
     if method_impl is None:
         raise _missing(name)
-    return method_impl(ufunc, name, inputs, kwargs)
+    return method_impl(package, ufunc, name, inputs, kwargs)
 
 
-def _call(ufunc, name, inputs, kwargs):
-    import tegula
-
+def _call(package, ufunc, name, inputs, kwargs):
     if kwargs:
         raise _missing(name, f" with the argument(s) {sorted(kwargs)}")
-    impl = (tegula.UFUNCS.get(ufunc.__name__) or tegula.UFUNC_LIKES.get(ufunc.__name__)
-            or {"matmul": tegula.matmul, "vecdot": tegula.vecdot}.get(ufunc.__name__))
+    impl = (package.UFUNCS.get(ufunc.__name__) or package.UFUNC_LIKES.get(ufunc.__name__)
+            or {"matmul": package.matmul, "vecdot": package.vecdot}.get(ufunc.__name__))
     if impl is None:
         raise _missing(name)
     return impl(*inputs)
 
 
-def _reduce(ufunc, name, inputs, kwargs):
-    import tegula
-
+def _reduce(package, ufunc, name, inputs, kwargs):
     reduction = _REDUCE.get(ufunc.__name__)
     kwargs.setdefault("axis", 0)  # a ufunc reduces axis 0 unless told otherwise
     if kwargs.get("where", True) is not True or "initial" in kwargs:
@@ -77,24 +97,20 @@ def _reduce(ufunc, name, inputs, kwargs):
         raise _missing(name, " with dtype=")
     if reduction is None:
         raise _missing(name)
-    return getattr(tegula, reduction)(tegula.asarray(inputs[0]), **kwargs)
+    return getattr(package, reduction)(asarray(inputs[0]), **kwargs)
 
 
-def _accumulate(ufunc, name, inputs, kwargs):
-    import tegula
-
+def _accumulate(package, ufunc, name, inputs, kwargs):
     scan = _ACCUMULATE.get(ufunc.__name__)
     if scan is None or set(kwargs) - {"axis", "dtype"}:
         raise _missing(name, "" if scan is None else f" with the argument(s) {sorted(kwargs)}")
-    return getattr(tegula, scan)(tegula.asarray(inputs[0]), axis=kwargs.get("axis", 0), dtype=kwargs.get("dtype"))
+    return getattr(package, scan)(asarray(inputs[0]), axis=kwargs.get("axis", 0), dtype=kwargs.get("dtype"))
 
 
-def _outer(ufunc, name, inputs, kwargs):
+def _outer(package, ufunc, name, inputs, kwargs):
     """``ufunc.outer(a, b)``: ``a`` with ``b.ndim`` new trailing axes, broadcast against ``b``."""
-    import tegula
-
-    a, b = (tegula.asarray(x) for x in inputs)
-    return _call(ufunc, name, (a[(...,) + (None,) * b.ndim], b), kwargs)
+    a, b = (asarray(x) for x in inputs)
+    return _call(package, ufunc, name, (a[(...,) + (None,) * b.ndim], b), kwargs)
 
 
 _UFUNC_METHODS = {"__call__": _call, "reduce": _reduce, "accumulate": _accumulate, "outer": _outer}
@@ -102,15 +118,13 @@ _UFUNC_METHODS = {"__call__": _call, "reduce": _reduce, "accumulate": _accumulat
 
 # --- __array_function__ ----------------------------------------------------------------------
 
-def array_function(func, types, args, kwargs):
-    from ._array import Array
-
+def array_function(package, func, types, args, kwargs):
     if not all(issubclass(t, (Array, np.ndarray)) for t in types):
         return NotImplemented
     name = f"{func.__module__}.{func.__name__}"
     kwargs = dict(kwargs)
     _check_out(name, kwargs)
-    impl, numpy_params, numpy_defaults, signature = _resolve(func)
+    impl, numpy_params, numpy_defaults, signature = _resolve(package, func)
     if impl is None:
         raise _missing(name)
     args, kwargs = _adapt(name, func.__name__, args, kwargs, numpy_params, numpy_defaults, signature)
@@ -118,15 +132,13 @@ def array_function(func, types, args, kwargs):
 
 
 @functools.lru_cache(maxsize=None)
-def _resolve(func):
-    """tegula's function for a NumPy function (None if none), NumPy's parameter names and
-    defaults, and the tegula function's signature."""
-    import tegula
-
+def _resolve(package, func):
+    """``package``'s function for a NumPy function (None if none), NumPy's parameter names and
+    defaults, and that function's signature."""
     impl = _METADATA.get(func.__name__) if func.__module__ == "numpy" else None
     namespace = _SUBMODULES.get(func.__module__)
     if impl is None and namespace is not None:
-        module = functools.reduce(getattr, namespace.split("."), tegula) if namespace else tegula
+        module = functools.reduce(getattr, namespace.split("."), package) if namespace else package
         impl = getattr(module, _ALIASES.get(func.__name__, func.__name__), None)
         impl = impl if inspect.isfunction(impl) else None
     if impl is None:
@@ -186,8 +198,6 @@ def _is_default(value, default):
 
 
 def _copy(a):
-    from ._creation import asarray
-
     return asarray(a, copy=True)
 
 

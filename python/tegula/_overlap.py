@@ -11,6 +11,9 @@ import numpy as np
 
 from . import _tegula
 from ._array import Array
+from ._creation import asarray
+from ._manipulation import broadcast_arrays
+from ._map_blocks import _one_grid, map_blocks
 
 _PAD_MODES = {"reflect": "symmetric", "periodic": "wrap", "nearest": "edge"}
 
@@ -62,8 +65,6 @@ def _boundaries(boundary, ndim):
 
 def _boundary_args(boundaries):
     """Boundaries for the Rust functions: the names, or a constant as a 0-d array."""
-    from ._creation import asarray
-
     return [b if isinstance(b, str) else asarray(np.asarray(b))._h for b in boundaries]
 
 
@@ -73,8 +74,6 @@ def overlap(x, depth, boundary=None, *, allow_rechunk=True):
     from the other end; 'nearest': the edge repeated; a constant; 'none': not extended, and
     end blocks shorter than the depth merged with their neighbours first, as Dask rechunks,
     unless ``allow_rechunk=False``, which refuses). (The Rust crate's ``Array::overlap``.)"""
-    from ._creation import asarray
-
     x = asarray(x)
     depths, boundaries = _depths(depth, x.ndim), _boundaries(boundary, x.ndim)
     return Array(_tegula.overlap(x._h, depths, _boundary_args(boundaries), bool(allow_rechunk)))
@@ -101,14 +100,10 @@ def map_overlap(func, *args, depth=None, boundary=None, trim=True, align_arrays=
     ``map_blocks``.
     ``allow_rechunk``: as ``overlap``'s (an extension longer than a neighbouring block needs
     no rechunk; only end blocks shorter than the depth with boundary 'none' do)."""
-    import tegula
-
-    from ._map_blocks import _one_grid, map_blocks
-
     positions = [i for i, a in enumerate(args) if isinstance(a, (Array, np.ndarray))]
     if not positions:
         raise ValueError("map_overlap needs at least one array argument")
-    arrays = tegula.broadcast_arrays(*[tegula.asarray(args[i]) for i in positions])
+    arrays = broadcast_arrays(*[asarray(args[i]) for i in positions])
     if align_arrays:
         arrays = _one_grid(arrays)
     elif len({a.chunks for a in arrays}) > 1:

@@ -12,6 +12,7 @@ from ._creation import asarray, ones, zeros_like
 from ._functions import UFUNCS, concatenate
 from ._manipulation import broadcast_to, flip
 from ._sorting import cumulative_prod
+from .linalg import inv, lstsq
 
 
 def polyval(p, x):
@@ -38,8 +39,6 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     """NumPy's ``polyfit``: the least-squares polynomial of degree ``deg`` through the points,
     highest power first (one column per column of a 2-d ``y``), with NumPy's ``full``,
     weights ``w`` and ``cov`` results."""
-    from .linalg import inv, lstsq
-
     order = operator.index(deg) + 1
     x, y = asarray(x) + 0.0, asarray(y) + 0.0
     if deg < 0:

@@ -5,6 +5,7 @@ the computation (never once per task)."""
 
 import sys
 
+from . import config
 from ._svg import human_bytes
 
 INTERVAL = 0.1
@@ -19,8 +20,6 @@ def resolve(progress):
     shows one, after ``AUTO_DELAY`` seconds, only where someone watches (a terminal or a
     notebook), never in scripts whose output goes to a file or a pipe."""
     if progress is None:
-        from . import config
-
         progress = config.get("progress")
     if progress is False:
         return None

@@ -5,7 +5,12 @@ open it), no Python call per block."""
 
 import numpy as np
 
-from ._creation import asarray
+from ._array import Array
+from ._creation import arange, asarray
+from ._functions import UFUNCS, where
+from ._manipulation import broadcast_to
+
+isnan = UFUNCS["isnan"]
 
 
 def push(x, n=None, axis=-1):
@@ -13,8 +18,6 @@ def push(x, n=None, axis=-1):
     value is at most ``n`` positions back (any distance when ``n`` is None), as
     ``bottleneck.push``; arrays that cannot hold NaN (integers, bools) are returned as they
     are."""
-    import tegula
-
     x = asarray(x)
     axis = _axis(axis, x.ndim)
     if n is not None:
@@ -28,10 +31,10 @@ def push(x, n=None, axis=-1):
     if n is None or n >= length:
         return filled
     shape = tuple(length if i == axis else 1 for i in range(x.ndim))
-    positions = tegula.broadcast_to(tegula.arange(length, dtype="float64", chunks=(x.chunks[axis],)).reshape(shape),
-                                    x.shape).rechunk(x.chunks)
-    last = _push_all(tegula.where(tegula.isnan(x), np.nan, positions), axis)
-    return tegula.where(positions - last <= n, filled, np.array(np.nan, x.dtype))
+    positions = broadcast_to(arange(length, dtype="float64", chunks=(x.chunks[axis],)).reshape(shape),
+                             x.shape).rechunk(x.chunks)
+    last = _push_all(where(isnan(x), np.nan, positions), axis)
+    return where(positions - last <= n, filled, np.array(np.nan, x.dtype))
 
 
 def _axis(axis, ndim):
@@ -44,6 +47,4 @@ def _axis(axis, ndim):
 def _push_all(x, axis):
     """The forward fill without a limit: a running scan in Rust, block by block, each block's
     leading NaNs filled from the last value of the blocks before it."""
-    from ._array import Array
-
     return Array(x._h.cumulative("forward_fill", axis, None, False))

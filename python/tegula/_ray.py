@@ -58,7 +58,7 @@ def _run_fragment(fragment, memory, *blocks):
     the node it ran on, its blocks' sizes and the most bytes its executor held."""
     import ray
 
-    from tegula import _tegula
+    from . import _tegula
 
     start = time.time()
     out, peak = _tegula.run_fragment(fragment, list(blocks), memory=memory, return_peak=True)

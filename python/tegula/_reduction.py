@@ -11,6 +11,7 @@ import numpy as np
 from ._array import refuse_out
 from ._creation import asarray
 from ._manipulation import _axis_list
+from ._map_blocks import map_blocks
 
 
 def reduction(x, chunk, aggregate, axis=None, keepdims=False, dtype=None, split_every=None, combine=None,
@@ -22,8 +23,6 @@ def reduction(x, chunk, aggregate, axis=None, keepdims=False, dtype=None, split_
     ``output_size`` there with ``keepdims``, else loses those axes. ``dtype`` (the result's) is
     required, as Dask's. ``split_every`` and ``combine`` are accepted and not needed;
     ``concatenate=False`` (partials that are not arrays) and ``weights`` are not supported."""
-    from ._map_blocks import map_blocks
-
     refuse_out(out)
     if dtype is None:
         raise ValueError("Must specify dtype")

@@ -6,6 +6,7 @@ import operator
 from . import _tegula
 from ._array import Array, _axes, refuse_out
 from ._creation import asarray
+from ._dtypes import is_python_scalar
 
 
 def _arg_extreme(x, axis, keepdims, maximum):
@@ -42,8 +43,6 @@ def isin(x1, x2, /, assume_unique=False, invert=False):
     ``any``; each task holds one block of each). NaN is in nothing, as in NumPy. A Python
     scalar compares weakly, as NumPy's. ``assume_unique`` is NumPy's speed hint, which changes
     nothing here."""
-    from ._dtypes import is_python_scalar
-
     if is_python_scalar(x2):
         found = asarray(x1) == x2
         return ~found if invert else found

@@ -11,6 +11,7 @@ from ._creation import asarray
 from ._dtypes import is_python_scalar
 from ._functions import UFUNCS, astype, where
 from ._manipulation import broadcast_arrays
+from ._map_blocks import map_blocks
 
 isnan, real, imag = UFUNCS["isnan"], UFUNCS["real"], UFUNCS["imag"]
 
@@ -70,8 +71,6 @@ def piecewise(x, condlist, funclist, *args, **kw):
     "otherwise" case; elsewhere 0. The result has ``x``'s dtype. The conditions are checked
     now (NumPy's errors); the functions are called on each block's elements (NumPy's
     ``piecewise`` per block, as Dask's), so they must work element by element."""
-    from ._map_blocks import map_blocks
-
     x = asarray(x)
     conditions = _conditions(condlist, x.ndim)
     n, n2 = len(conditions), len(funclist)

@@ -6,7 +6,7 @@ NumPy's ``cumsum``/``cumprod``."""
 
 import operator
 
-from . import _tegula
+from . import _tegula, config
 from ._array import Array
 from ._creation import asarray
 from ._dtypes import dtype_name
@@ -45,9 +45,7 @@ def _block_bytes(limit, arg=False):
     """``block_size_limit`` in bytes: a positive number, or a size such as ``"64MiB"``; by
     default 128 MiB, or less where the memory budget needs smaller blocks."""
     if limit is None:
-        from .config import get
-
-        return _tegula.sort_block_bytes(get("memory"), arg)
+        return _tegula.sort_block_bytes(config.get("memory"), arg)
     if isinstance(limit, str):
         return _tegula.memory_budget(limit)
     limit = operator.index(limit)

@@ -7,6 +7,8 @@ import os
 import threading
 
 from ._creation import asarray
+from ._io import from_npy, from_zarr, to_npy, to_zarr
+from ._xarray_store import store_regions
 
 
 def _listed(value):
@@ -24,8 +26,6 @@ def store(sources, targets, lock=True, regions=None, compute=True, return_stored
     ``.npy`` file (by its suffix) or a Zarr array, replaced whole. ``return_stored=True``
     returns the stored values as tegula arrays reading the targets. Other keywords go to
     ``compute``. Everything is computed now: ``compute=False`` is refused."""
-    from ._xarray_store import store_regions
-
     if not compute:
         raise ValueError("tegula's store computes at once; call it with compute=True when the values are wanted")
     single = not isinstance(sources, (list, tuple))
@@ -53,8 +53,6 @@ def store(sources, targets, lock=True, regions=None, compute=True, return_stored
 
 def _store_path(source, path, region):
     """``source`` written by tegula into a new ``.npy`` file or Zarr array at ``path``."""
-    from ._io import to_npy, to_zarr
-
     if region is not None:
         raise ValueError("a target given as a path is written whole: regions apply to array targets")
     if os.fspath(path).endswith(".npy"):
@@ -65,8 +63,6 @@ def _store_path(source, path, region):
 
 def _stored(target, region):
     """A tegula array reading what ``store`` wrote into ``target``."""
-    from ._io import from_npy, from_zarr
-
     if _is_path(target):
         return from_npy(target) if os.fspath(target).endswith(".npy") else from_zarr(target)
     stored = asarray(target)

@@ -7,10 +7,11 @@ with NumPy's result dtype. ``UFUNC_LIKES`` also holds ``_float_parts``' ufuncs."
 import numpy as np
 
 from ._array import refuse_out
-from ._creation import asarray
+from ._creation import asarray, full
 from ._dtypes import is_python_scalar
 from ._float_parts import FLOAT_PARTS
 from ._functions import UFUNCS, _with_weak_scalars, where
+from ._strict import check_promotion
 from ._ufunc_types import numpy_dtypes
 
 isnan, isinf, signbit = UFUNCS["isnan"], UFUNCS["isinf"], UFUNCS["signbit"]
@@ -138,9 +139,6 @@ def _in_dtype(items, dtype, name):
     """``items`` as tegula arrays of ``dtype``, the dtype of NumPy's loop for them: Python
     scalars are converted to it directly, as NumPy converts its weak scalars (so ``-1`` next
     to a uint8 array is -1.0 for a float loop)."""
-    from ._creation import full
-    from ._strict import check_promotion
-
     check_promotion(name, *items)
     return [full((), v, dtype) if is_python_scalar(v) else asarray(v).astype(dtype) for v in items]
 

@@ -10,7 +10,7 @@ from xarray.namedarray.parallelcompat import ChunkManagerEntrypoint
 import tegula
 
 from . import _xarray_chunks, _xarray_routes
-from ._io import from_object, is_sliceable
+from ._from_object import from_object, is_sliceable
 from ._xarray_store import store_regions
 from ._xarray_zarr import native_zarr
 

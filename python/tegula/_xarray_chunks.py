@@ -6,13 +6,13 @@ import math
 
 import numpy as np
 
+from ._creation import full
+
 
 @functools.lru_cache(maxsize=1)
 def auto_block_bytes():
     """The bytes of a block tegula chooses with ``chunks="auto"`` (read off a lazy array)."""
-    import tegula
-
-    return tegula.full((2**31,), 0, "uint8", chunks="auto").chunks[0][0]
+    return full((2**31,), 0, "uint8", chunks="auto").chunks[0][0]
 
 
 def normalize_chunks(chunks, shape, limit=None, dtype=None, previous_chunks=None):

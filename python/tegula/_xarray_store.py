@@ -9,16 +9,17 @@ import math
 
 import numpy as np
 
-import tegula
+from . import config
+from ._functions import compute
 
 
 def store_regions(items, lock=None, **compute_kwargs):
     """``items``: (source, target, region) triples; ``region`` is a tuple of slices of the
     target that the source fills (None: the whole target)."""
-    budget = max(1, tegula.config.get("memory") // 4)
+    budget = max(1, config.get("memory") // 4)
     slabs = [slab for source, target, region in items for slab in _slabs(source, target, region, budget)]
     for group in _groups(slabs, budget):
-        values = tegula.compute(*(source[key] for source, key, _, _ in group), **compute_kwargs)
+        values = compute(*(source[key] for source, key, _, _ in group), **compute_kwargs)
         for (_, _, target, target_key), value in zip(group, values):
             with lock if lock is not None else contextlib.nullcontext():
                 target[target_key] = value

@@ -16,6 +16,7 @@ import numpy as np
 
 from ._creation import asarray
 from ._functions import UFUNCS, compute
+from .linalg import qr
 
 exp = UFUNCS["exp"]
 
@@ -78,8 +79,6 @@ class LinearRegression:
     def fit(self, X, y):
         X, y = _checked(X, y)
         if self.solver == "qr":
-            from .linalg import qr
-
             q, r = qr(X)
             moment, triangle = compute(q.T @ y, r)
             self.coef_ = np.linalg.solve(triangle, moment)

@@ -10,6 +10,7 @@ from . import _tegula
 from ._array import Array
 from ._creation import asarray as _asarray
 from ._dtypes import dtype_name
+from ._gather import take as _take
 
 
 def _shape(size):
@@ -139,9 +140,7 @@ class Generator:
         (their broadcast shape when None): each element drawn from its own stream with its own
         parameters, in Rust. NumPy's errors for parameters out of the domain come now for
         NumPy values, as each block is drawn for tegula arrays."""
-        import tegula
-
-        a, b = (tegula.asarray(v if isinstance(v, Array) else np.asarray(v, dtype=np.float64)) for v in (a, b))
+        a, b = (_asarray(v if isinstance(v, Array) else np.asarray(v, dtype=np.float64)) for v in (a, b))
         shape = _shape(size) if size is not None else np.broadcast_shapes(a.shape, b.shape)
         return Array(self._g.draw_with(dist, a._h, b._h, shape, chunks))
 
@@ -263,14 +262,12 @@ class Generator:
     def permutation(self, x, axis=0, chunks="auto"):
         """A random order of ``range(x)`` (an int) or of ``x``'s elements along ``axis``: the
         argsort of one uniform key per position."""
-        import tegula
-
         if isinstance(x, (int, np.integer)):
             return self._compose("permutation", (), (int(x),), chunks)
-        x = tegula.asarray(x)
+        x = _asarray(x)
         if x.ndim == 0:
             raise np.exceptions.AxisError("x must be an integer or at least 1-dimensional")
-        return tegula.take(x, self._compose("permutation", (), (x.shape[axis],), chunks), axis=axis)
+        return _take(x, self._compose("permutation", (), (x.shape[axis],), chunks), axis=axis)
 
     def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True, chunks="auto"):
         """Samples of ``range(a)`` (an int) or of ``a``'s elements along ``axis``: with
@@ -278,14 +275,12 @@ class Generator:
         weighted), without by the first entries of a permutation (weighted: Efraimidis and
         Spirakis's largest ``log(u)/p`` keys), so the sample is in random order whatever
         ``shuffle`` says."""
-        import tegula
-
         if not isinstance(a, (int, np.integer)) and np.ndim(a) == 0:
             if np.dtype(a.dtype if hasattr(a, "dtype") else type(a)).kind not in "iu":
                 raise ValueError(f"a must be a sequence or an integer, not {type(a)}")
             a = int(a)  # a 0-d integer array counts as its integer, as in NumPy
         population = a if isinstance(a, (int, np.integer)) else None
-        n = int(a) if population is not None else tegula.asarray(a).shape[axis]
+        n = int(a) if population is not None else _asarray(a).shape[axis]
         shape = _shape(size)
         count = int(np.prod(shape))
         if population is not None and n <= 0 and count:
@@ -299,7 +294,7 @@ class Generator:
             raise ValueError("Fewer non-zero entries in p than size")
         index = Array(self._g.choice(max(n, 0), list(shape), bool(replace), None if weights is None else weights.tolist(),
                                      chunks))
-        return index if population is not None else tegula.take(tegula.asarray(a), index, axis=axis)
+        return index if population is not None else _take(_asarray(a), index, axis=axis)
 
 
 # NumPy's largest Poisson mean: beyond it a count does not fit int64 with room for the tail.
@@ -326,12 +321,10 @@ def _size(size, *params):
 def _param(value):
     """A distribution's parameter: a Python float, or a float64 array (tegula's, or NumPy's
     as a tegula array)."""
-    import tegula
-
     if isinstance(value, Array):
         return value
     value = np.asarray(value, dtype=np.float64)
-    return float(value) if value.ndim == 0 else tegula.asarray(value)
+    return float(value) if value.ndim == 0 else _asarray(value)
 
 
 def _non_negative(**params):
