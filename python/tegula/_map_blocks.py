@@ -18,6 +18,10 @@ import numpy as np
 
 from . import _tegula
 from ._array import Array
+from ._creation import asarray
+from ._functions import expand_dims
+from ._manipulation import broadcast_arrays, broadcast_to, moveaxis, squeeze
+from ._reshape import reshape
 from ._xarray_chunks import unify_chunks
 
 
@@ -116,12 +120,10 @@ def map_blocks(func, *args, dtype=None, chunks=None, drop_axis=None, new_axis=No
     ``func`` taking a ``block_id`` argument gets the block's number along each result axis; one
     taking ``block_info`` gets Dask's dict of where the block lies (per array argument's
     position, and ``None`` for the result). A block of another dtype is cast to ``dtype``."""
-    import tegula
-
     positions = [i for i, a in enumerate(args) if isinstance(a, (Array, np.ndarray))]
     if not positions:
         raise ValueError("map_blocks needs at least one array argument")
-    arrays = tegula.broadcast_arrays(*[tegula.asarray(args[i]) for i in positions])
+    arrays = broadcast_arrays(*[asarray(args[i]) for i in positions])
     n = arrays[0].ndim
     drop = _normalize_axes(drop_axis, n, "drop_axis")
     m = n - len(drop) + (0 if new_axis is None else 1 if isinstance(new_axis, int) else len(tuple(new_axis)))
@@ -130,7 +132,7 @@ def map_blocks(func, *args, dtype=None, chunks=None, drop_axis=None, new_axis=No
     # Internal axes: the inputs' n axes (dropped ones one block, length one in the result), then
     # the new axes (length one in the inputs).
     arrays = [a.rechunk(tuple(-1 if k in drop else c for k, c in enumerate(a.chunks))) for a in arrays]
-    arrays = [tegula.expand_dims(a, axis=tuple(range(n, n + len(new)))) if new else a for a in arrays]
+    arrays = [expand_dims(a, axis=tuple(range(n, n + len(new)))) if new else a for a in arrays]
     arrays = _one_grid(arrays)
     out_axes = [o for o in range(m) if o not in new]  # result axes that are input axes, in order
     given = _chunks_per_result_axis(chunks, m)
@@ -172,9 +174,9 @@ def map_blocks(func, *args, dtype=None, chunks=None, drop_axis=None, new_axis=No
 
     out = _apply(call, arrays, internal, dtype, label)
     if drop:
-        out = tegula.squeeze(out, axis=drop)
+        out = squeeze(out, axis=drop)
     if new:
-        out = tegula.moveaxis(out, tuple(range(m - len(new), m)), new)
+        out = moveaxis(out, tuple(range(m - len(new), m)), new)
     return out
 
 
@@ -241,8 +243,6 @@ def blockwise(func, out_ind, *args, dtype=None, new_axes=None, name=None, concat
     whole (as Dask's ``concatenate=True``) and the function must remove it. ``new_axes``:
     ``{index: length}`` for result indices no input has. The layout is the Rust crate's
     (``BlockwiseLayout``)."""
-    from ._creation import asarray
-
     if concatenate is False:
         raise ValueError("tegula's blockwise always concatenates contracted axes (concatenate=True)")
     if adjust_chunks:
@@ -337,8 +337,6 @@ def apply_gufunc(func, signature, *args, axes=None, axis=None, keepdims=False, o
     argument that has only core axes (a coordinate, a table) reaches ``func`` as it is, in
     every call, as Dask passes a one-block array: it may have a dtype tegula has no arrays of
     (datetime64 coordinates)."""
-    import tegula
-
     if axes is not None or axis is not None or keepdims:
         raise ValueError("tegula's apply_gufunc takes core axes last; move them with moveaxis instead of axes=/axis=")
     core_in, core_out = parse_signature(signature)
@@ -350,7 +348,7 @@ def apply_gufunc(func, signature, *args, axes=None, axis=None, keepdims=False, o
     constant = [not isinstance(a, Array) and np.ndim(a) == len(d) for a, d in zip(args, core_in)]
     if all(constant):  # nothing to put in blocks: the first argument becomes the array
         constant[0] = False
-    xs = [np.asarray(a) if c else tegula.asarray(a) for a, c in zip(args, constant)]
+    xs = [np.asarray(a) if c else asarray(a) for a, c in zip(args, constant)]
     sizes = dict(output_sizes or {})
     for x, dims in zip(xs, core_in):
         if x.ndim < len(dims):
@@ -370,9 +368,9 @@ def apply_gufunc(func, signature, *args, axes=None, axis=None, keepdims=False, o
     internal = []
     for k in blocked:
         x, dims = xs[k], core_in[k]
-        x = tegula.broadcast_to(x, loop_shape + x.shape[x.ndim - len(dims):])
+        x = broadcast_to(x, loop_shape + x.shape[x.ndim - len(dims):])
         x = x.rechunk(tuple(c if j < n_loop else -1 for j, c in enumerate(x.chunks)))
-        internal.append(tegula.reshape(x, x.shape + (1,) * (core_ndim - len(dims))) if core_ndim > len(dims) else x)
+        internal.append(reshape(x, x.shape + (1,) * (core_ndim - len(dims))) if core_ndim > len(dims) else x)
     dtypes = _output_dtypes(output_dtypes, core_out, func, xs, core_in, kwargs, name)
     fixed = [x if c else None for x, c in zip(xs, constant)]
     # leading loop axes an argument lacks (broadcast to put it on the grid) are sliced off its
@@ -388,7 +386,7 @@ def apply_gufunc(func, signature, *args, axes=None, axis=None, keepdims=False, o
                               dtypes[k], kwargs)
         out = _apply(call, internal, chunks, dtypes[k], _name(func, name), shared=range(n_loop))
         if core_ndim > len(dims):
-            out = tegula.reshape(out, out.shape[: n_loop + len(dims)])
+            out = reshape(out, out.shape[: n_loop + len(dims)])
         outputs.append(out)
     return tuple(outputs) if len(core_out) > 1 else outputs[0]
 

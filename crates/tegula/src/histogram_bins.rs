@@ -6,8 +6,8 @@
 //! `"stone"` minimises NumPy's estimate of the integrated squared error over its trial
 //! histograms (1 to `max(100, sqrt(n))` bins), all counted in one computation.
 
-use crate::array::{compute, Array};
-use crate::histograms::{below, OuterEdges};
+use crate::array::Array;
+use crate::histogram_edges::{below, numbers, OuterEdges};
 use crate::scalar_arithmetic::Num;
 use crate::statistics::{QuantileSpec, Quantiles};
 use crate::ops::ReduceSpec;
@@ -120,20 +120,6 @@ impl Statistics {
         let quartiles = (first(quartiles.clone()), quartiles.get(1).copied().unwrap_or(Num::Double(0.0)));
         Ok(Statistics { ptp, std, skew, quartiles })
     }
-}
-
-/// The arrays computed together, each as its numbers in its dtype's precision.
-pub(crate) fn numbers(arrays: &[Array]) -> Result<Vec<Vec<Num>>> {
-    let refs: Vec<&Array> = arrays.iter().collect();
-    let (chunks, _) = compute(&refs, crate::ComputeOptions::default())?;
-    chunks
-        .iter()
-        .zip(arrays)
-        .map(|(chunk, array)| {
-            let values = chunk.cast(tegula_core::DType::Float64);
-            Ok(values.typed::<f64>()?.iter().map(|&v| Num::of(array.dtype(), v)).collect())
-        })
-        .collect()
 }
 
 /// NumPy's bin width of `estimator` for `n` values with statistics `s`.

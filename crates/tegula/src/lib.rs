@@ -40,6 +40,7 @@ pub mod fft;
 mod fragments;
 mod gather;
 mod histogram_bins;
+mod histogram_edges;
 mod histograms;
 pub mod io;
 pub mod linalg;
