@@ -20,17 +20,14 @@ from . import _tegula
 from ._array import Array
 from ._creation import asarray
 from ._functions import expand_dims
-from ._manipulation import broadcast_arrays, broadcast_to, moveaxis, squeeze
-from ._reshape import reshape
+from ._manipulation import broadcast_arrays, moveaxis, squeeze
 from ._xarray_chunks import unify_chunks
 
 
-def _apply(call, arrays, out_chunks, dtype, name, shared=None):
-    """The native operation: ``call(block_index, blocks)`` over arrays of one shape; ``None``
-    in ``out_chunks`` keeps the inputs' block lengths along that axis. With ``shared`` (axis
-    numbers), only those axes are put on one grid: each array keeps its own lengths along the
-    others, where every array must already have as many blocks."""
-    arrays = _one_grid(arrays, shared)
+def _apply(call, arrays, out_chunks, dtype, name):
+    """The native operation: ``call(block_index, blocks)`` over arrays of one shape, put on
+    one block grid; ``None`` in ``out_chunks`` keeps the grid's block lengths along that axis."""
+    arrays = _one_grid(arrays)
     call = _with_time_blocks(call, [a.dtype for a in arrays])
     grid = arrays[0].chunks
     out_chunks = [tuple(g) if c is None else tuple(c) for c, g in zip(out_chunks, grid)]
@@ -53,13 +50,10 @@ def _with_time_blocks(call, dtypes):
     return viewed
 
 
-def _one_grid(arrays, shared=None):
-    """Arrays of one shape rechunked to one block grid: every array's boundaries together
-    (along the axes ``shared`` only, when given; the other axes are each array's own)."""
-    ndim = arrays[0].ndim
-    shared = set(range(ndim) if shared is None else shared)
-    labels = [tuple(j if j in shared else (k, j) for j in range(ndim)) for k in range(len(arrays))]
-    return unify_chunks([x for a, ind in zip(arrays, labels) for x in (a, ind)], warn=False)[1]
+def _one_grid(arrays):
+    """Arrays of one shape rechunked to one block grid: every array's boundaries together."""
+    labels = tuple(range(arrays[0].ndim))
+    return unify_chunks([x for a in arrays for x in (a, labels)], warn=False)[1]
 
 
 def _name(func, name):
@@ -268,7 +262,7 @@ def blockwise(func, out_ind, *args, dtype=None, new_axes=None, name=None, concat
         dtype = _infer_dtype(lambda *b: func(*b, **kwargs), empties, label)
     fixed = [a if ind is None else None for a, ind in pairs]
     positions = [k for k, (a, ind) in enumerate(pairs) if ind is not None]
-    call = functools.partial(_blockwise_call, func, kwargs, fixed, positions, layout.axes, contracted, dtype)
+    call = functools.partial(_laid_out_call, func, kwargs, fixed, positions, layout.axes, contracted, dtype, None)
     return Array(layout.apply(_with_time_blocks(call, [a.dtype for a in arrays]), np.dtype(dtype).name, label))
 
 
@@ -288,14 +282,15 @@ def _own_block(block, axes):
     return np.transpose(taken, [kept.index(a) for a in axes])
 
 
-def _blockwise_call(func, kwargs, fixed, positions, axes, contracted, dtype, index, blocks):
+def _laid_out_call(func, kwargs, fixed, positions, axes, contracted, dtype, output, index, blocks):
     """``func`` of one block of every array (at ``positions`` among the arguments), each in
-    its own index order, and the non-array arguments ``fixed``; its result on the internal
-    axes (a length-one axis per contracted index)."""
+    its own index order, and the non-array arguments ``fixed``; its result (its ``output``-th
+    when not None) on the internal axes (a length-one axis per contracted index)."""
     values = list(fixed)
     for k, block, own in zip(positions, blocks, axes):
         values[k] = _own_block(block, own)
-    out = _result(func(*values, **kwargs), dtype)
+    value = func(*values, **kwargs)
+    out = _result(value if output is None else value[output], dtype)
     return out.reshape(out.shape + (1,) * contracted)
 
 
@@ -361,33 +356,29 @@ def apply_gufunc(func, signature, *args, axes=None, axis=None, keepdims=False, o
             if len(ch) > 1 and not allow_rechunk:
                 raise ValueError(f"core dimension {d!r} is in {len(ch)} blocks; rechunk it to one block or pass "
                                  f"allow_rechunk=True")
-    loop_shape = np.broadcast_shapes(*[x.shape[: x.ndim - len(d)] for x, d in zip(xs, core_in)])
-    n_loop = len(loop_shape)
-    blocked = [k for k, c in enumerate(constant) if not c]
-    core_ndim = max([len(core_in[k]) for k in blocked] + [len(d) for d in core_out] + [0])
-    internal = []
-    for k in blocked:
-        x, dims = xs[k], core_in[k]
-        x = broadcast_to(x, loop_shape + x.shape[x.ndim - len(dims):])
-        x = x.rechunk(tuple(c if j < n_loop else -1 for j, c in enumerate(x.chunks)))
-        internal.append(reshape(x, x.shape + (1,) * (core_ndim - len(dims))) if core_ndim > len(dims) else x)
+    np.broadcast_shapes(*[x.shape[: x.ndim - len(d)] for x, d in zip(xs, core_in)])  # NumPy's error if not
+    n_loop = max(x.ndim - len(d) for x, d in zip(xs, core_in))
     dtypes = _output_dtypes(output_dtypes, core_out, func, xs, core_in, kwargs, name)
+    loops = [("loop", j) for j in range(n_loop)]  # labels no core dimension has
+    letter = _letters([loops] + [list(d) for d in core_in] + [list(d) for d in core_out])
+    positions = [k for k, c in enumerate(constant) if not c]
+    words = ["".join(letter[i] for i in loops[n_loop - (xs[k].ndim - len(core_in[k])):] + list(core_in[k]))
+             for k in positions]
+    cores = "".join(letter[d] for d in sizes)
     fixed = [x if c else None for x, c in zip(xs, constant)]
-    # leading loop axes an argument lacks (broadcast to put it on the grid) are sliced off its
-    # blocks again, so that each argument keeps its number of axes, as in Dask
-    extra = [n_loop - (x.ndim - len(d)) for x, d in zip(xs, core_in)]
     outputs = []
     for k, dims in enumerate(core_out):
         missing = [d for d in dims if d not in sizes]
         if missing:
             raise ValueError(f"output core dimensions {missing} have no length; give output_sizes")
-        chunks = [None] * n_loop + [(sizes[d],) for d in dims] + [(1,)] * (core_ndim - len(dims))
-        call = _gufunc_caller(func, k, len(core_out) > 1, core_in, fixed, extra, n_loop, core_ndim, len(dims),
-                              dtypes[k], kwargs)
-        out = _apply(call, internal, chunks, dtypes[k], _name(func, name), shared=range(n_loop))
-        if core_ndim > len(dims):
-            out = reshape(out, out.shape[: n_loop + len(dims)])
-        outputs.append(out)
+        out_word = "".join(letter[i] for i in loops + list(dims))
+        new = [(letter[d], sizes[d]) for d in dict.fromkeys(dims) if not any(letter[d] in w for w in words)]
+        layout = _tegula.BlockwiseLayout(out_word, [xs[p]._h for p in positions], words, new, cores)
+        contracted = len({c for w in words for c in w} - set(out_word))
+        call = functools.partial(_laid_out_call, func, kwargs, fixed, positions, layout.axes, contracted, dtypes[k],
+                                 k if len(core_out) > 1 else None)
+        call = _with_time_blocks(call, [xs[p].dtype for p in positions])
+        outputs.append(Array(layout.apply(call, np.dtype(dtypes[k]).name, _name(func, name))))
     return tuple(outputs) if len(core_out) > 1 else outputs[0]
 
 
@@ -401,25 +392,6 @@ def _output_dtypes(output_dtypes, core_out, func, xs, core_in, kwargs, name):
     if len(core_out) == 1:
         return [_infer_dtype(lambda *b: func(*b, **kwargs), empties, _name(func, name))]
     raise ValueError("apply_gufunc with several outputs needs output_dtypes")
-
-
-def _gufunc_caller(func, k, several, core_in, fixed, extra, n_loop, core_ndim, out_core, dtype, kwargs):
-    """The block function: each argument's block (its loop axes, then its own core axes) or
-    the constant argument in its place, and output ``k`` of ``func``'s result."""
-    def call(index, blocks):
-        blocks = iter(blocks)
-        own = []
-        for f, d, e in zip(fixed, core_in, extra):
-            if f is not None:
-                own.append(f)
-                continue
-            b = next(blocks)
-            own.append(b.reshape(b.shape[: n_loop + len(d)])[(0,) * e])
-        value = func(*own, **kwargs)
-        out = _result(value[k] if several else value, dtype)
-        return out.reshape(out.shape + (1,) * (core_ndim - out_core))
-
-    return call
 
 
 class gufunc:

@@ -279,7 +279,12 @@ class BlockwiseLayout:
     """Dask's ``blockwise`` layout of arrays on shared internal axes (the Rust crate's)."""
 
     def __new__(
-        cls, out_index: str, arrays: Sequence[_Array], indices: Sequence[str], new_axes: Sequence[tuple[str, int]]
+        cls,
+        out_index: str,
+        arrays: Sequence[_Array],
+        indices: Sequence[str],
+        new_axes: Sequence[tuple[str, int]],
+        whole: str = "",
     ) -> BlockwiseLayout: ...
     @property
     def axes(self) -> list[list[int]]: ...

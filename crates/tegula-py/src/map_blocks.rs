@@ -71,11 +71,13 @@ pub struct PyBlockwiseLayout {
 #[pymethods]
 impl PyBlockwiseLayout {
     /// The layout of `arrays`, array `k` indexed by the letters `indices[k]`, for a result
-    /// indexed `out_index`; `new_axes`: (letter, length) of result indices no input has.
+    /// indexed `out_index`; `new_axes`: (letter, length) of result indices no input has;
+    /// the axes of the letters of `whole` are one block each.
     #[new]
-    fn new(out_index: &str, arrays: Vec<PyRef<'_, PyArrayHandle>>, indices: Vec<String>, new_axes: Vec<(char, usize)>) -> PyResult<Self> {
+    #[pyo3(signature = (out_index, arrays, indices, new_axes, whole=""))]
+    fn new(out_index: &str, arrays: Vec<PyRef<'_, PyArrayHandle>>, indices: Vec<String>, new_axes: Vec<(char, usize)>, whole: &str) -> PyResult<Self> {
         let inputs: Vec<(&Array, &str)> = arrays.iter().map(|a| &a.inner).zip(indices.iter().map(String::as_str)).collect();
-        let layout = tegula::ops::BlockwiseLayout::new(out_index, &inputs, &new_axes).py()?;
+        let layout = tegula::ops::BlockwiseLayout::new(out_index, &inputs, &new_axes, whole).py()?;
         Ok(PyBlockwiseLayout { layout })
     }
 

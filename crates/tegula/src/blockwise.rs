@@ -31,8 +31,10 @@ pub struct BlockwiseLayout {
 
 impl BlockwiseLayout {
     /// The layout of `inputs` (each array with one index letter per axis) for a result
-    /// indexed `out_index`; `new_axes` gives the lengths of result indices no input has.
-    pub fn new(out_index: &str, inputs: &[(&Array, &str)], new_axes: &[(char, usize)]) -> Result<BlockwiseLayout> {
+    /// indexed `out_index`; `new_axes` gives the lengths of result indices no input has, and
+    /// the axes of the indices in `whole` are one block each (as contracted and new ones
+    /// are; `apply_gufunc`'s core axes).
+    pub fn new(out_index: &str, inputs: &[(&Array, &str)], new_axes: &[(char, usize)], whole: &str) -> Result<BlockwiseLayout> {
         let mut labels: Vec<char> = out_index.chars().collect();
         let kept = labels.len();
         for (_, index) in inputs {
@@ -43,7 +45,8 @@ impl BlockwiseLayout {
             }
         }
         let shape = lengths(&labels, inputs, new_axes)?;
-        let whole: Vec<bool> = labels.iter().enumerate().map(|(j, c)| j >= kept || new_axes.iter().any(|(n, _)| n == c)).collect();
+        let whole: Vec<bool> =
+            labels.iter().enumerate().map(|(j, c)| j >= kept || whole.contains(*c) || new_axes.iter().any(|(n, _)| n == c)).collect();
         let mut arrays = Vec::with_capacity(inputs.len());
         let mut axes = Vec::with_capacity(inputs.len());
         for (x, index) in inputs {
@@ -157,7 +160,7 @@ impl Array {
         name: &str,
         dtype: DType,
     ) -> Result<Array> {
-        let layout = BlockwiseLayout::new(out_index, inputs, new_axes)?;
+        let layout = BlockwiseLayout::new(out_index, inputs, new_axes, "")?;
         let views = layout.clone();
         let wrapped = move |block: &[usize], blocks: &[Chunk]| {
             let own = blocks.iter().enumerate().map(|(k, b)| views.own_block(k, b)).collect::<Result<Vec<_>>>()?;
