@@ -16,7 +16,7 @@ import numpy as np
 
 from ._creation import asarray
 from ._functions import UFUNCS, compute
-from .linalg import qr
+from .linalg import qr as _qr
 
 exp = UFUNCS["exp"]
 
@@ -79,7 +79,7 @@ class LinearRegression:
     def fit(self, X, y):
         X, y = _checked(X, y)
         if self.solver == "qr":
-            q, r = qr(X)
+            q, r = _qr(X)
             moment, triangle = compute(q.T @ y, r)
             self.coef_ = np.linalg.solve(triangle, moment)
         else:
