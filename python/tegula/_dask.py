@@ -166,9 +166,10 @@ class Runner:
 
 
 class _Run:
-    """One computation on Dask: fragments submitted in plan order — all at once, or at most a
-    few in flight per worker when the plan's simulated peak passes a worker's memory — each
-    block's future let go once every fragment reading it has ended."""
+    """One computation on Dask: fragments submitted as the plan's dispatch (Rust's
+    ``Dispatch``) admits them — all at once, or at most a few in flight per worker when the
+    plan's simulated peak passes a worker's memory — each block's future let go once the
+    dispatch says no fragment still reads it."""
 
     def __init__(self, client, plan, runner, events):
         self.client, self.plan, self.events = client, plan, events
@@ -179,13 +180,14 @@ class _Run:
         self.run_id = uuid.uuid4().hex[:16]
         self.futures = {}
         self.keys = set()
-        self.readers = {}
-        for _, inputs, _, _, _ in self.fragments:
-            for t in set(inputs):
-                self.readers[t] = self.readers.get(t, 0) + 1
         self.returned = {t for tasks in plan.outputs() for t in tasks}
         self.in_flight = {}
-        self.whole = submit_whole(plan.peaks(), self.memory)
+        if submit_whole(plan.peaks(), self.memory):
+            self.dispatch = plan.dispatch(whole=True)
+        elif not self.pinned:
+            self.dispatch = plan.dispatch(pooled=IN_FLIGHT_PER_THREAD * sum(self.threads))
+        else:
+            self.dispatch = plan.dispatch(slots=[IN_FLIGHT_PER_THREAD * t for t in self.threads], memory=self.memory)
         self.reports = []
         self.reported = set()
         self.let_go_after = {}
@@ -203,10 +205,14 @@ class _Run:
 
     def _all(self):
         self._scatter_given()
-        for k, (fragment, inputs, outputs, node, need) in enumerate(self.fragments):
-            self._wait_for_room(node, need)
-            self._submit(k, fragment, inputs, outputs, node, need)
-        self._wait_for_room(None)
+        while not self.dispatch.started_all():
+            k = self.dispatch.start()
+            if k is None:
+                self._wait_for_one()
+            else:
+                self._submit(k, *self.fragments[k][:4])
+        while self.in_flight:
+            self._wait_for_one()
         wanted = sorted(self.returned)
         values = self._gather([self.futures[t] for t in wanted])
         self._note_reports(wait=True)
@@ -234,7 +240,7 @@ class _Run:
     def _where(self, node):
         return dict(workers=[self.workers[node]], allow_other_workers=False) if self.pinned else {}
 
-    def _submit(self, k, fragment, inputs, outputs, node, need):
+    def _submit(self, k, fragment, inputs, outputs, node):
         key = (f"tegula-fragment-{self.run_id}", k)
         args = [self.futures[t] for t in inputs]
         # Earlier fragments first, where a worker has several ready (Dask runs higher first).
@@ -248,32 +254,18 @@ class _Run:
                 key = (f"tegula-block-{self.run_id}", t)
                 self.futures[t] = self.client.submit(operator.getitem, done, i, key=key, pure=False, priority=run["priority"], **self._where(node))
                 self.keys.add(str(self.futures[t].key))
-        self.in_flight[k] = (done, node, need)
+        self.in_flight[k] = done
 
-    def _wait_for_room(self, node, need=0):
-        """Waits until `node` has room for a fragment needing `need` bytes (as ``_ray.py``), or
-        (None) until every fragment has ended."""
-        while self.in_flight:
-            if node is not None:
-                if self.whole:
-                    return
-                if not self.pinned:
-                    room = len(self.in_flight) < IN_FLIGHT_PER_THREAD * sum(self.threads)
-                    if room:
-                        return
-                else:
-                    running = [b for _, n, b in self.in_flight.values() if n == node]
-                    room = len(running) < IN_FLIGHT_PER_THREAD * self.threads[node]
-                    fits = self.memory[node] is None or sum(running) + need <= self.memory[node]
-                    if not running or (room and fits):
-                        return
-            ended = [k for k, (f, _, _) in self.in_flight.items() if f.done()]
-            for k in ended:
-                self._ended(k, self.in_flight.pop(k)[0])
-            self._note_reports()
-            if not ended:
-                self._check_stalled()
-                time.sleep(0.005)
+    def _wait_for_one(self):
+        """Takes the fragments that ended (and the workers' reports); when none has, checks
+        the workers and waits a moment."""
+        ended = [k for k, f in self.in_flight.items() if f.done()]
+        for k in ended:
+            self._ended(k, self.in_flight.pop(k))
+        self._note_reports()
+        if not ended:
+            self._check_stalled()
+            time.sleep(0.005)
 
     def _check_stalled(self):
         """When nothing has ended for ``STALL_CHECK_S``: raises ``WorkersChanged`` when a
@@ -286,7 +278,7 @@ class _Run:
         alive = set(live_workers(self.client))
         if self.pinned and not set(self.workers) <= alive:
             # What this run still holds: blocks let go of are released already.
-            self.client.cancel(list(self.futures.values()) + [f for f, _, _ in self.in_flight.values()])
+            self.client.cancel(list(self.futures.values()) + list(self.in_flight.values()))
             raise WorkersChanged(sorted(set(self.workers) - alive))
         self.no_workers_since = None if alive else (self.no_workers_since or now)
         if self.no_workers_since is not None and now - self.no_workers_since >= NO_WORKERS_WAIT_S:
@@ -302,7 +294,7 @@ class _Run:
         else ``what`` is the error."""
         gone = set(self.workers) - set(live_workers(self.client))
         if gone:
-            self.client.cancel(list(self.futures.values()) + [f for f, _, _ in self.in_flight.values()])
+            self.client.cancel(list(self.futures.values()) + list(self.in_flight.values()))
             raise WorkersChanged(sorted(gone))
         raise RuntimeError(what)
 
@@ -315,12 +307,9 @@ class _Run:
         if done.status != "finished":
             error = done.exception()
             raise error if isinstance(error, BaseException) else RuntimeError(f"fragment {k}: {done.status}")
-        finished = []
-        for t in set(self.fragments[k][1]):
-            self.readers[t] -= 1
-            if self.readers[t] == 0 and t not in self.returned:
-                finished.append(t)
-                del self.futures[t]
+        finished, _ = self.dispatch.ended(k, [])
+        for t in finished:
+            del self.futures[t]
         # Measured once the worker's report of `k` (where it read them) has come too.
         self.let_go_after[k] = (finished, time.time())
         if k in self.reported:

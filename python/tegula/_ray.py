@@ -103,25 +103,22 @@ class Runner:
 
 
 class _Run:
-    """One computation on Ray: submits fragments in plan order, at most a few in flight per
-    node, and lets go of each block once every fragment reading it has ended (after noting
-    the nodes Ray copied it to); measures what each node did as it goes."""
+    """One computation on Ray: fragments submitted as the plan's dispatch (Rust's
+    ``Dispatch``) admits them, a few in flight per node; the blocks it lets go of are released
+    (after noting the nodes Ray copied them to) and the results it hands over fetched as
+    others still run; measures what each node did as it goes."""
 
     def __init__(self, ray, plan, nodes, events):
         self.ray, self.plan, self.nodes, self.events = ray, plan, nodes, events
         self.fragments = plan.fragments()
-        self.cpus = [max(1, int(n["Resources"].get("CPU", 1))) for n in nodes]
+        cpus = [max(1, int(n["Resources"].get("CPU", 1))) for n in nodes]
         memory = [int(n["Resources"].get("memory", 0)) or None for n in nodes]
-        self.memory = memory
-        self.budget = [m // c if m else None for m, c in zip(memory, self.cpus)]
+        self.budget = [m // c if m else None for m, c in zip(memory, cpus)]
+        self.dispatch = plan.dispatch(slots=[IN_FLIGHT_PER_CPU * c for c in cpus], memory=memory,
+                                      fetch_batch=FETCH_BATCH_BYTES)
         self.refs = {}
-        self.readers = {}
-        for _, inputs, _, _, _ in self.fragments:
-            for t in set(inputs):
-                self.readers[t] = self.readers.get(t, 0) + 1
         self.returned = {t for tasks in plan.outputs() for t in tasks}
         self.results = {}
-        self.unfetched, self.unfetched_bytes = [], 0
         self.in_flight = {}
         self.measured = Measured([n["NodeID"] for n in nodes])
         self.driver_node = ray.get_runtime_context().get_node_id()
@@ -136,20 +133,30 @@ class _Run:
             block = self.plan.given_block(task)
             self.measured.gave(task, node, block.nbytes, now)
             self.refs[task] = given.options(scheduling_strategy=pinned).remote(block)
-        for k, (fragment, inputs, outputs, node, need) in enumerate(self.fragments):
-            self._wait_for_room(node, need)
+        while not self.dispatch.started_all():
+            k = self.dispatch.start()
+            if k is None:
+                self._wait_for_one()
+                continue
+            fragment, inputs, outputs, node, _ = self.fragments[k]
             args = [self.refs[t] for t in inputs]
             options = dict(num_returns=len(outputs) + 1, scheduling_strategy=_pinned(self.nodes[node]))
             *out, done = run.options(**options).remote(fragment, self.budget[node], *args)
             self.refs.update(zip(outputs, out))
-            self.in_flight[done] = (k, node, need)
-        self._wait_for_room(None)
+            self.in_flight[done] = k
+        while self.in_flight:
+            self._wait_for_one()
         wanted = sorted(self.returned)
         self._let_go(wanted, when=None)
         # The last batch, and results no fragment made (blocks the caller gave).
         self._fetch([t for t in wanted if t not in self.results])
         values = [self.results[t] for t in wanted]
         return dict(zip(wanted, values)), self.measured.result(sum(v.nbytes for v in values))
+
+    def _wait_for_one(self):
+        """Waits for a running fragment to end (a moment at most), and takes what ended."""
+        for done in self._wait(list(self.in_flight), 1):
+            self._ended(done, self.in_flight.pop(done))
 
     def _fetch(self, tasks):
         """Brings the blocks of `tasks` (results) to this process, into ``self.results``."""
@@ -159,20 +166,6 @@ class _Run:
         while len(self._wait(refs, len(refs), fetch_local=True)) < len(refs):
             pass
         self.results.update(zip(tasks, self._get(refs)))
-
-    def _wait_for_room(self, node, need=0):
-        """Waits until `node` has room for a fragment needing `need` bytes: fewer than
-        ``IN_FLIGHT_PER_CPU`` per CPU in flight there, their projected bytes and `need` within
-        its memory, or none in flight (None: waits until all have ended)."""
-        while self.in_flight:
-            if node is not None:
-                running = [b for _, n, b in self.in_flight.values() if n == node]
-                room = len(running) < IN_FLIGHT_PER_CPU * self.cpus[node]
-                fits = self.memory[node] is None or sum(running) + need <= self.memory[node]
-                if not running or (room and fits):
-                    return
-            for done in self._wait(list(self.in_flight), 1):
-                self._ended(done, *self.in_flight.pop(done))
 
     def _wait(self, refs, count, fetch_local=False):
         """Up to a moment's wait for `count` of `refs` to be ready (the ready ones); raises
@@ -193,31 +186,21 @@ class _Run:
                 )
         return ready
 
-    def _ended(self, done, k, node, _need):
-        """Fragment `k` ended: its error is raised, its time reported and measured, and the
-        blocks no fragment reads any more are let go."""
+    def _ended(self, done, k):
+        """Fragment `k` ended: its error is raised, its time reported and measured, the blocks
+        the dispatch lets go of released, and the results it hands over fetched."""
         start, end, node_id, sizes, peak = self._get([done])[0]
-        _, inputs, outputs, _, _ = self.fragments[k]
+        _, inputs, outputs, node, _ = self.fragments[k]
         self.measured.ran(self.measured.node(node_id), start, end, peak, inputs, outputs, sizes)
         self.events.done(k, node, start, end)
-        finished = []
-        for t in set(inputs):
-            self.readers[t] -= 1
-            if self.readers[t] == 0 and t not in self.returned:
-                finished.append(t)
+        finished, fetch = self.dispatch.ended(k, sizes)
         self._let_go(finished, when=time.time())
         for t in finished:
             del self.refs[t]
         # Results are fetched while other fragments still run, not all at the end (512 MB of
         # them took 0.6-0.9 s after the last fragment), in batches of ``FETCH_BATCH_BYTES``
         # so that many small results do not cost a round trip each.
-        for t, nbytes in zip(outputs, sizes):
-            if t in self.returned:
-                self.unfetched.append(t)
-                self.unfetched_bytes += nbytes
-        if self.unfetched_bytes >= FETCH_BATCH_BYTES:
-            self._fetch(self.unfetched)
-            self.unfetched, self.unfetched_bytes = [], 0
+        self._fetch(fetch)
 
     def _let_go(self, tasks, when):
         """Notes where Ray holds each of `tasks`' blocks, which are let go at `when` (None:

@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 __all__ = [
     "add_host_device", "aligned_weights", "arange", "arg_extreme", "_Array", "bincount", "BlockwiseLayout",
     "broadcast_to", "checked", "digitize", "histogram", "histogramdd",
-    "ClusterPlan", "compute", "concatenate", "cond", "count_nonzero", "cross", "default_spec",
+    "ClusterPlan", "compute", "Dispatch", "concatenate", "cond", "count_nonzero", "cross", "default_spec",
     "device_names", "device_transfers", "diagonal", "einsum", "fftfreq", "fftshift",
     "FragmentEvents", "from_numpy", "from_object", "full", "_Generator", "intersect1d", "isin",
     "kept_bytes", "linspace", "lstsq", "map_blocks", "matrix_norm", "matrix_power", "matrix_rank",
@@ -377,6 +377,24 @@ class ClusterPlan:
     def given_block(self, task: int) -> NDArray[Any]: ...
     def peaks(self) -> list[int]: ...
     def outputs(self) -> list[list[int]]: ...
+    def dispatch(
+        self,
+        slots: Sequence[int] | None = None,
+        memory: Sequence[int | None] | None = None,
+        pooled: int | None = None,
+        whole: bool = False,
+        fetch_batch: int | None = None,
+    ) -> Dispatch: ...
+
+@final
+class Dispatch:
+    """The dispatch of a plan's fragments: which starts next, what to let go of and fetch."""
+
+    def start(self) -> int | None: ...
+    def ended(self, k: int, sizes: Sequence[int]) -> tuple[list[int], list[int]]: ...
+    def unfetched(self) -> list[int]: ...
+    def running(self) -> list[int]: ...
+    def started_all(self) -> bool: ...
 
 @final
 class FragmentEvents:

@@ -5,6 +5,7 @@
 
 mod assemble;
 pub mod device;
+mod dispatch;
 mod executor;
 pub mod fragment;
 mod function;
@@ -22,6 +23,7 @@ mod threaded;
 mod worker;
 
 pub use assemble::assemble_output;
+pub use dispatch::{Admission, Dispatch, DispatchJob, Ended};
 pub use device::{add_device, device_id, device_names, Cpu, Device, HostDevice};
 pub use executor::{Executor, ExecutorConfig};
 pub use process_pool::ProcessPool;

@@ -9,7 +9,8 @@ use crate::errors::IntoPy;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use tegula::{Array, cluster::{ClusterPlan, Nodes, Placer}};
+use std::sync::Mutex;
+use tegula::{Array, cluster::{Admission, ClusterPlan, Dispatch, Nodes, Placer}};
 
 #[pyclass(frozen, name = "ClusterPlan")]
 pub struct PyClusterPlan {
@@ -51,6 +52,73 @@ impl PyClusterPlan {
     /// The task ids of each array's blocks, row-major over its block grid.
     fn outputs(&self) -> Vec<Vec<usize>> {
         self.inner.outputs()
+    }
+
+    /// The dispatch of the fragments (`tegula::cluster::Dispatch`): per node at most
+    /// `slots[node]` running within `memory[node]` bytes; or, with `pooled`, at most that many
+    /// anywhere; or, with `whole`, all at once. Results are fetched in batches of
+    /// `fetch_batch` bytes (None: at the end).
+    #[pyo3(signature = (slots=None, memory=None, pooled=None, whole=false, fetch_batch=None))]
+    fn dispatch(
+        &self,
+        slots: Option<Vec<usize>>,
+        memory: Option<Vec<Option<usize>>>,
+        pooled: Option<usize>,
+        whole: bool,
+        fetch_batch: Option<usize>,
+    ) -> PyResult<PyDispatch> {
+        let admission = match (slots, memory, pooled) {
+            _ if whole => Admission::Whole,
+            (_, _, Some(count)) => Admission::Pooled(count),
+            (Some(slots), Some(memory), None) => Admission::PerNode { slots, memory },
+            _ => return Err(PyValueError::new_err("dispatch: give slots and memory per node, pooled, or whole")),
+        };
+        let inner = self.inner.dispatch(admission, fetch_batch).py()?;
+        Ok(PyDispatch { inner: Mutex::new(inner) })
+    }
+}
+
+/// The dispatch of a plan's fragments, for an engine's adapter: `start()` gives the next
+/// fragment to start (None: wait for one to end, or all started), `ended(k, sizes)` the
+/// blocks to let go of and the results to fetch now.
+#[pyclass(frozen, name = "Dispatch")]
+pub struct PyDispatch {
+    inner: Mutex<Dispatch>,
+}
+
+impl PyDispatch {
+    fn lock(&self) -> PyResult<std::sync::MutexGuard<'_, Dispatch>> {
+        self.inner.lock().map_err(|_| PyValueError::new_err("a dispatch panicked"))
+    }
+}
+
+#[pymethods]
+impl PyDispatch {
+    /// The next fragment to start, or None.
+    fn start(&self) -> PyResult<Option<usize>> {
+        Ok(self.lock()?.start())
+    }
+
+    /// Fragment `k` ended with output blocks of `sizes` bytes: (blocks to let go of, results
+    /// to fetch now).
+    fn ended(&self, k: usize, sizes: Vec<usize>) -> PyResult<(Vec<usize>, Vec<usize>)> {
+        let ended = self.lock()?.ended(k, &sizes).py()?;
+        Ok((ended.let_go, ended.fetch))
+    }
+
+    /// Results not handed to a fetch yet.
+    fn unfetched(&self) -> PyResult<Vec<usize>> {
+        Ok(self.lock()?.unfetched())
+    }
+
+    /// The fragments running.
+    fn running(&self) -> PyResult<Vec<usize>> {
+        Ok(self.lock()?.running())
+    }
+
+    /// Whether every fragment has started.
+    fn started_all(&self) -> PyResult<bool> {
+        Ok(self.lock()?.started_all())
     }
 }
 

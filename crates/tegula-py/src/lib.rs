@@ -65,6 +65,7 @@ fn _tegula(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(store::to_npy, m)?)?;
     m.add_function(wrap_pyfunction!(store::from_object, m)?)?;
     m.add_class::<cluster::PyClusterPlan>()?;
+    m.add_class::<cluster::PyDispatch>()?;
     m.add_function(wrap_pyfunction!(cluster::simulate, m)?)?;
     m.add_class::<hosted::FragmentEvents>()?;
     m.add_function(wrap_pyfunction!(hosted::register_hosted_executor, m)?)?;

@@ -20,7 +20,7 @@ use tegula_plan::{NodeRef, TaskGraph, TaskId};
 
 pub use crate::fragments::plan_fragments;
 pub use tegula_exec::fragment::set_function_decoder;
-pub use tegula_exec::{run_fragment, serve, set_callback_encoder, ClusterReport};
+pub use tegula_exec::{run_fragment, serve, set_callback_encoder, Admission, ClusterReport, Dispatch, DispatchJob, Ended};
 pub use tegula_plan::placement::{NodeLoad, Placement, Placer, Simulation};
 
 /// The nodes a plan is placed on.
@@ -104,6 +104,15 @@ impl ClusterPlan {
     /// The tasks whose blocks make each array, row-major over its block grid.
     pub fn outputs(&self) -> Vec<Vec<TaskId>> {
         self.graph.outputs.iter().map(|o| o.blocks.clone()).collect()
+    }
+
+    /// The dispatch of this plan's fragments (which starts next, what to let go of and
+    /// fetch), admitting them as `admission` says; results fetched in batches of
+    /// `fetch_batch` bytes (`None`: at the end).
+    pub fn dispatch(&self, admission: Admission, fetch_batch: Option<usize>) -> Result<Dispatch> {
+        let placed = self.fragments.iter().zip(&self.placement.fragment_node).zip(&self.needs);
+        let jobs = placed.map(|((f, &node), &need)| DispatchJob { inputs: f.inputs.clone(), outputs: f.outputs.clone(), node, need }).collect();
+        Dispatch::new(jobs, self.outputs().into_iter().flatten(), admission, fetch_batch)
     }
 
     /// The given blocks (of the caller's arrays), with the node each is placed on.
