@@ -13,6 +13,7 @@ impl Cancel {
     pub fn set(&self) {
         self.0.store(true, Ordering::Relaxed);
     }
+    /// Whether stopping was asked for.
     pub fn is_set(&self) -> bool {
         self.0.load(Ordering::Relaxed)
     }

@@ -75,18 +75,23 @@ impl Chunks {
         }
     }
 
+    /// The number of axes.
     pub fn ndim(&self) -> usize {
         self.sizes.len()
     }
+    /// The block lengths along `axis`.
     pub fn axis(&self, axis: usize) -> &[usize] {
         &self.sizes[axis]
     }
+    /// The block lengths along every axis (Dask's `chunks`).
     pub fn sizes(&self) -> &[Vec<usize>] {
         &self.sizes
     }
+    /// The array's shape: the sum of the block lengths along each axis.
     pub fn shape(&self) -> Vec<usize> {
         self.sizes.iter().map(|s| s.iter().sum()).collect()
     }
+    /// The number of blocks along each axis (Dask's `numblocks`).
     pub fn numblocks(&self) -> Vec<usize> {
         self.sizes.iter().map(|s| s.len()).collect()
     }
@@ -116,6 +121,7 @@ impl Chunks {
     pub fn select_axes(&self, axes: &[usize]) -> Chunks {
         Chunks { sizes: axes.iter().map(|&a| self.sizes[a].clone()).collect() }
     }
+    /// Builds from per-axis block lengths, unchecked: the shape is their sums.
     pub fn from_axes(sizes: Vec<Vec<usize>>) -> Chunks {
         Chunks { sizes }
     }

@@ -7,21 +7,36 @@ use crate::time_unit::TimeUnit;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+/// The type of an array's elements: NumPy's numeric dtypes, `datetime64` and `timedelta64`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum DType {
+    /// NumPy's `bool`: `True` or `False`, one byte each.
     Bool,
+    /// NumPy's `int8`: signed 8-bit integers.
     Int8,
+    /// NumPy's `int16`: signed 16-bit integers.
     Int16,
+    /// NumPy's `int32`: signed 32-bit integers.
     Int32,
+    /// NumPy's `int64`: signed 64-bit integers.
     Int64,
+    /// NumPy's `uint8`: unsigned 8-bit integers.
     UInt8,
+    /// NumPy's `uint16`: unsigned 16-bit integers.
     UInt16,
+    /// NumPy's `uint32`: unsigned 32-bit integers.
     UInt32,
+    /// NumPy's `uint64`: unsigned 64-bit integers.
     UInt64,
+    /// NumPy's `float16`: IEEE half-precision floats.
     Float16,
+    /// NumPy's `float32`: IEEE single-precision floats.
     Float32,
+    /// NumPy's `float64`: IEEE double-precision floats.
     Float64,
+    /// NumPy's `complex64`: complex numbers of two `float32` parts.
     Complex64,
+    /// NumPy's `complex128`: complex numbers of two `float64` parts.
     Complex128,
     /// A point in time: a count of the unit since 1970-01-01T00:00 (see `time`).
     DateTime64(TimeUnit),
@@ -32,15 +47,23 @@ pub enum DType {
 /// The kind of a dtype, ordered as NumPy orders kinds for promotion.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Kind {
+    /// Booleans.
     Bool,
+    /// Unsigned integers.
     UInt,
+    /// Signed integers.
     Int,
+    /// Real floating point numbers.
     Float,
+    /// Complex floating point numbers.
     Complex,
+    /// Durations (`timedelta64`).
     TimeDelta,
+    /// Points in time (`datetime64`).
     DateTime,
 }
 
+/// Every dtype without a time unit: bool and the numeric dtypes.
 pub const ALL_DTYPES: [DType; 14] = [
     DType::Bool,
     DType::Int8,
@@ -59,6 +82,7 @@ pub const ALL_DTYPES: [DType; 14] = [
 ];
 
 impl DType {
+    /// NumPy's name of the dtype (`"int32"`, `"datetime64[ns]"`).
     pub fn name(self) -> &'static str {
         use DType::*;
         match self {
@@ -92,6 +116,7 @@ impl DType {
             .ok_or_else(|| TegulaError::DType(format!("data type {name:?} is not supported by tegula")))
     }
 
+    /// The bytes of one element (NumPy's `itemsize`).
     pub fn itemsize(self) -> usize {
         use DType::*;
         match self {
@@ -103,6 +128,7 @@ impl DType {
         }
     }
 
+    /// The dtype's kind, for promotion.
     pub fn kind(self) -> Kind {
         use DType::*;
         match self {
@@ -116,12 +142,15 @@ impl DType {
         }
     }
 
+    /// True for signed and unsigned integer dtypes (not bool).
     pub fn is_integer(self) -> bool {
         matches!(self.kind(), Kind::Int | Kind::UInt)
     }
+    /// True for real floating point dtypes.
     pub fn is_float(self) -> bool {
         self.kind() == Kind::Float
     }
+    /// True for complex dtypes.
     pub fn is_complex(self) -> bool {
         self.kind() == Kind::Complex
     }

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+/// Every error tegula returns, by the kind of mistake.
 #[derive(Debug, Clone, PartialEq, Error, Serialize, Deserialize)]
 pub enum TegulaError {
     /// Shapes that cannot be combined (broadcasting, matmul, reshape). Python: `ValueError`.
@@ -11,7 +12,12 @@ pub enum TegulaError {
     Shape(String),
     /// An axis outside `[-ndim, ndim)`. Python: `numpy.exceptions.AxisError`.
     #[error("axis {axis} is out of bounds for array of dimension {ndim}")]
-    Axis { axis: i64, ndim: usize },
+    Axis {
+        /// The axis as given (it may be negative).
+        axis: i64,
+        /// The number of dimensions of the array.
+        ndim: usize,
+    },
     /// An index outside the array, or an index of a kind tegula does not accept. Python: `IndexError`.
     #[error("{0}")]
     Index(String),
@@ -51,11 +57,21 @@ pub enum TegulaError {
     /// called it keeps under `id` so it can raise that exception itself, whatever thread or
     /// computation ran the function. Python: that exception.
     #[error("{message}")]
-    Callback { id: u64, message: String },
+    Callback {
+        /// The front end's key for the exception it keeps.
+        id: u64,
+        /// The exception as text.
+        message: String,
+    },
     /// A caller's function raised in another process (a worker): the exception as the bytes
     /// that process's front end made of it (Python: pickled). Python: that exception.
     #[error("{message}")]
-    Remote { exception: Vec<u8>, message: String },
+    Remote {
+        /// The exception as bytes (Python: pickled).
+        exception: Vec<u8>,
+        /// The exception as text.
+        message: String,
+    },
     /// A computation stopped before it finished because its caller asked (Ctrl-C).
     /// Python: `KeyboardInterrupt`.
     #[error("the computation was interrupted")]
@@ -65,6 +81,7 @@ pub enum TegulaError {
     Internal(String),
 }
 
+/// A result whose error is a `TegulaError`.
 pub type Result<T, E = TegulaError> = std::result::Result<T, E>;
 
 /// `shape_err!("...", args)` builds a `TegulaError::Shape` with a formatted message.
@@ -72,22 +89,27 @@ pub type Result<T, E = TegulaError> = std::result::Result<T, E>;
 macro_rules! shape_err {
     ($($arg:tt)*) => { $crate::TegulaError::Shape(format!($($arg)*)) };
 }
+/// `value_err!("...", args)` builds a `TegulaError::Value` with a formatted message.
 #[macro_export]
 macro_rules! value_err {
     ($($arg:tt)*) => { $crate::TegulaError::Value(format!($($arg)*)) };
 }
+/// `dtype_err!("...", args)` builds a `TegulaError::DType` with a formatted message.
 #[macro_export]
 macro_rules! dtype_err {
     ($($arg:tt)*) => { $crate::TegulaError::DType(format!($($arg)*)) };
 }
+/// `index_err!("...", args)` builds a `TegulaError::Index` with a formatted message.
 #[macro_export]
 macro_rules! index_err {
     ($($arg:tt)*) => { $crate::TegulaError::Index(format!($($arg)*)) };
 }
+/// `linalg_err!("...", args)` builds a `TegulaError::LinAlg` with a formatted message.
 #[macro_export]
 macro_rules! linalg_err {
     ($($arg:tt)*) => { $crate::TegulaError::LinAlg(format!($($arg)*)) };
 }
+/// `internal_err!("...", args)` builds a `TegulaError::Internal` with a formatted message.
 #[macro_export]
 macro_rules! internal_err {
     ($($arg:tt)*) => { $crate::TegulaError::Internal(format!($($arg)*)) };

@@ -108,7 +108,9 @@ pub fn common_refinement(a: &[usize], b: &[usize]) -> Vec<usize> {
 /// One piece of an intersection: block `block` of the old chunking, elements `local` inside it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Overlap {
+    /// The old block's number along the axis.
     pub block: usize,
+    /// The elements inside that block, from its start.
     pub local: Range<usize>,
 }
 

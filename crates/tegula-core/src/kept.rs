@@ -16,6 +16,7 @@ pub fn kept_bytes() -> usize {
 pub struct KeptBytes(usize);
 
 impl KeptBytes {
+    /// The charge of `bytes` kept in memory, taken whatever is already kept.
     pub fn charge(bytes: usize) -> KeptBytes {
         KEPT.fetch_add(bytes, Ordering::Relaxed);
         KeptBytes(bytes)

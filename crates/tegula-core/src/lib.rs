@@ -2,6 +2,8 @@
 //! promotion, Python scalars, shapes and broadcasting, chunkings and grid math, and the closed
 //! set of chunk operations a task graph names (`TaskOp`: a `SourceOp`, a `KernelOp` or an `IoOp`); big buffers (`memory`), the bytes persisted arrays keep (`kept`), and what a computation may use (`spec`).
 
+#![deny(missing_docs)]
+
 pub mod cancel;
 pub mod chunks;
 pub mod device;

@@ -9,28 +9,56 @@ use crate::error::Result;
 use crate::{dtype_err, linalg_err};
 use serde::{Deserialize, Serialize};
 
+/// A linear algebra function of each matrix of a block, as one op per result.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub enum LinalgOp {
     /// The lower Cholesky factor `L`, or `L^H` when `upper`.
-    Cholesky { upper: bool },
+    Cholesky {
+        /// Give the upper factor `L^H` instead of `L`.
+        upper: bool,
+    },
+    /// The inverse of a square matrix (NumPy's `inv`).
     Inv,
     /// `x1^-1 x2` for a square `x1` and a matrix `x2` with as many rows (two inputs).
     Solve,
+    /// The determinant of a square matrix.
     Det,
     /// `output` 0: the sign (a unit complex number for complex input), 1: `log|det|`.
-    Slogdet { output: u8 },
+    Slogdet {
+        /// Which result of the function this op gives (see the variant).
+        output: u8,
+    },
     /// `output` 0: `Q`, 1: `R`.
-    Qr { complete: bool, output: u8 },
+    Qr {
+        /// NumPy's `mode='complete'`: `Q` square, `R` as tall as the input.
+        complete: bool,
+        /// Which result of the function this op gives (see the variant).
+        output: u8,
+    },
     /// `output` 0: `U`, 1: the singular values (computed without vectors), 2: `Vh`.
-    Svd { full: bool, output: u8 },
+    Svd {
+        /// NumPy's `full_matrices`: `U` and `Vh` square.
+        full: bool,
+        /// Which result of the function this op gives (see the variant).
+        output: u8,
+    },
     /// `output` 0: the eigenvalues (computed without vectors), 1: the eigenvectors.
-    Eigh { output: u8 },
+    Eigh {
+        /// Which result of the function this op gives (see the variant).
+        output: u8,
+    },
     /// A general square matrix's complex eigenpairs. `output` 0: the eigenvalues in the order
     /// of the eigenvectors, 1: the eigenvectors (unit columns), 2: the eigenvalues computed
     /// without vectors.
-    Eig { output: u8 },
+    Eig {
+        /// Which result of the function this op gives (see the variant).
+        output: u8,
+    },
     /// Singular values above `rtol` times the largest are inverted (default `max(M, N) * eps`).
-    Pinv { rtol: Option<f64> },
+    Pinv {
+        /// The cutoff relative to the largest singular value (`None`: the default).
+        rtol: Option<f64>,
+    },
     /// The reduced `Q` of input 0 times input 1 (a matrix with `min(M, N)` rows): a block of
     /// a tall-skinny QR's `Q`, whose local factor is recomputed rather than kept.
     QrApply,
@@ -64,6 +92,7 @@ impl LinalgOp {
         }
     }
 
+    /// NumPy's name of the function (`"svdvals"` for the singular values alone).
     pub fn name(self) -> &'static str {
         match self {
             LinalgOp::Cholesky { .. } => "cholesky",
@@ -83,6 +112,7 @@ impl LinalgOp {
         }
     }
 
+    /// The number of inputs: 2 for `solve` and the QR apply, else 1.
     pub fn arity(self) -> usize {
         if matches!(self, LinalgOp::Solve | LinalgOp::QrApply) {
             2
@@ -112,6 +142,7 @@ impl LinalgOp {
         matches!(self, LinalgOp::Slogdet { output: 1 } | LinalgOp::Svd { output: 1, .. } | LinalgOp::Eigh { output: 0 })
     }
 
+    /// The dtype of the result for a factorisation computed in `compute`.
     pub fn output_dtype(self, compute: DType) -> DType {
         if let LinalgOp::Eig { .. } = self {
             complex_for(compute.real_part())

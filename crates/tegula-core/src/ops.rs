@@ -14,12 +14,15 @@ macro_rules! named_ops {
     ($(#[$m:meta])* $name:ident { $($variant:ident => $text:literal),* $(,)? }) => {
         $(#[$m])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-        pub enum $name { $($variant),* }
+        pub enum $name { $(#[doc = concat!("NumPy's `", $text, "`.")] $variant),* }
         impl $name {
+            /// Every op, in declaration order.
             pub const ALL: &'static [$name] = &[$($name::$variant),*];
+            /// The op's NumPy name.
             pub fn name(self) -> &'static str {
                 match self { $($name::$variant => $text),* }
             }
+            /// The op of NumPy name `text`, if there is one.
             pub fn from_name(text: &str) -> Option<$name> {
                 match text { $($text => Some($name::$variant),)* _ => None }
             }
@@ -96,7 +99,9 @@ impl ScanOp {
 /// The dtype an operation computes in and the dtype it returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Signature {
+    /// The dtype the inputs are cast to and the function runs in.
     pub compute: DType,
+    /// The dtype of the result.
     pub output: DType,
 }
 
@@ -134,6 +139,7 @@ impl UnaryOp {
 }
 
 impl BinaryOp {
+    /// Whether the op compares (`==`, `!=`, `<`, `<=`, `>`, `>=`), giving bools.
     pub fn is_comparison(self) -> bool {
         use BinaryOp::*;
         matches!(self, Equal | NotEqual | Less | LessEqual | Greater | GreaterEqual)
@@ -237,17 +243,31 @@ impl ReduceOp {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PartialReduce {
     /// Sum, accumulated in `acc`.
-    Sum { acc: DType },
+    Sum {
+        /// The dtype it is accumulated in.
+        acc: DType,
+    },
     /// Product, accumulated in `acc`.
-    Prod { acc: DType },
+    Prod {
+        /// The dtype it is accumulated in.
+        acc: DType,
+    },
+    /// The smallest element (NaN propagates).
     Min,
+    /// The largest element (NaN propagates).
     Max,
     /// Sum of the elements that are not NaN, accumulated in `acc`.
-    NanSum { acc: DType },
+    NanSum {
+        /// The dtype it is accumulated in.
+        acc: DType,
+    },
     /// Extremes of the elements that are not NaN (NaN where every element is).
     NanMin,
+    /// The largest element that is not NaN (NaN where every element is).
     NanMax,
+    /// Whether any element is true.
     Any,
+    /// Whether every element is true.
     All,
     /// Count, mean and sum of squared deviations, stacked on a new leading axis of length 3
     /// (float64, or complex128 for complex input; count and M2 are then real parts).
@@ -256,7 +276,10 @@ pub enum PartialReduce {
     NanMoments,
     /// The sum and the count of the elements that are not NaN, stacked on a new leading axis
     /// of length 2, accumulated in `acc` (float64 or complex128; the count a real part).
-    NanSumCount { acc: DType },
+    NanSumCount {
+        /// The dtype it is accumulated in.
+        acc: DType,
+    },
 }
 
 impl PartialReduce {
@@ -286,35 +309,84 @@ pub enum Finish {
     /// Divide by the number of reduced elements (mean), the sum first made `AddZero`.
     DivideBy(f64),
     /// `M2 / max(n - ddof, 0)`, then the square root when `sqrt` (var, std).
-    Variance { ddof: f64, sqrt: bool },
+    Variance {
+        /// The delta degrees of freedom subtracted from the count.
+        ddof: f64,
+        /// Take the square root (std).
+        sqrt: bool,
+    },
     /// The sum over the count of a `NanSumCount` partial; NaN where the count is 0 (nanmean).
     SumOverCount,
     /// `M2 / (n - ddof)`, NaN where that is not positive, then the square root when `sqrt`
     /// (nanvar, nanstd).
-    NanVariance { ddof: f64, sqrt: bool },
+    NanVariance {
+        /// The delta degrees of freedom subtracted from the count.
+        ddof: f64,
+        /// Take the square root (nanstd).
+        sqrt: bool,
+    },
 }
 
 /// Random distributions of `Generator` methods.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub enum Distribution {
     /// Uniform on `[low, high)`.
-    Uniform { low: f64, high: f64 },
+    Uniform {
+        /// The lowest value (included).
+        low: f64,
+        /// The end of the range (excluded).
+        high: f64,
+    },
     /// Normal with mean `loc` and standard deviation `scale`.
-    Normal { loc: f64, scale: f64 },
+    Normal {
+        /// The mean.
+        loc: f64,
+        /// The standard deviation.
+        scale: f64,
+    },
     /// Integers uniform on `[low, high)`.
-    Integers { low: i128, high: i128 },
+    Integers {
+        /// The lowest value (included).
+        low: i128,
+        /// The end of the range (excluded).
+        high: i128,
+    },
     /// Gamma of `shape` and `scale` (both ≥ 0).
-    Gamma { shape: f64, scale: f64 },
+    Gamma {
+        /// The shape parameter.
+        shape: f64,
+        /// The scale parameter.
+        scale: f64,
+    },
     /// Beta of `a` and `b` (both > 0).
-    Beta { a: f64, b: f64 },
+    Beta {
+        /// The first shape parameter (alpha).
+        a: f64,
+        /// The second shape parameter (beta).
+        b: f64,
+    },
     /// Chi-square with `df` > 0 degrees of freedom.
-    ChiSquare { df: f64 },
+    ChiSquare {
+        /// The degrees of freedom.
+        df: f64,
+    },
     /// Student's t with `df` > 0 degrees of freedom.
-    StudentT { df: f64 },
+    StudentT {
+        /// The degrees of freedom.
+        df: f64,
+    },
     /// Poisson counts of mean `lam` ≥ 0.
-    Poisson { lam: f64 },
+    Poisson {
+        /// The mean.
+        lam: f64,
+    },
     /// Binomial counts of `n` trials of probability `p`.
-    Binomial { n: u64, p: f64 },
+    Binomial {
+        /// The number of trials.
+        n: u64,
+        /// The probability of success in each.
+        p: f64,
+    },
     /// Each element's raw 64-bit word (uint64): where its own stream starts, from which
     /// `KernelOp::Drawn` draws with parameters given per element.
     Words,
@@ -327,6 +399,7 @@ pub enum Distribution {
 pub enum Rejection {
     /// `a`: shape, `b`: scale.
     Gamma,
+    /// `a` and `b`: the two shape parameters.
     Beta,
     /// `a`: degrees of freedom.
     ChiSquare,
@@ -339,6 +412,7 @@ pub enum Rejection {
 }
 
 impl Rejection {
+    /// A short name for plans and reports.
     pub fn name(&self) -> &'static str {
         match self {
             Rejection::Gamma => "gamma",
@@ -370,7 +444,15 @@ impl Distribution {
 /// `start..stop` of the block, every `step`-th one, counted from `stop - 1` when `step < 0`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Select {
-    Range { start: usize, stop: usize, step: isize },
+    /// Elements `start..stop`, every `step`-th one (from the end when `step < 0`).
+    Range {
+        /// The first element of the range, in the block.
+        start: usize,
+        /// The end of the range (excluded).
+        stop: usize,
+        /// The step; negative counts down from `stop - 1`.
+        step: isize,
+    },
     /// One element; the axis is dropped.
     Index(usize),
     /// A new axis of length one (`None` in a Python index).
@@ -380,8 +462,11 @@ pub enum Select {
 /// A rectangular piece copied from input `input` (`src` ranges) to `dst` offsets of the output.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Piece {
+    /// The input the piece is copied from.
     pub input: usize,
+    /// The half-open range copied along each axis of the input.
     pub src: Vec<(usize, usize)>,
+    /// Where the piece starts along each axis of the output.
     pub dst: Vec<usize>,
 }
 

@@ -19,10 +19,36 @@ pub enum Instr {
     Source(usize),
     /// A constant.
     Scalar(Scalar),
-    Unary { op: UnaryOp, compute: DType, arg: usize },
-    Binary { op: BinaryOp, compute: DType, args: [usize; 2] },
-    Where { compute: DType, args: [usize; 3] },
-    Cast { arg: usize },
+    /// An element-wise function of one earlier step.
+    Unary {
+        /// The function.
+        op: UnaryOp,
+        /// The dtype it runs in.
+        compute: DType,
+        /// The step it reads.
+        arg: usize,
+    },
+    /// An element-wise function of two earlier steps.
+    Binary {
+        /// The function.
+        op: BinaryOp,
+        /// The dtype it runs in.
+        compute: DType,
+        /// The steps it reads.
+        args: [usize; 2],
+    },
+    /// NumPy's `where(cond, x, y)` of three earlier steps.
+    Where {
+        /// The dtype `x` and `y` are cast to.
+        compute: DType,
+        /// The steps of `cond`, `x` and `y`.
+        args: [usize; 3],
+    },
+    /// An earlier step cast to the step's dtype (`astype`).
+    Cast {
+        /// The step it casts.
+        arg: usize,
+    },
 }
 
 impl Instr {
@@ -40,16 +66,21 @@ impl Instr {
 /// A step and the dtype it produces.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Step {
+    /// What the step computes.
     pub instr: Instr,
+    /// The dtype of its values.
     pub dtype: DType,
 }
 
+/// A fused chain of element-wise steps, evaluated tile by tile; the last step is the result.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Program {
+    /// The steps, each reading only earlier ones.
     pub steps: Vec<Step>,
 }
 
 impl Program {
+    /// Appends a step and returns its index.
     pub fn push(&mut self, instr: Instr, dtype: DType) -> usize {
         self.steps.push(Step { instr, dtype });
         self.steps.len() - 1
@@ -83,12 +114,16 @@ impl Program {
 /// operation), the block's sources and its shape.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FusedBlock {
+    /// The program, shared by every block of the operation.
     pub program: Arc<Program>,
+    /// The block's sources, which `Instr::Source` names by index.
     pub sources: Vec<SourceOp>,
+    /// The shape of the block.
     pub shape: Vec<usize>,
 }
 
 impl FusedBlock {
+    /// The names of the program's operations, for plans.
     pub fn label(&self) -> String {
         self.program.label(&self.sources)
     }

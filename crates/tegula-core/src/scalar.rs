@@ -9,9 +9,13 @@ use serde::{Deserialize, Serialize};
 /// value (and a sign) is representable.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub enum Scalar {
+    /// A Python `bool`.
     Bool(bool),
+    /// A Python `int`.
     Int(i128),
+    /// A Python `float`.
     Float(f64),
+    /// A Python `complex`: its real and imaginary parts.
     Complex(f64, f64),
 }
 
@@ -87,6 +91,7 @@ impl Scalar {
         }
     }
 
+    /// The value as an `f64`: `True` is 1.0, a complex scalar gives its real part.
     pub fn as_f64(&self) -> f64 {
         match *self {
             Scalar::Bool(b) => b as u8 as f64,

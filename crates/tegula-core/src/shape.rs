@@ -3,6 +3,7 @@
 use crate::error::{Result, TegulaError};
 use crate::shape_err;
 
+/// An array's length along each axis.
 pub type Shape = Vec<usize>;
 
 /// NumPy broadcasting of two shapes (right-aligned; a length-1 axis stretches).
@@ -64,6 +65,7 @@ pub fn fmt_shape(shape: &[usize]) -> String {
     }
 }
 
+/// The number of elements of an array of `shape` (1 for a 0-d array).
 pub fn size_of(shape: &[usize]) -> usize {
     shape.iter().product()
 }

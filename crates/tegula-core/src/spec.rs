@@ -12,6 +12,7 @@ use std::path::PathBuf;
 /// half, leaving the rest to the inputs the caller holds, the interpreter and the page cache.
 const DEFAULT_SHARE: f64 = 0.5;
 
+/// What a computation may use: its memory budget, its spill directory and its stop token.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Spec {
     /// Bytes of chunks (task results and the kernels' working memory) held at once, at most.

@@ -7,10 +7,14 @@ use crate::kernel_op::KernelOp;
 use crate::source_op::SourceOp;
 use serde::{Deserialize, Serialize};
 
+/// What one task computes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum TaskOp {
+    /// A block made from nothing (constants, ranges, random numbers).
     Source(SourceOp),
+    /// A kernel over the task's input blocks.
     Kernel(KernelOp),
+    /// A read, load or write through a resource.
     Io(IoOp),
 }
 
@@ -24,6 +28,7 @@ impl TaskOp {
         }
     }
 
+    /// The kernel, if the task runs one.
     pub fn as_kernel(&self) -> Option<&KernelOp> {
         match self {
             TaskOp::Kernel(op) => Some(op),
@@ -31,6 +36,7 @@ impl TaskOp {
         }
     }
 
+    /// The I/O op, if the task does I/O.
     pub fn as_io(&self) -> Option<&IoOp> {
         match self {
             TaskOp::Io(op) => Some(op),

@@ -13,20 +13,25 @@ use crate::time_unit::TimeUnit;
 /// What an operand of a time operation is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Operand {
+    /// A `datetime64`.
     DateTime,
+    /// A `timedelta64`.
     TimeDelta,
+    /// A bool: taken as a count of 0 or 1 of the other operand's unit.
     Bool,
     /// A signed integer, or an unsigned one of at most 32 bits: taken as a count of the
     /// other operand's unit.
     Integer,
     /// uint64, which NumPy takes in arithmetic but not in comparisons and extremes.
     UInt64,
+    /// A real float: durations are scaled by it.
     Float,
     /// Complex: no time operation takes it.
     Other,
 }
 
 impl Operand {
+    /// What an operand of dtype `d` is.
     pub fn of(d: DType) -> Operand {
         match d.kind() {
             Kind::DateTime => Operand::DateTime,
@@ -46,19 +51,45 @@ impl Operand {
 pub enum TimeArithmetic {
     /// Integer `op` on both operands in `unit` (integers taken as counts of it); NaT in gives
     /// NaT out (a comparison is false, `!=` true); the result is `output`.
-    Integer { op: BinaryOp, unit: TimeUnit, output: DType },
+    Integer {
+        /// The integer operation.
+        op: BinaryOp,
+        /// The unit both operands are counted in.
+        unit: TimeUnit,
+        /// The dtype of the result.
+        output: DType,
+    },
     /// A duration times or over a float (`reflected`: the float comes first), truncated to
     /// the duration's unit; NaT, or a result that is not finite, is NaT.
-    ScaledByFloat { op: BinaryOp, unit: TimeUnit, reflected: bool },
+    ScaledByFloat {
+        /// `Multiply` or `Divide`.
+        op: BinaryOp,
+        /// The duration's unit.
+        unit: TimeUnit,
+        /// The float is the first operand.
+        reflected: bool,
+    },
     /// A duration over an integer, truncated (NumPy's `m8 / int` and `m8 // int`); NaT or a
     /// zero divisor gives NaT.
-    OverInteger { unit: TimeUnit },
+    OverInteger {
+        /// The duration's unit.
+        unit: TimeUnit,
+    },
     /// A duration over a duration as float64; NaT gives NaN.
-    Ratio { unit: TimeUnit },
+    Ratio {
+        /// The durations' unit.
+        unit: TimeUnit,
+    },
     /// A duration floor-divided by a duration as int64; NaT or a zero divisor gives 0.
-    FloorRatio { unit: TimeUnit },
+    FloorRatio {
+        /// The durations' unit.
+        unit: TimeUnit,
+    },
     /// A duration modulo a duration (floored); NaT or a zero divisor gives NaT.
-    Modulo { unit: TimeUnit },
+    Modulo {
+        /// The durations' unit.
+        unit: TimeUnit,
+    },
 }
 
 /// NumPy's datetime loops for `op(a, b)` when `a` or `b` is a time.
@@ -139,12 +170,17 @@ pub fn numpy_repr(d: DType) -> String {
 /// unit converts to any other, and back, with its count unchanged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Rescale {
+    /// The count stays as it is (the same unit, or a generic one).
     Same,
+    /// Multiply the count by this factor (to a finer unit).
     Multiply(i64),
+    /// Floor-divide the count by this factor (to a coarser unit).
     FloorDivide(i64),
+    /// Convert through the calendar (between years or months and a unit of fixed length).
     Calendar,
 }
 
+/// How a count of `from` becomes a count of `to`.
 pub fn rescale(from: TimeUnit, to: TimeUnit) -> Rescale {
     let ratio = |coarse: TimeUnit, fine: TimeUnit| match (coarse.nanos(), fine.nanos()) {
         (Some(c), Some(f)) => Some(c / f),

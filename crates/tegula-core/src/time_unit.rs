@@ -10,20 +10,32 @@ pub const NAT: i64 = i64::MIN;
 /// and its units of fixed length from weeks to nanoseconds (not the finer ones, nor multiples).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum TimeUnit {
+    /// NumPy's generic unit (`datetime64` without a unit): takes the unit of the times it meets.
     Generic,
+    /// Calendar years (`Y`).
     Year,
+    /// Calendar months (`M`).
     Month,
+    /// Weeks of 7 days (`W`).
     Week,
+    /// Days (`D`).
     Day,
+    /// Hours (`h`).
     Hour,
+    /// Minutes (`m`).
     Minute,
+    /// Seconds (`s`).
     Second,
+    /// Milliseconds (`ms`).
     Milli,
+    /// Microseconds (`us`).
     Micro,
+    /// Nanoseconds (`ns`).
     Nano,
 }
 
 impl TimeUnit {
+    /// Every unit, coarsest first.
     pub const ALL: [TimeUnit; 11] = [
         TimeUnit::Generic,
         TimeUnit::Year,
@@ -56,6 +68,7 @@ impl TimeUnit {
         }
     }
 
+    /// The unit of NumPy's code `code` (`"ns"`, `"generic"`), if tegula has it.
     pub fn from_code(code: &str) -> Option<TimeUnit> {
         TimeUnit::ALL.into_iter().find(|u| u.code() == code)
     }

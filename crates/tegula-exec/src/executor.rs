@@ -8,6 +8,7 @@ use tegula_core::{Result, Spec};
 use tegula_kernels::Chunk;
 use tegula_plan::TaskGraph;
 
+/// Something that runs a task graph within a memory budget and returns its outputs' blocks.
 pub trait Executor: Send + Sync + std::fmt::Debug {
     /// Runs `graph` under `spec` and returns the blocks of every output (row-major per
     /// output) and what it measured. Results must equal the threaded executor's, bit for bit.

@@ -23,30 +23,56 @@ use tegula_store::{open_sink_url, open_url, ChunkSink, ChunkSource};
 /// A self-contained plan: its tasks and outputs, and every resource they reach, encoded.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Fragment {
+    /// The tasks and outputs, without resources (those are in `resources`).
     pub graph: TaskGraph,
+    /// Every resource the tasks name, encoded.
     pub resources: Vec<EncodedResource>,
 }
 
+/// One resource of a fragment, as bytes that travel to another process.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct EncodedResource {
+    /// The number the graph's tasks name it by.
     pub id: ResourceId,
+    /// What it was in the plan (an array, a source, a sink or a function).
     pub kind: ResourceKind,
+    /// Its contents, or where another process finds them.
     pub payload: Payload,
 }
 
+/// How a resource travels: by value, or by a path or URL another process opens.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Payload {
     /// An array by value: row-major bytes in native order.
-    Array { dtype: DType, shape: Vec<usize>, bytes: Vec<u8> },
+    Array {
+        /// The type of its elements.
+        dtype: DType,
+        /// Its length along each axis.
+        shape: Vec<usize>,
+        /// Its elements, row-major, in native byte order.
+        bytes: Vec<u8>,
+    },
     /// An array by reference: a `.npy` file whose regions are read where needed.
-    ArrayFile { path: String },
+    ArrayFile {
+        /// The `.npy` file, in a directory the processes share.
+        path: String,
+    },
     /// A stored array, opened again from its URL (`tegula_store::open_url`).
-    Store { url: String },
+    Store {
+        /// The source's URL.
+        url: String,
+    },
     /// A user's function, as its codec's bytes.
-    Function { bytes: Vec<u8> },
+    Function {
+        /// What the function's codec made (`BlockFunction::encode`).
+        bytes: Vec<u8>,
+    },
     /// A store being written, where other processes write regions of it
     /// (`tegula_store::open_sink_url`); the process that made the plan finishes it.
-    Sink { url: String },
+    Sink {
+        /// The sink's URL.
+        url: String,
+    },
 }
 
 /// Turns a function's bytes back into a function; registered once by the layer that encodes
@@ -74,10 +100,12 @@ impl Fragment {
         Ok(Fragment { graph, resources })
     }
 
+    /// The fragment as bytes (postcard), to send to another process.
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
         postcard::to_stdvec(self).map_err(|e| internal_err!("encoding a plan: {e}"))
     }
 
+    /// The fragment `to_bytes` made, read back; other bytes are a `Value` error.
     pub fn from_bytes(bytes: &[u8]) -> Result<Fragment> {
         postcard::from_bytes(bytes).map_err(|e| value_err!("not a tegula plan fragment: {e}"))
     }

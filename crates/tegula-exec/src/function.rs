@@ -4,6 +4,8 @@
 use tegula_core::{value_err, Result};
 use tegula_kernels::Chunk;
 
+/// A user's function of a block's number and the same block of every input, returning the
+/// result block (what `map_blocks` calls).
 pub trait BlockFunction: Send + Sync {
     /// The result block for block `block` of the inputs `args`. Its dtype and shape are
     /// checked by the executor against the plan's.

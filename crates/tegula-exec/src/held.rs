@@ -9,6 +9,7 @@ use tegula_core::grid::{for_each_block, offsets, ravel};
 use tegula_core::{internal_err, Chunks, DType, Piece, Result, Scalar};
 use tegula_kernels::{with_chunk, Chunk, Wrap};
 
+/// An array in memory as the blocks of its chunk grid, each owning exactly its elements.
 pub struct HeldBlocks {
     chunks: Chunks,
     dtype: DType,
@@ -34,6 +35,7 @@ impl HeldBlocks {
         Ok(HeldBlocks { chunks, dtype, starts, blocks })
     }
 
+    /// The bytes of all its blocks' elements.
     pub fn nbytes(&self) -> usize {
         self.blocks.iter().map(Chunk::nbytes).sum()
     }

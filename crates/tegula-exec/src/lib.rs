@@ -3,6 +3,8 @@
 //! disk what does not fit; each chunk is kept only until its last consumer has run, and every
 //! thread count and budget gives bit-identical results.
 
+#![deny(missing_docs)]
+
 mod assemble;
 pub mod device;
 mod dispatch;
@@ -48,6 +50,7 @@ pub fn default_threads() -> usize {
 /// What an execution measured.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Report {
+    /// The number of tasks in the plan it ran.
     pub tasks: usize,
     /// The most bytes of chunks held in memory at once (outputs included; loads of arrays the
     /// caller holds are views and count nothing), measured on the chunks.
@@ -71,7 +74,9 @@ pub struct Report {
 /// simulated, and as the cluster measured it (the same figures, where the runner measures them).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ClusterReport {
+    /// What the placement was simulated to move and hold.
     pub simulated: tegula_plan::placement::Simulation,
+    /// What the cluster measured, where its runner measures it.
     pub measured: Option<tegula_plan::placement::Simulation>,
 }
 

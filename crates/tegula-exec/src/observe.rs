@@ -12,10 +12,13 @@ use tegula_plan::TaskId;
 /// observers that do not want times (`Observer::timed`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TaskEvent {
+    /// The task that ended.
     pub task: TaskId,
     /// The pool thread that ran it (0 for the serial executor).
     pub thread: usize,
+    /// When it started.
     pub start: Duration,
+    /// When it ended.
     pub end: Duration,
     /// Bytes of the result it produced.
     pub bytes: usize,
@@ -25,12 +28,14 @@ pub struct TaskEvent {
     pub on_disk: usize,
     /// Tasks finished so far, this one included, and the plan's total.
     pub done: usize,
+    /// The number of tasks in the plan.
     pub total: usize,
 }
 
 /// Told about every task as it ends. It is called while the executor's lock is held, so it
 /// must be quick (count, or push to a list); never compute in it.
 pub trait Observer: Sync {
+    /// Called once for each task, as it ends.
     fn task_done(&self, event: &TaskEvent);
     /// Whether events carry their end time (a clock read per task, under the lock).
     fn timed(&self) -> bool {
@@ -47,6 +52,7 @@ pub struct Progress {
 }
 
 impl Progress {
+    /// Counters at zero.
     pub fn new() -> Progress {
         Progress::default()
     }
@@ -76,9 +82,11 @@ pub struct Trace {
 }
 
 impl Trace {
+    /// A trace with no events yet.
     pub fn new() -> Trace {
         Trace::default()
     }
+    /// A copy of the events kept so far, in the order tasks ended.
     pub fn events(&self) -> Vec<TaskEvent> {
         self.events.lock().map(|e| e.clone()).unwrap_or_default()
     }

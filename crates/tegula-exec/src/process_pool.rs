@@ -35,6 +35,7 @@ pub const MAX_WORKERS: usize = 256;
 /// Runs of one fragment (a worker dying each time) before the computation fails.
 const ATTEMPTS: usize = 3;
 
+/// The process-pool executor: fragments of the plan run by worker processes it starts.
 #[derive(Debug, Clone)]
 pub struct ProcessPool {
     workers: usize,

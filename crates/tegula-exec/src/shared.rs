@@ -11,6 +11,7 @@ use tegula_kernels::raw::with_bytes;
 use tegula_kernels::Chunk;
 use tegula_store::{ChunkSink, NpySink};
 
+/// In-memory arrays written as `.npy` files in one directory, each once, for workers to read.
 pub struct SharedArrays {
     dir: PathBuf,
     written: Mutex<HashMap<ResourceId, String>>,

@@ -23,7 +23,9 @@ pub fn where_(compute: DType, cond: &Chunk, a: &Chunk, b: &Chunk) -> Result<Chun
     with_chunk!(&a, x => map3(cond, x, b.typed()?, |c, p, q| if c { p } else { q }))
 }
 
+/// Element types with the element-wise functions of two arguments NumPy defines for them.
 pub trait BinaryKernel: Wrap {
+    /// `op(a, b)` of two blocks of this type, broadcast together.
     fn binary(op: BinaryOp, a: &Block<Self>, b: &Block<Self>) -> Result<Chunk>;
 }
 

@@ -250,21 +250,36 @@ fn copy_then_drop<T: Clone, O>(view: &ArrayView<'static, T, IxDyn>, owner: O) ->
     copy
 }
 
+/// One block of any dtype: a typed `Block` per element type (times are stored as int64).
 #[derive(Debug, Clone)]
 pub enum Chunk {
+    /// A block of `bool` elements.
     Bool(Block<bool>),
+    /// A block of `int8` elements.
     Int8(Block<i8>),
+    /// A block of `int16` elements.
     Int16(Block<i16>),
+    /// A block of `int32` elements.
     Int32(Block<i32>),
+    /// A block of `int64` elements (and datetime64 and timedelta64 counts).
     Int64(Block<i64>),
+    /// A block of `uint8` elements.
     UInt8(Block<u8>),
+    /// A block of `uint16` elements.
     UInt16(Block<u16>),
+    /// A block of `uint32` elements.
     UInt32(Block<u32>),
+    /// A block of `uint64` elements.
     UInt64(Block<u64>),
+    /// A block of `float16` elements.
     Float16(Block<f16>),
+    /// A block of `float32` elements.
     Float32(Block<f32>),
+    /// A block of `float64` elements.
     Float64(Block<f64>),
+    /// A block of `complex64` elements.
     Complex64(Block<C64>),
+    /// A block of `complex128` elements.
     Complex128(Block<C128>),
 }
 
@@ -318,7 +333,9 @@ macro_rules! with_dtype {
 
 /// Moving a typed array into a `Chunk` and back out of one.
 pub trait Wrap: Elem {
+    /// The chunk holding `a`.
     fn wrap(a: Block<Self>) -> Chunk;
+    /// The typed block inside `c`, if `c` holds this type.
     fn unwrap(c: &Chunk) -> Option<&Block<Self>>;
 }
 
@@ -337,24 +354,30 @@ wrap_impl!(bool => Bool, i8 => Int8, i16 => Int16, i32 => Int32, i64 => Int64, u
     f64 => Float64, C64 => Complex64, C128 => Complex128);
 
 impl Chunk {
+    /// The dtype of its elements (int64 for stored times).
     pub fn dtype(&self) -> DType {
         fn of<T: Elem>(_: &Block<T>) -> DType {
             T::DTYPE
         }
         with_chunk!(self, a => of(a))
     }
+    /// Its length along each axis.
     pub fn shape(&self) -> &[usize] {
         with_chunk!(self, a => a.shape())
     }
+    /// The number of axes.
     pub fn ndim(&self) -> usize {
         self.shape().len()
     }
+    /// The number of elements (NumPy's `size`).
     pub fn len(&self) -> usize {
         self.shape().iter().product()
     }
+    /// Whether it has no elements.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// The bytes of its elements (NumPy's `nbytes`).
     pub fn nbytes(&self) -> usize {
         self.len() * self.dtype().itemsize()
     }

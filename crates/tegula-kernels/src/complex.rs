@@ -13,7 +13,9 @@ use num_traits::{Float, FloatConst};
 /// precision functions NumPy calls (num-complex's formulas in single precision lose digits to
 /// cancellation).
 pub trait Wide: Copy {
+    /// `f` of this value, computed in complex128 and rounded back.
     fn via(self, f: impl Fn(C128) -> C128) -> Self;
+    /// `f` of this value and `other`, computed in complex128 and rounded back.
     fn via2(self, other: Self, f: impl Fn(C128, C128) -> C128) -> Self;
 }
 impl Wide for C64 {

@@ -7,21 +7,30 @@ use num_complex::Complex;
 use std::fmt::Debug;
 use tegula_core::{DType, Scalar};
 
+/// A `complex64` element: two `f32` parts.
 pub type C64 = Complex<f32>;
+/// A `complex128` element: two `f64` parts.
 pub type C128 = Complex<f64>;
 
 /// A type a chunk can hold.
 pub trait Elem: Copy + Send + Sync + Debug + PartialEq + 'static {
+    /// The dtype of this element type.
     const DTYPE: DType;
+    /// An integer converted as NumPy's `astype` does (wrapping).
     fn from_i128(v: i128) -> Self;
+    /// A float64 converted as NumPy's `astype` does.
     fn from_f64(v: f64) -> Self;
+    /// A complex128 converted as NumPy's `astype` does (real types drop the imaginary part).
     fn from_c128(v: C128) -> Self;
+    /// A bool as 0 or 1 (itself for bool).
     fn from_bool(v: bool) -> Self;
     /// This value as `D`, as NumPy's `astype` converts (integers wrap, complex drops the
     /// imaginary part, anything non-zero is `True`).
     fn cast<D: Elem>(self) -> D;
+    /// Whether the value is not zero (its truth, as `astype(bool)` gives it).
     fn is_nonzero(self) -> bool;
 
+    /// A Python scalar converted to this type.
     fn from_scalar(s: Scalar) -> Self {
         match s {
             Scalar::Bool(b) => Self::from_bool(b),
@@ -35,17 +44,25 @@ pub trait Elem: Copy + Send + Sync + Debug + PartialEq + 'static {
 /// Addition and multiplication as NumPy does them for the type (wrapping integers; `or` and
 /// `and` for bool), with their identities: what sums, products and matmul need.
 pub trait Num: Elem {
+    /// The additive identity (`False` for bool).
     fn zero() -> Self;
+    /// The multiplicative identity (`True` for bool).
     fn one() -> Self;
+    /// The sum (wrapping for integers, `or` for bool).
     fn add(self, o: Self) -> Self;
+    /// The product (wrapping for integers, `and` for bool).
     fn mul(self, o: Self) -> Self;
 }
 
 /// Comparisons and NaN-propagating extremes.
 pub trait Ordered: Elem {
+    /// `self < o`, as NumPy compares (false with a NaN; complex numbers lexicographically).
     fn lt(self, o: Self) -> bool;
+    /// `self <= o`, as NumPy compares.
     fn le(self, o: Self) -> bool;
+    /// Whether the value is NaN (for complex numbers: either part).
     fn is_nan_value(self) -> bool;
+    /// The larger of two values, NaN if either is (NumPy's `maximum`).
     fn max_nan(self, o: Self) -> Self {
         if self.is_nan_value() || o.le(self) {
             self
@@ -53,6 +70,7 @@ pub trait Ordered: Elem {
             o
         }
     }
+    /// The smaller of two values, NaN if either is (NumPy's `minimum`).
     fn min_nan(self, o: Self) -> Self {
         if self.is_nan_value() || self.le(o) {
             self

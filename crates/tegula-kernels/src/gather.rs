@@ -41,8 +41,11 @@ pub fn wrap_index(idx: &Chunk, n: usize, axis: usize) -> Result<Chunk> {
 /// length `n`.
 #[derive(Debug, Clone, Copy)]
 pub struct GatherPlace {
+    /// The axis gathered along.
     pub axis: usize,
+    /// The `x` block's first element along `axis`.
     pub start: usize,
+    /// The length of the whole axis.
     pub n: usize,
 }
 

@@ -79,6 +79,7 @@ fn slice_info(source: &Chunk, axes: &[Select]) -> Result<BlockSlice> {
     BlockSlice::try_from(info).map_err(|e| TegulaError::Internal(format!("selection: {e}")))
 }
 
+/// `KernelOp::Transpose`: a view of `source` whose axis `i` is its axis `perm[i]`.
 pub fn transpose(source: &Chunk, perm: &[usize]) -> Result<Chunk> {
     let mut seen = vec![false; source.ndim()];
     if perm.len() != source.ndim() || perm.iter().any(|&p| p >= seen.len() || std::mem::replace(&mut seen[p], true)) {

@@ -4,6 +4,8 @@
 //! `KernelOp` on the CPU, `generate` any `SourceOp`. Kernels know nothing of graphs, schedules
 //! or storage.
 
+#![deny(missing_docs)]
+
 pub mod assemble;
 pub mod binary;
 pub mod bitcast;

@@ -15,6 +15,7 @@ use faer::{Mat, MatMut, MatRef, Side};
 use ndarray::ArrayD;
 use tegula_core::{internal_err, linalg_err, DType, LinalgOp, Result};
 
+/// `KernelOp::Linalg`: `op` of each matrix (the last two axes) of the inputs.
 pub fn linalg(op: LinalgOp, inputs: &[Chunk]) -> Result<Chunk> {
     crate::field::fixed_splits();
     match inputs.first().map(Chunk::dtype) {

@@ -11,6 +11,7 @@ use faer::{Accum, MatMut, MatRef, Par};
 use ndarray::{ArrayD, ArrayView2, ArrayViewMut2, Axis, Ix2, Zip};
 use tegula_core::{DType, Result, TegulaError};
 
+/// `KernelOp::Matmul`: the matrix product of two 2-D blocks, computed in `dtype`.
 pub fn matmul(dtype: DType, a: &Chunk, b: &Chunk) -> Result<Chunk> {
     let (a, b) = (a.cast(dtype), b.cast(dtype));
     match dtype {

@@ -12,9 +12,13 @@ use tegula_core::{internal_err, MovingOp, Result};
 /// element `start` of the first input.
 #[derive(Debug, Clone, Copy)]
 pub struct Span {
+    /// The axis the windows run along.
     pub axis: usize,
+    /// The number of elements in each window.
     pub width: usize,
+    /// Where the first window starts in the first input.
     pub start: usize,
+    /// The number of windows.
     pub count: usize,
 }
 

@@ -6,7 +6,9 @@ use crate::element::{C128, C64};
 use half::f16;
 use std::cmp::Ordering;
 
+/// Element types in NumPy's sort order.
 pub trait SortOrder: Copy {
+    /// How `self` compares with `other` in NumPy's sort order (NaN last).
     fn order(self, other: Self) -> Ordering;
     /// The bytes of `key`; 0 where the type has none (complex numbers).
     const KEY_BYTES: usize = 0;

@@ -45,8 +45,11 @@ fn unit(x: u64) -> f64 {
 
 /// Where one block sits in the whole array.
 pub struct BlockPlace<'a> {
+    /// The shape of the whole array.
     pub array_shape: &'a [usize],
+    /// The block's first element along each axis.
     pub start: &'a [usize],
+    /// The shape of the block.
     pub shape: &'a [usize],
 }
 
@@ -95,6 +98,7 @@ fn fill_drawn<T: RandomElem>(key: u64, runs: &[(u64, usize)], out: &mut [T], dra
 /// Element types with their uniform generator: 53 random bits scaled, except where a type
 /// has a faster exact path (float64's vectorised copy, float32's 24 bits).
 pub trait RandomElem: Elem + Default {
+    /// Fills `out` with uniform values on `[low, high)` for the stream positions from `first`.
     fn uniform(key: u64, first: u64, low: f64, high: f64, out: &mut [Self]) {
         fill(first, out, |g| Self::from_f64(unit(bits(key, g)) * (high - low) + low))
     }

@@ -12,6 +12,7 @@ use crate::{with_chunk, with_dtype};
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, Zip};
 use tegula_core::{DType, Finish, PartialReduce, Result, TegulaError};
 
+/// `KernelOp::ReducePartial`: the partial `op` of `a` over `axes`, kept with length one.
 pub fn reduce_partial(op: PartialReduce, axes: &[usize], a: &Chunk) -> Result<Chunk> {
     if axes.is_empty() {
         return reduce_axes(op, axes, a);
@@ -154,6 +155,7 @@ fn reduce_axes(op: PartialReduce, axes: &[usize], a: &Chunk) -> Result<Chunk> {
     }
 }
 
+/// `KernelOp::ReduceCombine`: same-shaped partials of `op` combined into one.
 pub fn reduce_combine(op: PartialReduce, parts: &[Chunk]) -> Result<Chunk> {
     let first = parts.first().ok_or_else(|| TegulaError::Internal("combine of no partials".into()))?;
     match op {
@@ -174,6 +176,8 @@ pub fn reduce_combine(op: PartialReduce, parts: &[Chunk]) -> Result<Chunk> {
     }
 }
 
+/// `KernelOp::ReduceFinish`: the combined partial `a` finished, its `squeeze` axes dropped,
+/// cast to `dtype`.
 pub fn reduce_finish(finish: Finish, squeeze: &[usize], dtype: DType, a: &Chunk) -> Result<Chunk> {
     let value = match finish {
         Finish::Identity => a.clone(),

@@ -9,6 +9,7 @@ use crate::zip::map2;
 use ndarray::Axis;
 use tegula_core::{internal_err, Result, ScanOp};
 
+/// `KernelOp::Scan`: the running `op` of `a` along `axis`.
 pub fn scan(op: ScanOp, axis: usize, a: &Chunk) -> Result<Chunk> {
     if axis >= a.ndim() {
         return Err(internal_err!("scan along axis {axis} of a {}-d block", a.ndim()));

@@ -11,6 +11,7 @@ use rayon::prelude::*;
 use std::cmp::Ordering;
 use tegula_core::{internal_err, Result};
 
+/// `KernelOp::Sort`: `a` sorted stably along `axis` in NumPy's order (NaN last).
 pub fn sort(a: &Chunk, axis: usize, descending: bool) -> Result<Chunk> {
     check_axis(a, axis)?;
     Ok(with_chunk!(a, x => {

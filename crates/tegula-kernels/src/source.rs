@@ -110,9 +110,13 @@ impl Fill for C128 {
 
 /// NumPy's linspace of `num` values from `start` to `stop`.
 pub struct LinspaceSpec {
+    /// The first value.
     pub start: f64,
+    /// The last value when `endpoint`, else the end of the range.
     pub stop: f64,
+    /// The number of values.
     pub num: usize,
+    /// Whether `stop` is the last value.
     pub endpoint: bool,
 }
 

@@ -16,7 +16,9 @@ pub fn unary(op: UnaryOp, compute: DType, a: &Chunk) -> Result<Chunk> {
     with_dtype!(compute, T => T::unary(op, a.typed::<T>()?))
 }
 
+/// Element types with the element-wise functions of one argument NumPy defines for them.
 pub trait UnaryKernel: Wrap {
+    /// `op(a)` of a block of this type.
     fn unary(op: UnaryOp, a: &Block<Self>) -> Result<Chunk>;
 }
 

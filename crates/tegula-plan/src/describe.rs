@@ -17,10 +17,15 @@ pub struct Operation {
     pub label: String,
     /// Operations it reads, by index.
     pub inputs: Vec<usize>,
+    /// The shape of its result.
     pub shape: Vec<usize>,
+    /// The dtype of its result.
     pub dtype: DType,
+    /// The largest block length along each axis.
     pub chunk_shape: Vec<usize>,
+    /// The number of blocks of its result.
     pub blocks: usize,
+    /// The number of tasks lowering emitted for it.
     pub tasks: usize,
     /// The chain its tasks compute when they are fused (`fused[add,multiply,sum]`).
     pub fused: Option<String>,
@@ -36,8 +41,11 @@ pub struct Operation {
 /// static rank (the order the executors prefer).
 #[derive(Debug, Clone)]
 pub struct PlanDescription {
+    /// The operations, inputs before the operations that read them.
     pub operations: Vec<Operation>,
+    /// The operation of each task, by index into `operations`.
     pub task_operation: Vec<usize>,
+    /// Each task's place in the static order.
     pub rank: Vec<usize>,
     /// The most bytes held at once, one task at a time in static order.
     pub projected_peak: usize,
@@ -45,6 +53,7 @@ pub struct PlanDescription {
     pub largest_block: usize,
 }
 
+/// The plan `graph` of the expressions `roots`, described per operation and per task.
 pub fn describe(roots: &[NodeRef], graph: &TaskGraph) -> PlanDescription {
     let nodes = topological(roots);
     let index: HashMap<u64, usize> = nodes.iter().enumerate().map(|(i, n)| (n.id, i)).collect();

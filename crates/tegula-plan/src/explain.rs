@@ -12,6 +12,8 @@ use crate::node::NodeRef;
 use std::fmt::Write;
 use tegula_core::shape::fmt_shape;
 
+/// The plan `graph` of `roots` as text, one line per operation, then its size, projected peak
+/// and the memory `budget`.
 pub fn explain(roots: &[NodeRef], graph: &TaskGraph, budget: usize) -> String {
     let plan = describe(roots, graph);
     let mut out = String::new();

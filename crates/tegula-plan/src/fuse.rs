@@ -17,6 +17,7 @@ use tegula_core::program::{Instr, Program};
 /// The program of a fused operation and the nodes it reads from outside.
 #[derive(Debug)]
 pub struct Template {
+    /// The fused element-wise program.
     pub program: Arc<Program>,
     /// Nodes whose blocks the fused tasks read: `Instr::Input(i)` is `reads[i]`'s block.
     pub reads: Vec<NodeRef>,

@@ -7,15 +7,20 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use tegula_core::{Chunks, DType, DeviceId, TaskOp};
 
+/// A task's number in its graph (its index in `TaskGraph::tasks`).
 pub type TaskId = usize;
 
+/// One chunk task: what it computes, from which tasks' results, and what it produces.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Task {
+    /// What it computes.
     pub op: TaskOp,
+    /// The tasks whose results it reads, in the order the op takes them.
     pub inputs: Vec<TaskId>,
     /// Number of elements and dtype of the block the task produces (its shape is the op's
     /// business; a plan of millions of tasks should not hold millions of shape vectors).
     pub size: usize,
+    /// The dtype of the block it produces.
     pub dtype: DType,
     /// The expression node this task belongs to.
     pub node: u64,
@@ -24,6 +29,7 @@ pub struct Task {
 }
 
 impl Task {
+    /// The bytes of the block it produces.
     pub fn nbytes(&self) -> usize {
         self.size * self.dtype.itemsize()
     }
@@ -38,15 +44,23 @@ impl Task {
 /// One requested array: the tasks of its blocks, row-major over its block grid.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Output {
+    /// The expression node it computes.
     pub node: u64,
+    /// The dtype of the array.
     pub dtype: DType,
+    /// The array's chunking.
     pub chunks: Chunks,
+    /// The task of each block, row-major over the block grid.
     pub blocks: Vec<TaskId>,
 }
 
+/// A plan as chunk tasks: the tasks in topological order, the requested arrays, and the
+/// resources the tasks reach.
 #[derive(Debug, Default, Clone, Serialize, Deserialize)]
 pub struct TaskGraph {
+    /// Every task, numbered by position (inputs before the tasks that read them).
     pub tasks: Vec<Task>,
+    /// The requested arrays, in the order they were asked for.
     pub outputs: Vec<Output>,
     /// The resources `Io` tasks reach, by id. Their contents are not plain data: a plan
     /// leaves the process as a fragment (`tegula_exec::Fragment`), which encodes them.

@@ -2,6 +2,8 @@
 //! lowered to a chunk task graph of plain data (`graph`, `lower`), fused (`fuse`), ordered
 //! (`order`), projected in memory (`memory`) and described (`explain`). Planning knows op kinds and sizes, never kernels, stores or threads.
 
+#![deny(missing_docs)]
+
 pub mod chain;
 pub mod construct;
 pub mod describe;

@@ -11,6 +11,7 @@ use tegula_core::{value_err, BinaryOp, Chunks, DeviceId, Result, DType, Distribu
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
+/// A new node or resource id, unique in the process.
 pub fn next_id() -> u64 {
     NEXT_ID.fetch_add(1, Ordering::Relaxed)
 }
@@ -18,12 +19,33 @@ pub fn next_id() -> u64 {
 /// Where a source node's values come from.
 #[derive(Debug, Clone)]
 pub enum SourceKind {
+    /// An array the caller holds in memory, or a stored array, by its resource.
     Stored(Arc<Resource>),
+    /// NumPy's `full`: every element this value.
     Full(Scalar),
     /// NumPy's arange from its first two values (see `SourceOp::Arange`).
-    Arange { first: Scalar, second: Scalar },
-    Linspace { start: f64, stop: f64, endpoint: bool },
-    Random { key: u64, dist: Distribution },
+    Arange {
+        /// Element 0.
+        first: Scalar,
+        /// Element 1 (`first` plus the step).
+        second: Scalar,
+    },
+    /// NumPy's `linspace` (its number of samples is the node's length).
+    Linspace {
+        /// NumPy's `start`.
+        start: f64,
+        /// NumPy's `stop`.
+        stop: f64,
+        /// Whether `stop` is the last sample.
+        endpoint: bool,
+    },
+    /// Counter-based random values.
+    Random {
+        /// The key of the random stream.
+        key: u64,
+        /// The distribution values are drawn from.
+        dist: Distribution,
+    },
 }
 
 /// The part of a source a node produces: the box starting at `origin` of the source's whole
@@ -31,7 +53,9 @@ pub enum SourceKind {
 /// touches). Empty: the whole source, of the node's own shape.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Window {
+    /// Where the node's box starts in the whole source, along each axis.
     pub origin: Arc<[usize]>,
+    /// The whole source's shape.
     pub whole: Arc<[usize]>,
 }
 
@@ -50,118 +74,276 @@ impl Window {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum IndexAxis {
     /// `len` elements `start, start + step, ...` (step may be negative).
-    Range { start: usize, step: isize, len: usize },
+    Range {
+        /// The first element.
+        start: usize,
+        /// The step between elements.
+        step: isize,
+        /// The number of elements.
+        len: usize,
+    },
+    /// One element; the axis is dropped.
     Index(usize),
+    /// A new axis of length one.
     NewAxis,
 }
 
+/// What a node computes from its inputs.
 #[derive(Debug, Clone)]
 pub enum NodeKind {
+    /// Values from a source (stored or generated), the part of it `Window` names.
     Source(SourceKind, Window),
-    Unary { op: UnaryOp, compute: DType },
-    Binary { op: BinaryOp, compute: DType },
-    Where { compute: DType },
+    /// An element-wise function of one input.
+    Unary {
+        /// The function.
+        op: UnaryOp,
+        /// The dtype it runs in.
+        compute: DType,
+    },
+    /// An element-wise function of two inputs, broadcast.
+    Binary {
+        /// The function.
+        op: BinaryOp,
+        /// The dtype it runs in.
+        compute: DType,
+    },
+    /// NumPy's `where(cond, x, y)` of three inputs, broadcast.
+    Where {
+        /// The dtype the two choices are cast to.
+        compute: DType,
+    },
+    /// The input cast to the node's dtype (`astype`).
     Cast,
     /// Each block's bytes read as the node's dtype (`construct::elementwise::bitcast`).
     Bitcast,
     /// Values of a rejection-sampled distribution from each element's word and parameters
     /// (`construct::elementwise::drawn`).
-    Drawn { dist: Rejection },
-    Reduce { op: ReduceOp, axes: Vec<usize>, keepdims: bool, ddof: f64, split_every: usize },
-    Matmul { split_every: usize },
+    Drawn {
+        /// The distribution.
+        dist: Rejection,
+    },
+    /// A reduction of the input over `axes`, as a tree of partials.
+    Reduce {
+        /// The reduction.
+        op: ReduceOp,
+        /// The axes reduced, ascending.
+        axes: Vec<usize>,
+        /// Keep the reduced axes with length one.
+        keepdims: bool,
+        /// Delta degrees of freedom for `var` and `std`.
+        ddof: f64,
+        /// The most partials one combining task takes.
+        split_every: usize,
+    },
+    /// The matrix product of two inputs (NumPy's `matmul`).
+    Matmul {
+        /// The most partial products one summing task takes.
+        split_every: usize,
+    },
     /// `op` of each matrix of the inputs, whose last two axes are one block each and whose
     /// other (stack) axes are chunked alike; the result keeps the stack chunks (`construct/linalg.rs`).
-    Linalg { op: LinalgOp },
-    Transpose { perm: Vec<usize> },
-    Index { axes: Vec<IndexAxis> },
+    Linalg {
+        /// The function and which of its results.
+        op: LinalgOp,
+    },
+    /// The input's axes permuted: axis `i` is the input's axis `perm[i]`.
+    Transpose {
+        /// The input axis of each axis of the result.
+        perm: Vec<usize>,
+    },
+    /// Basic indexing of the input.
+    Index {
+        /// The selection of each input axis, and new axes.
+        axes: Vec<IndexAxis>,
+    },
     /// Input 0 with the selection `axes` (no new axes) replaced by input 1, chunked so that
     /// each of its blocks falls in one block of input 0.
-    SetItem { axes: Vec<IndexAxis> },
+    SetItem {
+        /// The selection of each axis of input 0 that input 1 replaces.
+        axes: Vec<IndexAxis>,
+    },
     /// The discrete Fourier transform along `axis`, which is one block (see `construct/fft.rs`).
-    Fft { axis: usize, inverse: bool },
+    Fft {
+        /// The axis transformed.
+        axis: usize,
+        /// Use a positive exponent (the unnormalised inverse).
+        inverse: bool,
+    },
     /// The input in this node's chunks; with `copy`, no block is a view of an input block
     /// (a staged rechunk's pieces, so holding or spilling them frees the blocks they came from).
-    Rechunk { copy: bool },
+    Rechunk {
+        /// Copy every block rather than take views of input blocks.
+        copy: bool,
+    },
     /// The input's elements in row-major order, in this node's shape. The chunkings match
     /// block for block (`construct/reshape.rs`): block `i` of the result is block `i` of the input.
     Reshape,
     /// Integer indices into an axis of length `n` (`axis` of the indexed array, for errors),
     /// checked and wrapped to int64 in `[0, n)`.
-    WrapIndex { n: usize, axis: usize },
+    WrapIndex {
+        /// The length of the indexed axis.
+        n: usize,
+        /// The indexed axis, for messages.
+        axis: usize,
+    },
     /// Input 0, failing with `error` when computed where the boolean input 1 (same chunks)
     /// holds a true element (`construct/check.rs`).
-    Check { error: TegulaError },
+    Check {
+        /// The error returned when the check fails.
+        error: TegulaError,
+    },
     /// The elements of input 0 at the integer indices input 1 along `axis` (`construct/gather.rs`).
-    Gather { axis: usize },
+    Gather {
+        /// The axis gathered along.
+        axis: usize,
+    },
     /// The rows (axis 0) of input 0 where the 1-D boolean input 1 (same chunks along axis 0)
     /// is true; output block `b` along axis 0 comes from input block `blocks[b]`.
-    Compress { blocks: Arc<[usize]> },
+    Compress {
+        /// The input block of each output block along axis 0.
+        blocks: Arc<[usize]>,
+    },
     /// The number of true elements of each block of a 1-D boolean input, as int64.
     BlockCounts,
     /// Length-one axes inserted at `axes` (ascending positions in the result).
-    ExpandDims { axes: Arc<[usize]> },
+    ExpandDims {
+        /// The positions of the new axes in the result, ascending.
+        axes: Arc<[usize]>,
+    },
     /// The inputs (same dtype, same chunks on every other axis) one after another along `axis`.
-    Concatenate { axis: usize },
+    Concatenate {
+        /// The axis joined along.
+        axis: usize,
+    },
     /// The running sum or product along `axis` (the input is in the result dtype).
-    Scan { op: ScanOp, axis: usize },
+    Scan {
+        /// The running operation.
+        op: ScanOp,
+        /// The axis it runs along.
+        axis: usize,
+    },
     /// Every window of `width` consecutive elements of the input along `axis`, as a new last
     /// axis (one block); the windows are in the blocks their first elements are in
     /// (`construct/windows.rs`).
-    Windows { axis: usize, width: usize },
+    Windows {
+        /// The axis the windows run along.
+        axis: usize,
+        /// The number of elements in each window.
+        width: usize,
+    },
     /// `op` over every window of `width` along `axis`, blocked as `Windows` is, without
     /// building the windows.
-    Moving { op: MovingOp, axis: usize, width: usize },
+    Moving {
+        /// The reduction of each window.
+        op: MovingOp,
+        /// The axis the windows run along.
+        axis: usize,
+        /// The number of elements in each window.
+        width: usize,
+    },
     /// Each block of the input sorted along `axis` on its own (the whole sort when the axis is
     /// one block), or the int64 positions along the axis sorting it (`arg`).
-    Sort { axis: usize, descending: bool, arg: bool },
+    Sort {
+        /// The axis sorted along.
+        axis: usize,
+        /// Sort in descending order (equal elements kept in their order).
+        descending: bool,
+        /// Give the int64 positions instead of the values.
+        arg: bool,
+    },
     /// The elements at the int64 positions input 1 of input 0's lanes along `axis` sorted in
     /// NumPy's order (`take_along_axis` of the sort, found by selection): input 0 is one
     /// block along `axis`, input 1 one block there too and blocked as input 0 or of length
     /// one along the other axes.
-    SortedTake { axis: usize },
+    SortedTake {
+        /// The axis of the lanes.
+        axis: usize,
+    },
     /// The elements of the 1-D input 0 at the int64 positions input 1, whose block `b` holds
     /// positions inside block `b` of input 0 (`construct/sample_sort.rs`).
     TakeWithinBlocks,
     /// The int64 positions of regularly spaced elements of each sorted block of the 1-D input
     /// (`construct/sample_sort.rs`: `sample_every` for `buckets`).
-    SamplePositions { descending: bool, buckets: usize },
+    SamplePositions {
+        /// Order by value descending.
+        descending: bool,
+        /// The number of buckets the samples split the array into.
+        buckets: usize,
+    },
     /// How many elements of each block of the 1-D input 0 fall in each bucket between the
     /// splitters (input 1: values; input 2: positions), one int64 per bucket.
-    BucketCounts { descending: bool },
+    BucketCounts {
+        /// Order by value descending.
+        descending: bool,
+    },
     /// Each block of the 1-D input 0 with its elements (or with `arg`, their int64 positions)
     /// grouped by the buckets `BucketCounts` counts, in bucket order, each bucket's in block
     /// order.
-    BucketPartition { descending: bool, arg: bool },
+    BucketPartition {
+        /// Order by value descending.
+        descending: bool,
+        /// Give the elements' positions instead of their values.
+        arg: bool,
+    },
     /// The sorted 1-D array from the blocks of input 0, each sorted on its own or grouped by
     /// bucket (and for argsort input 1, their positions): `counts[b * buckets + j]` elements of block `b` fall
     /// in bucket `j`; each nonempty bucket is one output block.
-    MergeBuckets { descending: bool, counts: Arc<[usize]> },
+    MergeBuckets {
+        /// Order by value descending.
+        descending: bool,
+        /// How many elements of each input block fall in each bucket, block by block.
+        counts: Arc<[usize]>,
+    },
     /// For each element of input 1, where it would go in the 1-D input 0 (same dtype) to keep
     /// it sorted; `presorted`: input 0 is sorted (else only the order it would sort into
     /// matters, and each of its blocks is sorted first).
-    SearchSorted { right: bool, presorted: bool },
+    SearchSorted {
+        /// Place elements equal to one of input 0 after it (NumPy's `side="right"`).
+        right: bool,
+        /// Input 0 is sorted already.
+        presorted: bool,
+    },
     /// Writes its input, block by block, to `sink` (whose stored chunks the blocks align with).
     /// Its blocks are empty: what it makes is the stored array.
-    Store { sink: Arc<Resource> },
+    Store {
+        /// The stored array being written.
+        sink: Arc<Resource>,
+    },
     /// A user's function (`name`, held by `function`) applied to the same block of every
     /// input (same block grids); its results are this node's blocks (`construct/map_blocks.rs`).
-    MapBlocks { function: Arc<Resource>, name: String },
+    MapBlocks {
+        /// The user's function, as a resource.
+        function: Arc<Resource>,
+        /// Its name, for plans.
+        name: String,
+    },
     /// The input on `device` (the node's own device; see `Node::device`).
-    ToDevice { device: DeviceId },
+    ToDevice {
+        /// The device the result lives on.
+        device: DeviceId,
+    },
 }
 
+/// One array of the lazy expression graph: what computes it, from which inputs, and its
+/// dtype and chunks.
 #[derive(Debug)]
 pub struct Node {
+    /// Its identity in plans, unique in the process.
     pub id: u64,
+    /// What it computes.
     pub kind: NodeKind,
+    /// The nodes it reads.
     pub inputs: Vec<Arc<Node>>,
+    /// The dtype of its elements.
     pub dtype: DType,
+    /// Its chunking (and so its shape).
     pub chunks: Chunks,
     /// Where its tasks run and its blocks live: its inputs' device (all on one), the CPU for
     /// sources, stores and user functions (which run on the host), the target of `ToDevice`.
     pub device: DeviceId,
 }
 
+/// A shared reference to a node.
 pub type NodeRef = Arc<Node>;
 
 impl Drop for Node {
@@ -195,15 +377,19 @@ impl Node {
         check_one_device(&kind, &inputs)?;
         Ok(Node::new(kind, inputs, dtype, chunks))
     }
+    /// Its length along each axis.
     pub fn shape(&self) -> Vec<usize> {
         self.chunks.shape()
     }
+    /// The number of axes.
     pub fn ndim(&self) -> usize {
         self.chunks.ndim()
     }
+    /// The number of elements.
     pub fn size(&self) -> usize {
         self.shape().iter().product()
     }
+    /// The bytes of its elements.
     pub fn nbytes(&self) -> usize {
         self.size() * self.dtype.itemsize()
     }

@@ -22,8 +22,11 @@ use tegula_core::{Result, TegulaError};
 /// Where things run: a node for each fragment, and for each given block.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Placement {
+    /// The number of nodes.
     pub nodes: usize,
+    /// The node of each fragment, by the fragment's index.
     pub fragment_node: Vec<usize>,
+    /// The node that holds each block the caller gives, by its load task.
     pub given_node: HashMap<TaskId, usize>,
     /// The subtrees of fragments placed whole on one node, and the ranges of a reduction's
     /// units (their fragments, in plan order, a tree's head last), which
@@ -34,6 +37,7 @@ pub struct Placement {
 /// What one node does under a placement.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct NodeLoad {
+    /// The number of fragments it runs.
     pub fragments: usize,
     /// Bytes of the blocks made on it (and given to it).
     pub bytes_made: usize,
@@ -48,11 +52,13 @@ pub struct NodeLoad {
 /// A placement replayed: the bytes moved between nodes, and each node's load.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Simulation {
+    /// Bytes copied from one node to another.
     pub bytes_between_nodes: usize,
     /// Bytes the caller gives the nodes (its arrays' blocks).
     pub bytes_given: usize,
     /// Bytes of the results, returned to the caller.
     pub bytes_returned: usize,
+    /// The load of each node.
     pub nodes: Vec<NodeLoad>,
 }
 
@@ -119,14 +125,18 @@ pub fn place(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> Placement
 /// it is judged against (`place_block_cyclic`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Placer {
+    /// tegula's own placement, which keeps the cluster's loads lowest (`place`).
     #[default]
     Tegula,
+    /// NumS's block-cyclic layout, blind to where inputs are (`place_block_cyclic`).
     BlockCyclic,
 }
 
 impl Placer {
+    /// Every placer.
     pub const ALL: [Placer; 2] = [Placer::Tegula, Placer::BlockCyclic];
 
+    /// The placer's name (`"tegula"`, `"block-cyclic"`).
     pub fn name(self) -> &'static str {
         match self {
             Placer::Tegula => "tegula",
@@ -134,10 +144,12 @@ impl Placer {
         }
     }
 
+    /// The placer called `name`, if there is one.
     pub fn from_name(name: &str) -> Option<Placer> {
         Placer::ALL.into_iter().find(|p| p.name() == name)
     }
 
+    /// Places the fragments `cuts` of `graph` on `nodes` nodes.
     pub fn place(self, graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> Placement {
         match self {
             Placer::Tegula => place(graph, cuts, nodes),

@@ -8,8 +8,11 @@ use std::any::Any;
 use std::sync::Arc;
 use tegula_core::ResourceId;
 
+/// Something a task reaches outside the plan: an array in memory, a store, or a function.
 pub struct Resource {
+    /// Its id, as `IoOp`s name it.
     pub id: ResourceId,
+    /// What it is, which planning knows (its contents it does not).
     pub kind: ResourceKind,
     /// What the executor uses: a `Chunk`, an `Arc<dyn ChunkSource>` or `Arc<dyn ChunkSink>`,
     /// an `Arc<dyn BlockFunction>`.
@@ -22,6 +25,7 @@ pub struct Resource {
 }
 
 impl Resource {
+    /// A resource with no guard, read at any region's own cost.
     pub fn new(id: ResourceId, kind: ResourceKind, data: Arc<dyn Any + Send + Sync>) -> Resource {
         Resource { id, kind, data, guard: None, read_unit: None }
     }
@@ -31,7 +35,9 @@ impl Resource {
 /// (`ChunkSource::read_unit`); reading part of one costs as much as all of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReadUnit {
+    /// The box a read costs at least.
     pub unit: Arc<[usize]>,
+    /// The shape of the whole array.
     pub shape: Arc<[usize]>,
 }
 

@@ -7,11 +7,23 @@ use tegula_core::{value_err, DType, Kind, Result, Scalar};
 /// A compressor for every chunk (v3: the bytes-to-bytes codec; v2: the `compressor`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Codec {
+    /// Chunks stored uncompressed.
     None,
-    Zstd { level: i32 },
-    Gzip { level: u32 },
+    /// Zstandard, at a level from -7 to 22.
+    Zstd {
+        /// The compression level (higher: smaller and slower).
+        level: i32,
+    },
+    /// Gzip (deflate), at a level from 0 to 9.
+    Gzip {
+        /// The compression level (higher: smaller and slower).
+        level: u32,
+    },
     /// Blosc with LZ4 and byte shuffling (the common choice for numeric data).
-    Blosc { level: u32 },
+    Blosc {
+        /// The compression level, 0 to 9 (higher: smaller and slower).
+        level: u32,
+    },
 }
 
 impl Codec {
@@ -61,7 +73,9 @@ impl Codec {
 pub struct ZarrOptions {
     /// 2 or 3.
     pub format: u8,
+    /// The shape of each stored chunk (the inner chunk when sharded).
     pub chunk_shape: Vec<usize>,
+    /// The compressor every chunk is stored with.
     pub codec: Codec,
     /// Zarr v3 sharding: the shard shape, a multiple of `chunk_shape` per axis.
     pub shard_shape: Option<Vec<usize>>,

@@ -11,6 +11,8 @@
 //! shapes whose bytes overflow `isize`, or with more than `MAX_NDIM` axes, are refused when
 //! opened; errors name the path and the stored chunk (`chunk [3, 7] (c/3/7)`).
 
+#![deny(missing_docs)]
+
 mod atomic;
 mod aws_profile;
 mod bounded;
@@ -43,7 +45,9 @@ use tegula_core::{DType, Result, TegulaError};
 pub struct StoredInfo {
     /// Where it lives, for messages.
     pub path: String,
+    /// The array's length along each axis.
     pub shape: Vec<usize>,
+    /// The type of its elements.
     pub dtype: DType,
     /// The store's own chunk shape (one chunk for a format without chunks, such as `.npy`).
     pub chunk_shape: Vec<usize>,
@@ -53,6 +57,7 @@ pub struct StoredInfo {
 
 /// An array whose regions can be read. `region` is a half-open `(start, stop)` per axis.
 pub trait ChunkSource: Send + Sync {
+    /// The array's path, shape, dtype, chunk shape and attributes.
     fn info(&self) -> &StoredInfo;
     /// Fills `out` (exactly the region's elements times the item size) with the region's
     /// elements, row-major, in native byte order.
@@ -113,6 +118,7 @@ pub fn open_sink_url(url: &str) -> Result<std::sync::Arc<dyn ChunkSink>> {
 /// An array being written region by region. Concurrent writes to different regions must be
 /// safe; a writer must never give two tasks regions that share a stored chunk.
 pub trait ChunkSink: Send + Sync {
+    /// The array's path, shape, dtype, chunk shape and attributes.
     fn info(&self) -> &StoredInfo;
     /// Where region boundaries may fall along each axis without sharing a stored chunk:
     /// multiples of this length (and the array's end).

@@ -290,6 +290,7 @@ fn transpose_bytes(input: &[u8], shape: &[usize], itemsize: usize, out: &mut [u8
     }
 }
 
+/// A NumPy `.npy` file read region by region (the whole file is one chunk).
 pub struct NpySource {
     info: StoredInfo,
     file: File,
@@ -297,6 +298,7 @@ pub struct NpySource {
 }
 
 impl NpySource {
+    /// Opens the `.npy` file at `path`, refusing one shorter than its header describes.
     pub fn open(path: &str) -> Result<NpySource> {
         let file = crate::files::open_regular(std::path::Path::new(path)).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => TegulaError::NotFound(format!("no such file or directory: {path}")),
@@ -382,6 +384,8 @@ fn header_bytes(dtype: DType, shape: &[usize]) -> Vec<u8> {
     out
 }
 
+/// A NumPy `.npy` file being written region by region, in a temporary file beside its path
+/// until `finish`.
 pub struct NpySink {
     info: StoredInfo,
     target: PathBuf,
@@ -392,6 +396,8 @@ pub struct NpySink {
 }
 
 impl NpySink {
+    /// Starts a `.npy` file of `shape` and `dtype` at `path`, refusing an existing one unless
+    /// `overwrite`; nothing appears at `path` until `finish`.
     pub fn create(path: &str, shape: &[usize], dtype: DType, overwrite: bool) -> Result<NpySink> {
         let target = PathBuf::from(path);
         if target.exists() && !overwrite {

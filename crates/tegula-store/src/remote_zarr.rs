@@ -25,6 +25,7 @@ pub const REMOTE_SCHEME: &str = "zarr-remote";
 /// The URL scheme of a remote array being written: `zarr-remote-sink:["URL", OPTIONS, METADATA]`.
 pub const REMOTE_SINK_SCHEME: &str = "zarr-remote-sink";
 
+/// A Zarr array in object storage, read region by region.
 pub struct RemoteZarrSource {
     info: StoredInfo,
     array: Array<ObjectStorage>,
@@ -143,6 +144,7 @@ impl ChunkSource for RemoteZarrSource {
     }
 }
 
+/// A Zarr array in object storage being written region by region; its metadata is put by `finish`.
 pub struct RemoteZarrSink {
     info: StoredInfo,
     array: Array<ObjectStorage>,

@@ -17,6 +17,8 @@ fn staged_names(names: &str) -> Result<(String, String)> {
     serde_json::from_str(names).map_err(|e| value_err!("not an array being built: {names:?}: {e}"))
 }
 
+/// A Zarr array another process is building, whose regions this process writes (its creator
+/// finishes it).
 pub struct StagedZarr {
     info: StoredInfo,
     array: ZarrArray,
@@ -50,6 +52,8 @@ impl ChunkSink for StagedZarr {
     }
 }
 
+/// A `.npy` file another process is building, whose regions this process writes (its creator
+/// finishes it).
 pub struct StagedNpy {
     info: StoredInfo,
     file: File,

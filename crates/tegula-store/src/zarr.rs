@@ -97,6 +97,7 @@ pub(crate) fn chunk_names(info: &StoredInfo, region: &[(usize, usize)]) -> Strin
     format!("chunk ({})", axes.join(", "))
 }
 
+/// A local Zarr array (v2 or v3), read region by region.
 pub struct ZarrSource {
     info: StoredInfo,
     array: ZarrArray,
@@ -109,6 +110,7 @@ pub struct ZarrSource {
 }
 
 impl ZarrSource {
+    /// Opens the Zarr array at `path`; chunks never written read as the fill value.
     pub fn open(path: &str) -> Result<ZarrSource> {
         // An array switched in while its metadata was read: open the new one.
         let mut tries = 0;
@@ -282,6 +284,8 @@ fn failed_chunk<S: ?Sized + ReadableStorageTraits + 'static>(array: &Array<S>, i
     })
 }
 
+/// A local Zarr array being written region by region, in a directory beside its path until
+/// `finish`.
 pub struct ZarrSink {
     info: StoredInfo,
     array: ZarrArray,

@@ -4,6 +4,7 @@ use super::Device;
 use tegula_core::{KernelOp, Result, SourceOp};
 use tegula_kernels::Chunk;
 
+/// The host's CPU, device 0: kernels on its cores, blocks in its memory, nothing copied.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Cpu;
 

@@ -9,6 +9,8 @@ use tegula_core::{KernelOp, Result, SourceOp};
 use tegula_kernels::raw::{chunk_from_bytes, with_bytes};
 use tegula_kernels::Chunk;
 
+/// A stand-in accelerator on the host: its own name and memory budget, each block copied on
+/// the way in and out and the copies counted.
 #[derive(Debug, Default)]
 pub struct HostDevice {
     name: String,

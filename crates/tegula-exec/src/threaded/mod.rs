@@ -78,6 +78,7 @@ enum Arg {
 /// The threaded executor: `threads` jobs on a rayon pool of that size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Threaded {
+    /// The number of threads in its pool (1: serial).
     pub threads: usize,
 }
 

@@ -9,6 +9,7 @@ use super::{elementwise as ew, join, reduce as numeric, sort, time};
 use crate::node::NodeRef;
 use tegula_core::{result_type, BinaryOp, Chunks, DType, Result, Scalar, UnaryOp};
 
+/// `op(x)`: element-wise on numbers, through their counts for times.
 pub fn unary(op: UnaryOp, x: &NodeRef) -> Result<NodeRef> {
     if x.dtype.is_time() {
         return time::time_unary(op, x);
@@ -16,6 +17,7 @@ pub fn unary(op: UnaryOp, x: &NodeRef) -> Result<NodeRef> {
     ew::unary(op, x)
 }
 
+/// `op(a, b)`, broadcast: element-wise on numbers, through their counts for times.
 pub fn binary(op: BinaryOp, a: &NodeRef, b: &NodeRef) -> Result<NodeRef> {
     if a.dtype.is_time() || b.dtype.is_time() {
         return time::time_binary(op, a, b);
@@ -47,6 +49,7 @@ pub fn where_(cond: &NodeRef, a: &NodeRef, b: &NodeRef) -> Result<NodeRef> {
     ew::where_(cond, a, b)
 }
 
+/// `x.astype(dtype)`, times converted between units and to and from numbers as NumPy does.
 pub fn cast(x: &NodeRef, dtype: DType) -> Result<NodeRef> {
     if x.dtype != dtype && (x.dtype.is_time() || dtype.is_time()) {
         return time::time_cast(x, dtype);
@@ -54,6 +57,7 @@ pub fn cast(x: &NodeRef, dtype: DType) -> Result<NodeRef> {
     ew::cast(x, dtype)
 }
 
+/// The reduction `spec` of `x`, of numbers or times.
 pub fn reduce(x: &NodeRef, spec: &ReduceSpec) -> Result<NodeRef> {
     if x.dtype.is_time() {
         return time::time_reduce(x, spec);
@@ -61,6 +65,7 @@ pub fn reduce(x: &NodeRef, spec: &ReduceSpec) -> Result<NodeRef> {
     numeric::reduce(x, spec)
 }
 
+/// The cumulative operation `spec` of `x`, of numbers or times.
 pub fn cumulative(x: &NodeRef, spec: &ScanSpec) -> Result<NodeRef> {
     if x.dtype.is_time() {
         return time::time_cumulative(x, spec);
@@ -79,10 +84,12 @@ fn common(arrays: &[NodeRef]) -> Result<Vec<NodeRef>> {
     arrays.iter().map(|a| cast(a, dtype)).collect()
 }
 
+/// NumPy's `concatenate` (`axis=None`: of the arrays flattened), times first in a common unit.
 pub fn concatenate(arrays: &[NodeRef], axis: Option<i64>) -> Result<NodeRef> {
     join::concatenate(&common(arrays)?, axis)
 }
 
+/// NumPy's `stack` along a new `axis`, times first in a common unit.
 pub fn stack(arrays: &[NodeRef], axis: i64) -> Result<NodeRef> {
     join::stack(&common(arrays)?, axis)
 }

@@ -21,6 +21,7 @@ pub fn from_resource(stored: Arc<Resource>, dtype: DType, chunks: Chunks) -> Nod
     Node::new(NodeKind::Source(SourceKind::Stored(stored), Window::default()), vec![], dtype, chunks)
 }
 
+/// NumPy's `full`: an array of `chunks` whose every element is `value` in `dtype`.
 pub fn full(value: Scalar, dtype: DType, chunks: Chunks) -> Result<NodeRef> {
     value.check_fits(dtype)?;
     if value.default_dtype().is_complex() && !dtype.is_complex() {
@@ -82,6 +83,7 @@ fn check_parameters(dist: Distribution) -> Result<()> {
     }
 }
 
+/// An array of `chunks` drawn from `dist` by the counter-based generator keyed `key`.
 pub fn random(key: u64, dist: Distribution, dtype: DType, chunks: Chunks) -> Result<NodeRef> {
     match dist {
         Distribution::Integers { low, high } => {

@@ -14,12 +14,14 @@ fn numbers_only(dtypes: &[DType], what: &str) -> Result<()> {
     dtypes.iter().try_for_each(|&d| refuse_times(d, what))
 }
 
+/// `op(x)` on numbers, in the dtype NumPy's loop selection gives.
 pub fn unary(op: UnaryOp, x: &NodeRef) -> Result<NodeRef> {
     numbers_only(&[x.dtype], op.name())?;
     let sig = op.signature(x.dtype)?;
     Node::checked(NodeKind::Unary { op, compute: sig.compute }, vec![x.clone()], sig.output, x.chunks.clone())
 }
 
+/// `op(a, b)` on numbers, broadcast and rechunked to a common chunking.
 pub fn binary(op: BinaryOp, a: &NodeRef, b: &NodeRef) -> Result<NodeRef> {
     numbers_only(&[a.dtype, b.dtype], op.name())?;
     let sig = op.signature(a.dtype, b.dtype)?;

@@ -33,9 +33,20 @@ pub fn transpose(x: &NodeRef, axes: Option<&[i64]>) -> Result<NodeRef> {
 /// One item of a Python basic index, before normalisation.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum IndexItem {
+    /// An integer: one element, the axis dropped (negative counts from the end).
     Int(i64),
-    Slice { start: Option<i64>, stop: Option<i64>, step: Option<i64> },
+    /// A slice `start:stop:step`, `None` where omitted.
+    Slice {
+        /// The first element.
+        start: Option<i64>,
+        /// The end (excluded).
+        stop: Option<i64>,
+        /// The step.
+        step: Option<i64>,
+    },
+    /// `None`: a new axis of length one.
     NewAxis,
+    /// `...`: as many full slices as the axes not indexed.
     Ellipsis,
 }
 
@@ -251,10 +262,13 @@ fn slice_indices(start: Option<i64>, stop: Option<i64>, step: Option<i64>, n: us
 /// The part of one input block that a range selection takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RangePart {
+    /// The input block's number along the axis.
     pub block: usize,
     /// First and last selected element, relative to the block start.
     pub first: usize,
+    /// The last selected element, relative to the block start.
     pub last: usize,
+    /// The number of elements selected.
     pub len: usize,
 }
 

@@ -8,6 +8,7 @@ use crate::node::{Node, NodeKind, NodeRef};
 use tegula_core::shape::fmt_shape;
 use tegula_core::{linalg_err, promote, shape_err, Chunks, DType, LinalgOp, Result};
 
+/// The result `op` names of each matrix of `inputs`, a whole matrix per task.
 pub fn linalg(op: LinalgOp, inputs: &[NodeRef]) -> Result<NodeRef> {
     result(op, &prepared(op, inputs)?)
 }

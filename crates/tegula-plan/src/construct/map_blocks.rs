@@ -8,6 +8,8 @@ use std::sync::Arc;
 use tegula_core::shape::fmt_shape;
 use tegula_core::{shape_err, value_err, Chunks, DType, Result};
 
+/// A user's `function` of the same block of every input, with block lengths `chunks` and
+/// dtype `dtype`; `name` labels it in plans.
 pub fn map_blocks(inputs: &[NodeRef], function: Arc<Resource>, name: &str, chunks: Chunks, dtype: DType) -> Result<NodeRef> {
     let grid = chunks.numblocks();
     if inputs.is_empty() {

@@ -7,23 +7,28 @@ use tegula_core::{value_err, Chunks, DType, ReduceOp, Result};
 /// The arguments of a reduction.
 #[derive(Debug, Clone)]
 pub struct ReduceSpec {
+    /// The reduction.
     pub op: ReduceOp,
     /// `None` reduces every axis.
     pub axes: Option<Vec<i64>>,
+    /// Keep the reduced axes with length one (NumPy's `keepdims`).
     pub keepdims: bool,
     /// Delta degrees of freedom for `var`/`std`.
     pub ddof: f64,
     /// The result dtype (NumPy's `dtype=`); `None` for NumPy's default.
     pub dtype: Option<DType>,
+    /// The most partials one combining task takes (Dask's `split_every`).
     pub split_every: usize,
 }
 
 impl ReduceSpec {
+    /// `op` over every axis with NumPy's defaults.
     pub fn new(op: ReduceOp) -> ReduceSpec {
         ReduceSpec { op, axes: None, keepdims: false, ddof: 0.0, dtype: None, split_every: super::DEFAULT_SPLIT_EVERY }
     }
 }
 
+/// The reduction `spec` of numbers `x`, its axes, `keepdims` and dtype checked.
 pub fn reduce(x: &NodeRef, spec: &ReduceSpec) -> Result<NodeRef> {
     let axes = normalize_axes(spec.axes.as_deref(), x.ndim())?;
     let shape = x.shape();

@@ -11,6 +11,7 @@ use tegula_core::{value_err, DType, Result, ScanOp};
 /// The arguments of a cumulative operation.
 #[derive(Debug, Clone)]
 pub struct ScanSpec {
+    /// The running operation.
     pub op: ScanOp,
     /// `None` only for 0-d and 1-d input.
     pub axis: Option<i64>,
@@ -20,6 +21,7 @@ pub struct ScanSpec {
     pub include_initial: bool,
 }
 
+/// The cumulative operation `spec` of numbers `x`, its axis, dtype and `include_initial` applied.
 pub fn cumulative(x: &NodeRef, spec: &ScanSpec) -> Result<NodeRef> {
     if x.ndim() > 1 && spec.axis.is_none() {
         return Err(value_err!("For arrays which have more than one dimension ``axis`` argument is required."));

@@ -36,7 +36,9 @@ use tegula_core::TaskOp;
 /// Whether lowering fuses element-wise chains (on by default; off for debugging).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fusion {
+    /// Element-wise chains become fused tasks.
     On,
+    /// Every operation gets tasks of its own.
     Off,
 }
 
