@@ -1,12 +1,14 @@
-//! The dispatch of a cluster plan's fragments to nodes, one implementation for every engine
-//! that runs them (Ray, dask.distributed): which fragment starts next (in plan order, when
-//! its node has room: few enough fragments running there, their projected bytes within its
-//! memory), which blocks to let go of (once every fragment reading them has ended), and
+//! The dispatch of a plan's fragments to nodes, one implementation for every engine that
+//! runs them (the process pool, Ray, dask.distributed): which fragment starts next (in plan
+//! order, or the first ready by priority; when its node has room: few enough fragments
+//! running there, their projected bytes within its memory), which blocks to let go of (once
+//! every fragment reading them has ended), and
 //! which results to fetch while others still run (in batches of bytes). The engine's adapter
 //! only starts fragments, moves bytes and reports what ended; this holds no I/O, so it is
 //! the same whatever the engine, and tested without one.
 
-use std::collections::{HashMap, HashSet};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet};
 use tegula_core::{internal_err, Result};
 
 /// A fragment as dispatch sees it: the blocks it reads and makes, the node it is placed on
@@ -40,6 +42,57 @@ pub enum Admission {
     Whole,
 }
 
+/// The order fragments start in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Order {
+    /// The plan's: each after the one before, whether its inputs are made or not (the
+    /// engine waits for them).
+    Plan,
+    /// Those whose inputs are all made (by fragments that ended, or given), the smallest
+    /// priority first (one per fragment).
+    Ready(Vec<usize>),
+}
+
+/// Fragments waiting for the fragments that make their inputs.
+#[derive(Debug, Clone)]
+struct Readiness {
+    priority: Vec<usize>,
+    /// Fragments each fragment still waits for.
+    waiting: Vec<usize>,
+    /// The fragments reading each fragment's outputs.
+    dependents: Vec<Vec<usize>>,
+    ready: BinaryHeap<Reverse<(usize, usize)>>,
+}
+
+impl Readiness {
+    fn new(jobs: &[DispatchJob], priority: Vec<usize>) -> Result<Readiness> {
+        if priority.len() != jobs.len() {
+            return Err(internal_err!("{} priorities for {} fragments", priority.len(), jobs.len()));
+        }
+        let producer: HashMap<usize, usize> = jobs.iter().enumerate().flat_map(|(k, j)| j.outputs.iter().map(move |&t| (t, k))).collect();
+        let mut waiting = vec![0; jobs.len()];
+        let mut dependents = vec![Vec::new(); jobs.len()];
+        for (k, job) in jobs.iter().enumerate() {
+            let mut sources: Vec<usize> = job.inputs.iter().filter_map(|t| producer.get(t).copied()).collect();
+            sources.sort_unstable();
+            sources.dedup();
+            waiting[k] = sources.len();
+            sources.into_iter().for_each(|p| dependents[p].push(k));
+        }
+        let ready = (0..jobs.len()).filter(|&k| waiting[k] == 0).map(|k| Reverse((priority[k], k))).collect();
+        Ok(Readiness { priority, waiting, dependents, ready })
+    }
+
+    fn ended(&mut self, k: usize) {
+        for &d in &self.dependents[k] {
+            self.waiting[d] -= 1;
+            if self.waiting[d] == 0 {
+                self.ready.push(Reverse((self.priority[d], d)));
+            }
+        }
+    }
+}
+
 /// What a fragment's end lets the adapter do.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Ended {
@@ -56,6 +109,8 @@ pub struct Dispatch {
     admission: Admission,
     fetch_batch: Option<usize>,
     next: usize,
+    started: usize,
+    readiness: Option<Readiness>,
     running: HashMap<usize, usize>,
     readers: HashMap<usize, usize>,
     returned: HashSet<usize>,
@@ -81,19 +136,39 @@ impl Dispatch {
             }
         }
         let returned = returned.into_iter().collect();
-        Ok(Dispatch { jobs, admission, fetch_batch, next: 0, running: HashMap::new(), readers, returned, unfetched: Vec::new(), unfetched_bytes: 0 })
+        let (next, started, readiness) = (0, 0, None);
+        Ok(Dispatch { jobs, admission, fetch_batch, next, started, readiness, running: HashMap::new(), readers, returned, unfetched: Vec::new(), unfetched_bytes: 0 })
     }
 
-    /// The next fragment to start, in plan order, when there is room for it; `None` while
-    /// it must wait for a running one to end, or when every fragment has started.
+    /// This dispatch, starting fragments in `order` (`Order::Plan` by default).
+    pub fn with_order(mut self, order: Order) -> Result<Dispatch> {
+        self.readiness = match order {
+            Order::Plan => None,
+            Order::Ready(priority) => Some(Readiness::new(&self.jobs, priority)?),
+        };
+        Ok(self)
+    }
+
+    /// The next fragment to start (in plan order, or the first ready), when there is room
+    /// for it; `None` while it must wait for a running one to end, or when every fragment
+    /// has started.
     pub fn start(&mut self) -> Option<usize> {
-        let k = self.next;
+        let k = match &self.readiness {
+            None => self.next,
+            Some(r) => r.ready.peek()?.0 .1,
+        };
         let job = self.jobs.get(k)?;
         if !self.has_room(job) {
             return None;
         }
+        match &mut self.readiness {
+            None => self.next += 1,
+            Some(r) => {
+                r.ready.pop();
+            }
+        }
         self.running.insert(k, job.node);
-        self.next += 1;
+        self.started += 1;
         Some(k)
     }
 
@@ -114,6 +189,9 @@ impl Dispatch {
     pub fn ended(&mut self, k: usize, sizes: &[usize]) -> Result<Ended> {
         if self.running.remove(&k).is_none() {
             return Err(internal_err!("fragment {k} ended but was not running"));
+        }
+        if let Some(r) = &mut self.readiness {
+            r.ended(k);
         }
         let job = &self.jobs[k];
         let mut let_go = Vec::new();
@@ -156,7 +234,7 @@ impl Dispatch {
 
     /// Whether every fragment has started.
     pub fn started_all(&self) -> bool {
-        self.next == self.jobs.len()
+        self.started == self.jobs.len()
     }
 
     /// Whether every fragment has started and ended.
@@ -209,6 +287,23 @@ mod tests {
         // Block 0 is a result: read by fragment 2, but never let go of.
         assert_eq!(d.ended(2, &[5]).unwrap(), Ended { let_go: vec![], fetch: vec![] });
         assert_eq!(d.unfetched(), vec![2]);
+    }
+
+    #[test]
+    fn ready_fragments_start_by_priority_once_their_inputs_are_made() {
+        let ready = Order::Ready(vec![3, 1, 2, 0]);
+        let mut d = Dispatch::new(plan(), [3], Admission::Pooled(2), None).unwrap().with_order(ready).unwrap();
+        // The combine (priority 0) waits for the three sources; of those, priority order.
+        assert_eq!((d.start(), d.start(), d.start()), (Some(1), Some(2), None));
+        d.ended(2, &[]).unwrap();
+        assert_eq!((d.start(), d.start()), (Some(0), None));
+        d.ended(1, &[]).unwrap();
+        assert_eq!(d.start(), None, "fragment 0 still runs");
+        assert_eq!(d.ended(0, &[]).unwrap().let_go, Vec::<usize>::new());
+        assert_eq!(d.start(), Some(3));
+        assert_eq!(d.ended(3, &[]).unwrap().let_go, vec![0, 1, 2]);
+        assert!(d.finished());
+        assert!(Dispatch::new(plan(), [3], Admission::Whole, None).unwrap().with_order(Order::Ready(vec![0])).is_err());
     }
 
     #[test]

@@ -25,7 +25,7 @@ mod threaded;
 mod worker;
 
 pub use assemble::assemble_output;
-pub use dispatch::{Admission, Dispatch, DispatchJob, Ended};
+pub use dispatch::{Admission, Dispatch, DispatchJob, Ended, Order};
 pub use device::{add_device, device_id, device_names, Cpu, Device, HostDevice};
 pub use executor::{Executor, ExecutorConfig};
 pub use process_pool::ProcessPool;

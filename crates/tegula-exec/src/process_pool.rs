@@ -17,8 +17,8 @@ use crate::shared::SharedArrays;
 use crate::spill::{SpillDir, Spilled};
 use crate::worker::{read_frame, write_frame, Done, Request, Response};
 use crate::{Observer, Report, TaskEvent};
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use crate::dispatch::{Admission, Dispatch, DispatchJob, Order};
+use std::collections::HashMap;
 use std::io::{BufReader, BufWriter};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -83,14 +83,11 @@ enum Job {
 }
 
 struct State {
-    /// Ready fragments by the static rank of their last task: the threaded executor's order,
-    /// so a block feeds its consumers before the next one is made.
-    ready: BinaryHeap<Reverse<(usize, usize)>>,
-    /// Fragments each fragment still waits for.
-    waiting: Vec<usize>,
+    /// Which fragment starts next (the ready one of the least static rank of its last task:
+    /// the threaded executor's order, so a block feeds its consumers before the next one is
+    /// made) and which blocks no fragment reads any more (outputs are read at the end).
+    dispatch: Dispatch,
     held: HashMap<TaskId, Held>,
-    /// Reads of each held block still to come (outputs are read at the end).
-    left: HashMap<TaskId, usize>,
     running: usize,
     finished: usize,
     error: Option<TegulaError>,
@@ -109,9 +106,6 @@ struct Run<'a> {
     graph: &'a TaskGraph,
     cuts: Vec<FragmentCut>,
     jobs: Vec<Job>,
-    /// The fragments reading each fragment's outputs.
-    dependents: Vec<Vec<usize>>,
-    priority: Vec<usize>,
     blocks: SpillDir,
     disk: SpillDir,
     spec: &'a Spec,
@@ -128,7 +122,7 @@ impl Executor for ProcessPool {
         let cuts = cut(graph);
         let shared = SharedArrays::new(blocks.dir()?);
         let jobs = cuts.iter().map(|c| job(graph, c, &shared)).collect::<Result<Vec<_>>>()?;
-        let run = Run::new(self, graph, cuts, jobs, [blocks, SpillDir::new(&spec.spill_dir)], spec, observer);
+        let run = Run::new(self, graph, cuts, jobs, [blocks, SpillDir::new(&spec.spill_dir)], spec, observer)?;
         std::thread::scope(|scope| {
             for index in 0..self.workers.min(run.cuts.len()) {
                 let run = &run;
@@ -171,35 +165,16 @@ impl<'a> Run<'a> {
         [blocks, disk]: [SpillDir; 2],
         spec: &'a Spec,
         observer: Option<&'a dyn Observer>,
-    ) -> Run<'a> {
-        let mut producer = HashMap::new();
-        for (f, c) in cuts.iter().enumerate() {
-            c.outputs.iter().for_each(|&t| {
-                producer.insert(t, f);
-            });
-        }
-        let mut dependents = vec![Vec::new(); cuts.len()];
-        let mut waiting = vec![0; cuts.len()];
-        let mut left: HashMap<TaskId, usize> = HashMap::new();
-        for (f, c) in cuts.iter().enumerate() {
-            let mut sources: Vec<usize> = c.inputs.iter().filter_map(|t| producer.get(t).copied()).collect();
-            sources.sort_unstable();
-            sources.dedup();
-            waiting[f] = sources.len();
-            sources.into_iter().for_each(|p| dependents[p].push(f));
-            c.inputs.iter().for_each(|&t| *left.entry(t).or_default() += 1);
-        }
-        for o in &graph.outputs {
-            o.blocks.iter().for_each(|&t| *left.entry(t).or_default() += 1);
-        }
+    ) -> Result<Run<'a>> {
         let rank = static_order(graph, &graph.consumers());
         let priority: Vec<usize> = cuts.iter().map(|c| c.tasks.iter().map(|&t| rank[t]).max().unwrap_or(0)).collect();
-        let ready = (0..cuts.len()).filter(|&f| waiting[f] == 0).map(|f| Reverse((priority[f], f))).collect();
+        // Every worker takes a fragment as it is free: dispatch admits whatever is ready.
+        let dispatched = cuts.iter().map(|c| DispatchJob { inputs: c.inputs.clone(), outputs: c.outputs.clone(), node: 0, need: 0 }).collect();
+        let outputs = graph.outputs.iter().flat_map(|o| o.blocks.iter().copied());
+        let dispatch = Dispatch::new(dispatched, outputs, Admission::Whole, None)?.with_order(Order::Ready(priority))?;
         let state = State {
-            ready,
-            waiting,
+            dispatch,
             held: HashMap::new(),
-            left,
             running: 0,
             finished: 0,
             error: None,
@@ -210,7 +185,7 @@ impl<'a> Run<'a> {
             tasks_done: 0,
             observed: vec![false; graph.tasks.len()],
         };
-        Run { pool, graph, cuts, jobs, dependents, priority, blocks, disk, spec, observer, start: Instant::now(), state: Mutex::new(state), changed: Condvar::new() }
+        Ok(Run { pool, graph, cuts, jobs, blocks, disk, spec, observer, start: Instant::now(), state: Mutex::new(state), changed: Condvar::new() })
     }
 
     fn lock(&self) -> Result<std::sync::MutexGuard<'_, State>> {
@@ -245,7 +220,7 @@ impl<'a> Run<'a> {
                 self.changed.notify_all();
                 return None;
             }
-            if let Some(Reverse((_, f))) = s.ready.pop() {
+            if let Some(f) = s.dispatch.start() {
                 let inputs = self.cuts[f].inputs.iter().map(|t| s.held.get(t).cloned()).collect::<Option<Vec<_>>>();
                 let Some(inputs) = inputs else {
                     s.error = Some(internal_err!("fragment {f} is ready but an input is missing"));
@@ -354,13 +329,10 @@ impl<'a> Run<'a> {
                 for (&t, held) in cut.outputs.iter().zip(outputs) {
                     s.held.insert(t, held);
                 }
-                for &t in &cut.inputs {
-                    self.release(&mut s, t);
-                }
-                for &d in &self.dependents[f] {
-                    s.waiting[d] -= 1;
-                    if s.waiting[d] == 0 {
-                        s.ready.push(Reverse((self.priority[d], d)));
+                match s.dispatch.ended(f, &[]) {
+                    Ok(ended) => ended.let_go.into_iter().for_each(|t| self.release(&mut s, t)),
+                    Err(e) => {
+                        s.error.get_or_insert(e);
                     }
                 }
                 self.observe(&mut s, cut, worker, started);
@@ -369,13 +341,8 @@ impl<'a> Run<'a> {
         self.changed.notify_all();
     }
 
-    /// One read of block `t` done: its file goes once nothing else reads it.
+    /// Block `t`, which no fragment reads any more, goes (its file, its bytes).
     fn release(&self, s: &mut State, t: TaskId) {
-        let left = s.left.entry(t).or_default();
-        *left = left.saturating_sub(1);
-        if *left > 0 {
-            return;
-        }
         let bytes = self.graph.tasks[t].nbytes();
         match s.held.remove(&t) {
             Some(Held::File(file, Place::Disk)) => self.disk.remove(file),
