@@ -1,6 +1,6 @@
 """``scheduler="ray"``: a plan's fragments run as Ray tasks, each on the node tegula placed it on.
 
-The plan is cut and placed in Rust (``_tegula.plan_cluster``): fragments, not single tasks,
+The plan is cut and placed in Rust (``ClusterPlan``, by ``hosted.rs``): fragments, not single tasks,
 each pinned to its node; the blocks of arrays the caller holds are given once each, by a task
 on the node they are placed on; only the blocks passing between fragments become Ray
 objects, and the driver fetches nothing but the results. A node that dies takes its pinned
