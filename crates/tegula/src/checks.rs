@@ -4,7 +4,8 @@
 //! the data.
 
 use crate::array::Array;
-use tegula_core::{value_err, AxisChunks, ChunkSpec, DType, Result, TegulaError};
+use crate::constant::same_chunks;
+use tegula_core::{value_err, DType, Result, TegulaError};
 use tegula_plan::construct::check;
 
 impl Array {
@@ -14,8 +15,7 @@ impl Array {
         if failed.dtype() != DType::Bool {
             return Err(value_err!("the condition of a check must be boolean, not {}", failed.dtype()));
         }
-        let chunks = self.chunks().sizes().iter().map(|sizes| AxisChunks::Explicit(sizes.clone())).collect();
-        let failed = failed.broadcast_to(&self.shape())?.rechunk(&ChunkSpec::PerAxis(chunks))?;
+        let failed = failed.broadcast_to(&self.shape())?.rechunk(&same_chunks(self))?;
         check::check(&self.node, &failed.node, error).map(Array::from_node)
     }
 }

@@ -3,7 +3,8 @@
 
 use crate::array::Array;
 use crate::ops::IndexItem;
-use tegula_core::{AxisChunks, ChunkSpec, DType, Result, Scalar};
+use crate::ops::ReduceSpec;
+use tegula_core::{AxisChunks, ChunkSpec, DType, ReduceOp, Result, Scalar};
 
 /// A 0-d array of `dtype` holding `value`.
 pub(crate) fn constant(value: Scalar, dtype: DType) -> Result<Array> {
@@ -46,4 +47,14 @@ pub(crate) fn head(x: &Array) -> Result<Array> {
 /// The differences of neighbours along the first axis (NumPy's `diff`).
 pub(crate) fn diff(x: &Array) -> Result<Array> {
     tail(x)?.sub(&head(x)?)
+}
+
+/// `x`'s own chunking, as a chunk spec (for an array that must be blocked alike).
+pub(crate) fn same_chunks(x: &Array) -> ChunkSpec {
+    ChunkSpec::PerAxis(x.chunks().sizes().iter().map(|s| AxisChunks::Explicit(s.clone())).collect())
+}
+
+/// `op` over every element (a 0-d array).
+pub(crate) fn over_all(x: &Array, op: ReduceOp) -> Result<Array> {
+    x.reduce(&ReduceSpec::new(op))
 }

@@ -10,7 +10,7 @@ use crate::array::Array;
 use crate::histogram_edges::{below, numbers, OuterEdges};
 use crate::scalar_arithmetic::Num;
 use crate::statistics::{QuantileSpec, Quantiles};
-use crate::ops::ReduceSpec;
+use crate::constant::over_all;
 use tegula_core::{value_err, BinaryOp, ReduceOp, Result, Scalar};
 
 /// How `histogram` chooses its number of equal bins from the data: NumPy's estimators.
@@ -162,7 +162,7 @@ fn stone_width(x: &Array, outer: &OuterEdges) -> Result<(Num, bool)> {
     let n = x.size();
     let upper = 100.max((n as f64).sqrt() as usize);
     let ordered = x.sort(0, false)?;
-    let mut lazy = vec![x.max(None, false)?, x.reduce(&ReduceSpec::new(ReduceOp::Min))?];
+    let mut lazy = vec![x.max(None, false)?, over_all(x, ReduceOp::Min)?];
     for bins in 1..=upper {
         lazy.push(crate::constant::diff(&below(&ordered, &outer.even_edges(x.dtype(), bins)?)?)?);
     }

@@ -4,7 +4,8 @@
 
 use crate::array::{compute, Array};
 use crate::constant::{constant, head};
-use crate::ops::{IndexItem, ReduceSpec};
+use crate::constant::over_all;
+use crate::ops::IndexItem;
 use crate::scalar_arithmetic::Num;
 use tegula_core::{promote, value_err, BinaryOp, ChunkSpec, DType, ReduceOp, Result, Scalar, UnaryOp};
 
@@ -147,9 +148,4 @@ pub(crate) fn numbers(arrays: &[Array]) -> Result<Vec<Vec<Num>>> {
             Ok(values.typed::<f64>()?.iter().map(|&v| Num::of(array.dtype(), v)).collect())
         })
         .collect()
-}
-
-/// `op` over every element.
-pub(crate) fn over_all(x: &Array, op: ReduceOp) -> Result<Array> {
-    x.reduce(&ReduceSpec::new(op))
 }

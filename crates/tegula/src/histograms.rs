@@ -8,9 +8,9 @@
 //! not finite is NumPy's `ValueError` when computed.
 
 use crate::array::Array;
-use crate::constant::{constant, diff, head, tail, whole};
+use crate::constant::{constant, diff, head, over_all, tail, whole};
 use crate::histogram_bins::{estimated_bins, BinCount, BinEstimator};
-use crate::histogram_edges::{below, common, numbers, over_all, OuterEdges};
+use crate::histogram_edges::{below, common, numbers, OuterEdges};
 use crate::ops::{IndexItem, ScanSpec};
 use tegula_core::{
     dtype_err, promote, value_err, BinaryOp, ChunkSpec, DType, ReduceOp, Result, Scalar, ScanOp, TegulaError,

@@ -6,7 +6,7 @@
 //! built (the selection's input is computed then).
 
 use crate::array::Array;
-use crate::constant::{all, constant, head, positions, tail, whole};
+use crate::constant::{all, constant, head, positions, same_chunks, tail, whole};
 use crate::ops::{IndexItem, ReduceSpec, ScanSpec};
 use tegula_core::shape::normalize_axis;
 use tegula_core::{BinaryOp, DType, ReduceOp, Result, Scalar, ScanOp, UnaryOp};
@@ -175,7 +175,7 @@ impl Array {
     pub fn isin(&self, test: &Array, invert: bool) -> Result<Array> {
         let flat = test.reshape(&[-1])?;
         let found = if flat.size() == 0 {
-            Array::full(&self.shape(), Scalar::Bool(false), Some(DType::Bool), &tegula_core::ChunkSpec::PerAxis(explicit(self)))?
+            Array::full(&self.shape(), Scalar::Bool(false), Some(DType::Bool), &same_chunks(self))?
         } else {
             let key = [IndexItem::Ellipsis, IndexItem::NewAxis];
             let mut leading = vec![IndexItem::NewAxis; self.ndim()];
@@ -216,10 +216,6 @@ fn inverse(order: &Array, starts: &Array) -> Result<Array> {
 fn first_then(differs: &Array) -> Result<Array> {
     let first = Array::full(&[1], Scalar::Bool(true), Some(DType::Bool), &whole())?;
     Array::concatenate(&[&first, differs], Some(0))
-}
-
-fn explicit(x: &Array) -> Vec<tegula_core::AxisChunks> {
-    x.chunks().sizes().iter().map(|s| tegula_core::AxisChunks::Explicit(s.clone())).collect()
 }
 
 fn signed(shape: &[usize]) -> Vec<i64> {

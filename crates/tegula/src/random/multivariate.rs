@@ -5,7 +5,7 @@
 
 use super::Generator;
 use crate::array::{compute, Array};
-use crate::constant::whole;
+use crate::constant::{over_all, whole};
 use tegula_core::{value_err, BinaryOp, ChunkSpec, DType, LinalgOp, ReduceOp, Result, Scalar, UnaryOp};
 
 /// How `multivariate_normal` factorises the covariance (NumPy's `method`).
@@ -69,7 +69,7 @@ impl Generator {
             }
             CovarianceFactor::Eigh => {
                 let [w, v] = results::<2>(&cov, LinalgOp::Eigh { output: 0 })?;
-                let valid = all(&w.binary_scalar(BinaryOp::GreaterEqual, Scalar::Float(-tol), false)?)?;
+                let valid = over_all(&w.binary_scalar(BinaryOp::GreaterEqual, Scalar::Float(-tol), false)?, ReduceOp::All)?;
                 let w = w.binary_scalar(BinaryOp::Maximum, Scalar::Float(0.0), false)?;
                 (v.binary(BinaryOp::Multiply, &w.unary(UnaryOp::Sqrt)?)?, Some(valid))
             }
@@ -94,15 +94,10 @@ fn results<const K: usize>(cov: &Array, op: LinalgOp) -> Result<[Array; K]> {
     <[Array; K]>::try_from(found).map_err(|_| tegula_core::TegulaError::Internal(format!("{} results", op.name())))
 }
 
-/// Whether every element of the boolean `x` is true (0-d, lazy).
-fn all(x: &Array) -> Result<Array> {
-    x.reduce(&crate::ops::ReduceSpec::new(ReduceOp::All))
-}
-
 /// NumPy's `allclose(a, b, rtol=tol, atol=tol)`, lazy.
 fn close(a: &Array, b: &Array, tol: f64) -> Result<Array> {
     let gap = a.sub(b)?.unary(UnaryOp::Abs)?;
     let allowed = b.unary(UnaryOp::Abs)?.binary_scalar(BinaryOp::Multiply, Scalar::Float(tol), false)?;
     let allowed = allowed.binary_scalar(BinaryOp::Add, Scalar::Float(tol), false)?;
-    all(&gap.binary(BinaryOp::LessEqual, &allowed)?)
+    over_all(&gap.binary(BinaryOp::LessEqual, &allowed)?, ReduceOp::All)
 }
