@@ -11,16 +11,19 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 use tegula_core::{DType, Result, TegulaError};
-use tegula_kernels::raw::{chunk_from_bytes, with_bytes};
+use tegula_kernels::raw::{chunk_from_bytes_in_order, with_bytes_in_memory_order};
 use tegula_kernels::Chunk;
 
 /// A chunk on disk: its file and what the bytes are. Worker processes send their results
-/// this way too, so it travels between processes.
+/// this way too, so it travels between processes. The bytes keep the order of the chunk's axes
+/// in memory (`order`), so the chunk read back has the strides it had (a transposed block stays
+/// one, as on threads).
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Spilled {
     path: PathBuf,
     dtype: DType,
     shape: Vec<usize>,
+    order: Vec<usize>,
 }
 
 impl Spilled {
@@ -33,12 +36,14 @@ impl Spilled {
     pub fn write(path: PathBuf, chunk: &Chunk) -> Result<Spilled> {
         // Every failure names the file (a full disk is the common one), whatever layer saw it.
         let failed = |e: &dyn std::fmt::Display| TegulaError::Io(format!("spilling to {}: {e}", path.display()));
-        let written = with_bytes(chunk, |bytes| tegula_store::write_file(&path, bytes)).map_err(|e| failed(&e));
-        if let Err(e) = written {
-            let _ = std::fs::remove_file(&path);
-            return Err(e);
+        let written = with_bytes_in_memory_order(chunk, |bytes, order| tegula_store::write_file(&path, bytes).map(|()| order.to_vec()));
+        match written {
+            Ok(order) => Ok(Spilled { path, dtype: chunk.dtype(), shape: chunk.shape().to_vec(), order }),
+            Err(e) => {
+                let _ = std::fs::remove_file(&path);
+                Err(failed(&e))
+            }
         }
-        Ok(Spilled { path, dtype: chunk.dtype(), shape: chunk.shape().to_vec() })
     }
 
     /// Reads the chunk back (the file stays): a big one straight into its buffer, a small one
@@ -46,7 +51,7 @@ impl Spilled {
     pub fn read(&self) -> Result<Chunk> {
         let failed = |e: &dyn std::fmt::Display| TegulaError::Io(format!("{}: {e}", self.path.display()));
         let file = File::open(&self.path).map_err(|e| failed(&e))?;
-        chunk_from_bytes(self.dtype, &self.shape, |out| tegula_store::read_file_into(&file, &self.path, out).map_err(|e| failed(&e)))
+        chunk_from_bytes_in_order(self.dtype, &self.shape, &self.order, |out| tegula_store::read_file_into(&file, &self.path, out).map_err(|e| failed(&e)))
     }
 }
 
@@ -141,6 +146,9 @@ mod tests {
             let back = dir.read(&spilled).unwrap();
             assert_eq!(back.shape(), c.shape(), "{:?}", c.dtype());
             assert!(same(&back, c), "{:?} {:?}", c.dtype(), c.shape());
+            if let (Chunk::Float32(b), Chunk::Float32(a)) = (&back, c) {
+                assert_eq!(b.strides(), a.strides(), "a transposed chunk comes back transposed");
+            }
             // The file can go while the chunk read from it is held.
             dir.remove(spilled);
             assert!(same(&back, c), "{:?} after its file was removed", c.dtype());

@@ -88,6 +88,29 @@ pub fn transpose(source: &Chunk, perm: &[usize]) -> Result<Chunk> {
     Ok(with_chunk!(source.clone(), a => Wrap::wrap(a.map_view(|a| a.permuted_axes(perm.to_vec())))))
 }
 
+/// The order of `block`'s axes, outermost first in memory, and the block in that order (a
+/// view), when the order differs from the block's own and puts the block in row-major layout;
+/// `None` otherwise (row-major already, a reversed or broadcast axis, a window with gaps).
+pub fn memory_order(block: &Chunk) -> Option<(Vec<usize>, Chunk)> {
+    if block.ndim() < 2 || block.len() <= 1 {
+        return None;
+    }
+    let (standard, strides) = with_chunk!(block, a => (a.is_standard_layout(), a.strides().to_vec()));
+    if standard || strides.iter().any(|&s| s < 0) {
+        return None;
+    }
+    let shape = block.shape();
+    // Axes of length one may have any stride: they go first, where they cost nothing.
+    let key = |axis: usize| if shape[axis] <= 1 { isize::MAX } else { strides[axis] };
+    let mut perm: Vec<usize> = (0..block.ndim()).collect();
+    perm.sort_by_key(|&axis| std::cmp::Reverse(key(axis)));
+    if perm.iter().enumerate().all(|(i, &p)| i == p) {
+        return None;
+    }
+    let ordered = transpose(block, &perm).ok()?;
+    with_chunk!(&ordered, a => a.is_standard_layout()).then_some((perm, ordered))
+}
+
 /// The block with length-one axes at `axes` (ascending positions in the result), sharing its data.
 pub fn expand_dims(source: &Chunk, axes: &[usize]) -> Result<Chunk> {
     if axes.iter().enumerate().any(|(i, &a)| a > source.ndim() + i || i > 0 && a <= axes[i - 1]) {

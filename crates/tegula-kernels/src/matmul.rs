@@ -61,15 +61,17 @@ fn matrix<T>(a: &Block<T>, mut s: usize) -> Result<ArrayView2<'_, T>> {
     v.into_dimensionality::<Ix2>().map_err(|_| TegulaError::Internal(format!("matmul block {:?}", a.shape())))
 }
 
-/// Columns of a right operand up to which faer's path depends on its strides (see `gemm`).
+/// Columns of a right operand up to which faer's path depends on its strides (see `gemm`), and
+/// the side of an output up to which faer splits its sums across threads (see `parallelism`).
 const NARROW: usize = 32;
 
 /// `a @ b` with faer, reading both operands in place whatever their strides, but for a narrow
-/// `b` (a product by a few columns): faer takes a path chosen by the operands' strides, and its
-/// last bits differed between a window or a transposed view (a block of a NumPy array, or
-/// `x.T`, on threads) and the row-major copy of it a worker process receives. Both operands
-/// of a narrow product are made row-major first (unless already), so the product's bits depend
-/// on its values only, whichever executor made it.
+/// `b` (a product by a few columns): there faer takes a path chosen by the operands' strides,
+/// and its last bits differed between a window (a block of a NumPy array, on threads) and the
+/// contiguous copy of it a worker process reads. Each operand of a narrow product that is not
+/// contiguous is copied first, keeping its orientation (by rows or by columns), so the bits
+/// depend on the values and the orientation only; blocks keep their orientation between
+/// processes (`raw::with_bytes_in_memory_order`), so every executor gets the same bits.
 fn gemm<T: faer::traits::ComplexField + Num>(a: ArrayView2<T>, b: ArrayView2<T>, out: &mut [T]) -> Result<()> {
     let ((m, k), n) = (a.dim(), b.ncols());
     if k == 0 {
@@ -77,14 +79,14 @@ fn gemm<T: faer::traits::ComplexField + Num>(a: ArrayView2<T>, b: ArrayView2<T>,
     }
     let narrow = n <= NARROW && !is_transpose_of(&a, &b);
     let (copied_a, copied_b);
-    let a = if narrow && !a.is_standard_layout() {
-        copied_a = a.as_standard_layout().into_owned();
+    let a = if narrow && !is_contiguous(&a) {
+        copied_a = contiguous(&a);
         copied_a.view()
     } else {
         a
     };
-    let b = if narrow && !b.is_standard_layout() {
-        copied_b = b.as_standard_layout().into_owned();
+    let b = if narrow && !is_contiguous(&b) {
+        copied_b = contiguous(&b);
         copied_b.view()
     } else {
         b
@@ -139,13 +141,31 @@ fn gram<T: faer::traits::ComplexField>(lhs: MatRef<T>, rhs: MatRef<T>, mut dst: 
 /// threads too. Products of at most 512² are always split: faer's one-thread kernel runs them
 /// at about two thirds of its rate (500³: 46 against 69 GFLOP/s at 1000³ on one core), halves
 /// of them at full rate. Results are the same either way: faer splits the output, never the
-/// sum over the contracted axis.
+/// sum over the contracted axis — but for an output with a side of at most `NARROW` (a vector
+/// times a matrix), whose sums it splits: those run on the calling thread, so that their bits
+/// do not depend on the number of threads (a worker process has one).
 fn parallelism(m: usize, n: usize) -> Par {
     const SMALL: usize = 512 * 512;
     match spare_threads() {
+        _ if m.min(n) <= NARROW => Par::Seq,
         Some(0) if m * n > SMALL => Par::Seq,
         Some(spare) if m * n > SMALL => Par::rayon(spare + 1),
         _ => Par::rayon(0),
+    }
+}
+
+/// Whether `m`'s elements lie one after another, by rows or by columns.
+fn is_contiguous<T>(m: &ArrayView2<T>) -> bool {
+    m.is_standard_layout() || m.t().is_standard_layout()
+}
+
+/// A contiguous copy of `m` in its orientation: by columns when its rows are one element apart
+/// (a transposed block), else by rows.
+fn contiguous<T: Clone>(m: &ArrayView2<T>) -> ndarray::Array2<T> {
+    if m.strides()[0] == 1 && m.strides()[1] != 1 {
+        m.t().to_owned().reversed_axes()
+    } else {
+        m.to_owned()
     }
 }
 
@@ -190,6 +210,28 @@ mod tests {
     }
 
     #[test]
+    fn products_of_every_shape_are_the_same_on_one_thread_and_on_several() {
+        let value = |i: usize, j: usize, p: usize| ((i * p + j * 104729) % 1000) as f64 / 997.0 - 0.5;
+        // Narrow ones (a gradient `x.T @ r`, `v @ x`, a Hessian), small outputs of long sums,
+        // and Gram products `x.T @ x`.
+        for (m, k, n) in [(20, 5000, 1), (1, 5000, 20), (20, 5000, 20), (7, 300, 32), (50, 4000, 50), (3, 20000, 3), (200, 3000, 40)] {
+            let a = Array2::from_shape_fn((m, k), |(i, j)| value(i, j, 7919));
+            let b = Array2::from_shape_fn((k, n), |(i, j)| value(i, j, 15485863));
+            let x = Array2::from_shape_fn((k, m), |(i, j)| value(i, j, 31));
+            let on = |threads: usize| {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                let (mut product, mut gram) = (vec![0.0; m * n], vec![0.0; m * m]);
+                pool.install(|| {
+                    gemm(a.view(), b.view(), &mut product).unwrap();
+                    gemm(x.t(), x.view(), &mut gram).unwrap();
+                });
+                (product, gram)
+            };
+            assert_eq!(on(1), on(3), "{m}x{k}x{n}");
+        }
+    }
+
+    #[test]
     fn a_narrow_product_is_the_same_whatever_the_operands_layouts() {
         for (k, n, rows) in [(4, 1, 9), (4, 2, 9), (16, 5, 21), (300, 2, 700), (64, 32, 100)] {
             let a = Array2::from_shape_fn((7, k), |(i, j)| ((i * 7919 + j * 104729) % 1000) as f64 / 997.0 - 0.5);
@@ -207,11 +249,13 @@ mod tests {
             gemm(a.view(), wide.t(), &mut from_wide).unwrap();
             gemm(a.view(), copy_t.t(), &mut from_copy_t).unwrap();
             assert_eq!(from_wide, from_copy_t, "{k}x{n} transposed");
-            // A transposed left operand (`x.T` on threads) and its row-major copy (the block a
-            // worker process receives): the logistic regression's gradient `X.T @ r`.
-            let stored = a.t().to_owned();
-            let mut from_transposed = vec![0.0; 7 * n];
-            gemm(stored.t(), copy.view(), &mut from_transposed).unwrap();
+            // A transposed window as the left operand (`x.T` of a block of a NumPy array, on
+            // threads) and the transposed contiguous block a worker process reads back.
+            let tall = whole.slice(ndarray::s![2..k + 2, 0..7]);
+            let tall_copy = tall.to_owned();
+            let (mut from_transposed, mut from_copy) = (vec![0.0; 7 * n], vec![0.0; 7 * n]);
+            gemm(tall.t(), window, &mut from_transposed).unwrap();
+            gemm(tall_copy.t(), copy.view(), &mut from_copy).unwrap();
             assert_eq!(from_transposed, from_copy, "{k}x{n} with a transposed left operand");
         }
     }

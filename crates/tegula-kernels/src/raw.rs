@@ -1,11 +1,15 @@
-//! A chunk's elements as raw bytes and back: row-major, in the machine's byte order
-//! (little-endian on every platform tegula builds for), no header — dtype and shape travel
-//! beside the bytes. Spilled chunks are written and read back this way by the same process
-//! (and stored arrays' regions travel to and from storage this way),
-//! so the round trip is bit-exact for every dtype (NaN payloads and signed zeros included).
+//! A chunk's elements as raw bytes and back, in the machine's byte order (little-endian on
+//! every platform tegula builds for), no header — dtype and shape travel beside the bytes.
+//! Stored arrays' regions travel to and from storage row-major (`with_bytes`,
+//! `chunk_from_bytes`); spilled chunks and the blocks worker processes exchange keep the order
+//! their axes lie in memory (`with_bytes_in_memory_order`, `chunk_from_bytes_in_order`), so a
+//! transposed block is read back with the same strides: kernels whose last bits depend on
+//! their operands' layout (faer's products) give the same bits on every executor. Either
+//! round trip is bit-exact for every dtype (NaN payloads and signed zeros included).
 
 use crate::chunk::{Block, Chunk, Wrap};
 use crate::element::Elem;
+use crate::layout::{memory_order, transpose};
 use crate::with_chunk;
 use crate::with_dtype;
 use ndarray::{Array, IxDyn};
@@ -19,6 +23,33 @@ pub fn with_bytes<R>(chunk: &Chunk, f: impl FnOnce(&[u8]) -> R) -> R {
         f(bytes_of(standard.as_slice().unwrap_or(&[])))
     }
     with_chunk!(chunk, a => bytes(a, f))
+}
+
+/// Calls `f` with the chunk's elements as bytes in the order they lie in memory, and the order
+/// of its axes there, outermost first (`[0, 1]` for a row-major matrix, `[1, 0]` for its
+/// transpose). A block whose axes lie in no such order (a window with gaps) is copied row-major.
+pub fn with_bytes_in_memory_order<R>(chunk: &Chunk, f: impl FnOnce(&[u8], &[usize]) -> R) -> R {
+    match memory_order(chunk) {
+        Some((order, ordered)) => with_bytes(&ordered, |bytes| f(bytes, &order)),
+        None => with_bytes(chunk, |bytes| f(bytes, &(0..chunk.ndim()).collect::<Vec<_>>())),
+    }
+}
+
+/// A new chunk of `dtype` and `shape` whose bytes `fill` writes with its axes in memory in
+/// `order` (as `with_bytes_in_memory_order` gave them): a view with the written chunk's strides.
+pub fn chunk_from_bytes_in_order(dtype: DType, shape: &[usize], order: &[usize], fill: impl FnOnce(&mut [u8]) -> Result<()>) -> Result<Chunk> {
+    let mut place = vec![usize::MAX; shape.len()];
+    for (i, &axis) in order.iter().enumerate() {
+        match place.get_mut(axis) {
+            Some(p) if *p == usize::MAX => *p = i,
+            _ => return Err(TegulaError::Io(format!("axis order {order:?} for a {}-d chunk", shape.len()))),
+        }
+    }
+    if place.contains(&usize::MAX) {
+        return Err(TegulaError::Io(format!("axis order {order:?} for a {}-d chunk", shape.len())));
+    }
+    let stored: Vec<usize> = order.iter().map(|&axis| shape[axis]).collect();
+    transpose(&chunk_from_bytes(dtype, &stored, fill)?, &place)
 }
 
 /// A new chunk of `dtype` and `shape` whose bytes (row-major, native order) `fill` writes.
@@ -85,6 +116,31 @@ mod tests {
                 assert_eq!(b.as_ptr() as usize, at, "read in place");
                 assert!(b.iter().enumerate().all(|(i, &v)| v == (i % 251) as u8));
             });
+        }
+    }
+
+    #[test]
+    fn a_block_read_back_in_its_memory_order_keeps_its_strides_and_values() {
+        let source = Block::from(ndarray::Array::from_shape_fn(IxDyn(&[3, 4, 5]), |i| (i[0] * 100 + i[1] * 10 + i[2]) as f64));
+        let row_major = Chunk::Float64(source.clone());
+        for perm in [[0, 1, 2], [2, 1, 0], [1, 2, 0], [0, 2, 1]] {
+            let permuted = transpose(&row_major, &perm).unwrap();
+            let (bytes, order) = with_bytes_in_memory_order(&permuted, |b, o| (b.to_vec(), o.to_vec()));
+            let back = chunk_from_bytes_in_order(DType::Float64, permuted.shape(), &order, |out| {
+                out.copy_from_slice(&bytes);
+                Ok(())
+            })
+            .unwrap();
+            let (p, b) = (permuted.typed::<f64>().unwrap(), back.typed::<f64>().unwrap());
+            assert_eq!(p, b, "{perm:?}");
+            assert_eq!(p.strides(), b.strides(), "{perm:?}");
+        }
+        // A window with gaps travels row-major.
+        let window = crate::layout::load(&row_major, &[(0, 3), (1, 3), (0, 5)]).unwrap();
+        let order = with_bytes_in_memory_order(&window, |_, o| o.to_vec());
+        assert_eq!(order, [0, 1, 2]);
+        for bad in [vec![0, 0, 1], vec![0, 1], vec![0, 1, 3]] {
+            assert!(chunk_from_bytes_in_order(DType::Float64, &[3, 4, 5], &bad, |_| Ok(())).is_err(), "{bad:?}");
         }
     }
 }

@@ -6,8 +6,7 @@
 //! the whole block) and then folding lanes whose elements lie far apart in memory.
 
 use crate::chunk::Chunk;
-use crate::layout::transpose;
-use crate::with_chunk;
+use crate::layout::{memory_order, transpose};
 use tegula_core::{internal_err, PartialReduce, Result};
 
 /// `reduce(op, axes, block)`, run on `block`'s axes in memory order when they are a
@@ -34,32 +33,10 @@ pub fn in_memory_order(
     transpose(&partial, &back)
 }
 
-/// The order of `block`'s axes, outermost first in memory, and the block in that order (a
-/// view), when the order differs from the block's own and puts the block in row-major layout;
-/// `None` otherwise (row-major already, a reversed or broadcast axis, a window with gaps).
-fn memory_order(block: &Chunk) -> Option<(Vec<usize>, Chunk)> {
-    if block.ndim() < 2 || block.len() <= 1 {
-        return None;
-    }
-    let (standard, strides) = with_chunk!(block, a => (a.is_standard_layout(), a.strides().to_vec()));
-    if standard || strides.iter().any(|&s| s < 0) {
-        return None;
-    }
-    let shape = block.shape();
-    // Axes of length one may have any stride: they go first, where they cost nothing.
-    let key = |axis: usize| if shape[axis] <= 1 { isize::MAX } else { strides[axis] };
-    let mut perm: Vec<usize> = (0..block.ndim()).collect();
-    perm.sort_by_key(|&axis| std::cmp::Reverse(key(axis)));
-    if perm.iter().enumerate().all(|(i, &p)| i == p) {
-        return None;
-    }
-    let ordered = transpose(block, &perm).ok()?;
-    with_chunk!(&ordered, a => a.is_standard_layout()).then_some((perm, ordered))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::with_chunk;
     use crate::reduce::reduce_partial;
     use ndarray::{ArrayD, IxDyn};
     use tegula_core::DType;
