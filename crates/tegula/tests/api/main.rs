@@ -9,6 +9,7 @@ mod executors;
 mod fft;
 mod fragments;
 mod histograms;
+mod hosted;
 mod linalg;
 mod linalg_functions;
 mod map_blocks;

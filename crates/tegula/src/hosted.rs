@@ -1,0 +1,149 @@
+//! An executor over a distributed engine (Ray, dask.distributed, or one of a Rust user's): the
+//! engine is a [`ClusterRunner`] that only ships fragments and moves bytes; planning the
+//! computation for the nodes there are, running it again when nodes it was placed on leave,
+//! joining the output blocks and reporting happen here, once for every engine.
+
+use crate::cluster::{ClusterPlan, ClusterReport, Nodes, Simulation};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use tegula_core::{Result, Spec, TegulaError};
+use tegula_exec::{register_executor, Executor, ExecutorConfig, MakeExecutor, Observer, Report, TaskEvent};
+use tegula_kernels::Chunk;
+use tegula_plan::{TaskGraph, TaskId};
+
+/// A distributed engine that runs a [`ClusterPlan`]'s fragments on the nodes it places them on,
+/// each with [`crate::cluster::run_fragment`], moving the blocks between them.
+pub trait ClusterRunner: Send + Sync {
+    /// The cluster's nodes now: how many (at most `workers` when the caller said), and the
+    /// bytes each may hold (`None`: the computation's memory budget).
+    fn nodes(&self, workers: Option<usize>) -> Result<(usize, Option<usize>)>;
+
+    /// Runs `plan`, telling `progress` as each fragment ends. `None` when nodes it placed work
+    /// on left before it ended: the computation is then planned again for the nodes there are.
+    fn run(&self, plan: ClusterPlan, progress: &FragmentProgress) -> Result<Option<RunnerOutput>>;
+}
+
+/// What a [`ClusterRunner`] gives back from a plan it ran.
+#[derive(Debug, Default)]
+pub struct RunnerOutput {
+    /// The block of each task of `ClusterPlan::outputs`.
+    pub blocks: HashMap<TaskId, Chunk>,
+    /// What the engine measured of each node (`None`: nothing; the simulation is reported).
+    pub measured: Option<Simulation>,
+}
+
+/// How many times a computation is planned for the cluster's nodes, when its runner reports
+/// that nodes it was placed on left before it ended.
+const PLANS: usize = 4;
+
+/// The executor over `runner`: what [`register_hosted_executor`] registers, or what a
+/// `ComputeOptions::executor` may be.
+pub struct HostedExecutor {
+    runner: Arc<dyn ClusterRunner>,
+    workers: Option<usize>,
+}
+
+impl std::fmt::Debug for HostedExecutor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "HostedExecutor {{ workers: {:?} }}", self.workers)
+    }
+}
+
+/// Registers `runner` as the executor named `name` (`ComputeOptions::scheduler`), so every
+/// computation, stored ones included, reaches the engine as it reaches the native executors.
+pub fn register_hosted_executor(name: &str, runner: Arc<dyn ClusterRunner>) -> Result<()> {
+    let make: MakeExecutor = Arc::new(move |config: &ExecutorConfig| {
+        let executor: Arc<dyn Executor> = Arc::new(HostedExecutor::new(Arc::clone(&runner), config.workers));
+        Ok(executor)
+    });
+    register_executor(name, make)
+}
+
+impl Executor for HostedExecutor {
+    fn execute(&self, graph: &TaskGraph, spec: &Spec, observer: Option<&dyn Observer>) -> Result<(Vec<Vec<Chunk>>, Report)> {
+        for _ in 0..PLANS {
+            if let Some(done) = self.attempt(graph, spec, observer)? {
+                return Ok(done);
+            }
+        }
+        Err(TegulaError::Io(format!("nodes of the cluster left during each of {PLANS} attempts at the computation")))
+    }
+}
+
+impl HostedExecutor {
+    /// The executor over `runner`, using at most `workers` of its nodes (`None`: all).
+    pub fn new(runner: Arc<dyn ClusterRunner>, workers: Option<usize>) -> HostedExecutor {
+        HostedExecutor { runner, workers }
+    }
+
+    /// Plans `graph` for the cluster's nodes and runs it; `None` when the runner reports that
+    /// nodes the plan placed work on have left (the plan no longer fits the cluster).
+    fn attempt(&self, graph: &TaskGraph, spec: &Spec, observer: Option<&dyn Observer>) -> Result<Option<(Vec<Vec<Chunk>>, Report)>> {
+        let (count, memory) = self.runner.nodes(self.workers)?;
+        let nodes = Nodes { count, memory: memory.unwrap_or(spec.memory) };
+        let plan = ClusterPlan::new(graph.clone(), nodes)?;
+        let simulated = plan.simulation.clone();
+        let progress = FragmentProgress::new(observer, &plan, graph);
+        let Some(RunnerOutput { mut blocks, measured }) = self.runner.run(plan, &progress)? else {
+            return Ok(None);
+        };
+        let mut chunks = Vec::with_capacity(graph.outputs.len());
+        for output in &graph.outputs {
+            let of = |t: &TaskId| blocks.remove(t).ok_or_else(|| TegulaError::Io(format!("the cluster gave no block for task {t}")));
+            chunks.push(output.blocks.iter().map(of).collect::<Result<Vec<_>>>()?);
+        }
+        let largest_peak = |sim: &Simulation| sim.nodes.iter().map(|n| n.peak_bytes).max().unwrap_or(0);
+        let projected = largest_peak(&simulated);
+        let peak = measured.as_ref().map_or(projected, largest_peak);
+        let report = Report {
+            tasks: graph.tasks.len(),
+            peak_bytes: peak,
+            projected_peak_bytes: projected,
+            spilled_bytes: 0,
+            budget: nodes.memory,
+            device_peaks: vec![peak],
+            cluster: Some(ClusterReport { simulated, measured }),
+        };
+        Ok(Some((chunks, report)))
+    }
+}
+
+/// What a [`ClusterRunner`] tells as fragments end: each of a fragment's outputs becomes a task
+/// event for the computation's observer (its progress bar, its trace), the node in place of
+/// the thread.
+pub struct FragmentProgress<'a> {
+    observer: Option<&'a dyn Observer>,
+    /// The blocks of the caller's plan each fragment makes (not those the cluster plan adds).
+    outputs: Vec<Vec<TaskId>>,
+    bytes: Vec<usize>,
+    done: AtomicUsize,
+    total: usize,
+    /// Seconds since the epoch when the computation started.
+    start: f64,
+}
+
+impl<'a> FragmentProgress<'a> {
+    fn new(observer: Option<&'a dyn Observer>, plan: &ClusterPlan, graph: &TaskGraph) -> FragmentProgress<'a> {
+        let outputs: Vec<Vec<TaskId>> = plan.fragments.iter().map(|f| f.outputs.iter().copied().filter(|&t| t < graph.tasks.len()).collect()).collect();
+        let total = outputs.iter().map(Vec::len).sum();
+        let bytes = graph.tasks.iter().map(|t| t.nbytes()).collect();
+        FragmentProgress { observer, outputs, bytes, done: AtomicUsize::new(0), total, start: seconds_since_epoch() }
+    }
+
+    /// Fragment `fragment` ran on `node` from `start` to `end` (seconds since the epoch).
+    pub fn done(&self, fragment: usize, node: usize, start: f64, end: f64) {
+        let (Some(observer), Some(outputs)) = (self.observer, self.outputs.get(fragment)) else { return };
+        let since = |t: f64| Duration::from_secs_f64((t - self.start).max(0.0));
+        for &task in outputs {
+            let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+            let bytes = self.bytes.get(task).copied().unwrap_or(0);
+            observer.task_done(&TaskEvent { task, thread: node, start: since(start), end: since(end), bytes, held: 0, on_disk: 0, done, total: self.total });
+        }
+    }
+}
+
+fn seconds_since_epoch() -> f64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64())
+}
