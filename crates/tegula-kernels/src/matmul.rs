@@ -108,10 +108,53 @@ fn gemm<T: faer::traits::ComplexField + Num>(a: ArrayView2<T>, b: ArrayView2<T>,
                 out[j * n + i] = out[i * n + j];
             }
         }
+    } else if m.min(n) <= NARROW {
+        small_sided(lhs, rhs, out, n);
     } else {
         faer::linalg::matmul::matmul(dst, Accum::Replace, lhs, rhs, one, parallelism(m, n));
     }
     Ok(())
+}
+
+/// Output rows per task, and rows of the contracted axis per partial product, of a product
+/// with an output side of at most `NARROW` (`small_sided`).
+const PANEL: usize = 8192;
+
+/// A product whose output has a side of at most `NARROW` (a matrix times a vector or a few
+/// columns, a Gram matrix of few columns): faer would split its sums across the pool's threads,
+/// so its bits would depend on their number (a worker process has one thread). It is split
+/// here instead, at places that depend on its shape only, each piece on one thread: a tall
+/// output in panels of `PANEL` rows, else a long sum in slabs of `PANEL` whose partial
+/// products are added in order.
+fn small_sided<T: faer::traits::ComplexField + Num>(lhs: MatRef<T>, rhs: MatRef<T>, out: &mut [T], n: usize) {
+    use faer::linalg::matmul::matmul;
+    use rayon::prelude::*;
+    let (m, k) = (lhs.nrows(), lhs.ncols());
+    let one = T::one_impl();
+    if m > PANEL {
+        out.par_chunks_mut(PANEL * n).enumerate().for_each(|(i, panel)| {
+            let rows = panel.len() / n;
+            matmul(MatMut::from_row_major_slice_mut(panel, rows, n), Accum::Replace, lhs.subrows(i * PANEL, rows), rhs, one, Par::Seq);
+        });
+    } else if k > PANEL {
+        let starts: Vec<usize> = (0..k).step_by(PANEL).collect();
+        let partials: Vec<Vec<T>> = starts
+            .par_iter()
+            .map(|&start| {
+                let depth = PANEL.min(k - start);
+                let mut partial = vec![T::zero(); m * n];
+                let dst = MatMut::from_row_major_slice_mut(&mut partial, m, n);
+                matmul(dst, Accum::Replace, lhs.subcols(start, depth), rhs.subrows(start, depth), one, Par::Seq);
+                partial
+            })
+            .collect();
+        out.copy_from_slice(&partials[0]);
+        for partial in &partials[1..] {
+            out.iter_mut().zip(partial).for_each(|(o, &p)| *o = Num::add(*o, p));
+        }
+    } else {
+        matmul(MatMut::from_row_major_slice_mut(out, m, n), Accum::Replace, lhs, rhs, one, Par::Seq);
+    }
 }
 
 /// Rows of `x` per triangular product in `gram`. faer's own depth blocking reads the unpacked
@@ -142,8 +185,8 @@ fn gram<T: faer::traits::ComplexField>(lhs: MatRef<T>, rhs: MatRef<T>, mut dst: 
 /// at about two thirds of its rate (500³: 46 against 69 GFLOP/s at 1000³ on one core), halves
 /// of them at full rate. Results are the same either way: faer splits the output, never the
 /// sum over the contracted axis — but for an output with a side of at most `NARROW` (a vector
-/// times a matrix), whose sums it splits: those run on the calling thread, so that their bits
-/// do not depend on the number of threads (a worker process has one).
+/// times a matrix), whose sums it splits: those run on the calling thread (Gram products) or
+/// are split by `small_sided`, so that their bits do not depend on the number of threads.
 fn parallelism(m: usize, n: usize) -> Par {
     const SMALL: usize = 512 * 512;
     match spare_threads() {
@@ -214,7 +257,8 @@ mod tests {
         let value = |i: usize, j: usize, p: usize| ((i * p + j * 104729) % 1000) as f64 / 997.0 - 0.5;
         // Narrow ones (a gradient `x.T @ r`, `v @ x`, a Hessian), small outputs of long sums,
         // and Gram products `x.T @ x`.
-        for (m, k, n) in [(20, 5000, 1), (1, 5000, 20), (20, 5000, 20), (7, 300, 32), (50, 4000, 50), (3, 20000, 3), (200, 3000, 40)] {
+        // Long sums and tall outputs are split by `small_sided`.
+        for (m, k, n) in [(20, 5000, 1), (1, 5000, 20), (20, 5000, 20), (7, 300, 32), (50, 4000, 50), (3, 20000, 3), (200, 3000, 40), (1, 20000, 5), (9000, 40, 2)] {
             let a = Array2::from_shape_fn((m, k), |(i, j)| value(i, j, 7919));
             let b = Array2::from_shape_fn((k, n), |(i, j)| value(i, j, 15485863));
             let x = Array2::from_shape_fn((k, m), |(i, j)| value(i, j, 31));
@@ -227,7 +271,10 @@ mod tests {
                 });
                 (product, gram)
             };
-            assert_eq!(on(1), on(3), "{m}x{k}x{n}");
+            let (product, gram) = on(1);
+            assert_eq!((product.clone(), gram), on(3), "{m}x{k}x{n}");
+            let expected = a.dot(&b);
+            assert!(product.iter().zip(expected.iter()).all(|(p, e)| (p - e).abs() <= 1e-9 * (k as f64)), "{m}x{k}x{n}");
         }
     }
 
