@@ -1,5 +1,5 @@
 """Planning time of the workloads of bench/run.py, bench/linalg.py and bench/logreg.py: the
-seconds tegula takes to turn each expression into its task graph (``task_count``), nothing
+seconds tegula takes to turn each expression into its task graph (``task_count()``), nothing
 computed, at the benchmarks' full sizes and chunkings. Each workload is planned in a fresh
 process, REPEATS times after one untimed plan; the median is reported.
 
@@ -64,7 +64,7 @@ def child(name):
     times = []
     for i in range(REPEATS + 1):
         start = time.perf_counter()
-        tasks = sum(e.task_count for e in make())
+        tasks = sum(e.task_count() for e in make())
         if i:
             times.append(time.perf_counter() - start)
     print(json.dumps({"seconds": statistics.median(times), "tasks": tasks}))

@@ -42,7 +42,6 @@ mod gather;
 mod histogram_bins;
 mod histogram_edges;
 mod histograms;
-mod hosted;
 pub mod io;
 pub mod linalg;
 mod manipulation;

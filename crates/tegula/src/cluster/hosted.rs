@@ -3,7 +3,9 @@
 //! computation for the nodes there are, running it again when nodes it was placed on leave,
 //! joining the output blocks and reporting happen here, once for every engine.
 
-use crate::cluster::{ClusterPlan, ClusterReport, Nodes, Simulation};
+use super::plan::{ClusterPlan, Nodes};
+use tegula_exec::ClusterReport;
+use tegula_plan::placement::Simulation;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -14,7 +16,7 @@ use tegula_kernels::Chunk;
 use tegula_plan::{TaskGraph, TaskId};
 
 /// A distributed engine that runs a [`ClusterPlan`]'s fragments on the nodes it places them on,
-/// each with [`crate::cluster::run_fragment`], moving the blocks between them.
+/// each with [`tegula_exec::run_fragment`], moving the blocks between them.
 pub trait ClusterRunner: Send + Sync {
     /// The cluster's nodes now: how many (at most `workers` when the caller said), and the
     /// bytes each may hold (`None`: the computation's memory budget).

@@ -1,16 +1,8 @@
-//! A computation planned for a cluster of nodes: its fragments as bytes (`tegula_exec::Fragment`),
-//! each with the node it runs on (`tegula_plan::placement`), the blocks of the caller's arrays
-//! given once each to the node they are placed on, and the placement's simulated cost. What a
-//! cluster executor (Ray, dask.distributed) ships; it runs each fragment with
-//! `tegula_exec::run_fragment` where it is placed. A distributed engine becomes an executor as
-//! a [`ClusterRunner`] ([`register_hosted_executor`]): planning, re-planning when nodes leave
-//! and reporting are the [`HostedExecutor`]'s.
+//! A computation planned for a cluster of nodes (`ClusterPlan`).
 
 use crate::array::{plan_within, Array};
-pub use crate::fragments::EncodedFragment;
 use tegula_core::{internal_err, value_err, IoOp, Result, Spec, TaskOp};
 use tegula_exec::assemble_output;
-pub use tegula_exec::Fragment;
 use tegula_kernels::Chunk;
 use tegula_plan::chain::chain_combines;
 use tegula_plan::fan_out::merge_fan_outs;
@@ -19,12 +11,9 @@ use tegula_plan::merge::merge_trees;
 use tegula_plan::refine::refine;
 use tegula_plan::placement::{check_nodes_fit, fragment_need, simulate};
 use tegula_plan::{NodeRef, TaskGraph, TaskId};
-
-pub use crate::fragments::plan_fragments;
-pub use crate::hosted::{register_hosted_executor, ClusterRunner, FragmentProgress, HostedExecutor, RunnerOutput};
-pub use tegula_exec::fragment::set_function_decoder;
-pub use tegula_exec::{run_fragment, serve, set_callback_encoder, Admission, ClusterReport, Dispatch, DispatchJob, Ended};
-pub use tegula_plan::placement::{NodeLoad, Placement, Placer, Simulation};
+use crate::fragments::EncodedFragment;
+use tegula_exec::{Admission, Dispatch, DispatchJob, Fragment};
+use tegula_plan::placement::{Placement, Placer, Simulation};
 
 /// The nodes a plan is placed on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
