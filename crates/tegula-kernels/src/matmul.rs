@@ -255,9 +255,8 @@ mod tests {
     #[test]
     fn products_of_every_shape_are_the_same_on_one_thread_and_on_several() {
         let value = |i: usize, j: usize, p: usize| ((i * p + j * 104729) % 1000) as f64 / 997.0 - 0.5;
-        // Narrow ones (a gradient `x.T @ r`, `v @ x`, a Hessian), small outputs of long sums,
-        // and Gram products `x.T @ x`.
-        // Long sums and tall outputs are split by `small_sided`.
+        // Narrow ones (a gradient `x.T @ r`, `v @ x`, a Hessian), small outputs of long sums
+        // and tall ones (both split by `small_sided`), and Gram products `x.T @ x`.
         for (m, k, n) in [(20, 5000, 1), (1, 5000, 20), (20, 5000, 20), (7, 300, 32), (50, 4000, 50), (3, 20000, 3), (200, 3000, 40), (1, 20000, 5), (9000, 40, 2)] {
             let a = Array2::from_shape_fn((m, k), |(i, j)| value(i, j, 7919));
             let b = Array2::from_shape_fn((k, n), |(i, j)| value(i, j, 15485863));

@@ -38,14 +38,10 @@ pub fn with_bytes_in_memory_order<R>(chunk: &Chunk, f: impl FnOnce(&[u8], &[usiz
 /// A new chunk of `dtype` and `shape` whose bytes `fill` writes with its axes in memory in
 /// `order` (as `with_bytes_in_memory_order` gave them): a view with the written chunk's strides.
 pub fn chunk_from_bytes_in_order(dtype: DType, shape: &[usize], order: &[usize], fill: impl FnOnce(&mut [u8]) -> Result<()>) -> Result<Chunk> {
+    // Where each axis lies in memory; an order that is no permutation of the axes leaves a gap.
     let mut place = vec![usize::MAX; shape.len()];
-    for (i, &axis) in order.iter().enumerate() {
-        match place.get_mut(axis) {
-            Some(p) if *p == usize::MAX => *p = i,
-            _ => return Err(TegulaError::Io(format!("axis order {order:?} for a {}-d chunk", shape.len()))),
-        }
-    }
-    if place.contains(&usize::MAX) {
+    order.iter().enumerate().for_each(|(i, &axis)| if let Some(p) = place.get_mut(axis) { *p = i });
+    if order.len() != shape.len() || place.contains(&usize::MAX) {
         return Err(TegulaError::Io(format!("axis order {order:?} for a {}-d chunk", shape.len())));
     }
     let stored: Vec<usize> = order.iter().map(|&axis| shape[axis]).collect();

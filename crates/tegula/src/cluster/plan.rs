@@ -1,19 +1,17 @@
 //! A computation planned for a cluster of nodes (`ClusterPlan`).
 
 use crate::array::{plan_within, Array};
+use crate::fragments::EncodedFragment;
 use tegula_core::{internal_err, value_err, IoOp, Result, Spec, TaskOp};
-use tegula_exec::assemble_output;
+use tegula_exec::{assemble_output, Admission, Dispatch, DispatchJob, Fragment};
 use tegula_kernels::Chunk;
 use tegula_plan::chain::chain_combines;
 use tegula_plan::fan_out::merge_fan_outs;
 use tegula_plan::fragments::{cut_given_loads, sub_graph, FragmentCut};
 use tegula_plan::merge::merge_trees;
 use tegula_plan::refine::refine;
-use tegula_plan::placement::{check_nodes_fit, fragment_need, simulate};
+use tegula_plan::placement::{check_nodes_fit, fragment_need, simulate, Placement, Placer, Simulation};
 use tegula_plan::{NodeRef, TaskGraph, TaskId};
-use crate::fragments::EncodedFragment;
-use tegula_exec::{Admission, Dispatch, DispatchJob, Fragment};
-use tegula_plan::placement::{Placement, Placer, Simulation};
 
 /// The nodes a plan is placed on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
