@@ -26,7 +26,12 @@ import platform
 import sys
 import time
 
-import numpy as np
+if __name__ == "__main__":
+    # Run as the benchmark (not imported by scaleout.py or fragment_overhead.py): before NumPy,
+    # so that NumPy and Dask run on this machine's own BLAS kernels (bench/fair_blas.py).
+    import fair_blas
+
+import numpy as np  # noqa: E402
 
 # Each Ray node's object store (the simulated cluster's default, 150 MiB, would spill).
 STORE = 2 << 30
@@ -258,7 +263,7 @@ def main():
 
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs; Python {sys.version.split()[0]}, "
           f"ray {ray.__version__}, dask {dask.__version__}; {args.nodes} nodes of one CPU; sizes {sweep[args.chunkings[0]]}"
-          f" with blocks times {args.chunkings}")
+          f" with blocks times {args.chunkings}; NumPy's BLAS (Dask's): {fair_blas.blas_kernels()}")
     rate = gemm_rate()
     cores = min(os.cpu_count(), args.nodes)
     print(f"GEMM on one core: {rate / 1e9:.1f} GFLOP/s; the least time {cores} cores take for the products:")

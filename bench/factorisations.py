@@ -12,6 +12,7 @@ import argparse
 import statistics
 import time
 
+import fair_blas  # before NumPy: NumPy on this machine's own BLAS kernels
 import numpy as np
 
 import tegula as tg
@@ -39,7 +40,8 @@ def main():
     hermitian = a + np.swapaxes(a, -1, -2)
     cases = {"svd": (np.linalg.svd, tg.linalg.svd, a), "qr": (np.linalg.qr, tg.linalg.qr, a),
              "eigh": (np.linalg.eigh, tg.linalg.eigh, hermitian)}
-    print(f"# {count} matrices of {n}×{n}, float64; seconds, median of {REPEATS}\n")
+    print(f"# {count} matrices of {n}×{n}, float64; seconds, median of {REPEATS}; "
+          f"NumPy's BLAS: {fair_blas.blas_kernels()}\n")
     print("| function | stack chunk | tegula (s) | NumPy (s) | tegula / NumPy |")
     print("|---|---|---|---|---|")
     for name, (numpy_fn, tegula_fn, data) in cases.items():

@@ -24,6 +24,7 @@ import json
 import os
 import time
 
+import fair_blas  # before NumPy: NumPy and Dask on this machine's own BLAS kernels
 import numpy as np
 
 from child import run_child
@@ -160,6 +161,7 @@ def main():
         print(json.dumps(CHILDREN[workload](library, json.loads(params))))
         return
     params = sizes(a.scale)
+    print(f"NumPy's BLAS: {fair_blas.blas_kernels()}", flush=True)
     for workload in a.workloads:
         results = {}
         for library in LIBRARIES[workload]:

@@ -22,6 +22,7 @@ import argparse
 import os
 import time
 
+import fair_blas  # before NumPy: NumPy and Dask on this machine's own BLAS kernels
 import numpy as np
 
 
@@ -120,7 +121,8 @@ def main():
     args = parser.parse_args()
     chunks = [int(c) for c in args.chunk.split(",")]
     print(f"X ({args.rows}, {args.cols}) float64 ({args.rows * args.cols * 8 / 1e9:.2f} GB) {args.inputs}, "
-          f"{args.steps} Newton steps, {os.cpu_count()} CPUs; best of {args.rounds}")
+          f"{args.steps} Newton steps, {os.cpu_count()} CPUs; best of {args.rounds}; "
+          f"NumPy's BLAS: {fair_blas.blas_kernels()}")
     if args.inputs == "memory":
         X, y = data(args.rows, args.cols)
         t_numpy, reference = best(lambda: numpy_newton(X, y, args.steps), args.rounds)

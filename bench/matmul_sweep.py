@@ -18,6 +18,7 @@ import json
 import os
 import time
 
+import fair_blas  # before NumPy: NumPy and Dask on this machine's own BLAS kernels
 import numpy as np
 
 from child import run_child
@@ -117,7 +118,8 @@ def main():
         library, shape, block, inputs, repeats = a.child
         print(json.dumps(product_child(library, json.loads(shape), int(block), inputs, int(repeats))))
         return
-    print(f"{THREADS} threads; GFLOP/s; 'best' = max(NumPy whole product, faer in one call) in this run")
+    print(f"{THREADS} threads; GFLOP/s; 'best' = max(NumPy whole product, faer in one call) in this run; "
+          f"NumPy's BLAS: {fair_blas.blas_kernels()}")
     print("| shape | inputs | block | tegula | Dask | best | tegula / best | tegula / Dask time | checked |")
     print("|---|---|---|---|---|---|---|---|---|")
     worst_share, worst_ratio = float("inf"), 0.0

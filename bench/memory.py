@@ -12,6 +12,7 @@ import json
 import os
 import time
 
+import fair_blas  # before NumPy: Dask on this machine's own BLAS kernels
 from child import run_child
 
 GB = 10**9
@@ -92,6 +93,7 @@ def main():
     if a.child:
         print(json.dumps(child(*a.child, a.scale)))
         return
+    print(f"NumPy's BLAS (Dask's): {fair_blas.blas_kernels()}", flush=True)
     for w in a.workloads:
         results = {lib: run(w, lib, a.scale) for lib in WORKLOADS[w][2]}
         for lib, r in results.items():

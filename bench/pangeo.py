@@ -80,6 +80,8 @@ import time
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import fair_blas  # noqa: E402  (before NumPy: NumPy and Dask on this machine's own BLAS kernels)
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != HERE]
 
 MiB = 2**20
@@ -606,8 +608,8 @@ def machine():
         rev = "unknown"
     return (f"{cpu}, {os.cpu_count()} logical CPUs, {platform.system()} {platform.release()}; "
             f"commit {rev}, tegula {tegula.__version__}, xarray {xr.__version__}, Dask "
-            f"{dask.__version__}, zarr-python {zarr.__version__}, NumPy {np.__version__}, "
-            f"Python {platform.python_version()}")
+            f"{dask.__version__}, zarr-python {zarr.__version__}, NumPy {np.__version__} on "
+            f"{fair_blas.blas_kernels()}, Python {platform.python_version()}")
 
 
 def main():

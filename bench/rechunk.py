@@ -28,6 +28,8 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import fair_blas  # noqa: E402  (before NumPy: NumPy and Dask on this machine's own BLAS kernels)
 GB, MiB = 10**9, 2**20
 # bench/zarr.py would be found as zarr-python: this directory must not be on the path.
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != HERE]
@@ -164,7 +166,8 @@ def main():
     layout = "column" if a.workload == "rechunk" else "row"
     what = (f"{layout} strips → row strips, sum per row" if a.workload == "rechunk" else "row strips, (x + x.T).sum()")
     print(f"{a.side}² float64 ({a.side * a.side * 8 / GB:.1f} GB, {a.codec}), {what}; "
-          f"tegula budget {a.memory or 'default'}; fastest of {a.rounds} cold rounds\n")
+          f"tegula budget {a.memory or 'default'}; fastest of {a.rounds} cold rounds; "
+          f"NumPy's BLAS (Dask's): {fair_blas.blas_kernels()}\n")
     print("| strip | library | seconds | peak RSS MB | stages | spilled MB |\n|---|---|---|---|---|---|")
     zb, problems, worst = zarr_bench(), [], {"time": 0.0, "rss": 0.0}
     path = a.path

@@ -21,11 +21,11 @@ import sys
 import threading
 import time
 
-import numpy as np
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
+import fair_blas  # noqa: E402  (before NumPy: NumPy and Dask on this machine's own BLAS kernels)
+import numpy as np  # noqa: E402
 import workloads  # noqa: E402
 
 LIBRARIES = workloads.LIBRARIES
@@ -112,6 +112,7 @@ def machine(threads):
         "tegula": f"{tegula.__version__} (git {git_revision()})",
         "numpy": np.__version__,
         "dask": dask.__version__,
+        "blas": fair_blas.blas_kernels(),
         "load_avg": os.getloadavg(),
     }
 
@@ -373,6 +374,8 @@ def report(args, mach, results, failures, busy, elapsed, command):
       f"({mach['usable_cpus']} usable by this process)")
     w(f"- RAM: {mach['ram_gb']:.1f} GiB; {mach['os']}; Python {mach['python']}")
     w(f"- tegula {mach['tegula']}, NumPy {mach['numpy']}, Dask {mach['dask']}")
+    w(f"- BLAS of NumPy and Dask: {mach['blas']} (without OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE: "
+      f"bench/fair_blas.py)")
     w(f"- Threads: tegula and Dask (threaded scheduler) both use {mach['threads']}; "
       f"NumPy runs these operations on one thread")
     bw = mach.get("bandwidth")
@@ -544,7 +547,7 @@ def main(argv=None):
     mach["bandwidth"] = bandwidth(args.threads, log)
     log(f"memory bandwidth: {mach['bandwidth']}")
     log(f"benchmarking on {mach['cpu']} with {args.threads} threads"
-        f"{' (quick)' if args.quick else ''}")
+        f"{' (quick)' if args.quick else ''}; BLAS {mach['blas']}")
     path = args.json or os.path.join(
         HERE, "out", f"results-{datetime.datetime.now():%Y%m%d-%H%M%S}.json")
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)

@@ -40,6 +40,8 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import fair_blas  # noqa: E402  (before NumPy: NumPy and Dask on this machine's own BLAS kernels)
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != HERE]
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests"))
 
@@ -207,7 +209,8 @@ def report(rows, args):
         ok &= abs(meta["cross"][reader] - meta["sums"][writer]) <= 1e-9 * abs(meta["sums"][writer])
     print(f"\n### Zarr over S3 (rclone serve s3 on 127.0.0.1), {nbytes / GB:.2f} GB float64, "
           f"chunks {tuple(meta['chunk'])}; small chunks {tuple(meta['small_chunk'])} ({chunks_small} chunks, "
-          f"{small_bytes / GB:.2f} GB); median of {args.rounds} rounds\n")
+          f"{small_bytes / GB:.2f} GB); median of {args.rounds} rounds; "
+          f"NumPy's BLAS (Dask's): {fair_blas.blas_kernels()}\n")
     print("| workload | tegula | Dask + zarr-python | tegula / Dask throughput | peak RSS tegula / Dask "
           "| client CPU s tegula / Dask | server CPU s tegula / Dask |")
     print("|---|---|---|---|---|---|---|")

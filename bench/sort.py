@@ -15,6 +15,7 @@ import math
 import os
 import time
 
+import fair_blas  # before NumPy: as in every benchmark against NumPy (see fair_blas.py)
 from child import run_child
 
 
@@ -62,6 +63,7 @@ def main():
         print(json.dumps(tegula_sort(n, extra) if what == "tegula" else numpy_sort(n, extra)))
         return
     n, m = int(a.n), int(a.numpy_n)
+    print(f"NumPy's BLAS: {fair_blas.blas_kernels()}", flush=True)
     env = dict(os.environ, TEGULA_MEMORY=a.memory)
     results = {"tegula": run(["tegula", str(n), a.memory], env)}
     for kind in ("quicksort", "stable"):

@@ -27,6 +27,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import fair_blas  # noqa: E402  (before NumPy: NumPy and Dask on this machine's own BLAS kernels)
 import workloads  # noqa: E402
 from run import bandwidth  # noqa: E402
 
@@ -107,7 +108,8 @@ def main(argv=None):
     read_gbs = bw and bw["read_gbs"]
     print(f"{args.threads} threads; best of {args.rounds} process(es) x {args.repeats} run(s); "
           f"{time.strftime('%Y-%m-%d %H:%M')}; read bandwidth (bench/triad.rs, this run): "
-          f"{'not measured' if not read_gbs else f'{read_gbs:.1f} GB/s'}\n")
+          f"{'not measured' if not read_gbs else f'{read_gbs:.1f} GB/s'}; "
+          f"NumPy's BLAS (Dask's): {fair_blas.blas_kernels()}\n")
     print("| workload | inputs | chunk | tegula (s) | Dask (s) | tegula / Dask | "
           "peak RSS MB (tegula / Dask) | read floor / Dask | checked |")
     print("|---|---|---|---|---|---|---|---|---|")

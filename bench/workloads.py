@@ -47,7 +47,12 @@ import sys
 import threading
 import time
 
-import numpy as np
+if __name__ == "__main__":
+    # Only as a script: planning.py imports this module after NumPy. Before NumPy, so that
+    # NumPy and Dask run on this machine's own BLAS kernels (bench/fair_blas.py).
+    import fair_blas  # noqa: F401
+
+import numpy as np  # noqa: E402
 
 LIBRARIES = ("tegula", "dask", "numpy")
 WORKLOADS = ("a", "b_mean", "b_std", "c", "pi", "e30", "plan")

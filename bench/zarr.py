@@ -67,6 +67,8 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import fair_blas  # noqa: E402  (before NumPy: NumPy and Dask on this machine's own BLAS kernels)
 # This file is named zarr.py: its directory must not be on the path, or `import zarr` (here,
 # in Dask) finds this script instead of zarr-python.
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != HERE]
@@ -490,8 +492,8 @@ def report(a, R, command, mach, elapsed, problems):
     w("```\n")
     w(f"{mach['cpu']}, {mach['logical_cpus']} logical CPUs, {mach['ram_gb']:.1f} GiB RAM, "
       f"{mach['os']}; tegula {mach['tegula']}, Dask {mach['dask']} (threaded scheduler, "
-      f"{os.cpu_count()} threads), zarr-python {mach['zarr']}, NumPy {mach['numpy']}, "
-      f"Python {mach['python']}. Stores in `{a.dir}` ({mach['fs']}); {a.rounds} round(s), "
+      f"{os.cpu_count()} threads), zarr-python {mach['zarr']}, NumPy {mach['numpy']} on "
+      f"{mach['blas']}, Python {mach['python']}. Stores in `{a.dir}` ({mach['fs']}); {a.rounds} round(s), "
       f"medians; {elapsed:.0f} s in all.\n")
     w("| workload | tegula | dask | dd | tegula/dask | tegula / dd | dask / dd "
       "| peak RSS MB tegula / dask |")
