@@ -1,10 +1,19 @@
 #!/usr/bin/env bash
-# Sets everything up, then runs every test: the Rust workspace and the Python suite.
+# Sets everything up, then runs every test: the Rust workspace and the Python suite. One build
+# serves both: the `ci` profile (Cargo.toml), for the extension and for the Rust tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
-cargo test --workspace --quiet
-.venv/bin/python -m pytest -q
-# The same suite with every computation on the process pool (scheduler="processes"), with
-# fewer examples per property: the first pass checked the operations, this one the executor.
-TEGULA_SCHEDULER=processes TEGULA_HYPOTHESIS_PROFILE=brief .venv/bin/python -m pytest -q -p no:cacheprovider
+export TEGULA_CARGO_PROFILE=ci
+step() { printf '\n== %s (%s)\n' "$1" "$(date -u +%T)"; }
+step "set up: test tools and the extension"
+MATURIN_PEP517_ARGS="--profile $TEGULA_CARGO_PROFILE" bash scripts/setup.sh -r requirements-dev.txt
+step "Rust tests"
+cargo test --workspace --profile "$TEGULA_CARGO_PROFILE" --quiet
+step "Python suite, threaded executor"
+.venv/bin/python -m pytest -q --durations=15
+# The executor's own tests again with every computation on the process pool
+# (scheduler="processes"), with fewer examples per property: the first pass checked the
+# operations, this one the executor (tests/conftest.py says which modules it takes).
+step "Python suite, process pool"
+TEGULA_SCHEDULER=processes TEGULA_HYPOTHESIS_PROFILE=brief .venv/bin/python -m pytest -q -p no:cacheprovider --durations=10
+step "done"

@@ -3,7 +3,8 @@
 ``ci`` (the default) is derandomized, so every run checks the same examples and the suite
 stays within a few minutes on two cores. ``brief`` is ``ci`` with a quarter of its examples:
 the second pass of ``scripts/test.sh``, which runs the suite again on the process pool to
-check that executor, not the operations once more. ``explore`` draws new random examples on
+check that executor, not the operations once more (without the modules
+``SCHEDULER_INDEPENDENT`` names). ``explore`` draws new random examples on
 every run and many more of them: ``TEGULA_HYPOTHESIS_PROFILE=explore pytest tests``.
 """
 
@@ -39,3 +40,22 @@ def s3(tmp_path_factory):
         yield server
     finally:
         server.stop()
+
+
+# Modules the process-pool pass (scripts/test.sh's second run, TEGULA_SCHEDULER=processes)
+# leaves out, because the default scheduler changes nothing in them: they name their
+# executors themselves (Ray's and Dask's clusters; the executor comparisons), never compute,
+# or run their cases in child processes of their own. The first pass runs them all.
+SCHEDULER_INDEPENDENT = {
+    "test_ray.py", "test_dask.py", "test_executors.py", "test_cli.py",
+    "test_docstrings.py", "test_html.py", "test_simulate.py",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    if os.environ.get("TEGULA_SCHEDULER") != "processes":
+        return
+    left_out = [item for item in items if item.path.name in SCHEDULER_INDEPENDENT]
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = [item for item in items if item.path.name not in SCHEDULER_INDEPENDENT]

@@ -18,8 +18,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 @pytest.fixture(scope="module")
 def rust_bits():
-    """Each workload's values as printed by the Rust example (hex of float64 bits)."""
-    out = subprocess.run(["cargo", "run", "-q", "-p", "tegula", "--example", "workloads", "--", "--small", "--bits"],
+    """Each workload's values as printed by the Rust example (hex of float64 bits), built in the
+    Cargo profile ``TEGULA_CARGO_PROFILE`` names (scripts/test.sh's, else ``dev``)."""
+    profile = os.environ.get("TEGULA_CARGO_PROFILE", "dev")
+    command = ["cargo", "run", "-q", "-p", "tegula", "--profile", profile, "--example", "workloads", "--", "--small", "--bits"]
+    out = subprocess.run(command,
                          cwd=ROOT, capture_output=True, text=True, check=True, timeout=1200).stdout
     return {name: values for name, *values in (line.split() for line in out.splitlines() if line)}
 
