@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 import tegula as tg
+from children import interruptible
 from object_servers import fresh
 from strategies import same_bytes
 
@@ -282,8 +283,7 @@ def interrupt_twice(code, *args, settle=1.5):
     """Runs ``code`` in a child; sends SIGINT ``settle`` seconds after its line ``started``,
     and again after its first line ``next``; returns its output and the delays between each
     SIGINT and the interruption it reported. The child is killed after ``RUN_LIMIT`` seconds."""
-    proc = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code), *map(str, args)], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    proc = interruptible(textwrap.dedent(code), *args)
     timer = threading.Timer(RUN_LIMIT, proc.kill)
     timer.start()
     lines, delays, sent = [], [], []
@@ -371,8 +371,7 @@ print("done", flush=True)
 
 def test_ctrl_c_stops_waiting_for_a_server_that_drips():
     with running(_Dripping) as url:
-        proc = subprocess.Popen([sys.executable, "-c", _DRIP_CHILD, url], stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True)
+        proc = interruptible(_DRIP_CHILD, url)
         try:
             assert proc.stdout.readline().strip() == "started"
             time.sleep(2)

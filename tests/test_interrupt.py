@@ -5,12 +5,12 @@ process that is sent SIGINT, as a user's terminal does."""
 import os
 import re
 import signal
-import subprocess
-import sys
 import textwrap
 import time
 
 import pytest
+
+from children import interruptible
 
 CHILD = """
 import os, sys, time, numpy as np, tegula as tg
@@ -53,8 +53,7 @@ def test_ctrl_c_stops_a_compute_within_a_second(tmp_path_factory, name, memory, 
     tmp_path, out = tmp_path_factory.mktemp("spill"), tmp_path_factory.mktemp("out")
     run = RUNS.get(name, f"tg.compute(y, num_workers=2, progress={progress})")
     code = textwrap.dedent(CHILD.format(expr=EXPRS[name], memory=memory, run=run))
-    proc = subprocess.Popen([sys.executable, "-c", code, str(tmp_path), str(out)], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    proc = interruptible(code, tmp_path, out)
     try:
         assert proc.stdout.readline().strip() == "started"
         time.sleep(1.5)
