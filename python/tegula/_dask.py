@@ -179,6 +179,7 @@ class _Run:
         self.fragments = plan.fragments()
         self.run_id = uuid.uuid4().hex[:16]
         self.futures = {}
+        self.block_keys = {}
         self.keys = set()
         self.returned = {t for tasks in plan.outputs() for t in tasks}
         self.in_flight = {}
@@ -206,11 +207,11 @@ class _Run:
     def _all(self):
         self._scatter_given()
         while not self.dispatch.started_all():
-            k = self.dispatch.start()
-            if k is None:
-                self._wait_for_one()
+            admitted = list(iter(self.dispatch.start, None))
+            if admitted:
+                self._submit(admitted)
             else:
-                self._submit(k, *self.fragments[k][:4])
+                self._wait_for_one()
         while self.in_flight:
             self._wait_for_one()
         wanted = sorted(self.returned)
@@ -238,23 +239,46 @@ class _Run:
                 self.measured.gave(t, self.measured.node(holders[future.key][0]), block.nbytes, now)
 
     def _where(self, node):
-        return dict(workers=[self.workers[node]], allow_other_workers=False) if self.pinned else {}
+        return dict(workers=[self.workers[node]]) if self.pinned else {}
 
-    def _submit(self, k, fragment, inputs, outputs, node):
-        key = (f"tegula-fragment-{self.run_id}", k)
-        args = [self.futures[t] for t in inputs]
-        # Earlier fragments first, where a worker has several ready (Dask runs higher first).
-        run = dict(key=key, pure=False, priority=len(self.fragments) - k, **self._where(node))
-        done = self.client.submit(_run_fragment, self.run_id, k, fragment, self.budget[node], *args, **run)
-        self.keys.add(str(done.key))
-        if len(outputs) == 1:
-            self.futures[outputs[0]] = done
-        else:
+    def _submit(self, ks):
+        """Submits fragments `ks` as one graph: the scheduler learns them in one message, so no
+        worker lets go of a block it fetched before a later fragment of its own that reads it
+        has arrived (it would fetch the block again)."""
+        from dask._task_spec import Task, TaskRef
+        from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
+
+        tasks, priority, fragment_keys = {}, {}, {}
+        for k in ks:
+            fragment, inputs, outputs, node = self.fragments[k][:4]
+            key = fragment_keys[k] = (f"tegula-fragment-{self.run_id}", k)
+            args = [TaskRef(self._key(t)) for t in inputs]
+            # Earlier fragments first, where a worker has several ready (Dask runs higher first).
+            priority[key] = len(self.fragments) - k
+            tasks.setdefault(node, {})[key] = Task(key, _run_fragment, self.run_id, k, fragment, self.budget[node], *args)
+            if len(outputs) == 1:
+                self.block_keys[outputs[0]] = key
+                continue
             for i, t in enumerate(outputs):
-                key = (f"tegula-block-{self.run_id}", t)
-                self.futures[t] = self.client.submit(operator.getitem, done, i, key=key, pure=False, priority=run["priority"], **self._where(node))
-                self.keys.add(str(self.futures[t].key))
-        self.in_flight[k] = done
+                block = self.block_keys[t] = (f"tegula-block-{self.run_id}", t)
+                priority[block] = priority[key]
+                tasks[node][block] = Task(block, operator.getitem, TaskRef(key), i)
+        layers = {
+            f"tegula-{self.run_id}-{ks[0]}-{node}": MaterializedLayer(graph, annotations=dict(priority=priority.__getitem__, **self._where(node)))
+            for node, graph in tasks.items()
+        }
+        graph = HighLevelGraph(layers, {name: set() for name in layers})
+        keys = [key for graph in tasks.values() for key in graph]
+        futures = dict(zip(keys, self.client.get(graph, keys, sync=False)))
+        self.keys.update(str(key) for key in keys)
+        for k in ks:
+            self.in_flight[k] = futures[fragment_keys[k]]
+            for t in self.fragments[k][2]:
+                self.futures[t] = futures[self.block_keys.pop(t)]
+
+    def _key(self, t):
+        """The key of block `t`: a future's, or one submitted in the same graph."""
+        return self.block_keys[t] if t in self.block_keys else self.futures[t].key
 
     def _wait_for_one(self):
         """Takes the fragments that ended (and the workers' reports); when none has, checks
