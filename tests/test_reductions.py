@@ -178,3 +178,34 @@ def test_reduction_trees_of_many_blocks_are_exact_for_integers():
             assert_same(x.sum(axis=axis, split_every=split_every).compute(), a.sum(axis=axis))
             assert_same(x.max(axis=axis, split_every=split_every).compute(), a.max(axis=axis))
     assert x.sum(split_every=2).task_count() > x.sum(split_every=8).task_count()
+
+
+@given(data=st.data(), op=st.sampled_from(["sum", "mean", "var", "std", "min", "nansum", "nanmax", "nanmean"]),
+       shape=st.lists(st.integers(1, 70), min_size=2, max_size=3).map(tuple), last=st.booleans(),
+       offset=st.sampled_from([0.0, 1e3, -1e8]), spread=st.sampled_from([1e-3, 1.0]), nans=st.booleans(),
+       view=st.sampled_from(sorted(VIEWS)), dtype=st.sampled_from(["float64", "float32"]))
+def test_long_rows_and_lanes_reduce_like_numpy(data, op, shape, last, offset, spread, nans, view, dtype):
+    """Reductions over the first or the last axis of blocks with many rows and lanes of
+    sixteen and more: float64 rows and lanes are read in place several at a time, and moments
+    over the first axis are shifted sums, accurate far from zero. The other kernels' tests draw
+    sides of at most six."""
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    a = (offset + spread * rng.standard_normal(shape)).astype(dtype)
+    if nans:
+        a[tuple(rng.integers(0, n, 3) for n in shape)] = np.nan
+    spec = data.draw(st.sampled_from([-1, 16, 23, tuple(max(1, n // 3) for n in shape)]))
+    x, a = VIEWS[view](tg.asarray(a, chunks=spec)), VIEWS[view](a)
+    axis = -1 if last else 0
+    with quiet():
+        got = getattr(tg, op)(x, axis=axis).compute()
+        # The oracle: NumPy in float64 (tegula accumulates float32 in float64 too), moments of
+        # data centred first, so that NumPy's own rounding of a mean far from zero stays out.
+        wide = a.astype(np.float64)
+        if op in ("var", "std"):
+            wide = wide - np.mean(wide, axis=axis, keepdims=True)
+        expected = getattr(np, op)(wide, axis=axis).astype(a.dtype)
+    eps = float(np.finfo(a.dtype).eps)
+    # Partials of blocks merge through the difference of their means, each rounded at the
+    # offset's magnitude: the variance's error grows with spread * offset, as NumPy's would.
+    scale = {"var": spread * (spread + abs(offset)), "std": spread + abs(offset)}.get(op, abs(offset) + spread)
+    assert_same(got, expected, rtol=4 * eps, atol=16 * eps * a.shape[axis] * scale)

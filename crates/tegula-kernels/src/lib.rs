@@ -40,6 +40,7 @@ mod rejection;
 pub mod run;
 pub mod scan;
 mod select;
+mod shifted_moments;
 pub mod sort;
 mod strided;
 mod tall_qr;

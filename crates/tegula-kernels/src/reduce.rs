@@ -7,6 +7,7 @@ use crate::complex;
 use crate::element::{Elem, Num, Ordered, C128};
 use crate::lanes::{fold_slice, fold_slice_map};
 use crate::parallel::{groups, map_groups};
+use crate::shifted_moments::ShiftedMoments;
 use crate::tiles::{flatten, reshape, tile, TILE};
 use crate::{with_chunk, with_dtype};
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, Zip};
@@ -76,18 +77,29 @@ pub fn reduce_bands(
     let band = band_rows(row);
     let bands = shape[0].div_ceil(band).max(1);
     let across = axes.contains(&0);
+    // Real moments over the first axis alone: one pass of shifted sums per group of bands.
+    let shifted = op == PartialReduce::Moments && axes == [0] && shape[0] > 0 && row > 0;
     let partials = map_groups(groups(bands, band * row), |group| {
         let mut parts: Vec<Chunk> = Vec::new();
+        let mut sums: Option<ShiftedMoments> = None;
         for b in group {
             let first = b * band;
             let rows = band.min(shape[0] - first);
+            let band_values = values(first * row, rows * row)?;
+            if shifted && !band_values.dtype().is_complex() {
+                add_rows(&mut sums, &band_values.cast(DType::Float64), row)?;
+                continue;
+            }
             let band_shape = [&[rows][..], &shape[1..]].concat();
-            let part = reduce_axes(op, axes, &reshape(&values(first * row, rows * row)?, &band_shape)?)?;
+            let part = reduce_axes(op, axes, &reshape(&band_values, &band_shape)?)?;
             match parts.pop() {
                 Some(acc) if across => parts.push(reduce_combine(op, &[acc, part])?),
                 Some(acc) => parts.extend([acc, part]),
                 None => parts.push(part),
             }
+        }
+        if let Some(sums) = sums {
+            parts.push(Chunk::Float64(sums.finish(&shape[1..])?.into()));
         }
         Ok(parts)
     })?;
@@ -97,6 +109,22 @@ pub fn reduce_bands(
     }
     // Moments stack (count, mean, M2) on a new leading axis.
     join(&partials, if op.stacked().is_some() { 1 } else { 0 })
+}
+
+/// The rows (of `row` values each) of a float64 band added to the group's shifted sums, the
+/// first of them starting the sums.
+fn add_rows(sums: &mut Option<ShiftedMoments>, band: &Chunk, row: usize) -> Result<()> {
+    let band = band.typed::<f64>()?;
+    let copied: Vec<f64>;
+    let values = match band.as_slice() {
+        Some(values) => values,
+        None => {
+            copied = band.iter().copied().collect();
+            &copied
+        }
+    };
+    ShiftedMoments::extend(sums, &values.chunks_exact(row).collect::<Vec<_>>());
+    Ok(())
 }
 
 /// Elements per band of a reduction over some of a block's axes: a band (64 KB of float64)
@@ -352,6 +380,9 @@ fn moments<T: MomentElem>(a: &Block<T>, axes: &[usize]) -> Result<Chunk> {
             return out.map(|o| T::wrap(o.into())).map_err(|e| TegulaError::Internal(format!("moments: {e}")));
         }
     }
+    if let Some(lanes) = moments_of_lanes(a, axes) {
+        return lanes;
+    }
     let n: usize = axes.iter().map(|&ax| a.len_of(Axis(ax))).product();
     let sum = fold_axes(a, axes, Some(T::zero()), Num::add)?;
     let sum = sum.typed::<T>()?;
@@ -368,6 +399,28 @@ fn moments<T: MomentElem>(a: &Block<T>, axes: &[usize]) -> Result<Chunk> {
     out.index_axis_mut(Axis(0), 1).assign(&mean);
     out.index_axis_mut(Axis(0), 2).assign(m2);
     Ok(T::wrap(out.into()))
+}
+
+/// Moments over the last axis alone of a row-major block, each lane's two passes
+/// (`slice_moments`) made while it is in cache: no block-sized array of deviations. `None`
+/// for other axes or layouts.
+fn moments_of_lanes<T: MomentElem>(a: &Block<T>, axes: &[usize]) -> Option<Result<Chunk>> {
+    let last = a.ndim().checked_sub(1)?;
+    let lane = a.len_of(Axis(last));
+    if axes != [last] || lane == 0 {
+        return None;
+    }
+    let values = a.as_slice()?;
+    let lanes = values.len() / lane;
+    let mut out = vec![T::zero(); 3 * lanes];
+    for (i, s) in values.chunks_exact(lane).enumerate() {
+        let (n, mean, m2) = slice_moments(s);
+        (out[i], out[lanes + i], out[2 * lanes + i]) = (n, mean, m2);
+    }
+    let mut keep = a.shape().to_vec();
+    keep[last] = 1;
+    let out = ArrayD::from_shape_vec(IxDyn(&[&[3][..], &keep[..]].concat()), out);
+    Some(out.map(|o| T::wrap(o.into())).map_err(|e| TegulaError::Internal(format!("moments: {e}"))))
 }
 
 /// The sum and the count over `axes` of the elements that are not NaN, stacked on a new

@@ -8,6 +8,7 @@ use crate::element::{Num, Ordered};
 use crate::parallel::{groups, map_groups};
 use crate::lanes::LaneFold;
 use crate::reduce::{band_rows, combine_flat, merge_moment, reduce_bands, reduce_combine, slice_moments};
+use crate::shifted_moments::ShiftedMoments;
 use crate::strided::Strided;
 use crate::tiles::TILE;
 use ndarray::{Array, IxDyn};
@@ -42,7 +43,8 @@ pub fn reduce_flat_f64<S: Default>(
 /// The partial reduction over the first axis (only) of a block of `shape` (at least 2-D) of
 /// float64 values, which `fill(start, out, scratch)` writes for the row-major positions
 /// `start .. start + out.len()`; `None` when `op` is not a sum, product, minimum or maximum
-/// (NaN-skipping or not) or NaN-skipping sum and count in float64, or the block is empty.
+/// (NaN-skipping or not), NaN-skipping sum and count or moments in float64, or the block is
+/// empty.
 /// The bands, groups and order of operations of `reduce_bands`, so the same rounding, but
 /// into buffers each group reuses: no chunk is made per band.
 pub fn reduce_rows_f64<S: Default>(
@@ -94,11 +96,14 @@ fn fold_rows<S: Default>(
     shape: &[usize],
     visit: impl Fn(usize, usize, &mut S, &mut dyn FnMut(&[&[f64]])) -> Result<()> + Sync + Send,
 ) -> Option<Result<Chunk>> {
-    let fold = Fold::of(op).filter(|f| !matches!(f, Fold::Moments | Fold::NanMoments))?;
     let (rows, row) = (*shape.first()?, shape[1..].iter().product::<usize>());
     if rows == 0 || row == 0 || shape.len() < 2 {
         return None;
     }
+    if op == PartialReduce::Moments {
+        return Some(moments_of_rows(shape, visit));
+    }
+    let fold = Fold::of(op).filter(|f| !matches!(f, Fold::Moments | Fold::NanMoments))?;
     let band = band_rows(row);
     // A band of one row is that row, folded straight into the running partial.
     let (step, straight) = if band == 1 { (STREAMS, true) } else { (band, false) };
@@ -117,6 +122,105 @@ fn fold_rows<S: Default>(
         Array::from_shape_vec(IxDyn(&keep), acc).map(|a| Chunk::Float64(a.into())).map_err(|e| internal_err!("partial: {e}"))
     });
     Some(partials.and_then(|p| reduce_combine(op, &p)))
+}
+
+/// The partial reduction over the last axis alone of a float64 block of `shape` whose rows
+/// (lanes) `lane(r)` gives in place, or `None` when `op` has no float64 fold here or lanes are
+/// shorter than sixteen (they fold as strided slices elsewhere). Each lane is folded as
+/// `reduce_bands` folds it (`fold_slice_map`, or `slice_moments`), so with the same values, but
+/// `STREAMS` lanes are read side by side a piece at a time: one lane after another, each a
+/// short run of memory, kept too few reads in flight to reach the memory's bandwidth.
+pub fn reduce_lanes_f64<'m>(op: PartialReduce, shape: &[usize], lane: impl Fn(usize) -> &'m [f64] + Sync + Send) -> Option<Result<Chunk>> {
+    let fold = Fold::of(op).filter(|f| !matches!(f, Fold::NanMoments))?;
+    let (&len, outer) = shape.split_last()?;
+    let lanes: usize = outer.iter().product();
+    if len < 2 * crate::lanes::LANES || lanes == 0 {
+        return None;
+    }
+    let values = map_groups(groups(lanes.div_ceil(STREAMS), STREAMS * len), |group| {
+        let mut folded = Vec::with_capacity(group.len() * STREAMS);
+        for first in group.map(|batch| batch * STREAMS) {
+            let batch: Vec<&[f64]> = (first..(first + STREAMS).min(lanes)).map(&lane).collect();
+            folded.extend(fold.lanes(&batch, len));
+        }
+        Ok(folded)
+    });
+    Some(values.and_then(|values| {
+        let values: Vec<[f64; 3]> = values.into_iter().flatten().collect();
+        let rows = match fold {
+            Fold::Moments => 3,
+            Fold::NanSumCount => 2,
+            _ => 1,
+        };
+        let mut keep = shape.to_vec();
+        keep[outer.len()] = 1;
+        if rows > 1 {
+            keep.insert(0, rows);
+        }
+        let out: Vec<f64> = (0..rows).flat_map(|k| values.iter().map(move |v| v[k])).collect();
+        Array::from_shape_vec(IxDyn(&keep), out).map(|a| Chunk::Float64(a.into())).map_err(|e| internal_err!("lanes partial: {e}"))
+    }))
+}
+
+/// Values of a lane's pieces handed to its fold at a time, a multiple of `LANES`.
+const PIECE: usize = 512;
+
+/// Folds of lanes read side by side, a piece of each in turn.
+fn side_by_side(lanes: &[&[f64]], len: usize, map: impl Fn(f64) -> f64 + Copy, f: impl Fn(f64, f64) -> f64 + Copy) -> Vec<f64> {
+    let mut folds: Vec<LaneFold<f64>> = lanes.iter().map(|_| LaneFold::new(len)).collect();
+    for start in (0..len).step_by(PIECE) {
+        let end = (start + PIECE).min(len);
+        for (fold, lane) in folds.iter_mut().zip(lanes) {
+            push(fold, &lane[start..end], map, f);
+        }
+    }
+    folds.into_iter().map(|fold| fold.finish(f).unwrap_or(f64::NAN)).collect()
+}
+
+/// `fold_rows` for moments: each group's rows into shifted sums (`ShiftedMoments`, the groups
+/// of `reduce_bands`, which does the same, so the same values), the groups' partials merged.
+fn moments_of_rows<S: Default>(
+    shape: &[usize],
+    visit: impl Fn(usize, usize, &mut S, &mut dyn FnMut(&[&[f64]])) -> Result<()> + Sync + Send,
+) -> Result<Chunk> {
+    let (rows, row) = (shape[0], shape[1..].iter().product::<usize>());
+    let band = band_rows(row);
+    // Rows of one band each go four times `STREAMS` at a time: every batch reads and writes the
+    // two sums of a whole row, which for a few rows cost more than the rows themselves.
+    let step = if band == 1 { 4 * STREAMS } else { band };
+    let partials = map_groups(groups(rows.div_ceil(band), band * row), |group| {
+        let mut scratch = S::default();
+        let mut acc: Option<ShiftedMoments> = None;
+        let (start, end) = (group.start * band, (group.end * band).min(rows));
+        for first in (start..end).step_by(step) {
+            visit(first, step.min(end - first), &mut scratch, &mut |batch| ShiftedMoments::extend(&mut acc, batch))?;
+        }
+        let acc = acc.ok_or_else(|| internal_err!("a group without rows"))?;
+        Ok(Chunk::Float64(acc.finish(&shape[1..])?.into()))
+    })?;
+    reduce_combine(PartialReduce::Moments, &partials)
+}
+
+/// The partial reduction over the first axis or the last axis alone of a row-major float64
+/// block of at least two dimensions, its rows read where they lie (`fold_rows`,
+/// `reduce_lanes_f64`) instead of copied a band at a time; `None` for any other block or
+/// reduction, which `reduce_partial` reduces to the same values.
+pub fn reduce_row_major_f64(op: PartialReduce, axes: &[usize], a: &Chunk) -> Option<Result<Chunk>> {
+    let values = a.typed::<f64>().ok()?.as_slice()?;
+    let shape = a.shape();
+    let last = shape.len().checked_sub(1).filter(|&last| last > 0)?;
+    let len = shape[last];
+    if axes == [last] {
+        return reduce_lanes_f64(op, shape, |r| &values[r * len..(r + 1) * len]);
+    }
+    if axes != [0] {
+        return None;
+    }
+    let row: usize = shape[1..].iter().product();
+    fold_rows(op, shape, |first, rows, _: &mut (), each: &mut dyn FnMut(&[&[f64]])| {
+        each(&values[first * row..(first + rows) * row].chunks_exact(row).collect::<Vec<_>>());
+        Ok(())
+    })
 }
 
 /// The partial reduction over `axes` (at least one) of a float64 block that is not row-major
@@ -155,6 +259,13 @@ pub fn reduce_strided_f64(op: PartialReduce, axes: &[usize], a: &Chunk) -> Optio
             Ok(())
         };
         if let Some(partial) = fold_rows(op, shape, visit) {
+            return Some(partial);
+        }
+    }
+    if axes == [shape.len() - 1] {
+        let len = shape[shape.len() - 1];
+        let lanes: Option<Vec<&[f64]>> = (0..block.len() / len.max(1)).map(|r| strided.contiguous(memory, r * len, len)).collect();
+        if let Some(partial) = lanes.and_then(|lanes| reduce_lanes_f64(op, shape, |r| lanes[r])) {
             return Some(partial);
         }
     }
@@ -326,6 +437,25 @@ impl Fold {
         }
     }
 
+    /// The fold of each of `lanes` (`len` values each, at least sixteen) as `reduce_axes` folds
+    /// a lane: (value, 0, 0), (sum, count, 0), or `slice_moments`' (count, mean, M2).
+    fn lanes(self, lanes: &[&[f64]], len: usize) -> Vec<[f64; 3]> {
+        match self {
+            Fold::Plain(plain) => with_ops!(plain, |map, combine| side_by_side(lanes, len, map, combine)).into_iter().map(|v| [v, 0.0, 0.0]).collect(),
+            Fold::NanSumCount => {
+                let sums = side_by_side(lanes, len, Ordered::zero_nan, Num::add);
+                let counts = side_by_side(lanes, len, counted, Num::add);
+                sums.into_iter().zip(counts).map(|(s, c)| [s, c, 0.0]).collect()
+            }
+            Fold::Moments | Fold::NanMoments => {
+                let n = len as f64;
+                let means: Vec<f64> = side_by_side(lanes, len, |x| x, Num::add).into_iter().map(|s| s / n).collect();
+                // The second pass, one lane at a time: the lanes just read are in cache.
+                lanes.iter().zip(means).map(|(lane, mean)| [n, mean, fold_lane(lane, move |x| (x - mean) * (x - mean), Num::add)]).collect()
+            }
+        }
+    }
+
     fn merge(self, a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
         match self {
             Fold::NanSumCount => [Num::add(a[0], b[0]), Num::add(a[1], b[1]), 0.0],
@@ -358,6 +488,13 @@ fn fold_spans(start: usize, len: usize, spans: &mut Spans, map: impl Fn(f64) -> 
     lanes.finish(f).ok_or_else(|| internal_err!("an empty tile"))
 }
 
+/// The fold of `map` of a whole lane, compiled for AVX2 where the CPU has it.
+fn fold_lane(lane: &[f64], map: impl Fn(f64) -> f64 + Copy, f: impl Fn(f64, f64) -> f64 + Copy) -> f64 {
+    let mut fold = LaneFold::new(lane.len());
+    push(&mut fold, lane, map, f);
+    fold.finish(f).unwrap_or(f64::NAN)
+}
+
 /// Folds a piece into the lanes, compiled for AVX2 where the CPU has it (the same operations
 /// in the same order, so the same result).
 fn push(lanes: &mut LaneFold<f64>, piece: &[f64], map: impl Fn(f64) -> f64 + Copy, f: impl Fn(f64, f64) -> f64 + Copy) {
@@ -377,7 +514,7 @@ unsafe fn push_avx2(lanes: &mut LaneFold<f64>, piece: &[f64], map: impl Fn(f64) 
 
 /// Columns of a window: the rows of a band are read a window at a time, side by side, so that
 /// the window's partial stays in registers and L1 while each row is one memory stream.
-const WINDOW: usize = 64;
+pub(crate) const WINDOW: usize = 64;
 
 /// `acc[i] = f(acc[i], row[i])` for each of `rows` in turn, a column window at a time;
 /// compiled for AVX2 where the CPU has it (the same operations in the same order for each
@@ -483,9 +620,38 @@ mod tests {
         assert!(reduce_strided_f64(PartialReduce::Min, &[0], &Chunk::Float64(whole.into())).is_none());
     }
 
+    /// Row-major blocks reduced over the first or last axis with their rows or lanes read in
+    /// place give what `reduce_partial`'s bands give, bit for bit, with NaNs among the values
+    /// or without.
+    #[test]
+    fn row_major_blocks_reduce_in_place_like_bands() {
+        use crate::reduce::reduce_partial;
+        let ops = [PartialReduce::Sum { acc: DType::Float64 }, PartialReduce::Prod { acc: DType::Float64 }, PartialReduce::Min, PartialReduce::Max, PartialReduce::Moments, NAN_SUM_COUNT]
+            .into_iter()
+            .chain(NAN_SKIPPING);
+        for shape in [vec![300, 700], vec![11, 9500], vec![40, 20], vec![2, 17], vec![4, 3, 700], vec![3, 20000], vec![9, 16]] {
+            let n: usize = shape.iter().product();
+            for data in [values(n), values(n).into_iter().map(|x| if x.is_nan() { 0.5 } else { x - 3e12 }).collect()] {
+                let block = Chunk::Float64(Array::from_shape_vec(IxDyn(&shape), data).unwrap().into());
+                for op in ops.clone() {
+                    for axes in [vec![0], vec![shape.len() - 1]] {
+                        let got = reduce_row_major_f64(op, &axes, &block).expect("a float64 fold").unwrap();
+                        let want = reduce_partial(op, &axes, &block).unwrap();
+                        assert_eq!(got.shape(), want.shape(), "{shape:?} {op:?} {axes:?}");
+                        let (g, w) = (got.typed::<f64>().unwrap(), want.typed::<f64>().unwrap());
+                        assert!(g.iter().zip(w.iter()).all(|(x, y)| x.to_bits() == y.to_bits()), "{shape:?} {op:?} {axes:?}");
+                    }
+                }
+            }
+        }
+        let short = Chunk::Float64(Array::from_shape_vec(IxDyn(&[4, 15]), values(60)).unwrap().into());
+        assert!(reduce_row_major_f64(PartialReduce::Min, &[1], &short).is_none(), "lanes under sixteen fold elsewhere");
+        assert!(reduce_row_major_f64(PartialReduce::NanMoments, &[0], &short).is_none());
+    }
+
     #[test]
     fn rows_reduce_like_bands_bit_for_bit() {
-        let ops = [PartialReduce::Sum { acc: DType::Float64 }, PartialReduce::Prod { acc: DType::Float64 }, PartialReduce::Min, PartialReduce::Max, NAN_SUM_COUNT]
+        let ops = [PartialReduce::Sum { acc: DType::Float64 }, PartialReduce::Prod { acc: DType::Float64 }, PartialReduce::Min, PartialReduce::Max, PartialReduce::Moments, NAN_SUM_COUNT]
             .into_iter()
             .chain(NAN_SKIPPING);
         // One-row bands (rows longer than a band), many-row bands, several groups, a 3-D block.
@@ -504,7 +670,7 @@ mod tests {
                 assert!(r.iter().zip(b.iter()).all(|(x, y)| x.to_bits() == y.to_bits()), "{shape:?} {op:?}");
             }
         }
-        assert!(reduce_rows_f64(PartialReduce::Moments, &[4, 4], |_, _, _: &mut ()| Ok(())).is_none());
+        assert!(reduce_rows_f64(PartialReduce::NanMoments, &[4, 4], |_, _, _: &mut ()| Ok(())).is_none());
         assert!(reduce_rows_f64(PartialReduce::Sum { acc: DType::Float64 }, &[0, 4], |_, _, _: &mut ()| Ok(())).is_none());
     }
 

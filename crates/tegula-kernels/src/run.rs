@@ -13,7 +13,7 @@ use crate::linalg::linalg;
 use crate::parts::{pack, part};
 use crate::matmul::matmul;
 use crate::reduce::{reduce_combine, reduce_finish, reduce_partial};
-use crate::reduce_f64::{reduce_rows_widened, reduce_strided_f64};
+use crate::reduce_f64::{reduce_row_major_f64, reduce_rows_widened, reduce_strided_f64};
 use crate::reduce_order::in_memory_order;
 use crate::moving::Span;
 use crate::scan::{fill_nan, scan};
@@ -79,6 +79,7 @@ pub fn run(op: &KernelOp, inputs: &[Chunk]) -> Result<Chunk> {
 /// The partial reduction of one block, by the first of the kernels that takes it.
 fn reduce_block(op: PartialReduce, axes: &[usize], block: &Chunk) -> Result<Chunk> {
     reduce_strided_f64(op, axes, block)
+        .or_else(|| reduce_row_major_f64(op, axes, block))
         .or_else(|| reduce_rows_widened(op, axes, block))
         .unwrap_or_else(|| reduce_partial(op, axes, block))
 }
