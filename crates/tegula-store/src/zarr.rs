@@ -307,7 +307,14 @@ impl ZarrSink {
         let meta: ArrayMetadata =
             serde_json::from_value(meta).map_err(|e| tegula_core::internal_err!("array metadata: {e}"))?;
         let target = PathBuf::from(path);
-        check_target(path, options.overwrite)?;
+        {
+            // Under the writers' lock: unlocked, the directory read could be another writer's
+            // old array that it is deleting after switching its new one in, half gone (a
+            // `c/` without `zarr.json`) and so refused as not a Zarr array. A directory that
+            // cannot be locked (its parent is missing) has no writer to race with.
+            let _lock = replace::lock(&target).ok();
+            check_target(path, options.overwrite)?;
+        }
         replace::clean_leftovers(&target);
         let staging = replace::make_staging(&target).map_err(|e| io(path, format!("making a directory beside it: {e}")))?;
         let sink = ZarrSink::build(path, meta, &staging);
