@@ -514,7 +514,7 @@ unsafe fn push_avx2(lanes: &mut LaneFold<f64>, piece: &[f64], map: impl Fn(f64) 
 
 /// Columns of a window: the rows of a band are read a window at a time, side by side, so that
 /// the window's partial stays in registers and L1 while each row is one memory stream.
-pub(crate) const WINDOW: usize = 64;
+const WINDOW: usize = 64;
 
 /// `acc[i] = f(acc[i], row[i])` for each of `rows` in turn, a column window at a time;
 /// compiled for AVX2 where the CPU has it (the same operations in the same order for each

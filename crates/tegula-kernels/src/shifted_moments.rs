@@ -10,9 +10,11 @@
 //! most about `(n + 1) ε` whatever the data's offset, where the textbook one-pass sums (`k = 0`)
 //! lose everything once the offset dwarfs the spread.
 
-use crate::reduce_f64::WINDOW;
 use ndarray::{Array, IxDyn};
 use tegula_core::{internal_err, Result};
+
+/// Columns of a window: a window's sums stay in registers and L1 while each row is read.
+const WINDOW: usize = 64;
 
 /// Running shifted sums of the rows seen so far, one entry per column.
 pub(crate) struct ShiftedMoments {
