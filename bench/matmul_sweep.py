@@ -5,7 +5,8 @@ library and chunking runs in a fresh process; the best of `--repeats` runs is ke
 
 The machine's GEMM rate is measured in the same run, per shape: the better of NumPy's product
 of the whole matrices (its BLAS, every thread) and faer in one call (tegula with each matrix
-in one block). For each row: tegula's rate as a share of that best rate, and tegula's time
+in one block and `TEGULA_GEMM=faer`). tegula's own runs use the GEMM it chose on this machine
+(`tg.config.gemm()`, printed first). For each row: tegula's rate as a share of that best rate, and tegula's time
 over Dask's (threaded scheduler, one thread per CPU). The worst of each over the sweep is
 printed last.
 
@@ -99,7 +100,9 @@ def product_child(library, shape, block, inputs, repeats):
 
 def measure(library, shape, block, inputs, repeats):
     args = [library, json.dumps(SHAPES[shape]), str(block), inputs, str(repeats)]
-    r = run_child(__file__, args)
+    # faer's own rate, whatever GEMM tegula chose for its products.
+    env = {**os.environ, "TEGULA_GEMM": "faer"} if library == "faer" else None
+    r = run_child(__file__, args, env)
     if "seconds" in r:
         m, k, n = SHAPES[shape]
         r["gflops"] = 2 * m * k * n / r["seconds"] / 1e9
@@ -118,8 +121,10 @@ def main():
         library, shape, block, inputs, repeats = a.child
         print(json.dumps(product_child(library, json.loads(shape), int(block), inputs, int(repeats))))
         return
+    import tegula as tg
+
     print(f"{THREADS} threads; GFLOP/s; 'best' = max(NumPy whole product, faer in one call) in this run; "
-          f"NumPy's BLAS: {fair_blas.blas_kernels()}")
+          f"NumPy's BLAS: {fair_blas.blas_kernels()}; tegula's GEMM: {tg.config.gemm()}")
     print("| shape | inputs | block | tegula | Dask | best | tegula / best | tegula / Dask time | checked |")
     print("|---|---|---|---|---|---|---|---|---|")
     worst_share, worst_ratio = float("inf"), 0.0
@@ -140,7 +145,7 @@ def main():
                 worst_share, worst_ratio = min(worst_share, share), max(worst_ratio, ratio)
                 print(f"| {shape} | {inputs} | {block} | {ours['gflops']:.1f} | {dask['gflops']:.1f} | {best:.1f} | "
                       f"{share:.2f} | {ratio:.2f} | {ours['ok'] and dask['ok']} |", flush=True)
-    print(f"\nworst tegula / best GEMM rate: {worst_share:.2f} (target >= 0.85); "
+    print(f"\nworst tegula / best GEMM rate: {worst_share:.2f} (target >= 0.9); "
           f"worst tegula / Dask time: {worst_ratio:.2f} (target <= 1)")
 
 

@@ -19,11 +19,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 @pytest.fixture(scope="module")
 def rust_bits():
     """Each workload's values as printed by the Rust example (hex of float64 bits), built in the
-    Cargo profile ``TEGULA_CARGO_PROFILE`` names (scripts/test.sh's, else ``dev``)."""
+    Cargo profile ``TEGULA_CARGO_PROFILE`` names (scripts/test.sh's, else ``dev``), with the GEMM
+    this process chose (``TEGULA_BLAS`` names NumPy's OpenBLAS to it)."""
     profile = os.environ.get("TEGULA_CARGO_PROFILE", "dev")
     command = ["cargo", "run", "-q", "-p", "tegula", "--profile", profile, "--example", "workloads", "--", "--small", "--bits"]
+    gemm = tg.config.gemm()
+    env = {**os.environ, **({"TEGULA_BLAS": gemm["library"]} if gemm else {})}
     out = subprocess.run(command,
-                         cwd=ROOT, capture_output=True, text=True, check=True, timeout=1200).stdout
+                         cwd=ROOT, capture_output=True, text=True, check=True, timeout=1200, env=env).stdout
     return {name: values for name, *values in (line.split() for line in out.splitlines() if line)}
 
 

@@ -71,6 +71,8 @@ import numpy as _np
 
 from . import _array_methods, _numpy_protocol, _ray, _tegula
 
+# NumPy's OpenBLAS runs the float products where it beats faer on this machine.
+_tegula.use_loaded_blas()
 # Executors hosted by a distributed engine's Python API, one row each, beside the native ones.
 _tegula.register_hosted_executor("ray", _ray.Runner())
 # NumPy's protocols and the array API's __array_namespace__ answer with this package's functions.

@@ -123,6 +123,17 @@ def get(key):
     return memory if key == "memory" else spill_dir
 
 
+def gemm():
+    """Which GEMM runs tegula's float32/float64 matrix products: ``None`` when NumPy links no
+    usable OpenBLAS (faer, built in, runs them), else a dict: ``uses_blas`` (NumPy's OpenBLAS
+    runs them, else faer), ``library``, ``core`` (OpenBLAS's kernels for this CPU),
+    ``blas_gflops`` and ``faer_gflops`` (each on one thread) and ``decided_by``: ``"measured"``
+    (at import, the first time on this machine), ``"cached"`` (measured before, kept in
+    ``~/.cache/tegula`` or ``$TEGULA_CACHE_DIR``, so every process of a machine chooses alike)
+    or ``"TEGULA_GEMM"`` (the environment variable, ``faer``, ``blas`` or ``auto``)."""
+    return _tegula.use_loaded_blas()
+
+
 def explicit():
     """The settings made with ``set`` that apply here (the rest come from the environment or
     the machine)."""

@@ -8,6 +8,7 @@
 
 pub mod assemble;
 pub mod binary;
+pub mod blas;
 pub mod bitcast;
 mod bucket_search;
 pub mod buckets;

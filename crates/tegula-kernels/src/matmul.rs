@@ -1,8 +1,10 @@
 //! The products of the matrices (last two axes) of two blocks with the same stack axes.
-//! float32/float64 use faer's GEMM (on the threads of the current rayon pool that no other
+//! float32/float64 use the BLAS installed at run time where one is (NumPy's, where faster than
+//! faer: `blas.rs`), else faer's GEMM (on the threads of the current rayon pool that no other
 //! task needs, so a big block alone uses every core); the other dtypes a generic
 //! row-times-row loop with NumPy's arithmetic (wrapping integers, bool or/and).
 
+use crate::blas::{self, Blas, BlasElement};
 use crate::chunk::{Block, Chunk, Wrap};
 use crate::element::Num;
 use crate::parallel::spare_threads;
@@ -15,8 +17,8 @@ use tegula_core::{DType, Result, TegulaError};
 pub fn matmul(dtype: DType, a: &Chunk, b: &Chunk) -> Result<Chunk> {
     let (a, b) = (a.cast(dtype), b.cast(dtype));
     match dtype {
-        DType::Float32 => stacked(a.typed::<f32>()?, b.typed::<f32>()?, gemm::<f32>),
-        DType::Float64 => stacked(a.typed::<f64>()?, b.typed::<f64>()?, gemm::<f64>),
+        DType::Float32 => stacked(a.typed::<f32>()?, b.typed::<f32>()?, fastest_gemm::<f32>),
+        DType::Float64 => stacked(a.typed::<f64>()?, b.typed::<f64>()?, fastest_gemm::<f64>),
         _ => with_dtype!(dtype, T => stacked(a.typed::<T>()?, b.typed::<T>()?, generic::<T>)),
     }
 }
@@ -65,6 +67,18 @@ fn matrix<T>(a: &Block<T>, mut s: usize) -> Result<ArrayView2<'_, T>> {
 /// the side of an output up to which faer splits its sums across threads (see `parallelism`).
 const NARROW: usize = 32;
 
+/// `a @ b` by the installed BLAS (`blas.rs`) where it takes the operands and the product is not
+/// narrow (whose bits faer keeps independent of threads and layouts, see `gemm`) nor a Gram
+/// matrix (faer's triangular product does half the work); else by faer.
+fn fastest_gemm<T: faer::traits::ComplexField + Num + BlasElement>(a: ArrayView2<T>, b: ArrayView2<T>, out: &mut [T]) -> Result<()> {
+    let ((m, k), n) = (a.dim(), b.ncols());
+    let wide = k > 0 && m.min(n) > NARROW && !is_transpose_of(&a, &b);
+    match blas::installed() {
+        Some(blas) if wide && blas.product(a.view(), b.view(), out) => Ok(()),
+        _ => gemm(a, b, out),
+    }
+}
+
 /// `a @ b` with faer, reading both operands in place whatever their strides, but for a narrow
 /// `b` (a product by a few columns): there faer takes a path chosen by the operands' strides,
 /// and its last bits differed between a window (a block of a NumPy array, on threads) and the
@@ -72,7 +86,7 @@ const NARROW: usize = 32;
 /// contiguous is copied first, keeping its orientation (by rows or by columns), so the bits
 /// depend on the values and the orientation only; blocks keep their orientation between
 /// processes (`raw::with_bytes_in_memory_order`), so every executor gets the same bits.
-fn gemm<T: faer::traits::ComplexField + Num>(a: ArrayView2<T>, b: ArrayView2<T>, out: &mut [T]) -> Result<()> {
+pub(crate) fn gemm<T: faer::traits::ComplexField + Num>(a: ArrayView2<T>, b: ArrayView2<T>, out: &mut [T]) -> Result<()> {
     let ((m, k), n) = (a.dim(), b.ncols());
     if k == 0 {
         return Ok(());
@@ -114,6 +128,43 @@ fn gemm<T: faer::traits::ComplexField + Num>(a: ArrayView2<T>, b: ArrayView2<T>,
         faer::linalg::matmul::matmul(dst, Accum::Replace, lhs, rhs, one, parallelism(m, n));
     }
     Ok(())
+}
+
+/// The side of the products `gemm_rates` times: that of the blocks small-block products are
+/// merged into (tegula-plan's `product_blocks.rs`), where the two libraries' rates decide.
+/// About a second in all, once per machine.
+const RATE_SIDE: usize = 2048;
+
+/// `blas`'s GEMM rate and faer's, in GFLOP/s per thread, as tegula runs them: every thread of
+/// the current rayon pool computing a product of its own at once, of row-major operands as
+/// blocks mostly are (faer's rate depends on the right operand's layout: here it ran 10-25%
+/// faster on a column-major one, OpenBLAS alike on both), each a float64 product of a
+/// `RATE_SIDE`² result over half that depth; the best of three, taken in turns (rates drift
+/// by 10-20% between seconds on a shared machine).
+pub fn gemm_rates(blas: &Blas) -> (f64, f64) {
+    use rayon::prelude::*;
+    let (m, k) = (RATE_SIDE, RATE_SIDE / 2);
+    let a = ndarray::Array2::from_shape_fn((m, k), |(i, j)| ((i * 7 + j * 13) % 17) as f64 - 8.0);
+    let b = a.t().as_standard_layout().into_owned();
+    let threads = rayon::current_num_threads();
+    let mut outs = vec![vec![0.0; m * m]; threads];
+    let flops = 2.0 * (m * m * k) as f64 / 1e9;
+    let timed = |outs: &mut Vec<Vec<f64>>, product: &(dyn Fn(&mut [f64]) + Sync)| {
+        let start = std::time::Instant::now();
+        outs.par_iter_mut().for_each(|out| product(out));
+        start.elapsed().as_secs_f64()
+    };
+    let (mut blas_time, mut faer_time) = (f64::INFINITY, f64::INFINITY);
+    for _ in 0..3 {
+        blas_time = blas_time.min(timed(&mut outs, &|out| {
+            blas.product_in(a.view(), b.view(), out, m);
+        }));
+        faer_time = faer_time.min(timed(&mut outs, &|out| {
+            // Errors are for empty products; this one is not.
+            let _ = crate::parallel::with_spare_threads(0, || gemm(a.view(), b.view(), out));
+        }));
+    }
+    (flops / blas_time, flops / faer_time)
 }
 
 /// Output rows per task, and rows of the contracted axis per partial product, of a product

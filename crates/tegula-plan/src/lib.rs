@@ -18,6 +18,7 @@ pub mod merge;
 pub mod node;
 pub mod order;
 pub mod placement;
+pub mod product_blocks;
 pub mod ranges;
 pub mod rechunk_stages;
 pub mod refine;

@@ -58,6 +58,7 @@ fn _tegula(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(options::kept_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(options::sort_block_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(options::memory_budget, m)?)?;
+    m.add_function(wrap_pyfunction!(options::use_loaded_blas, m)?)?;
     m.add_function(wrap_pyfunction!(store::open_zarr, m)?)?;
     m.add_function(wrap_pyfunction!(store::open_npy, m)?)?;
     m.add_function(wrap_pyfunction!(store::zarr_metadata, m)?)?;

@@ -88,6 +88,22 @@ pub fn kept_bytes() -> usize {
     tegula::execute::kept_bytes()
 }
 
+/// NumPy's OpenBLAS, loaded with NumPy, installed for tegula's float products where it is faster
+/// than faer on this machine (`tegula::execute::use_loaded_blas`; measured once per machine,
+/// GIL released meanwhile): the choice as a dict, or None when NumPy links no usable OpenBLAS.
+#[pyfunction]
+pub fn use_loaded_blas(py: Python<'_>) -> PyResult<Option<Bound<'_, PyDict>>> {
+    let Some(choice) = py.detach(tegula::execute::use_loaded_blas).py()? else { return Ok(None) };
+    let out = PyDict::new(py);
+    out.set_item("uses_blas", choice.uses_blas)?;
+    out.set_item("library", choice.library)?;
+    out.set_item("core", choice.core)?;
+    out.set_item("blas_gflops", choice.blas_gflops)?;
+    out.set_item("faer_gflops", choice.faer_gflops)?;
+    out.set_item("decided_by", choice.decided_by)?;
+    Ok(Some(out))
+}
+
 /// A memory budget written as a byte size (`"2GB"`, `"512 MiB"`), in bytes.
 #[pyfunction]
 pub fn memory_budget(text: &str) -> PyResult<usize> {

@@ -8,6 +8,7 @@ use tegula_exec::{Executor, Observer, Report, Threaded};
 use tegula_kernels::Chunk;
 use tegula_plan::memory::{check_fits, check_results_fit};
 use tegula_plan::describe::{describe, PlanDescription};
+use tegula_plan::product_blocks::merge_product_blocks;
 use tegula_plan::rechunk_stages::stage_rechunks;
 use tegula_plan::{explain::explain, lower, Fusion, NodeRef, TaskGraph};
 
@@ -162,14 +163,16 @@ pub(crate) fn plan_within(roots: &[NodeRef], fused: bool, budget: usize) -> Resu
     plan_staged_within(&staged(roots, budget), fused, budget)
 }
 
-/// The expressions `roots` with each rechunk whose tasks would hold more than a share of
-/// `budget` planned in stages.
+/// The expressions `roots` with each matrix product of small blocks computed over bigger ones,
+/// and each rechunk whose tasks would hold more than a share of `budget` planned in stages.
 fn staged(roots: &[NodeRef], budget: usize) -> Vec<NodeRef> {
-    stage_rechunks(roots, budget / RECHUNK_SHARE)
+    let roots = merge_product_blocks(roots, budget / RECHUNK_SHARE);
+    stage_rechunks(&roots, budget / RECHUNK_SHARE)
 }
 
 /// `plan_within` for roots already staged.
 fn plan_staged_within(roots: &[NodeRef], fused: bool, budget: usize) -> Result<TaskGraph> {
+    crate::gemm::use_blas_from_env()?;
     let graph = plan(roots, fused)?;
     let graph = match check_fits(&graph, budget) {
         Err(refused) if fused => {

@@ -39,6 +39,7 @@ mod einsum;
 pub mod fft;
 mod fragments;
 mod gather;
+mod gemm;
 mod histogram_bins;
 mod histogram_edges;
 mod histograms;
@@ -104,6 +105,7 @@ pub mod creation {
 pub mod execute {
     pub use crate::array::{compute_observed, plan_of};
     pub use crate::budget::budget_left;
+    pub use crate::gemm::{use_blas, use_loaded_blas, GemmChoice};
     pub use crate::persist::{persist, persist_observed};
     pub use tegula_core::kept::kept_bytes;
     pub use tegula_core::spec::memory_budget;

@@ -201,7 +201,8 @@ fn a_product_copies_no_more_than_whole_rows_per_node_would() {
     // 4×4 output blocks of x @ y on 3 nodes. Giving each node whole rows of the output (and
     // making x's rows there) copies y's 16 blocks to the 2 nodes lacking each: 32 blocks.
     // Output blocks placed one at a time, x's and y's blocks dealt round the nodes, copied 48.
-    let b = 256;
+    // Blocks long enough that the product is planned over them as they are, not merged.
+    let b = 1100;
     let rng = Generator::new(9);
     let (x, y) = (rng.random(&[4 * b, 4 * b], &chunks(b)).unwrap(), rng.random(&[4 * b, 4 * b], &chunks(b)).unwrap());
     let plan = plan_cluster(&[&x.matmul(&y).unwrap()], true, &Spec::default(), nodes(3)).unwrap();
