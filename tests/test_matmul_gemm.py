@@ -14,9 +14,6 @@ from hypothesis import given, settings, strategies as st
 
 import tegula as tg
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-PYTHON_DIR = os.path.join(os.path.dirname(HERE), "python")
-
 
 def operand(data, rng, dtype, rows, cols):
     """A ``rows × cols`` operand laid out as drawn: C order, the transpose of a C array, or a
@@ -93,7 +90,7 @@ print(json.dumps(out))
 
 
 def run_with(env_updates, script=GEMM_SCRIPT):
-    env = {**os.environ, **env_updates, "PYTHONPATH": PYTHON_DIR + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env = {**os.environ, **env_updates}
     return subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
 
 
