@@ -109,7 +109,7 @@ impl Blas {
         let a = ndarray::Array2::from_shape_fn((3, 2), |(i, j)| (i * 2 + j) as f64 + 1.0);
         let b = ndarray::Array2::from_shape_fn((2, 4), |(i, j)| (i * 4 + j) as f64 - 3.0);
         let expected = a.dot(&b);
-        let at = a.t().to_owned();
+        let at = a.t().as_standard_layout().into_owned();
         for a in [a.view(), at.t()] {
             let mut out = vec![0.0; 12];
             if !self.product(a, b.view(), &mut out) || out.as_slice() != expected.as_slice().expect("row-major") {
