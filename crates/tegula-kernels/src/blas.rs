@@ -183,7 +183,7 @@ impl Blas {
         let set_threads: unsafe extern "C" fn(c_int) -> c_int = std::mem::transmute(self.threads_local);
         let before = set_threads(1);
         let f = T::gemm_of(self);
-        let (one, zero) = (T::one(), T::zero());
+        let (one, zero) = (<T as num_traits::One>::one(), <T as num_traits::Zero>::zero());
         if self.ilp64 {
             let gemm: Gemm<T, i64> = std::mem::transmute(f);
             let i = |x: usize| x as i64;
@@ -207,36 +207,20 @@ impl Blas {
 type Gemm<T, I> = unsafe extern "C" fn(c_int, c_int, c_int, I, I, I, T, *const T, I, *const T, I, T, *mut T, I);
 
 /// The element types BLAS multiplies.
-pub trait BlasElement: Copy + Send + Sync {
+pub trait BlasElement: Copy + Send + Sync + num_traits::One + num_traits::Zero {
     /// The address of this type's GEMM in `blas`.
     fn gemm_of(blas: &Blas) -> *const c_void;
-    /// One.
-    fn one() -> Self;
-    /// Zero.
-    fn zero() -> Self;
 }
 
 impl BlasElement for f64 {
     fn gemm_of(blas: &Blas) -> *const c_void {
         blas.dgemm as *const c_void
     }
-    fn one() -> Self {
-        1.0
-    }
-    fn zero() -> Self {
-        0.0
-    }
 }
 
 impl BlasElement for f32 {
     fn gemm_of(blas: &Blas) -> *const c_void {
         blas.sgemm as *const c_void
-    }
-    fn one() -> Self {
-        1.0
-    }
-    fn zero() -> Self {
-        0.0
     }
 }
 

@@ -7,10 +7,9 @@
 //! alone: they are bound by reading their operands, which a copy would only add to.
 
 use crate::construct::layout::rechunk;
+use crate::lower::is_transpose_pair;
 use crate::node::{Node, NodeKind, NodeRef};
-use crate::walk::topological;
-use std::collections::HashMap;
-use std::sync::Arc;
+use crate::walk::rewrite;
 use tegula_core::{Chunks, DType};
 
 /// The longest side of a merged block: past it, a GEMM is no faster.
@@ -24,23 +23,11 @@ const MIN_SIDE: usize = 512;
 /// Nodes keep their ids (a product becomes the rechunk of its merged form); nodes not above
 /// such a product are the same nodes.
 pub fn merge_product_blocks(roots: &[NodeRef], limit: usize) -> Vec<NodeRef> {
-    let mut rebuilt: HashMap<u64, NodeRef> = HashMap::new();
-    for node in topological(roots) {
-        let inputs: Vec<NodeRef> = node.inputs.iter().map(|i| rebuilt.get(&i.id).unwrap_or(i).clone()).collect();
-        let changed = inputs.iter().zip(&node.inputs).any(|(a, b)| !Arc::ptr_eq(a, b));
-        let merged = match node.kind {
-            NodeKind::Matmul { split_every } => merged_product(&node, &inputs, split_every, limit),
-            _ => None,
-        };
-        if let Some(product) = merged {
-            let back = Node { id: node.id, kind: NodeKind::Rechunk { copy: false }, inputs: vec![product], dtype: node.dtype, chunks: node.chunks.clone(), device: node.device };
-            rebuilt.insert(node.id, Arc::new(back));
-        } else if changed {
-            let same = Node { id: node.id, kind: node.kind.clone(), inputs, dtype: node.dtype, chunks: node.chunks.clone(), device: node.device };
-            rebuilt.insert(node.id, Arc::new(same));
-        }
-    }
-    roots.iter().map(|r| rebuilt.get(&r.id).unwrap_or(r).clone()).collect()
+    rewrite(roots, |node, inputs| {
+        let NodeKind::Matmul { split_every } = node.kind else { return None };
+        let product = merged_product(node, inputs, split_every, limit)?;
+        Some(Node { id: node.id, kind: NodeKind::Rechunk { copy: false }, inputs: vec![product], dtype: node.dtype, chunks: node.chunks.clone(), device: node.device })
+    })
 }
 
 /// The product `node` over merged blocks of `inputs`, or `None` when it gains nothing.
@@ -53,6 +40,7 @@ fn merged_product(node: &Node, inputs: &[NodeRef], split_every: usize, limit: us
     let stacked = a.chunks.sizes()[..nd - 2].iter().any(|axis| axis.iter().any(|&s| s > 1));
     // Three blocks of `side`² elements (two operands and the result) within the limit.
     let side = MAX_SIDE.min(((limit / 3 / node.dtype.itemsize().max(1)) as f64).sqrt() as usize);
+    // A symmetric `a @ a.T`, which lowering halves: merging would hide the pair.
     if !gemm || short || stacked || side < MIN_SIDE || is_transpose_pair(a, b) {
         return None;
     }
@@ -87,13 +75,6 @@ fn merged(blocks: &[usize], side: usize) -> Option<Vec<usize>> {
         }
     }
     (out.len() < blocks.len()).then_some(out)
-}
-
-/// Whether `b` is `a` with its last two axes swapped (or `a` is `b` so): a symmetric product,
-/// which lowering halves; merging would hide the pair.
-fn is_transpose_pair(a: &Node, b: &Node) -> bool {
-    let swapped = |x: &Node, y: &Node| matches!(x.kind, NodeKind::Transpose { .. }) && x.inputs[0].id == y.id;
-    swapped(b, a) || swapped(a, b)
 }
 
 #[cfg(test)]

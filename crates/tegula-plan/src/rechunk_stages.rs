@@ -11,9 +11,7 @@
 //! the one that minimises copies plus tasks (`plan_cost`).
 
 use crate::node::{Node, NodeKind, NodeRef};
-use crate::walk::topological;
-use std::collections::HashMap;
-use std::sync::Arc;
+use crate::walk::rewrite;
 use tegula_core::chunks::split_axis;
 use tegula_core::grid::common_refinement;
 use tegula_core::Chunks;
@@ -31,28 +29,18 @@ const TASK_COST_BYTES: usize = 1 << 20;
 /// own (so `explain` lists them). Nodes keep their ids; nodes not above such a rechunk are
 /// the same nodes.
 pub fn stage_rechunks(roots: &[NodeRef], limit: usize) -> Vec<NodeRef> {
-    let mut rebuilt: HashMap<u64, NodeRef> = HashMap::new();
-    for node in topological(roots) {
-        let inputs: Vec<NodeRef> = node.inputs.iter().map(|i| rebuilt.get(&i.id).unwrap_or(i).clone()).collect();
-        let mut changed = inputs.iter().zip(&node.inputs).any(|(a, b)| !Arc::ptr_eq(a, b));
-        let inputs = match node.kind {
-            NodeKind::Rechunk { .. } => {
-                let through = stages(&inputs[0].chunks, &node.chunks, node.dtype.itemsize(), limit);
-                changed |= !through.is_empty();
-                let last = through.len().saturating_sub(1);
-                let chain = through.into_iter().take(last).fold(inputs[0].clone(), |from, chunks| {
-                    Node::new(NodeKind::Rechunk { copy: true }, vec![from], node.dtype, chunks)
-                });
-                vec![chain]
-            }
-            _ => inputs,
-        };
-        if changed {
-            let same = Node { id: node.id, kind: node.kind.clone(), inputs, dtype: node.dtype, chunks: node.chunks.clone(), device: node.device };
-            rebuilt.insert(node.id, Arc::new(same));
+    rewrite(roots, |node, inputs| {
+        let NodeKind::Rechunk { .. } = node.kind else { return None };
+        let through = stages(&inputs[0].chunks, &node.chunks, node.dtype.itemsize(), limit);
+        if through.is_empty() {
+            return None;
         }
-    }
-    roots.iter().map(|r| rebuilt.get(&r.id).unwrap_or(r).clone()).collect()
+        let last = through.len() - 1;
+        let chain = through.into_iter().take(last).fold(inputs[0].clone(), |from, chunks| {
+            Node::new(NodeKind::Rechunk { copy: true }, vec![from], node.dtype, chunks)
+        });
+        Some(Node { id: node.id, kind: node.kind.clone(), inputs: vec![chain], dtype: node.dtype, chunks: node.chunks.clone(), device: node.device })
+    })
 }
 
 /// The chunkings a rechunk from `from` to `to` of `itemsize`-byte elements passes through,

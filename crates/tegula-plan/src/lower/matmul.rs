@@ -48,7 +48,7 @@ pub(super) fn lower(l: &mut Lowering, node: &Node, inputs: &[Vec<TaskId>], split
 }
 
 /// Whether `b` is `a` with its last two axes swapped (or `a` is `b` so), block for block.
-fn is_transpose_pair(a: &Node, b: &Node) -> bool {
+pub(crate) fn is_transpose_pair(a: &Node, b: &Node) -> bool {
     let swapped = |x: &Node, y: &Node| match &x.kind {
         NodeKind::Transpose { perm } => x.inputs[0].id == y.id && *perm == swap_last_two(y.ndim()),
         _ => false,

@@ -33,6 +33,8 @@ use tegula_core::limits::MAX_TASKS;
 use tegula_core::{Chunks, DType, IoOp, KernelOp, ResourceId, Result, TegulaError};
 use tegula_core::TaskOp;
 
+pub(crate) use matmul::is_transpose_pair;
+
 /// Whether lowering fuses element-wise chains (on by default; off for debugging).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fusion {
