@@ -31,7 +31,7 @@ __all__ = [
     "register_hosted_executor", "remove_dead_owners", "roll", "run_fragment", "serve_worker",
     "setdiff1d", "simulate", "sort_block_bytes", "stack", "svd", "svd_compressed", "svdvals",
     "to_npy", "to_zarr", "trace", "transform", "transform_n", "trim_internal", "union1d", "unique",
-    "vector_norm", "weak_scalar_dtype", "zarr_metadata"
+    "use_loaded_blas", "vector_norm", "weak_scalar_dtype", "zarr_metadata"
 ]
 
 # --- argument shapes -------------------------------------------------------------------------
