@@ -32,6 +32,9 @@ Steps (each applied to the whole dataset, both variables; the result computed in
     ffill         ds.ffill("time").mean("time")   (xarray's Dask path needs bottleneck or
                   numbagg installed; without them Dask's row reads "failed")
     to_zarr       ds.resample(time="1MS").mean().to_zarr(...)   (Zarr v3, fsync'ed)
+    points-sel    ds.sel(lat=DataArray(...), lon=DataArray(...), method="nearest")
+                  (the daily series of five stations: vectorised selection)
+    points-isel   ds.isel(lat=DataArray(2-d), lon=DataArray(2-d))   (a 2 × 2 grid of pixels)
 
 How it measures:
 
@@ -49,7 +52,7 @@ How it measures:
   library goes first.
 - flox: `xr.set_options(use_flox=...)`, --flox on, off or both (default). Only groupby and
   resample reductions read the option, so the steps without them (mean, std, max, coarsen,
-  weighted, quantile, rolling, ffill) run once per round and their rows say "not used".
+  weighted, quantile, rolling, ffill, the points) run once per round and their rows say "not used".
   The report says whether flox is installed (without it, use_flox=True falls back to
   xarray's own groupby).
 - Correctness: each child saves its result (every variable, as .npy) in the work directory;
@@ -62,9 +65,9 @@ groupby-mean, anomaly and resample at most 0.5× Dask's time. The report's table
 step's ratios and whether it meets them, then the worst ratios; the exit status is 1 when a
 result differs, a child failed, or a target is missed.
 
-Full size on 2 cores: building the dataset takes about 30 s; 2 rounds × (12 steps + 4 for the
-second flox setting) × 2 libraries are 64 fresh processes each reading 1.89 GB cold, about
-5.5 minutes in all (Dask's anomaly without flox, 30 s a run, the longest). `--steps`,
+Full size on 2 cores: building the dataset takes about 30 s; 2 rounds × (14 steps + 4 for the
+second flox setting) × 2 libraries are 72 fresh processes, most reading 1.89 GB cold, about
+6 minutes in all (Dask's anomaly without flox, 30 s a run, the longest). `--steps`,
 `--flox on` and `--rounds 1` cut it down.
 """
 
@@ -118,6 +121,22 @@ def to_zarr(d, path):
     d.resample(time="1MS").mean().to_zarr(path, zarr_format=3, consolidated=False, mode="w")
 
 
+def stations(d):
+    import xarray as xr
+
+    lat = xr.DataArray([48.1, -33.9, 35.7, 64.1, 1.3], dims="station")
+    lon = xr.DataArray([11.6, 151.2, 139.7, 338.1, 103.8], dims="station")
+    return d.sel(lat=lat, lon=lon, method="nearest")
+
+
+def pixels(d):
+    import xarray as xr
+
+    rows = xr.DataArray([[10, 100], [170, 45]], dims=("y", "x"))
+    cols = xr.DataArray([[5, 300], [181, 359]], dims=("y", "x"))
+    return d.isel(lat=rows, lon=cols)
+
+
 STEPS = {
     "mean": Step(lambda d: d.mean("time")),
     "std": Step(lambda d: d.std("time")),
@@ -133,6 +152,8 @@ STEPS = {
     "rolling": Step(lambda d: d.rolling(time=30).mean().max("time")),
     "ffill": Step(lambda d: d.ffill("time").mean("time")),
     "to_zarr": Step(to_zarr, grouped=True, writes=True),
+    "points-sel": Step(stations),
+    "points-isel": Step(pixels),
 }
 
 

@@ -187,15 +187,51 @@ def _advanced(x, items):
     if len(adv) == 1 and not isinstance(adv[0][3], Array) and np.ndim(adv[0][3]) == 1:
         _, ax, at, k = adv[0]
         return _take_positions(y, _checked(_known_indices(k), x.shape[ax], ax), at)
-    index = [_indices(k, x.shape[ax], ax) for _, ax, _, k in adv]
+    known = not any(isinstance(k, Array) for *_, k in adv)
+    index = [_checked(_known_indices(k), x.shape[ax], ax) if known else _indices(k, x.shape[ax], ax) for _, ax, _, k in adv]
     try:
         shape = np.broadcast_shapes(*(i.shape for i in index))
     except ValueError:
         shapes = " ".join(str(i.shape) for i in index)
         raise IndexError(f"shape mismatch: indexing arrays could not be broadcast together with shapes {shapes}") from None
     if len(adv) == 1:
-        return Array(y._h.take(index[0]._h, adv[0][2]))
+        return Array(y._h.take(asarray(index[0])._h, adv[0][2]))
     at = [a[2] for a in adv]
+    positions = [a[0] for a in adv]
+    adjacent = positions == list(range(positions[0], positions[0] + len(positions)))
+    picked = _points(y, index, at, shape, adjacent) if known else None
+    if picked is not None:
+        return picked
+    out = _flattened(y, [asarray(i) for i in index], at)
+    if not adjacent:
+        return out  # not adjacent in the key: the indexed axes go first
+    first, b = at[0], len(shape)
+    order = list(range(b, b + first)) + list(range(b)) + list(range(b + first, out.ndim))
+    return out.transpose(order)
+
+
+def _points(y, index, at, shape, adjacent):
+    """NumPy's ``y[key]`` for known indices ``index`` (NumPy arrays broadcasting to ``shape``)
+    along the axes ``at``: only the blocks holding the points are read. The broadcast axes
+    where the first indexed axis was when the index arrays are ``adjacent`` in the key, else
+    first. None where there are so many scattered points that ``_flattened`` reads less."""
+    coords = [np.ascontiguousarray(np.broadcast_to(i, shape).ravel(), dtype=np.int64) for i in index]
+    picked = y._h.take_points(coords, at)
+    if picked is None:
+        return None
+    first = min(at)
+    rest = [y.shape[d] for d in range(first + 1, y.ndim) if d not in at]
+    out = Array(picked).reshape(y.shape[:first] + tuple(shape) + tuple(rest))
+    if adjacent or first == 0:
+        return out
+    b = len(shape)
+    return out.transpose(list(range(first, first + b)) + list(range(first)) + list(range(first + b, out.ndim)))
+
+
+def _flattened(y, index, at):
+    """The elements of ``y`` at the indices ``index`` (tegula arrays broadcasting together)
+    along the axes ``at``, the broadcast axes first: the indexed axes moved first and
+    flattened, the points' flat positions gathered."""
     rest = [d for d in range(y.ndim) if d not in at]
     flat, stride = None, 1
     for i, a in reversed(list(zip(index, at))):
@@ -204,10 +240,4 @@ def _advanced(x, items):
         stride *= y.shape[a]
     points = int(np.prod([y.shape[a] for a in at]))
     moved = y.transpose(at + rest)._h.reshape([points] + [y.shape[d] for d in rest])
-    out = Array(moved.take(flat._h, 0))
-    positions = [a[0] for a in adv]
-    if positions != list(range(positions[0], positions[0] + len(positions))):
-        return out  # not adjacent in the key: the indexed axes go first
-    first, b = at[0], len(shape)
-    order = list(range(b, b + first)) + list(range(b)) + list(range(b + first, out.ndim))
-    return out.transpose(order)
+    return Array(moved.take(flat._h, 0))

@@ -197,6 +197,14 @@ pub enum NodeKind {
         /// The axis gathered along.
         axis: usize,
     },
+    /// The points of input 0 at coordinates known when planned (`construct/points.rs`):
+    /// `axes[0]` runs over the points, the other indexed axes have length one.
+    PickPoints {
+        /// The indexed axes.
+        axes: Arc<[usize]>,
+        /// Each point's coordinate along each of `axes`, point after point.
+        coords: Arc<[usize]>,
+    },
     /// The rows (axis 0) of input 0 where the 1-D boolean input 1 (same chunks along axis 0)
     /// is true; output block `b` along axis 0 comes from input block `blocks[b]`.
     Compress {
@@ -432,6 +440,7 @@ impl Node {
             NodeKind::WrapIndex { .. } => "wrap-index".into(),
             NodeKind::Check { .. } => "check".into(),
             NodeKind::Gather { axis } => format!("gather(axis={axis})"),
+            NodeKind::PickPoints { axes, coords } => format!("pick-points(axes={axes:?}, points={})", coords.len() / axes.len().max(1)),
             NodeKind::Compress { .. } => "compress".into(),
             NodeKind::BlockCounts => "block-counts".into(),
             NodeKind::ExpandDims { axes } => format!("expand_dims(axis={axes:?})"),

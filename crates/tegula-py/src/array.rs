@@ -156,6 +156,12 @@ impl PyArrayHandle {
     fn take_positions(&self, positions: numpy::PyReadonlyArray1<'_, i64>, axis: i64) -> PyResult<PyArrayHandle> {
         self.inner.take_positions(positions.as_slice()?, axis).py().map(wrap)
     }
+    /// `vindex` by known coordinates (one int64 array per axis), or `None` where a gather
+    /// reads less.
+    fn take_points(&self, coords: Vec<numpy::PyReadonlyArray1<'_, i64>>, axes: Vec<i64>) -> PyResult<Option<PyArrayHandle>> {
+        let slices = coords.iter().map(|c| c.as_slice()).collect::<Result<Vec<_>, _>>()?;
+        Ok(self.inner.take_points(&slices, &axes).py()?.map(wrap))
+    }
     fn take_along_axis(&self, indices: &PyArrayHandle, axis: i64) -> PyResult<PyArrayHandle> {
         self.inner.take_along_axis(&indices.inner, axis).py().map(wrap)
     }

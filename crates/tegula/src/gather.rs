@@ -5,7 +5,8 @@
 use crate::array::Array;
 use tegula_core::shape::normalize_axis;
 use tegula_core::{index_err, value_err, AxisChunks, BinaryOp, ChunkSpec, DType, Result, Scalar, TegulaError};
-use tegula_plan::construct::{gather, mask};
+use tegula_plan::construct::layout::IndexItem;
+use tegula_plan::construct::{gather, mask, points};
 
 impl Array {
     /// NumPy's `take`: the elements at `indices` (any shape, negative ones counting from the
@@ -31,21 +32,43 @@ impl Array {
     /// them are slices joined, anything else a gather.
     pub fn take_positions(&self, positions: &[i64], axis: i64) -> Result<Array> {
         let axis = normalize_axis(axis, self.ndim())?;
-        let n = self.shape()[axis];
-        let wrapped = positions
-            .iter()
-            .map(|&p| match p {
-                p if p >= 0 && (p as u64) < n as u64 => Ok(p as usize),
-                p if p < 0 && p.unsigned_abs() <= n as u64 => Ok(n - p.unsigned_abs() as usize),
-                p => Err(index_err!("index {p} is out of bounds for axis {axis} with size {n}")),
-            })
-            .collect::<Result<Vec<usize>>>()?;
+        let wrapped = positions.iter().map(|&p| wrap_position(p, self.shape()[axis], axis)).collect::<Result<Vec<usize>>>()?;
         if let Some(taken) = gather::take_runs(&self.node, &wrapped, axis)? {
             return Ok(Array::from_node(taken));
         }
         let values = ndarray::ArrayD::from_shape_vec(vec![wrapped.len()], wrapped.iter().map(|&p| p as i64).collect())
             .map_err(|e| TegulaError::Internal(e.to_string()))?;
         self.take(&Array::from_ndarray(values, &ChunkSpec::All(AxisChunks::Auto))?, Some(axis as i64))
+    }
+
+    /// The points at coordinates known now: point `p` is the element (or, where axes are
+    /// left, the sub-array) at `coords[i][p]` along `axes[i]` (negative coordinates counting
+    /// from the end; one outside is an `IndexError` naming it). The points run along the
+    /// first indexed axis, the other indexed axes dropped (NumPy's layout for adjacent index
+    /// arrays). Only the blocks holding a point are read. `None` where there are no points or
+    /// so many scattered ones that flattening and gathering reads less.
+    pub fn take_points(&self, coords: &[&[i64]], axes: &[i64]) -> Result<Option<Array>> {
+        let axes = axes.iter().map(|&a| normalize_axis(a, self.ndim())).collect::<Result<Vec<usize>>>()?;
+        let points = coords.first().map_or(0, |c| c.len());
+        if coords.len() != axes.len() || coords.iter().any(|c| c.len() != points) {
+            return Err(value_err!("take_points needs one coordinate array per axis, all of one length"));
+        }
+        let mut order: Vec<usize> = (0..axes.len()).collect();
+        order.sort_by_key(|&i| axes[i]);
+        let shape = self.shape();
+        let flat = (0..points)
+            .flat_map(|p| order.iter().map(move |&i| (p, i)))
+            .map(|(p, i)| wrap_position(coords[i][p], shape[axes[i]], axes[i]))
+            .collect::<Result<Vec<usize>>>()?;
+        let sorted: Vec<usize> = order.iter().map(|&i| axes[i]).collect();
+        let Some(picked) = points::pick_points(&self.node, &sorted, &flat)? else { return Ok(None) };
+        let items: Vec<IndexItem> = (0..self.ndim())
+            .map(|a| match sorted[1..].contains(&a) {
+                true => IndexItem::Int(0),
+                false => IndexItem::Slice { start: None, stop: None, step: None },
+            })
+            .collect();
+        Array::from_node(picked).index(&items).map(Some)
     }
 
     /// NumPy's `take_along_axis`: `indices` has this array's ndim and is broadcast against it
@@ -137,5 +160,15 @@ impl Array {
         }
         out.reverse();
         Ok(out)
+    }
+}
+
+/// Position `p` along an axis of length `n`, negative ones counting from the end; one outside
+/// is NumPy's `IndexError`.
+fn wrap_position(p: i64, n: usize, axis: usize) -> Result<usize> {
+    match p {
+        p if p >= 0 && (p as u64) < n as u64 => Ok(p as usize),
+        p if p < 0 && p.unsigned_abs() <= n as u64 => Ok(n - p.unsigned_abs() as usize),
+        p => Err(index_err!("index {p} is out of bounds for axis {axis} with size {n}")),
     }
 }

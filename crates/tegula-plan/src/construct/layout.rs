@@ -23,8 +23,17 @@ pub fn transpose(x: &NodeRef, axes: Option<&[i64]>) -> Result<NodeRef> {
             perm
         }
     };
+    permuted(x, perm)
+}
+
+/// `x` with axis `i` its axis `perm[i]`; a transpose of a transpose is one transpose of the
+/// first one's input (none when they cancel: xarray moves axes out and back).
+fn permuted(x: &NodeRef, perm: Vec<usize>) -> Result<NodeRef> {
     if perm.iter().enumerate().all(|(i, &p)| i == p) {
         return Ok(x.clone());
+    }
+    if let NodeKind::Transpose { perm: inner } = &x.kind {
+        return permuted(&x.inputs[0], perm.iter().map(|&p| inner[p]).collect());
     }
     let chunks = x.chunks.select_axes(&perm);
     Node::checked(NodeKind::Transpose { perm }, vec![x.clone()], x.dtype, chunks)

@@ -16,6 +16,7 @@ pub mod linalg;
 pub mod map_blocks;
 pub mod mask;
 pub mod matmul;
+pub mod points;
 pub mod reduce;
 pub mod reshape;
 pub mod sample_sort;

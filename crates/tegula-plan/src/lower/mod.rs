@@ -14,6 +14,7 @@ mod linalg;
 mod map_blocks;
 mod mask;
 mod matmul;
+mod points;
 mod reduce;
 mod reshape;
 mod sample_sort;
@@ -187,6 +188,7 @@ impl Lowering {
             NodeKind::Check { error } => elementwise::lower(self, node, inputs, KernelOp::Check { error: error.clone() }),
             NodeKind::WrapIndex { n, axis } => Ok(gather::wrap_index(self, node, &inputs[0], *n, *axis)),
             NodeKind::Gather { axis } => Ok(gather::gather(self, node, inputs, *axis)),
+            NodeKind::PickPoints { axes, coords } => Ok(points::pick_points(self, node, &inputs[0], axes, coords)),
             NodeKind::Compress { blocks } => Ok(mask::compress(self, node, inputs, blocks)),
             NodeKind::BlockCounts => Ok(mask::block_counts(self, node, &inputs[0])),
             NodeKind::ExpandDims { axes } => Ok(join::expand_dims(self, node, &inputs[0], axes)),

@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 use tegula_core::{TaskOp, Chunks, DType, KernelOp};
-use tegula_plan::construct::{creation, gather};
+use tegula_plan::construct::{creation, gather, layout, points};
 use tegula_plan::memory::{projected_bytes, KERNEL_SCRATCH};
-use tegula_plan::{lower, Fusion, NodeRef};
+use tegula_plan::{lower, Fusion, NodeKind, NodeRef};
 
 fn source(sizes: Vec<Vec<usize>>, dtype: DType) -> NodeRef {
     let shape: Vec<usize> = sizes.iter().map(|s| s.iter().sum()).collect();
@@ -45,4 +45,31 @@ fn indices_not_integers_are_refused() {
     let x = source(vec![vec![4]], DType::Float64);
     let idx = source(vec![vec![2]], DType::Float32);
     assert!(matches!(gather::gather(&x, &idx, 0), Err(tegula_core::TegulaError::Index(_))));
+}
+
+#[test]
+fn picked_points_read_only_the_blocks_holding_them_one_block_per_task() {
+    // 4 × 3 blocks of 10 × 10 along the indexed axes, 2 along the axis left.
+    let x = source(vec![vec![10; 4], vec![10; 3], vec![5, 5]], DType::Float32);
+    // (1, 2) and (3, 4) in block (0, 0); (35, 29) in block (3, 2); (12, 0) in block (1, 0).
+    let coords = [1, 2, 35, 29, 3, 4, 12, 0];
+    let y = points::pick_points(&x, &[0, 1], &coords).unwrap().unwrap();
+    assert_eq!(y.chunks.sizes(), &[vec![4], vec![1], vec![5, 5]]);
+    let g = lower(std::slice::from_ref(&y), Fusion::On).unwrap();
+    let reads: Vec<usize> = (0..g.tasks.len()).filter(|&t| g.tasks[t].node == x.id).collect();
+    assert_eq!(reads.len(), 3 * 2, "three blocks along the indexed axes, both along the other");
+    for task in g.tasks.iter().filter(|t| t.node == y.id) {
+        assert!(task.inputs.iter().filter(|&&i| g.tasks[i].node == x.id).count() <= 1, "one block of x at a time");
+        assert!(task.size <= 4 * 5);
+    }
+}
+
+#[test]
+fn a_transpose_of_a_transpose_is_one_or_none() {
+    let x = source(vec![vec![2, 2], vec![3], vec![5]], DType::Float64);
+    let t = layout::transpose(&x, Some(&[1, 2, 0])).unwrap();
+    assert_eq!(layout::transpose(&t, Some(&[2, 0, 1])).unwrap().id, x.id);
+    let twice = layout::transpose(&t, Some(&[1, 0, 2])).unwrap();
+    assert!(matches!(&twice.kind, NodeKind::Transpose { perm } if *perm == vec![2, 1, 0]));
+    assert_eq!(twice.inputs[0].id, x.id);
 }
