@@ -29,9 +29,10 @@ pub struct Operation {
     pub tasks: usize,
     /// The chain its tasks compute when they are fused (`fused[add,multiply,sum]`).
     pub fused: Option<String>,
-    /// Bytes of the blocks its tasks read (from other tasks, or from disk).
+    /// Bytes of the blocks its tasks read (from other tasks, or from disk); a view (a
+    /// transpose, new axes) reads none.
     pub bytes_read: usize,
-    /// Bytes of the blocks its tasks produce (or write to disk).
+    /// Bytes of the blocks its tasks produce (or write to disk); a view writes none.
     pub bytes_written: usize,
     /// The most bytes held while one of its tasks runs, one task at a time in static order.
     pub peak: usize,
@@ -75,6 +76,8 @@ pub fn describe(roots: &[NodeRef], graph: &TaskGraph) -> PlanDescription {
         match t.op {
             TaskOp::Io(IoOp::Read { .. }) => op.bytes_read += t.nbytes(),
             TaskOp::Io(IoOp::Write { .. }) => op.bytes_written += inputs_bytes,
+            // Views of their input's block: nothing is copied.
+            TaskOp::Kernel(KernelOp::Transpose { .. } | KernelOp::ExpandDims { .. }) => {}
             _ => {
                 op.bytes_read += inputs_bytes;
                 op.bytes_written += t.nbytes();
