@@ -17,6 +17,7 @@ mod nan_reductions;
 mod observe;
 mod overlap;
 mod pad;
+mod points;
 mod random_transforms;
 mod reshape;
 mod searching;
