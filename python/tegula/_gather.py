@@ -205,9 +205,14 @@ def _advanced(x, items):
     out = _flattened(y, [asarray(i) for i in index], at)
     if not adjacent:
         return out  # not adjacent in the key: the indexed axes go first
-    first, b = at[0], len(shape)
-    order = list(range(b, b + first)) + list(range(b)) + list(range(b + first, out.ndim))
-    return out.transpose(order)
+    return _moved(out, 0, at[0], len(shape))
+
+
+def _moved(x, source, destination, count):
+    """``x`` with its ``count`` axes from ``source`` on moved to start at ``destination``."""
+    moved = list(range(source, source + count))
+    rest = [a for a in range(x.ndim) if a not in moved]
+    return x.transpose(rest[:destination] + moved + rest[destination:])
 
 
 def _points(y, index, at, shape, adjacent):
@@ -224,8 +229,7 @@ def _points(y, index, at, shape, adjacent):
     out = Array(picked).reshape(y.shape[:first] + tuple(shape) + tuple(rest))
     if adjacent or first == 0:
         return out
-    b = len(shape)
-    return out.transpose(list(range(first, first + b)) + list(range(first)) + list(range(first + b, out.ndim)))
+    return _moved(out, first, 0, len(shape))
 
 
 def _flattened(y, index, at):
