@@ -6,13 +6,15 @@
 //! the step's product, its gradient and its Hessian, then stays inside one fragment per row
 //! block instead of five, and never enters the store.
 //!
-//! Only blocks worth the trip are kept in: a merge saves shipping at least a small
-//! fragment's work (`SMALL_FRAGMENT_BYTES`); smaller blocks cost less to ship than the work
-//! side by side is worth. A merge must not make work wait: a reader joins only when every other block it reads is
-//! already needed by the maker (read by it), or made by a small fragment that reads nothing
-//! (a coefficient vector the caller gave, reshaped), so the merged fragment can start when
-//! the maker could. That also keeps the fragments' graph acyclic: nothing outside the merged
-//! fragment both reads from it and is read by it.
+//! Only blocks no other node reads, and worth the trip, are kept in: a merge saves shipping
+//! at least a small fragment's work (`SMALL_FRAGMENT_BYTES`); smaller blocks cost less to
+//! ship than the work side by side is worth. A merge must not make work wait: a reader joins
+//! only when every other block it reads is already needed by the maker (read by it), made by
+//! another reader joining, or made by a lone small fragment that reads nothing (a
+//! coefficient vector the caller gave, reshaped), so the merged fragment can start when the
+//! maker could; a reader held back may join later, once what it waits for has merged. That
+//! also keeps the fragments' graph acyclic: nothing outside the merged fragment both reads
+//! from it and is read by it.
 
 use crate::fragments::{inputs_of, work_bytes, FragmentCut, SMALL_FRAGMENT_BYTES};
 use crate::graph::{TaskGraph, TaskId};
@@ -30,9 +32,17 @@ pub const MOST_READERS_MERGED: usize = 8;
 /// earlier ones.
 pub fn merge_fan_outs(graph: &TaskGraph, cuts: Vec<FragmentCut>, placement: Placement) -> (Vec<FragmentCut>, Placement) {
     let mut groups = Groups::new(graph, &cuts, &placement);
-    for k in 0..cuts.len() {
-        // A group that took its readers in may now take in theirs.
-        while groups.root(k) == k && groups.take_readers(k) {}
+    // Until nothing more merges: a group that took its readers in may now take in theirs, and
+    // one that could not take its readers in may once they have merged with what held them
+    // back (a row block's readers wait for weights its own readers make from it).
+    let mut merged = true;
+    while merged {
+        merged = false;
+        for k in 0..cuts.len() {
+            while groups.root(k) == k && groups.take_readers(k) {
+                merged = true;
+            }
+        }
     }
     groups.into_cuts(graph, cuts, placement)
 }
@@ -43,8 +53,6 @@ struct Groups {
     members: Vec<Vec<usize>>,
     /// The fragments that make each fragment's inputs.
     makers: Vec<Vec<usize>>,
-    /// The fragments that read each fragment's outputs.
-    readers: Vec<Vec<usize>>,
     node: Vec<usize>,
     /// The fragments reading each block.
     read_by: HashMap<TaskId, Vec<usize>>,
@@ -59,15 +67,10 @@ impl Groups {
     fn new(graph: &TaskGraph, cuts: &[FragmentCut], placement: &Placement) -> Groups {
         let maker: HashMap<TaskId, usize> = cuts.iter().enumerate().flat_map(|(k, c)| c.outputs.iter().map(move |&t| (t, k))).collect();
         let n = cuts.len();
-        let mut makers = vec![Vec::new(); n];
-        let mut readers = vec![Vec::new(); n];
-        for (k, cut) in cuts.iter().enumerate() {
-            let made_by: BTreeSet<usize> = cut.inputs.iter().filter_map(|t| maker.get(t).copied()).collect();
-            for &m in &made_by {
-                readers[m].push(k);
-            }
-            makers[k] = made_by.into_iter().collect();
-        }
+        let makers: Vec<Vec<usize>> = cuts
+            .iter()
+            .map(|cut| cut.inputs.iter().filter_map(|t| maker.get(t).copied()).collect::<BTreeSet<usize>>().into_iter().collect())
+            .collect();
         let ready_at_once = cuts
             .iter()
             .zip(&makers)
@@ -77,7 +80,6 @@ impl Groups {
             parent: (0..n).collect(),
             members: (0..n).map(|k| vec![k]).collect(),
             makers,
-            readers,
             node: placement.fragment_node.clone(),
             read_by: readers_of_tasks(cuts),
             outputs: cuts.iter().map(|c| c.outputs.iter().map(|&t| (t, graph.tasks[t].nbytes())).collect()).collect(),
@@ -93,24 +95,25 @@ impl Groups {
         r
     }
 
-    /// Merges into group `g` every group reading its blocks, when that is allowed (see the
+    /// Merges into group `g` the groups reading its blocks, where that is allowed (see the
     /// module's text); whether it did.
     fn take_readers(&mut self, g: usize) -> bool {
-        let members = &self.members[g];
-        let readers: BTreeSet<usize> = members.iter().flat_map(|&m| &self.readers[m]).map(|&r| self.root(r)).filter(|&r| r != g).collect();
-        if readers.is_empty() || readers.len() > MOST_READERS_MERGED || readers.iter().any(|&r| self.node[r] != self.node[g]) {
+        let mut readers = self.local_readers(g);
+        if readers.is_empty() || readers.len() > MOST_READERS_MERGED {
             return false;
         }
-        if self.bytes_read_by(g, &readers) < SMALL_FRAGMENT_BYTES {
-            return false;
+        let waited: HashSet<usize> = self.members[g].iter().flat_map(|&m| &self.makers[m]).map(|&q| self.root(q)).collect();
+        // A reader that would wait for a group left out stays out, and so may one reading it.
+        loop {
+            let held_back: Vec<usize> = readers.iter().copied().filter(|&r| !self.may_join(g, r, &readers, &waited)).collect();
+            if held_back.is_empty() {
+                break;
+            }
+            for r in held_back {
+                readers.remove(&r);
+            }
         }
-        let waited: HashSet<usize> = members.iter().flat_map(|&m| &self.makers[m]).map(|&q| self.root(q)).collect();
-        let may_wait_for = |q: usize| {
-            let q_root = self.root(q);
-            q_root == g || readers.contains(&q_root) || waited.contains(&q_root) || self.ready_at_once[q]
-        };
-        let reader_makers = readers.iter().flat_map(|&r| &self.members[r]).flat_map(|&m| &self.makers[m]);
-        if !reader_makers.copied().all(may_wait_for) {
+        if readers.is_empty() || self.bytes_read_by(g, &readers) < SMALL_FRAGMENT_BYTES {
             return false;
         }
         for r in readers {
@@ -119,6 +122,28 @@ impl Groups {
             self.members[g].extend(taken);
         }
         true
+    }
+
+    /// The groups reading blocks of `g` that no group on another node reads: such a block
+    /// need not leave the node.
+    fn local_readers(&self, g: usize) -> BTreeSet<usize> {
+        let mut local = BTreeSet::new();
+        for (t, _) in self.members[g].iter().flat_map(|&m| &self.outputs[m]) {
+            let readers: BTreeSet<usize> = self.read_by.get(t).into_iter().flatten().map(|&r| self.root(r)).filter(|&r| r != g).collect();
+            if readers.iter().all(|&r| self.node[r] == self.node[g]) {
+                local.extend(readers);
+            }
+        }
+        local
+    }
+
+    /// Whether group `r`, merged with `g` and `readers`, would wait only for what `g` waits
+    /// for, or for a lone fragment that reads nothing and does little.
+    fn may_join(&self, g: usize, r: usize, readers: &BTreeSet<usize>, waited: &HashSet<usize>) -> bool {
+        self.members[r].iter().flat_map(|&m| &self.makers[m]).all(|&q| {
+            let q_root = self.root(q);
+            q_root == g || readers.contains(&q_root) || waited.contains(&q_root) || (self.ready_at_once[q] && self.members[q_root].len() == 1)
+        })
     }
 
     /// The bytes of blocks that group `g` makes and the groups `readers` read: what merging

@@ -266,9 +266,17 @@ fn reductions_side_by_side_share_the_nodes() {
     assert!(2 * plan.simulation.bytes_between_nodes <= baseline, "{} against {baseline}", plan.simulation);
 }
 
+/// How a Newton step spells its Hessian: scaling the columns of `x.T`, as users write it,
+/// or the rows of `x`, as `tegula.glm` does.
+#[derive(Clone, Copy, Debug)]
+enum Hessian {
+    ScaledTranspose,
+    ScaledRows,
+}
+
 /// A Newton step of logistic regression on generated rows: the gradient and the Hessian,
 /// over `blocks` row blocks of `rows` rows and 8 columns.
-fn newton_step(blocks: usize, rows: usize) -> [Array; 2] {
+fn newton_step(blocks: usize, rows: usize, spelling: Hessian) -> [Array; 2] {
     let rng = Generator::new(9);
     let x = rng.standard_normal(&[blocks * rows, 8], &ChunkSpec::PerAxis(vec![AxisChunks::Size(rows), AxisChunks::Size(8)])).unwrap();
     let y = rng.random(&[blocks * rows], &chunks(rows)).unwrap();
@@ -276,8 +284,12 @@ fn newton_step(blocks: usize, rows: usize) -> [Array; 2] {
     let eta = x.matmul(&beta).unwrap().reshape(&[-1]).unwrap();
     let mu = eta.unary(UnaryOp::Exp).unwrap().add_scalar(1.0).unwrap();
     let gradient = x.t().matmul(&mu.sub(&y).unwrap().reshape(&[-1, 1]).unwrap()).unwrap();
-    let weighted = x.t().mul(&mu.mul(&mu).unwrap()).unwrap();
-    [gradient, weighted.matmul(&x).unwrap()]
+    let w = mu.mul(&mu).unwrap();
+    let hessian = match spelling {
+        Hessian::ScaledTranspose => x.t().mul(&w).unwrap().matmul(&x),
+        Hessian::ScaledRows => x.t().matmul(&x.mul(&w.reshape(&[-1, 1]).unwrap()).unwrap()),
+    };
+    [gradient, hessian.unwrap()]
 }
 
 #[test]
@@ -285,21 +297,21 @@ fn a_row_block_read_by_several_fragments_on_its_node_stays_in_one() {
     // Each row block of x is read by the step's product with beta, the gradient's and the
     // Hessian's partial products, all placed on its node: one fragment per row block (the
     // partials of both sums leave it), not one per reader with the block shipped between.
-    let [gradient, hessian] = newton_step(12, 1 << 16);
-    for count in [2, 3, 4] {
+    for (spelling, count) in [Hessian::ScaledTranspose, Hessian::ScaledRows].into_iter().flat_map(|s| [(s, 2), (s, 3), (s, 4)]) {
+        let [gradient, hessian] = newton_step(12, 1 << 16, spelling);
         let got = run_on_cluster(&[&gradient, &hessian], count);
         // The Hessian bit for bit; the gradient (a matrix-vector product) to within rounding
         // of its largest element, as without the merge: its sums run in another order.
         let [g, h] = [&gradient, &hessian].map(|a| a.compute().unwrap());
-        assert_eq!(got[1].typed::<f64>().unwrap(), h.typed::<f64>().unwrap(), "{count} nodes");
+        assert_eq!(got[1].typed::<f64>().unwrap(), h.typed::<f64>().unwrap(), "{spelling:?}, {count} nodes");
         let g = g.typed::<f64>().unwrap();
         let scale = g.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         for (a, b) in got[0].typed::<f64>().unwrap().iter().zip(g.iter()) {
-            assert!((a - b).abs() <= 1e-13 * scale, "{count} nodes: {a} against {b}");
+            assert!((a - b).abs() <= 1e-13 * scale, "{spelling:?}, {count} nodes: {a} against {b}");
         }
         let plan = plan_cluster(&[&gradient, &hessian], true, &Spec::default(), nodes(count)).unwrap();
         let with_two_partials = plan.fragments.iter().filter(|f| f.outputs.len() == 2).count();
-        assert_eq!(with_two_partials, 12, "{count} nodes");
-        assert!(plan.fragments.len() <= 12 + 2 + 2 * 2 * count + 1, "{count} nodes: {} fragments", plan.fragments.len());
+        assert_eq!(with_two_partials, 12, "{spelling:?}, {count} nodes");
+        assert!(plan.fragments.len() <= 12 + 2 + 2 * 2 * count + 1, "{spelling:?}, {count} nodes: {} fragments", plan.fragments.len());
     }
 }
