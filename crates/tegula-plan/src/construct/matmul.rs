@@ -2,12 +2,13 @@
 //! plus a tree sum over the contracted axis's blocks.
 
 use super::creation::full;
-use super::elementwise::where_;
-use super::layout::rechunk;
+use super::elementwise::{binary, where_};
+use super::join::expand_dims;
+use super::layout::{rechunk, transpose};
 use crate::node::{Node, NodeKind, NodeRef};
 use tegula_core::grid::common_refinement;
 use tegula_core::shape::broadcast_shapes;
-use tegula_core::{promote, shape_err, Chunks, Result, Scalar};
+use tegula_core::{promote, shape_err, BinaryOp, Chunks, Result, Scalar};
 
 /// `a @ b` for operands of at least two axes; their stack axes broadcast as NumPy's.
 pub fn matmul(a: &NodeRef, b: &NodeRef, split_every: usize) -> Result<NodeRef> {
@@ -22,6 +23,9 @@ pub fn matmul(a: &NodeRef, b: &NodeRef, split_every: usize) -> Result<NodeRef> {
         return Err(shape_err!(
             "matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature (n?,k),(k,m?)->(n?,m?) (size {kb} is different from {ka})"
         ));
+    }
+    if let Some((xt, scaled)) = scaled_columns(a, b)? {
+        return matmul(&xt, &scaled, split_every);
     }
     let stack = broadcast_shapes(&sa[..sa.len() - 2], &sb[..sb.len() - 2])?;
     let (a, b) = (broadcast_stack(a, &stack, b)?, broadcast_stack(b, &stack, a)?);
@@ -41,6 +45,35 @@ pub fn matmul(a: &NodeRef, b: &NodeRef, split_every: usize) -> Result<NodeRef> {
     sizes.push(b_sizes[nd - 1].clone());
     let dtype = promote(a.dtype, b.dtype);
     Node::checked(NodeKind::Matmul { split_every: split_every.max(2) }, vec![a, b], dtype, Chunks::from_axes(sizes))
+}
+
+/// `(x.T * w) @ b` (`w` a vector along the contracted axis, everything of one float dtype) as
+/// `x.T @ (b * w[:, None])` where `b` is no larger than `x`: the weights scale the rows of `b` in place instead of the
+/// columns of a transposed view of `x`, which would write every block of `x` transposed
+/// (the Hessian of logistic regression as users write it). The product of the transposed
+/// view is then one block product per block pair, the view read where it lies.
+fn scaled_columns(a: &NodeRef, b: &NodeRef) -> Result<Option<(NodeRef, NodeRef)>> {
+    let NodeKind::Binary { op: BinaryOp::Multiply, .. } = a.kind else { return Ok(None) };
+    if a.ndim() != 2 || b.ndim() != 2 || !a.dtype.is_float() {
+        return Ok(None);
+    }
+    let is_xt = |n: &NodeRef| matches!(&n.kind, NodeKind::Transpose { perm } if *perm == [1, 0]);
+    let (xt, w) = match a.inputs.as_slice() {
+        [p, q] if is_xt(p) => (p, q),
+        [p, q] if is_xt(q) => (q, p),
+        _ => return Ok(None),
+    };
+    // Scaling `b` instead of `a` must not cost more, nor change a dtype.
+    if b.size() > a.size() || [xt.dtype, w.dtype, b.dtype].iter().any(|&d| d != a.dtype) {
+        return Ok(None);
+    }
+    let n = a.shape()[1];
+    let column = match w.shape().as_slice() {
+        [len] if *len == n => expand_dims(w, &[1])?,
+        [1, len] if *len == n => transpose(w, None)?,
+        _ => return Ok(None),
+    };
+    Ok(Some((xt.clone(), binary(BinaryOp::Multiply, b, &column)?)))
 }
 
 /// The blocks of the contracted axis: the common refinement of both operands' when one's

@@ -115,6 +115,23 @@ fn a_matrix_times_its_transpose_computes_the_blocks_above_the_diagonal_only() {
 }
 
 #[test]
+fn weights_scale_the_rows_of_the_right_operand_not_a_transposed_view() {
+    let x = source(&[12, 3], 4);
+    let w = creation::stored(Arc::new(()), DType::Float64, Chunks::regular(&[12], &[4]));
+    let xt = transpose(&x, None).unwrap();
+    let scaled = elementwise::binary(BinaryOp::Multiply, &xt, &w).unwrap();
+    let hessian = matmul::matmul(&scaled, &x, 8).unwrap();
+    // x.T @ (x * w[:, None]): the transposed view multiplies, the weights scale x's rows.
+    assert_eq!(hessian.inputs[0].id, xt.id);
+    let rows = &hessian.inputs[1];
+    assert!(matches!(rows.kind, tegula_plan::NodeKind::Binary { op: BinaryOp::Multiply, .. }));
+    assert_eq!((rows.inputs[0].id, rows.shape()), (x.id, vec![12, 3]));
+    // A right operand larger than x is not scaled instead.
+    let wide = source(&[12, 40], 4);
+    assert_eq!(matmul::matmul(&scaled, &wide, 8).unwrap().inputs[0].id, scaled.id);
+}
+
+#[test]
 fn indexing_touches_only_the_blocks_it_needs() {
     let x = source(&[100, 100], 10);
     let row = index(&x, &[IndexItem::Int(-1)]).unwrap();
