@@ -6,7 +6,8 @@ moved between nodes or workers — tegula on Ray: Ray's copies of each block
 (``get_object_locations``, blocks passed inline counted where they were read); on Dask, for
 tegula and Dask Array alike: the workers' transfer logs — and tegula's placement simulator's
 prediction of its own bytes. On Dask, tegula runs twice: placed by tegula, and placed by Dask's
-scheduler (``placement="dask"``).
+scheduler (``placement="dask"``). The last table sets each cluster's times against tegula's
+threaded executor on as many threads as the cluster has CPUs (at most this machine's).
 
     .venv/bin/python bench/cluster.py               # the sizes of the issue, blocks ½×, 1×, 2× its
     .venv/bin/python bench/cluster.py --scale 0.25  # every side a quarter as long
@@ -124,8 +125,7 @@ def run_tegula(sweep, repeats, names, **how):
             def once():
                 start = time.perf_counter()
                 (result,), info = tg.compute(make(), report=True, progress=False, **how)
-                return (time.perf_counter() - start, info["measured"]["bytes_between_nodes"],
-                        info["simulated"]["bytes_between_nodes"], result)
+                return (time.perf_counter() - start, *moved_bytes(info), result)
             rows[chunking, name] = timed(repeats, once)
 
         def regression():
@@ -133,8 +133,9 @@ def run_tegula(sweep, repeats, names, **how):
 
             def step(*arrays):
                 out, info = tg.compute(*arrays, report=True, progress=False, **how)
-                moved[0] += info["measured"]["bytes_between_nodes"]
-                predicted[0] += info["simulated"]["bytes_between_nodes"]
+                measured, simulated = moved_bytes(info)
+                moved[0] += measured
+                predicted[0] += simulated
                 return out
 
             start = time.perf_counter()
@@ -144,6 +145,13 @@ def run_tegula(sweep, repeats, names, **how):
         if regression_chosen(names):
             rows[chunking, "logistic regression"] = timed(repeats, regression)
     return rows
+
+
+def moved_bytes(info):
+    """The bytes a computation moved between nodes, measured and simulated (none on one machine)."""
+    if "simulated" not in info:
+        return 0, 0
+    return info["measured"]["bytes_between_nodes"], info["simulated"]["bytes_between_nodes"]
 
 
 def on_ray(sweep, nodes, repeats, names):
@@ -220,6 +228,18 @@ def table(title, ours, theirs, simulated=True):
         print(row)
 
 
+def against_threads(threads, clusters, steps):
+    """Each workload's time on each cluster against tegula's threaded executor on as many
+    threads as the cluster has CPUs (logistic regression also per Newton step)."""
+    print("\ntegula on the clusters against tegula's threaded executor on as many threads\n")
+    print("| workload | blocks | threads (s) | " + " | ".join(f"{name} (s) | {name} / threads" for name in clusters) + " |")
+    print("|---|---|---|" + "---|---|" * len(clusters))
+    for (chunking, name), (t, *_) in sorted(threads.items(), key=lambda r: (r[0][1], r[0][0])):
+        per = f" ({t / steps:.3f} per step)" if name == "logistic regression" else ""
+        cells = " | ".join(f"{rows[chunking, name][0]:.2f} | {rows[chunking, name][0] / t:.2f}" for rows in clusters.values())
+        print(f"| {name} | {chunking:g}× | {t:.2f}{per} | {cells} |")
+
+
 def gemm_rate():
     """This machine's float64 GEMM rate on one core (NumPy's BLAS limited to one thread, as
     Dask's workers limit it), in flop/s: the best of a few 2000² products."""
@@ -270,12 +290,15 @@ def main():
     for chunking, p in sweep.items():
         bound = compute_bound(p, rate, cores)
         print(f"  blocks {chunking:g}×: " + ", ".join(f"{name} {t:.2f} s" for name, t in bound.items()))
+    threads = run_tegula(sweep, args.repeats, names, scheduler="threads", num_workers=cores)
     ray_rows = on_ray(sweep, args.nodes, args.repeats, names)
     dask_rows = on_dask(sweep, args.nodes, args.repeats, names)
     table("tegula on Ray against Dask Array on dask.distributed", ray_rows, dask_rows["dask"])
     table("tegula on dask.distributed against Dask Array, the same cluster", dask_rows["tegula"], dask_rows["dask"])
     table("tegula on dask.distributed, placed by Dask's scheduler, against Dask Array",
           dask_rows["tegula, Dask's placement"], dask_rows["dask"], simulated=False)
+    steps = sweep[args.chunkings[0]]["steps"]
+    against_threads(threads, {"Ray": ray_rows, "Dask": dask_rows["tegula"]}, steps)
 
 
 if __name__ == "__main__":
