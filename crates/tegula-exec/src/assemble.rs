@@ -1,8 +1,15 @@
 //! Joining an output's blocks into one array.
 
-use tegula_core::grid::{block_indices, offsets};
-use tegula_core::{Chunks, DType, Piece, Result};
-use tegula_kernels::Chunk;
+use crate::executor::OutputSink;
+use ndarray::{ArrayD, Axis, IxDyn, Slice};
+use std::mem::MaybeUninit;
+use std::sync::Mutex;
+use tegula_core::grid::{block_indices, offsets, unravel};
+use tegula_core::{internal_err, Chunks, DType, Piece, Result, Scalar};
+use tegula_kernels::chunk::Block;
+use tegula_kernels::element::Elem;
+use tegula_kernels::{with_chunk, Chunk, Wrap};
+use tegula_plan::graph::Output;
 
 /// One chunk holding the whole output (the block itself when there is only one).
 pub fn assemble_output(chunks: &Chunks, dtype: DType, blocks: Vec<Chunk>) -> Result<Chunk> {
@@ -19,4 +26,118 @@ pub fn assemble_output(chunks: &Chunks, dtype: DType, blocks: Vec<Chunk>) -> Res
         })
         .collect::<Vec<_>>();
     tegula_kernels::assemble::assemble(&blocks, &chunks.shape(), &pieces)
+}
+
+/// The outputs of a plan, each joined into one array as its blocks arrive (an `OutputSink`):
+/// the array is made once, at its first block, without being filled, and each block is
+/// copied into place as it comes and let go of, so its memory serves the blocks still to be
+/// made instead of fresh memory for each one and a copy of all of them at the end.
+pub struct OutputArrays<'a> {
+    outputs: &'a [Output],
+    arrays: Vec<Mutex<Joining>>,
+}
+
+/// An output's array while its blocks arrive.
+enum Joining {
+    Nothing,
+    /// The only block of its output.
+    Whole(Chunk),
+    Filling(Box<dyn Filling>),
+}
+
+impl<'a> OutputArrays<'a> {
+    /// Nothing received yet for `outputs`.
+    pub fn new(outputs: &'a [Output]) -> OutputArrays<'a> {
+        OutputArrays { outputs, arrays: outputs.iter().map(|_| Mutex::new(Joining::Nothing)).collect() }
+    }
+
+    /// Every output as one chunk, once all their blocks have come.
+    pub fn finish(self) -> Result<Vec<Chunk>> {
+        self.arrays
+            .into_iter()
+            .zip(self.outputs)
+            .map(|(joining, output)| match joining.into_inner().map_err(|_| internal_err!("an output's array poisoned"))? {
+                Joining::Whole(chunk) => Ok(chunk),
+                Joining::Filling(filling) => filling.finish(),
+                Joining::Nothing if output.blocks.is_empty() => Ok(Chunk::full(output.dtype, &output.chunks.shape(), Scalar::Bool(false))),
+                Joining::Nothing => Err(internal_err!("output of {:?} received no block", output.chunks.shape())),
+            })
+            .collect()
+    }
+}
+
+impl OutputSink for OutputArrays<'_> {
+    fn put(&self, output: usize, block: usize, chunk: Chunk) -> Result<()> {
+        let o = self.outputs.get(output).ok_or_else(|| internal_err!("the plan has no output {output}"))?;
+        let chunk = if chunk.dtype() == o.dtype { chunk } else { chunk.cast(o.dtype) };
+        let mut joining = self.arrays[output].lock().map_err(|_| internal_err!("an output's array poisoned"))?;
+        if o.blocks.len() == 1 {
+            *joining = Joining::Whole(chunk);
+            return Ok(());
+        }
+        if matches!(*joining, Joining::Nothing) {
+            *joining = Joining::Filling(with_chunk!(&chunk, c => filling(c, &o.chunks)));
+        }
+        match &mut *joining {
+            Joining::Filling(filling) => filling.write(block, &chunk),
+            _ => Err(internal_err!("output {output} of one block given several")),
+        }
+    }
+}
+
+/// An array written block by block, each element once.
+trait Filling: Send {
+    /// Copies `chunk` into the place of block `block` (row-major over the grid).
+    fn write(&mut self, block: usize, chunk: &Chunk) -> Result<()>;
+    /// The array, once every block has been written.
+    fn finish(self: Box<Self>) -> Result<Chunk>;
+}
+
+/// An array of `chunks`'s shape for blocks like `_like`, not yet written.
+fn filling<T: Elem + Wrap>(_like: &Block<T>, chunks: &Chunks) -> Box<dyn Filling> {
+    Box::new(Filled::<T> {
+        array: ArrayD::uninit(IxDyn(&chunks.shape())),
+        starts: chunks.sizes().iter().map(|s| offsets(s)).collect(),
+        chunks: chunks.clone(),
+        written: vec![false; chunks.nblocks()],
+    })
+}
+
+struct Filled<T> {
+    array: ArrayD<MaybeUninit<T>>,
+    chunks: Chunks,
+    /// The first element of every block, per axis.
+    starts: Vec<Vec<usize>>,
+    written: Vec<bool>,
+}
+
+impl<T: Elem + Wrap> Filling for Filled<T> {
+    fn write(&mut self, block: usize, chunk: &Chunk) -> Result<()> {
+        if self.written.get(block) != Some(&false) {
+            return Err(internal_err!("block {block} of an output given twice or out of its grid"));
+        }
+        let idx = unravel(block, &self.chunks.numblocks());
+        let shape = self.chunks.block_shape(&idx);
+        let source = chunk.typed::<T>()?.view();
+        if source.shape() != shape.as_slice() {
+            return Err(internal_err!("block {block} of shape {:?} where the grid has {shape:?}", source.shape()));
+        }
+        let mut place = self.array.view_mut();
+        for (axis, (&b, &n)) in idx.iter().zip(&shape).enumerate() {
+            let start = self.starts[axis][b];
+            place.slice_axis_inplace(Axis(axis), Slice::from(start..start + n));
+        }
+        source.assign_to(place);
+        self.written[block] = true;
+        Ok(())
+    }
+
+    fn finish(self: Box<Self>) -> Result<Chunk> {
+        if self.written.iter().any(|&w| !w) {
+            return Err(internal_err!("an output assembled with blocks missing"));
+        }
+        // SAFETY: the blocks tile the array (a chunk grid), and every one has been written.
+        let array = unsafe { self.array.assume_init() };
+        Ok(T::wrap(Block::from(array)))
+    }
 }

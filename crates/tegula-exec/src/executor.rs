@@ -13,6 +13,25 @@ pub trait Executor: Send + Sync + std::fmt::Debug {
     /// Runs `graph` under `spec` and returns the blocks of every output (row-major per
     /// output) and what it measured. Results must equal the threaded executor's, bit for bit.
     fn execute(&self, graph: &TaskGraph, spec: &Spec, observer: Option<&dyn Observer>) -> Result<(Vec<Vec<Chunk>>, Report)>;
+
+    /// `execute`, handing every output block to `sink` instead of returning it. An executor
+    /// that can hands each over as soon as no task reads it, so that its memory serves the
+    /// blocks still to come; this one hands them over at the end.
+    fn execute_into(&self, graph: &TaskGraph, spec: &Spec, observer: Option<&dyn Observer>, sink: &dyn OutputSink) -> Result<Report> {
+        let (outputs, report) = self.execute(graph, spec, observer)?;
+        for (o, blocks) in outputs.into_iter().enumerate() {
+            for (b, chunk) in blocks.into_iter().enumerate() {
+                sink.put(o, b, chunk)?;
+            }
+        }
+        Ok(report)
+    }
+}
+
+/// Where an executor puts the blocks of a plan's outputs, each once, from any thread.
+pub trait OutputSink: Sync {
+    /// Block `block` (row-major over its grid) of output `output`, on the host.
+    fn put(&self, output: usize, block: usize, chunk: Chunk) -> Result<()>;
 }
 
 /// What a user may say about the executor beside its name.

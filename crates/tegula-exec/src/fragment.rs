@@ -194,7 +194,7 @@ pub fn run_fragment(
     observer: Option<&dyn Observer>,
 ) -> Result<(Vec<Chunk>, Report)> {
     let inputs = Inputs::new(graph, given)?;
-    let (results, report) = threaded::run(graph, &inputs, threads, spec, observer)?;
+    let (results, report) = threaded::run(graph, &inputs, threads, spec, observer, None)?;
     let blocks = graph.outputs.iter().flat_map(|o| o.blocks.iter()).map(|&t| take_result(&results, t)).collect::<Result<_>>()?;
     Ok((blocks, report))
 }

@@ -24,10 +24,10 @@ mod state;
 mod threaded;
 mod worker;
 
-pub use assemble::assemble_output;
+pub use assemble::{assemble_output, OutputArrays};
 pub use dispatch::{Admission, Dispatch, DispatchJob, Ended, Order};
 pub use device::{add_device, device_id, device_names, Cpu, Device, HostDevice};
-pub use executor::{Executor, ExecutorConfig};
+pub use executor::{Executor, ExecutorConfig, OutputSink};
 pub use process_pool::ProcessPool;
 pub use registry::{executor, names as executor_names, register_executor, MakeExecutor};
 pub use pool::let_go_of_pools;
@@ -52,8 +52,9 @@ pub fn default_threads() -> usize {
 pub struct Report {
     /// The number of tasks in the plan it ran.
     pub tasks: usize,
-    /// The most bytes of chunks held in memory at once (outputs included; loads of arrays the
-    /// caller holds are views and count nothing), measured on the chunks.
+    /// The most bytes of chunks held in memory at once (outputs included while the executor
+    /// holds them, not once handed to an `OutputSink`; loads of arrays the caller holds are
+    /// views and count nothing), measured on the chunks.
     pub peak_bytes: usize,
     /// The most bytes held or promised to running tasks at once, as projected when tasks
     /// were admitted; at most `budget` unless a single task needed more.
@@ -98,12 +99,7 @@ pub fn compute_observed(
     spec: &Spec,
     observer: Option<&dyn Observer>,
 ) -> Result<(Vec<Chunk>, Report)> {
-    let (blocks, report) = executor.execute(graph, spec, observer)?;
-    let arrays = graph
-        .outputs
-        .iter()
-        .zip(blocks)
-        .map(|(o, b)| assemble_output(&o.chunks, o.dtype, b))
-        .collect::<Result<Vec<_>>>()?;
-    Ok((arrays, report))
+    let arrays = OutputArrays::new(&graph.outputs);
+    let report = executor.execute_into(graph, spec, observer, &arrays)?;
+    Ok((arrays.finish()?, report))
 }

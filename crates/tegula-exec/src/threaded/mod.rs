@@ -17,7 +17,7 @@ mod admission;
 use crate::ledger::{held_bytes, Ledger};
 use crate::observe::{Observer, TaskEvent};
 use crate::device::to_host;
-use crate::executor::Executor;
+use crate::executor::{Executor, OutputSink};
 use crate::pool::{check_threads, pool};
 use crate::spill::{SpillDir, Spilled};
 use crate::state::{take_result, Inputs};
@@ -67,6 +67,19 @@ struct Run<'a> {
     observer: Option<&'a dyn Observer>,
     start: Instant,
     cancel: &'a Cancel,
+    /// Where output blocks go as soon as they are made, if anywhere.
+    sink: Option<&'a dyn OutputSink>,
+    /// The places (output, block) of each task's result handed to `sink` once made: the
+    /// blocks of outputs that no task reads.
+    places: Vec<Vec<(usize, usize)>>,
+}
+
+/// What running a task made: its result (none once handed to the sink), the bytes it holds,
+/// and the inputs read back from disk.
+struct Made {
+    result: Option<Chunk>,
+    bytes: usize,
+    reloaded: Vec<(TaskId, Chunk)>,
 }
 
 /// A task's inputs: in memory, or to be read back from disk.
@@ -105,11 +118,41 @@ impl Default for Threaded {
 impl Executor for Threaded {
     fn execute(&self, graph: &TaskGraph, spec: &Spec, observer: Option<&dyn Observer>) -> Result<(Vec<Vec<Chunk>>, Report)> {
         let inputs = Inputs::new(graph, &[])?;
-        let (results, report) = run(graph, &inputs, self.threads, spec, observer)?;
+        let (results, report) = run(graph, &inputs, self.threads, spec, observer, None)?;
         let host = |t: TaskId| take_result(&results, t).and_then(|c| to_host(graph.tasks[t].device, c));
         let outputs = graph.outputs.iter().map(|o| o.blocks.iter().map(|&t| host(t)).collect::<Result<Vec<_>>>()).collect::<Result<Vec<_>>>()?;
         Ok((outputs, report))
     }
+
+    fn execute_into(&self, graph: &TaskGraph, spec: &Spec, observer: Option<&dyn Observer>, sink: &dyn OutputSink) -> Result<Report> {
+        let inputs = Inputs::new(graph, &[])?;
+        let (results, report) = run(graph, &inputs, self.threads, spec, observer, Some(sink))?;
+        // The blocks some task read were kept to the end.
+        for (o, output) in graph.outputs.iter().enumerate() {
+            for (b, &t) in output.blocks.iter().enumerate() {
+                if let Some(chunk) = &results[t] {
+                    sink.put(o, b, to_host(graph.tasks[t].device, chunk.clone())?)?;
+                }
+            }
+        }
+        Ok(report)
+    }
+}
+
+/// Where each task's result goes as soon as it is made, given a sink: the places (output,
+/// block) of the output blocks no task reads (none for every task without a sink).
+fn handed_over(graph: &TaskGraph, consumers: &[Vec<TaskId>], sink: Option<&dyn OutputSink>) -> Vec<Vec<(usize, usize)>> {
+    let mut places = vec![Vec::new(); graph.tasks.len()];
+    if sink.is_some() {
+        for (o, output) in graph.outputs.iter().enumerate() {
+            for (b, &t) in output.blocks.iter().enumerate() {
+                if consumers[t].is_empty() {
+                    places[t].push((o, b));
+                }
+            }
+        }
+    }
+    places
 }
 
 pub fn run(
@@ -118,9 +161,11 @@ pub fn run(
     threads: usize,
     spec: &Spec,
     observer: Option<&dyn Observer>,
+    sink: Option<&dyn OutputSink>,
 ) -> Result<(Vec<Option<Chunk>>, Report)> {
     let n = graph.tasks.len();
     let consumers = graph.consumers();
+    let places = handed_over(graph, &consumers, sink);
     let rank = static_order(graph, &consumers);
     let threads = jobs_for(graph, &rank, threads, spec.memory);
     let waiting: Vec<usize> = graph.tasks.iter().map(|t| t.inputs.len()).collect();
@@ -146,7 +191,7 @@ pub fn run(
     let _reuse = tegula_core::reuse::reuse_within(spec.memory);
     let start = Instant::now();
     let cancel = &spec.cancel;
-    let run = Run { graph, inputs, threads, rank, consumers, disk, state: Mutex::new(state), observer, start, cancel };
+    let run = Run { graph, inputs, threads, rank, consumers, disk, state: Mutex::new(state), observer, start, cancel, sink, places };
     pool(threads)?.scope(|scope| {
         for _ in 0..first_jobs {
             scope.spawn(|scope| job(scope, &run));
@@ -157,7 +202,7 @@ pub fn run(
         return Err(e);
     }
     for o in &graph.outputs {
-        for &b in &o.blocks {
+        for &b in o.blocks.iter().filter(|&&b| run.places[b].is_empty()) {
             if state.results[b].is_none() {
                 let spilled = state.spilled.get(&b).ok_or_else(|| internal_err!("output task {b} has no result"))?;
                 state.results[b] = Some(run.disk.read(spilled)?);
@@ -224,7 +269,7 @@ fn job<'a>(scope: &rayon::Scope<'a>, run: &'a Run<'a>) {
         drop(s);
         // A clock read per task only for an observer that wants times.
         let started = run.observer.filter(|o| o.timed()).map(|_| run.start.elapsed());
-        let outcome = with_spare_threads(spare, || run.execute(id, args));
+        let outcome = with_spare_threads(spare, || run.execute(id, args)).and_then(|done| run.hand_over(id, done));
         s = match run.state.lock() {
             Ok(s) => s,
             Err(_) => return,
@@ -260,7 +305,7 @@ impl Run<'_> {
     }
 
     /// Reads spilled inputs back and runs the kernel; returns the result and the inputs read.
-    fn execute(&self, id: TaskId, args: Vec<Arg>) -> Result<(Chunk, Vec<(TaskId, Chunk)>)> {
+    fn execute(&self, id: TaskId, args: Vec<Arg>) -> Result<Made> {
         let task = &self.graph.tasks[id];
         let mut chunks = Vec::with_capacity(args.len());
         let mut reloaded: Vec<(TaskId, Chunk)> = Vec::new();
@@ -283,12 +328,28 @@ impl Run<'_> {
             return Err(internal_err!("task {id} is missing inputs"));
         }
         let out = self.inputs.run(self.graph, id, &chunks)?;
-        Ok((out, reloaded))
+        let bytes = held_bytes(self.graph, id, &out);
+        Ok(Made { result: Some(out), bytes, reloaded })
     }
 
-    /// Ends task `id`: keeps its result, keeps inputs read back that are still needed, frees
-    /// inputs whose last reader this was, and readies consumers.
-    fn finish(&self, s: &mut State, id: TaskId, outcome: Result<(Chunk, Vec<(TaskId, Chunk)>)>) {
+    /// Hands the result of task `id` to the sink where it goes there as soon as it is made.
+    fn hand_over(&self, id: TaskId, made: Made) -> Result<Made> {
+        let (Some(sink), Some(chunk)) = (self.sink, &made.result) else { return Ok(made) };
+        let places = &self.places[id];
+        if places.is_empty() {
+            return Ok(made);
+        }
+        let chunk = to_host(self.graph.tasks[id].device, chunk.clone())?;
+        for &(o, b) in places {
+            sink.put(o, b, chunk.clone())?;
+        }
+        // Its memory is the caller's array now, as a block written to a store is the store's.
+        Ok(Made { result: None, bytes: 0, ..made })
+    }
+
+    /// Ends task `id`: keeps its result (unless it went to the sink), keeps inputs read back
+    /// that are still needed, frees inputs whose last reader this was, and readies consumers.
+    fn finish(&self, s: &mut State, id: TaskId, outcome: Result<Made>) {
         let task = &self.graph.tasks[id];
         s.running -= 1;
         s.ledgers[self.device(id)].end(task);
@@ -297,8 +358,8 @@ impl Run<'_> {
         }
         let ledger = self.device(id);
         s.ledgers[ledger].release(self.moved_bytes(id));
-        let (chunk, reloaded) = match outcome {
-            Ok(done) => done,
+        let Made { result, bytes, reloaded } = match outcome {
+            Ok(made) => made,
             Err(e) => {
                 s.error.get_or_insert(e);
                 return;
@@ -313,8 +374,8 @@ impl Run<'_> {
                 s.ledgers[ledger].release(held_bytes(self.graph, i, &c));
             }
         }
-        s.ledgers[ledger].hold(held_bytes(self.graph, id, &chunk));
-        s.results[id] = Some(chunk);
+        s.ledgers[ledger].hold(bytes);
+        s.results[id] = result;
         s.done[id] = true;
         for &i in &task.inputs {
             s.left[i] -= 1;
@@ -352,7 +413,7 @@ impl Run<'_> {
             thread: rayon::current_thread_index().unwrap_or(0),
             start: started.unwrap_or_default(),
             end: started.map_or(Duration::ZERO, |_| self.start.elapsed()),
-            bytes: s.results[id].as_ref().map_or(0, Chunk::nbytes),
+            bytes: s.results[id].as_ref().map_or_else(|| self.graph.tasks[id].nbytes(), Chunk::nbytes),
             held: s.ledgers.iter().map(|l| l.live).sum(),
             on_disk: s.ledgers.iter().map(|l| l.on_disk).sum(),
             done: s.finished,
