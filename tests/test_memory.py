@@ -104,13 +104,16 @@ def test_spilled_chunks_round_trip_bit_exactly(dtype, data, tmp_path_factory):
     key = tuple(slice(None, None, -1) for _ in shape)
     spill = tmp_path_factory.mktemp("spill")
     x = tg.asarray(a, chunks=chunks)[key]
-    # Room for one block and the kernel's scratch: every block but the one being made (the
-    # reversed blocks are outputs, kept to the end) goes to disk and comes back.
-    budget = KERNEL_SCRATCH + int(np.prod([max(c) for c in x.chunks])) * dtype.itemsize
+    # Room for one block, its comparison and the kernel's scratch: every block but the one
+    # being read (the reversed blocks are outputs that another output reads, kept to the end)
+    # goes to disk and comes back.
+    block = int(np.prod([max(c) for c in x.chunks]))
+    budget = KERNEL_SCRATCH + block * dtype.itemsize + block
     # The threaded executor's spilling (the process pool's is tested in test_executors.py).
     with tg.config.set(memory=budget, spill_dir=spill):
-        (out,), report = tg.compute(x, report=True, scheduler="threads")
+        (out, same), report = tg.compute(x, x == x, report=True, scheduler="threads")
     assert out.dtype == a.dtype and out.tobytes() == np.ascontiguousarray(a[key]).tobytes()
+    np.testing.assert_array_equal(same, a[key] == a[key])
     assert report["spilled_bytes"] > 0
     assert list(spill.iterdir()) == []
 
