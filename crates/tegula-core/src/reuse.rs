@@ -13,6 +13,7 @@ use crate::memory::HUGE_PAGE;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::time::Duration;
 
 /// Allocations of at least this many bytes are big.
 const BIG: usize = 1 << 20;
@@ -35,19 +36,66 @@ pub fn set_reuse_limit(bytes: usize) {
     lock().shrink_to(bytes);
 }
 
-/// Keeps freed regions within `bytes` (see `set_reuse_limit`) until the returned guard is
+/// Keeps freed regions within `bytes` (see `set_reuse_limit`) until the last guard alive is
 /// dropped, which unmaps every kept region: between computations nothing is held for reuse.
 pub fn reuse_within(bytes: usize) -> ReuseGuard {
-    set_reuse_limit(bytes);
-    ReuseGuard(())
+    enter(bytes, None)
 }
 
-/// Ends reuse when dropped (`reuse_within`).
-pub struct ReuseGuard(());
+/// `reuse_within`, but the kept regions stay for `linger` after the last guard is dropped,
+/// and are unmapped then unless another guard has come: a worker running the pieces of a
+/// computation one after another reuses the memory of the last one instead of asking the
+/// kernel for fresh pages for each.
+pub fn reuse_lingering(bytes: usize, linger: Duration) -> ReuseGuard {
+    enter(bytes, Some(linger))
+}
+
+/// Ends reuse when the last one alive is dropped (`reuse_within`, `reuse_lingering`).
+pub struct ReuseGuard {
+    linger: Option<Duration>,
+}
+
+/// The guards alive, and how many have been made (a lingering end checks that none came since).
+struct Guards {
+    alive: usize,
+    made: u64,
+}
+
+static GUARDS: Mutex<Guards> = Mutex::new(Guards { alive: 0, made: 0 });
+
+fn guards() -> std::sync::MutexGuard<'static, Guards> {
+    GUARDS.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn enter(bytes: usize, linger: Option<Duration>) -> ReuseGuard {
+    let mut g = guards();
+    g.alive += 1;
+    g.made += 1;
+    set_reuse_limit(bytes);
+    ReuseGuard { linger }
+}
 
 impl Drop for ReuseGuard {
     fn drop(&mut self) {
-        set_reuse_limit(0);
+        let mut g = guards();
+        g.alive -= 1;
+        if g.alive > 0 {
+            return;
+        }
+        let Some(linger) = self.linger else { return set_reuse_limit(0) };
+        let made = g.made;
+        drop(g);
+        let ended = std::thread::Builder::new().name("tegula-reuse-end".into()).spawn(move || {
+            std::thread::sleep(linger);
+            let g = guards();
+            if g.alive == 0 && g.made == made {
+                set_reuse_limit(0);
+            }
+        });
+        // Without a thread to wait, reuse ends now.
+        if ended.is_err() {
+            set_reuse_limit(0);
+        }
     }
 }
 
@@ -406,6 +454,41 @@ mod tests {
             let r = a.alloc(layout);
             a.dealloc(r, layout);
             assert_eq!(reusable_bytes(), 0, "nothing is kept beyond the limit");
+            guards_nest_and_linger(&a, layout);
         }
+    }
+
+    /// Reuse ends with the last guard alive; a lingering one's regions stay kept after it, as
+    /// long as it says or until another guard comes and goes.
+    ///
+    /// # Safety
+    /// Only called from the one test holding reuse on, after it has ended.
+    unsafe fn guards_nest_and_linger(a: &Reusing, layout: Layout) {
+        let freed = |a: &Reusing| {
+            let r = a.alloc(layout);
+            a.dealloc(r, layout);
+        };
+        let outer = reuse_within(1 << 30);
+        let inner = reuse_within(1 << 30);
+        freed(a);
+        drop(inner);
+        assert_eq!(reusable_bytes(), region_len(layout.size()), "an inner guard's end leaves reuse on");
+        drop(outer);
+        assert_eq!(reusable_bytes(), 0);
+        let lingering = reuse_lingering(1 << 30, Duration::from_secs(600));
+        freed(a);
+        drop(lingering);
+        assert_eq!(reusable_bytes(), region_len(layout.size()), "kept after a lingering guard's end");
+        let next = reuse_within(1 << 30);
+        drop(next);
+        assert_eq!(reusable_bytes(), 0, "a guard that came since ends reuse itself");
+        let lingering = reuse_lingering(1 << 30, Duration::from_millis(50));
+        freed(a);
+        drop(lingering);
+        let start = std::time::Instant::now();
+        while reusable_bytes() > 0 && start.elapsed() < Duration::from_secs(60) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert_eq!(reusable_bytes(), 0, "unmapped once the linger has passed");
     }
 }
