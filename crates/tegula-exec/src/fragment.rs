@@ -174,7 +174,10 @@ fn decode_resource(r: &EncodedResource) -> Result<(ResourceKind, Arc<dyn Any + S
             })?;
             (ResourceKind::Array, Arc::new(chunk))
         }
-        Payload::ArrayFile { path } => (ResourceKind::Source, Arc::new(open_url(&format!("npy:{path}"))?)),
+        Payload::ArrayFile { path } => match crate::mapped::map_npy(path)? {
+            Some(chunk) => (ResourceKind::Array, Arc::new(chunk)),
+            None => (ResourceKind::Source, Arc::new(open_url(&format!("npy:{path}"))?)),
+        },
         Payload::Store { url } => (r.kind, Arc::new(open_url(url)?)),
         Payload::Sink { url } => (r.kind, Arc::new(open_sink_url(url)?)),
         Payload::Function { bytes } => {

@@ -14,6 +14,7 @@ mod function;
 pub mod leftovers;
 pub mod held;
 mod ledger;
+mod mapped;
 mod observe;
 mod pool;
 mod process_pool;

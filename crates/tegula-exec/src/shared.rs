@@ -1,6 +1,7 @@
 //! In-memory arrays shared with other processes as `.npy` files in one directory (on a
 //! memory file system such as `/dev/shm` where there is one): each array is written once, when
-//! a fragment first names it, and workers read only the regions their tasks load.
+//! a fragment first names it, and workers map it (`mapped.rs`), reading in place only the
+//! regions their tasks load.
 
 use std::borrow::Cow;
 use std::collections::HashMap;

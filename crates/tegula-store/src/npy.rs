@@ -320,6 +320,13 @@ impl NpySource {
         Ok(NpySource { info, file, header })
     }
 
+    /// The file and the offset of its first element, where its elements lie as a row-major,
+    /// little-endian array (as `NpySink` writes them), for a reader that maps them into
+    /// memory; `None` for a file stored another way.
+    pub fn mappable(&self) -> Option<(&File, u64)> {
+        (!self.header.big_endian && !self.header.fortran).then_some((&self.file, self.header.data_offset))
+    }
+
     /// Reads `region` of the row-major array of `shape` stored in the file.
     fn read_c_order(&self, shape: &[usize], region: &[(usize, usize)], out: &mut [u8]) -> Result<()> {
         let item = self.header.dtype.itemsize();
