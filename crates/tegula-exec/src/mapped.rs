@@ -15,8 +15,6 @@ pub fn map_npy(path: &str) -> Result<Option<Chunk>> {
     let Some((file, offset)) = source.mappable() else { return Ok(None) };
     let (shape, dtype) = (source.info().shape.clone(), source.info().dtype);
     let bytes = shape.iter().product::<usize>() * dtype.itemsize();
-    // A prototype of the dtype, for its element type.
-    let like = Chunk::full(dtype, &[0], Scalar::Bool(false));
     if bytes == 0 {
         return Ok(Some(Chunk::full(dtype, &shape, Scalar::Bool(false))));
     }
@@ -32,6 +30,8 @@ pub fn map_npy(path: &str) -> Result<Option<Chunk>> {
     }
     let mapping = Mapping { addr: ptr as usize, len };
     let first = ptr as usize + offset as usize;
+    // A prototype of the dtype, for its element type.
+    let like = Chunk::full(dtype, &[0], Scalar::Bool(false));
     Ok(Some(with_chunk!(&like, l => view(l, first, &shape, mapping))))
 }
 
