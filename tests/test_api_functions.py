@@ -120,6 +120,11 @@ def test_round(data, dtype, decimals):
     # complex parts are finite: tegula leaves a complex number with an infinite part as it is
     a = data.draw(np_arrays(dtype, shape, max_magnitude=1e4, allow_infinity=dtype.kind != "c",
                             allow_nan=dtype.kind != "c"))
+    if dtype.kind in "iu" and decimals < 0:
+        # An integer that rounds past its dtype's range has no NumPy answer: NumPy casts an
+        # out-of-range float ("invalid value encountered in cast"), whatever the CPU gives.
+        rounded = np.round(a.astype(np.float64), decimals)
+        assume(((rounded >= np.iinfo(dtype).min) & (rounded <= np.iinfo(dtype).max)).all())
     x = tg.asarray(a, chunks=data.draw(chunkings(shape))[0])
     check(lambda: tg.round(x, decimals=decimals), lambda: np.round(a, decimals), exact=decimals == 0)
 

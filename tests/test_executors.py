@@ -70,6 +70,32 @@ def test_shared_outputs_and_dtypes_cross_processes(dtype):
         assert g.dtype == e.dtype and g.tobytes() == e.tobytes()
 
 
+_THROUGH_FILES = """
+import numpy as np, tegula as tg
+for dtype in ["int16", "float64", "bool", "complex128"]:
+    a = (np.arange(4 * 60 * 30) % 89).reshape(4, 60, 30).astype(dtype)
+    x = tg.asarray(a, chunks=(3, 25, 12))
+    y = x[:, ::2] if dtype == "bool" else x[:, ::2] * 2
+    exprs = [y, y.sum(axis=2), y.T, x[1:3, 5:40].astype("float32")]
+    expected = tg.compute(*exprs, scheduler="threads")
+    for e, g in zip(expected, tg.compute(*exprs, scheduler="processes", num_workers=2)):
+        assert g.dtype == e.dtype and g.tobytes() == e.tobytes(), dtype
+print("same")
+"""
+
+
+def test_arrays_and_results_pass_through_files_where_workers_may_not_read_the_caller():
+    # Workers read the caller's arrays and write results into its memory where the kernel
+    # lets them (the rest of this module); TEGULA_SHARE_ARRAYS=files takes the way of a
+    # machine where it does not.
+    import subprocess
+    import sys
+
+    env = dict(os.environ, TEGULA_SHARE_ARRAYS="files")
+    done = subprocess.run([sys.executable, "-c", _THROUGH_FILES], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "same", done.stderr[-3000:]
+
+
 def test_map_blocks_with_a_closure_runs_in_the_workers():
     a = np.arange(40 * 30, dtype=np.float64).reshape(40, 30)
     scale = 2.5

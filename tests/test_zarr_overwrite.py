@@ -216,11 +216,13 @@ def test_a_full_spill_directory_is_named(tmp):
 
 
 def test_a_full_spill_directory_is_named_by_the_process_pool():
-    # Half the budget holds blocks between fragments; a 16 MB block beyond it goes to the
-    # spill directory, which has 8 MB.
+    # Half the budget holds blocks between fragments; a 16 MB block two fragments read is
+    # beyond it and goes to the spill directory, which has 8 MB. (Results are written into
+    # their arrays by the workers, never spilled.)
     with small_filesystem(8) as disk:
         x = tg.random.default_rng(1).random((2048, 1024), chunks=(2048, 1024))
+        y = x + 1
         with pytest.raises(OSError, match=f"spilling to {disk}/tegula-spill.*space"):
             with tg.config.set(memory="24MB", spill_dir=disk):
-                tg.compute(x + 1, scheduler="processes", num_workers=1)
+                tg.compute(y.sum(axis=0), y.max(axis=1), scheduler="processes", num_workers=1)
         assert os.listdir(disk) == []

@@ -1,5 +1,6 @@
 //! Joining an output's blocks into one array.
 
+use crate::caller_memory::CallerRegion;
 use crate::executor::OutputSink;
 use ndarray::{ArrayD, Axis, IxDyn, Slice};
 use std::mem::MaybeUninit;
@@ -66,21 +67,48 @@ impl<'a> OutputArrays<'a> {
     }
 }
 
+impl OutputArrays<'_> {
+    /// Output `output` and its array, made (not filled) unless it is one block that comes by
+    /// `put` (`fill` false), which is kept as it comes.
+    fn joining(&self, output: usize, fill: bool) -> Result<(&Output, std::sync::MutexGuard<'_, Joining>)> {
+        let o = self.outputs.get(output).ok_or_else(|| internal_err!("the plan has no output {output}"))?;
+        let mut joining = self.arrays[output].lock().map_err(|_| internal_err!("an output's array poisoned"))?;
+        if matches!(*joining, Joining::Nothing) && (fill || o.blocks.len() > 1) {
+            // A prototype of the dtype, for its element type.
+            let like = Chunk::full(o.dtype, &[0], Scalar::Bool(false));
+            *joining = Joining::Filling(with_chunk!(&like, c => filling(c, &o.chunks)));
+        }
+        Ok((o, joining))
+    }
+}
+
 impl OutputSink for OutputArrays<'_> {
     fn put(&self, output: usize, block: usize, chunk: Chunk) -> Result<()> {
-        let o = self.outputs.get(output).ok_or_else(|| internal_err!("the plan has no output {output}"))?;
+        let (o, mut joining) = self.joining(output, false)?;
         let chunk = if chunk.dtype() == o.dtype { chunk } else { chunk.cast(o.dtype) };
-        let mut joining = self.arrays[output].lock().map_err(|_| internal_err!("an output's array poisoned"))?;
-        if o.blocks.len() == 1 {
-            *joining = Joining::Whole(chunk);
-            return Ok(());
-        }
-        if matches!(*joining, Joining::Nothing) {
-            *joining = Joining::Filling(with_chunk!(&chunk, c => filling(c, &o.chunks)));
-        }
         match &mut *joining {
+            Joining::Nothing => {
+                *joining = Joining::Whole(chunk);
+                Ok(())
+            }
             Joining::Filling(filling) => filling.write(block, &chunk),
-            _ => Err(internal_err!("output {output} of one block given several")),
+            Joining::Whole(_) => Err(internal_err!("output {output} of one block given several")),
+        }
+    }
+
+    fn place_of(&self, output: usize, block: usize) -> Result<Option<CallerRegion>> {
+        let (o, mut joining) = self.joining(output, true)?;
+        match &mut *joining {
+            Joining::Filling(filling) => filling.place(block, o.dtype).map(Some),
+            _ => Err(internal_err!("output {output} was given before its place was asked")),
+        }
+    }
+
+    fn written_in_place(&self, output: usize, block: usize) -> Result<()> {
+        let (_, mut joining) = self.joining(output, true)?;
+        match &mut *joining {
+            Joining::Filling(filling) => filling.mark_written(block),
+            _ => Err(internal_err!("output {output} was given before its place was asked")),
         }
     }
 }
@@ -89,6 +117,10 @@ impl OutputSink for OutputArrays<'_> {
 trait Filling: Send {
     /// Copies `chunk` into the place of block `block` (row-major over the grid).
     fn write(&mut self, block: usize, chunk: &Chunk) -> Result<()>;
+    /// Where block `block` lies in the array's memory, for another process to write it.
+    fn place(&mut self, block: usize, dtype: DType) -> Result<CallerRegion>;
+    /// Block `block` was written at its `place`.
+    fn mark_written(&mut self, block: usize) -> Result<()>;
     /// The array, once every block has been written.
     fn finish(self: Box<Self>) -> Result<Chunk>;
 }
@@ -111,13 +143,34 @@ struct Filled<T> {
     written: Vec<bool>,
 }
 
-impl<T: Elem + Wrap> Filling for Filled<T> {
-    fn write(&mut self, block: usize, chunk: &Chunk) -> Result<()> {
+impl<T> Filled<T> {
+    /// Block `block`'s index in the grid and its shape; an error for a block already written
+    /// or out of the grid.
+    fn unwritten(&self, block: usize) -> Result<(Vec<usize>, Vec<usize>)> {
         if self.written.get(block) != Some(&false) {
             return Err(internal_err!("block {block} of an output given twice or out of its grid"));
         }
         let idx = unravel(block, &self.chunks.numblocks());
         let shape = self.chunks.block_shape(&idx);
+        Ok((idx, shape))
+    }
+}
+
+impl<T: Elem + Wrap> Filling for Filled<T> {
+    fn place(&mut self, block: usize, dtype: DType) -> Result<CallerRegion> {
+        let (idx, shape) = self.unwritten(block)?;
+        let region = idx.iter().zip(&shape).enumerate().map(|(axis, (&b, &n))| (self.starts[axis][b], self.starts[axis][b] + n)).collect();
+        Ok(CallerRegion::here(self.array.as_mut_ptr() as u64, dtype, &self.chunks.shape(), region))
+    }
+
+    fn mark_written(&mut self, block: usize) -> Result<()> {
+        self.unwritten(block)?;
+        self.written[block] = true;
+        Ok(())
+    }
+
+    fn write(&mut self, block: usize, chunk: &Chunk) -> Result<()> {
+        let (idx, shape) = self.unwritten(block)?;
         let source = chunk.typed::<T>()?.view();
         if source.shape() != shape.as_slice() {
             return Err(internal_err!("block {block} of shape {:?} where the grid has {shape:?}", source.shape()));

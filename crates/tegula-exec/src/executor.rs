@@ -3,8 +3,9 @@
 //! executor (`threaded/`) is the reference; another one is a file implementing this trait
 //! plus a row in `registry.rs`.
 
+use crate::caller_memory::CallerRegion;
 use crate::{Observer, Report};
-use tegula_core::{Result, Spec};
+use tegula_core::{internal_err, Result, Spec};
 use tegula_kernels::Chunk;
 use tegula_plan::TaskGraph;
 
@@ -32,6 +33,17 @@ pub trait Executor: Send + Sync + std::fmt::Debug {
 pub trait OutputSink: Sync {
     /// Block `block` (row-major over its grid) of output `output`, on the host.
     fn put(&self, output: usize, block: usize, chunk: Chunk) -> Result<()>;
+
+    /// Where block `block` of output `output` lies in this process's memory, for a worker
+    /// process to write it there itself; `None` (the default): it comes by `put`.
+    fn place_of(&self, _output: usize, _block: usize) -> Result<Option<CallerRegion>> {
+        Ok(None)
+    }
+
+    /// Block `block` of output `output` was written at the place `place_of` gave.
+    fn written_in_place(&self, output: usize, block: usize) -> Result<()> {
+        Err(internal_err!("block {block} of output {output} written in a place this sink never gave"))
+    }
 }
 
 /// What a user may say about the executor beside its name.

@@ -6,6 +6,7 @@
 //! function by the bytes its own codec makes (the Python layer pickles). The wire format is
 //! postcard: compact (varints, no field names) and serde's own.
 
+use crate::caller_memory::CallerArray;
 use crate::function::BlockFunction;
 use crate::held::whole_in_memory;
 use crate::shared::SharedArrays;
@@ -52,6 +53,9 @@ pub enum Payload {
         /// Its elements, row-major, in native byte order.
         bytes: Vec<u8>,
     },
+    /// An array by reference: read region by region out of the memory of the process that
+    /// sent it (a worker on the same machine that may).
+    CallerArray(CallerArray),
     /// An array by reference: a `.npy` file whose regions are read where needed.
     ArrayFile {
         /// The `.npy` file, in a directory the processes share.
@@ -138,9 +142,12 @@ fn encode_resource(r: &Resource, shared: Option<&SharedArrays>) -> Result<Encode
     let payload = match r.kind {
         ResourceKind::Array => {
             let whole = || whole_in_memory(r.data.as_ref()).unwrap_or_else(|| Err(refuse("not an array")));
-            match shared {
-                Some(files) => Payload::ArrayFile { path: files.path_of(r.id, whole)? },
-                None => {
+            // An array of this process's own, where the workers read this process's memory.
+            let in_place = r.data.downcast_ref::<Chunk>().and_then(CallerArray::describe);
+            match (shared, in_place) {
+                (Some(files), Some(array)) if files.reads_caller() => Payload::CallerArray(array),
+                (Some(files), _) => Payload::ArrayFile { path: files.path_of(r.id, whole)? },
+                (None, _) => {
                     let chunk = whole()?;
                     with_bytes(&chunk, |b| Payload::Array { dtype: chunk.dtype(), shape: chunk.shape().to_vec(), bytes: b.to_vec() })
                 }
@@ -174,6 +181,7 @@ fn decode_resource(r: &EncodedResource) -> Result<(ResourceKind, Arc<dyn Any + S
             })?;
             (ResourceKind::Array, Arc::new(chunk))
         }
+        Payload::CallerArray(array) => (ResourceKind::Source, Arc::new(Arc::new(array.clone().open()?) as Arc<dyn ChunkSource>)),
         Payload::ArrayFile { path } => match crate::mapped::map_npy(path)? {
             Some(chunk) => (ResourceKind::Array, Arc::new(chunk)),
             None => (ResourceKind::Source, Arc::new(open_url(&format!("npy:{path}"))?)),

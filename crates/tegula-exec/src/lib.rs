@@ -6,6 +6,7 @@
 #![deny(missing_docs)]
 
 mod assemble;
+mod caller_memory;
 pub mod device;
 mod dispatch;
 mod executor;
@@ -26,6 +27,7 @@ mod threaded;
 mod worker;
 
 pub use assemble::{assemble_output, OutputArrays};
+pub use caller_memory::{CallerArray, CallerRegion, CallerSource, Probe};
 pub use dispatch::{Admission, Dispatch, DispatchJob, Ended, Order};
 pub use device::{add_device, device_id, device_names, Cpu, Device, HostDevice};
 pub use executor::{Executor, ExecutorConfig, OutputSink};

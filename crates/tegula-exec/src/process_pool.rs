@@ -2,7 +2,10 @@
 //! (`tegula_plan::fragments`), each encoded once (`fragment.rs`) and run by one of `workers`
 //! worker processes (`worker.rs`), which are started by a command and kept for the life of
 //! this process. Blocks pass between processes as files in a directory on a memory file system
-//! (`/dev/shm` where there is one), in-memory arrays as `.npy` files read region by region.
+//! (`/dev/shm` where there is one); in-memory arrays are read out of this process's memory,
+//! and output blocks written straight into the caller's result arrays, where the workers may
+//! (`caller_memory.rs`; `TEGULA_SHARE_ARRAYS=files` says not to), else shared as `.npy` files
+//! they map and returned as files.
 //! Half the memory budget holds blocks between fragments, the other half is the workers'
 //! (shared equally); a fragment whose outputs would not fit writes them to the spill
 //! directory instead.
@@ -10,8 +13,9 @@
 //! as a source) runs here. A worker that dies is replaced and its fragment run again (three
 //! times at most); an error inside a fragment stops the computation and is returned as is.
 
+use crate::caller_memory::{CallerRegion, Probe, PROBE_VARIABLE};
 use crate::device::to_host;
-use crate::executor::{Executor, ExecutorConfig};
+use crate::executor::{Executor, ExecutorConfig, OutputSink};
 use crate::fragment::{run_fragment, Fragment};
 use crate::shared::SharedArrays;
 use crate::spill::{SpillDir, Spilled};
@@ -24,7 +28,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::Instant;
-use tegula_core::{internal_err, value_err, Cancel, Result, Spec, TegulaError};
+use tegula_core::{internal_err, value_err, Cancel, DeviceId, Result, Spec, TegulaError};
 use tegula_kernels::Chunk;
 use tegula_plan::fragments::{cut, sub_graph, FragmentCut};
 use tegula_plan::order::static_order;
@@ -67,6 +71,8 @@ impl ProcessPool {
 enum Held {
     File(Spilled, Place),
     Memory(Chunk),
+    /// An output block a worker wrote straight into the caller's result.
+    InPlace,
 }
 
 /// Where a fragment's outputs go.
@@ -110,6 +116,11 @@ struct Run<'a> {
     disk: SpillDir,
     spec: &'a Spec,
     observer: Option<&'a dyn Observer>,
+    /// Where the outputs go when they go straight to their arrays (`execute_into`), and
+    /// which blocks workers write there themselves: output `o`'s block `b`, read by no
+    /// fragment and in no other place of the outputs.
+    sink: Option<&'a dyn OutputSink>,
+    in_place: HashMap<TaskId, (usize, usize)>,
     start: Instant,
     state: Mutex<State>,
     changed: Condvar,
@@ -117,19 +128,44 @@ struct Run<'a> {
 
 impl Executor for ProcessPool {
     fn execute(&self, graph: &TaskGraph, spec: &Spec, observer: Option<&dyn Observer>) -> Result<(Vec<Vec<Chunk>>, Report)> {
+        self.run(graph, spec, observer, None, Run::finish)
+    }
+
+    /// Output blocks are written by the workers straight into the sink's arrays where it
+    /// says where they lie (`OutputSink::place_of`), never into a file.
+    fn execute_into(&self, graph: &TaskGraph, spec: &Spec, observer: Option<&dyn Observer>, sink: &dyn OutputSink) -> Result<Report> {
+        self.run(graph, spec, observer, Some(sink), |run| run.finish_into(sink))
+    }
+}
+
+impl ProcessPool {
+    fn run<'a, R>(
+        &'a self,
+        graph: &'a TaskGraph,
+        spec: &'a Spec,
+        observer: Option<&'a dyn Observer>,
+        sink: Option<&'a dyn OutputSink>,
+        finish: impl FnOnce(Run<'a>) -> Result<R>,
+    ) -> Result<R> {
         let parent = shared_parent(spec);
         let blocks = SpillDir::named(&parent, POOL_DIR);
         let cuts = cut(graph);
-        let shared = SharedArrays::new(blocks.dir()?);
+        // A worker taken (started, the first time) says whether workers read this process's
+        // memory; arrays are shared as files where they cannot.
+        let probe = Worker::take(&self.command, &spec.cancel)?;
+        let reads_caller = probe.reads_caller;
+        probe.release(&self.command);
+        let shared = SharedArrays::new(blocks.dir()?).read_in_place(reads_caller);
+        let in_place = if sink.is_some() && reads_caller { written_in_place(graph, &cuts) } else { HashMap::new() };
         let jobs = cuts.iter().map(|c| job(graph, c, &shared)).collect::<Result<Vec<_>>>()?;
-        let run = Run::new(self, graph, cuts, jobs, [blocks, SpillDir::new(&spec.spill_dir)], spec, observer)?;
+        let run = Run { sink, in_place, ..Run::new(self, graph, cuts, jobs, [blocks, SpillDir::new(&spec.spill_dir)], spec, observer)? };
         std::thread::scope(|scope| {
             for index in 0..self.workers.min(run.cuts.len()) {
                 let run = &run;
                 scope.spawn(move || run.dispatch(index));
             }
         });
-        run.finish()
+        finish(run)
     }
 }
 
@@ -185,7 +221,8 @@ impl<'a> Run<'a> {
             tasks_done: 0,
             observed: vec![false; graph.tasks.len()],
         };
-        Ok(Run { pool, graph, cuts, jobs, blocks, disk, spec, observer, start: Instant::now(), state: Mutex::new(state), changed: Condvar::new() })
+        let (sink, in_place) = (None, HashMap::new());
+        Ok(Run { pool, graph, cuts, jobs, blocks, disk, spec, observer, sink, in_place, start: Instant::now(), state: Mutex::new(state), changed: Condvar::new() })
     }
 
     fn lock(&self) -> Result<std::sync::MutexGuard<'_, State>> {
@@ -257,6 +294,7 @@ impl<'a> Run<'a> {
                     written.push(file.clone());
                     files.push(file);
                 }
+                Held::InPlace => return Err(internal_err!("a fragment reads a block written into the result")),
             }
         }
         let answer = self.call(worker, f, fragment, files, place);
@@ -269,11 +307,12 @@ impl<'a> Run<'a> {
         let out_dir = if place == Place::Memory { &self.blocks } else { &self.disk };
         for attempt in 0..ATTEMPTS {
             let out_prefix = out_dir.dir()?.join(format!("out-{f}-{attempt}")).to_string_lossy().into_owned();
-            let request = Request { fragment: fragment.to_vec(), inputs: inputs.clone(), out_prefix, memory, spill_dir: self.spec.spill_dir.clone() };
+            let places = self.places(f)?;
+            let request = Request { fragment: fragment.to_vec(), inputs: inputs.clone(), out_prefix, places, memory, spill_dir: self.spec.spill_dir.clone() };
             let bytes = postcard::to_stdvec(&request).map_err(|e| internal_err!("encoding a request: {e}"))?;
             let w = match worker {
                 Some(w) => w,
-                None => worker.insert(Worker::take(&self.pool.command)?),
+                None => worker.insert(Worker::take(&self.pool.command, &self.spec.cancel)?),
             };
             match w.call(&bytes, &self.spec.cancel) {
                 Err(TegulaError::Interrupted) => {
@@ -283,7 +322,7 @@ impl<'a> Run<'a> {
                 Ok(answer) => {
                     let response: Response = postcard::from_bytes(&answer).map_err(|e| internal_err!("a worker's answer: {e}"))?;
                     let done = response?;
-                    let held = done.outputs.iter().cloned().map(|file| Held::File(file, place)).collect();
+                    let held = self.cuts[f].outputs.iter().zip(&done.outputs).map(|(t, file)| self.held(*t, file.clone(), place)).collect::<Result<_>>()?;
                     return Ok((held, done));
                 }
                 // The worker died (killed, out of memory): start another, run the fragment again.
@@ -297,12 +336,30 @@ impl<'a> Run<'a> {
         Err(TegulaError::Io(format!("worker processes died {ATTEMPTS} times running one fragment of the plan")))
     }
 
+    /// Where in the caller's memory each output of fragment `f` goes, where it goes there.
+    fn places(&self, f: usize) -> Result<Vec<Option<CallerRegion>>> {
+        let Some(sink) = self.sink else { return Ok(vec![]) };
+        let place = |t: &TaskId| self.in_place.get(t).map_or(Ok(None), |&(o, b)| sink.place_of(o, b));
+        self.cuts[f].outputs.iter().map(place).collect()
+    }
+
+    /// What the driver holds of output `t` of a fragment a worker ran: its file, or nothing
+    /// once the worker wrote it into its array (which then counts it as written).
+    fn held(&self, t: TaskId, file: Option<Spilled>, place: Place) -> Result<Held> {
+        match (file, self.sink, self.in_place.get(&t)) {
+            (Some(file), _, _) => Ok(Held::File(file, place)),
+            (None, Some(sink), Some(&(o, b))) => sink.written_in_place(o, b).map(|()| Held::InPlace),
+            (None, ..) => Err(internal_err!("a worker wrote block {t} into a place it was not given")),
+        }
+    }
+
     fn local(&self, graph: &TaskGraph, inputs: Vec<Held>) -> Result<(Vec<Held>, Done)> {
         let given = inputs
             .into_iter()
             .map(|held| match held {
                 Held::File(file, _) => file.read(),
                 Held::Memory(chunk) => Ok(chunk),
+                Held::InPlace => Err(internal_err!("a fragment reads a block written into the result")),
             })
             .collect::<Result<Vec<_>>>()?;
         let spec = Spec { memory: (self.spec.memory / 2).max(1), ..self.spec.clone() };
@@ -323,9 +380,14 @@ impl<'a> Run<'a> {
                 s.error.get_or_insert(e);
             }
             Ok((outputs, done)) => {
-                s.worker_peak = s.worker_peak.max(done.peak_bytes);
-                s.spilled_bytes += done.spilled_bytes + if place == Place::Disk { self.output_bytes(f) } else { 0 };
                 let cut = &self.cuts[f];
+                // Blocks written into the result take none of the driver's memory or disk.
+                let in_place: usize = cut.outputs.iter().zip(&outputs).filter(|(_, h)| matches!(h, Held::InPlace)).map(|(&t, _)| self.graph.tasks[t].nbytes()).sum();
+                s.worker_peak = s.worker_peak.max(done.peak_bytes);
+                s.spilled_bytes += done.spilled_bytes + if place == Place::Disk { self.output_bytes(f) - in_place } else { 0 };
+                if place == Place::Memory {
+                    s.held_bytes -= in_place;
+                }
                 for (&t, held) in cut.outputs.iter().zip(outputs) {
                     s.held.insert(t, held);
                 }
@@ -351,7 +413,7 @@ impl<'a> Run<'a> {
                 s.held_bytes -= bytes;
             }
             Some(Held::Memory(_)) => s.held_bytes -= bytes,
-            None => {}
+            Some(Held::InPlace) | None => {}
         }
     }
 
@@ -370,7 +432,7 @@ impl<'a> Run<'a> {
     }
 
     fn finish(self) -> Result<(Vec<Vec<Chunk>>, Report)> {
-        let mut s = self.state.into_inner().map_err(|_| internal_err!("process pool state poisoned"))?;
+        let mut s = self.state.lock().map_err(|_| internal_err!("process pool state poisoned"))?;
         if let Some(e) = s.error.take() {
             return Err(e);
         }
@@ -381,16 +443,42 @@ impl<'a> Run<'a> {
             .map(|o| {
                 o.blocks
                     .iter()
-                    .map(|t| match s.held.get(t) {
-                        Some(Held::File(file, _)) => file.read(),
-                        Some(Held::Memory(chunk)) => to_host(self.graph.tasks[*t].device, chunk.clone()),
-                        None => Err(internal_err!("output task {t} has no result")),
-                    })
+                    .map(|t| self.output_block(&s, *t))
                     .collect::<Result<Vec<_>>>()
             })
             .collect::<Result<Vec<_>>>()?;
-        // Blocks held between fragments, and the largest worker's own peak.
-        let report = Report {
+        Ok((outputs, self.report(&s)))
+    }
+
+    /// `finish`, putting every output block not yet in its array into `sink`.
+    fn finish_into(self, sink: &dyn OutputSink) -> Result<Report> {
+        let mut s = self.state.lock().map_err(|_| internal_err!("process pool state poisoned"))?;
+        if let Some(e) = s.error.take() {
+            return Err(e);
+        }
+        for (o, output) in self.graph.outputs.iter().enumerate() {
+            for (b, &t) in output.blocks.iter().enumerate() {
+                if !matches!(s.held.get(&t), Some(Held::InPlace)) {
+                    sink.put(o, b, self.output_block(&s, t)?)?;
+                }
+            }
+        }
+        Ok(self.report(&s))
+    }
+
+    /// Output block `t`, read from where it is held.
+    fn output_block(&self, s: &State, t: TaskId) -> Result<Chunk> {
+        match s.held.get(&t) {
+            Some(Held::File(file, _)) => file.read(),
+            Some(Held::Memory(chunk)) => to_host(self.graph.tasks[t].device, chunk.clone()),
+            Some(Held::InPlace) => Err(internal_err!("output task {t} was written into an array already")),
+            None => Err(internal_err!("output task {t} has no result")),
+        }
+    }
+
+    /// Blocks held between fragments, and the largest worker's own peak.
+    fn report(&self, s: &State) -> Report {
+        Report {
             tasks: self.graph.tasks.len(),
             peak_bytes: s.peak_held + s.worker_peak,
             projected_peak_bytes: s.peak_held + s.worker_peak,
@@ -398,8 +486,30 @@ impl<'a> Run<'a> {
             budget: self.spec.memory,
             device_peaks: vec![s.peak_held + s.worker_peak],
             cluster: None,
-        };
-        Ok((outputs, report))
+        }
+    }
+}
+
+/// The output blocks workers write straight into their arrays, as `(output, block)`: those
+/// no fragment reads and that stand in one place of the outputs only.
+fn written_in_place(graph: &TaskGraph, cuts: &[FragmentCut]) -> HashMap<TaskId, (usize, usize)> {
+    let read: std::collections::HashSet<TaskId> = cuts.iter().flat_map(|c| c.inputs.iter().copied()).collect();
+    let mut places: HashMap<TaskId, Option<(usize, usize)>> = HashMap::new();
+    for (o, output) in graph.outputs.iter().enumerate() {
+        for (b, &t) in output.blocks.iter().enumerate() {
+            // A block in two places of the outputs is put into each by `put`.
+            places.entry(t).and_modify(|p| *p = None).or_insert(Some((o, b)));
+        }
+    }
+    places.into_iter().filter_map(|(t, p)| Some((t, p?))).filter(|(t, _)| !read.contains(t) && graph.tasks[*t].device == DeviceId::CPU).collect()
+}
+
+/// What a new worker finds in `PROBE_VARIABLE`: this process's probe, or nothing where
+/// `TEGULA_SHARE_ARRAYS=files` asks for arrays and results to pass through files.
+fn probe_variable() -> String {
+    match std::env::var("TEGULA_SHARE_ARRAYS") {
+        Ok(how) if how == "files" => String::new(),
+        _ => Probe::here().to_variable(),
     }
 }
 
@@ -408,6 +518,8 @@ struct Worker {
     child: Child,
     input: BufWriter<ChildStdin>,
     output: BufReader<ChildStdout>,
+    /// Whether it reads this process's memory (it said so when it started).
+    reads_caller: bool,
 }
 
 /// A worker not in use and the command that started it.
@@ -418,7 +530,7 @@ static IDLE: OnceLock<Mutex<Vec<Idle>>> = OnceLock::new();
 
 impl Worker {
     /// An idle worker started by `command`, or a new one.
-    fn take(command: &[String]) -> Result<Worker> {
+    fn take(command: &[String], cancel: &Cancel) -> Result<Worker> {
         let idle = IDLE.get_or_init(Default::default);
         if let Ok(mut idle) = idle.lock() {
             while let Some(i) = idle.iter().position(|(c, _)| c == command) {
@@ -429,13 +541,15 @@ impl Worker {
                 let _ = w.child.wait();
             }
         }
-        Worker::start(command)
+        Worker::start(command, cancel)
     }
 
-    fn start(command: &[String]) -> Result<Worker> {
+    /// A new worker, once it said whether it reads this process's memory.
+    fn start(command: &[String], cancel: &Cancel) -> Result<Worker> {
         let (program, args) = command.split_first().ok_or_else(|| value_err!("an empty worker command"))?;
         let mut child = Command::new(program)
             .args(args)
+            .env(PROBE_VARIABLE, probe_variable())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -444,7 +558,11 @@ impl Worker {
         let (Some(input), Some(output)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(internal_err!("a worker process without pipes"));
         };
-        Ok(Worker { child, input: BufWriter::new(input), output: BufReader::new(output) })
+        let mut worker = Worker { child, input: BufWriter::new(input), output: BufReader::new(output), reads_caller: false };
+        worker.wait_for_answer(cancel)?;
+        let hello = read_frame(&mut worker.output)?.ok_or_else(|| TegulaError::Io(format!("a worker process ({program}) ended as it started")))?;
+        worker.reads_caller = postcard::from_bytes(&hello).map_err(|e| internal_err!("a worker's greeting: {e}"))?;
+        Ok(worker)
     }
 
     /// Sends a request and waits for the answer; an error means the worker is gone (or, as

@@ -1,7 +1,8 @@
-//! In-memory arrays shared with other processes as `.npy` files in one directory (on a
-//! memory file system such as `/dev/shm` where there is one): each array is written once, when
-//! a fragment first names it, and workers map it (`mapped.rs`), reading in place only the
-//! regions their tasks load.
+//! In-memory arrays shared with other processes: read out of the caller's memory where the
+//! workers may (`caller_memory.rs`), else as `.npy` files in one directory (on a memory file
+//! system such as `/dev/shm` where there is one): each array is written once, when a fragment
+//! first names it, and workers map it (`mapped.rs`), reading in place only the regions their
+//! tasks load.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -12,16 +13,29 @@ use tegula_kernels::raw::with_bytes;
 use tegula_kernels::Chunk;
 use tegula_store::{ChunkSink, NpySink};
 
-/// In-memory arrays written as `.npy` files in one directory, each once, for workers to read.
+/// In-memory arrays for workers to read: out of this process's memory, or written as `.npy`
+/// files in one directory, each once.
 pub struct SharedArrays {
     dir: PathBuf,
     written: Mutex<HashMap<ResourceId, String>>,
+    reads_caller: bool,
 }
 
 impl SharedArrays {
     /// Arrays written to `dir`, which must exist and is the caller's to remove.
     pub fn new(dir: &Path) -> SharedArrays {
-        SharedArrays { dir: dir.to_path_buf(), written: Mutex::new(HashMap::new()) }
+        SharedArrays { dir: dir.to_path_buf(), written: Mutex::new(HashMap::new()), reads_caller: false }
+    }
+
+    /// The same, but arrays that lie row-major in this process's memory are read there by the
+    /// workers (which must be able to: `Probe::readable`), not written to files.
+    pub fn read_in_place(self, workers_read_caller: bool) -> SharedArrays {
+        SharedArrays { reads_caller: workers_read_caller, ..self }
+    }
+
+    /// Whether workers read arrays out of this process's memory.
+    pub fn reads_caller(&self) -> bool {
+        self.reads_caller
     }
 
     /// The file holding array `id`, written on first use from the chunk `whole` makes.

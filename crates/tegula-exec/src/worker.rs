@@ -1,10 +1,12 @@
-//! A worker process's side of the process pool: it reads requests from its input (a fragment
+//! A worker process's side of the process pool: it says whether it can read its caller's
+//! memory (`caller_memory.rs`), then reads requests from its input (a fragment
 //! as bytes, the files of the blocks it is given, its memory budget), runs each through
 //! `run_fragment` and answers with the files of its outputs or the error it met, until its
 //! input closes. Messages are postcard values, each preceded by its length (8 bytes, little
 //! endian). Blocks travel as files in a directory both processes see (a memory file system
 //! where there is one), never through the pipe.
 
+use crate::caller_memory::{CallerRegion, Probe};
 use crate::fragment::{run_fragment, Fragment};
 use crate::spill::Spilled;
 use serde::{Deserialize, Serialize};
@@ -17,15 +19,18 @@ use tegula_core::{internal_err, Result, Spec, TegulaError};
 pub(crate) struct Request {
     pub fragment: Vec<u8>,
     pub inputs: Vec<Spilled>,
-    /// Output `k` goes to `{out_prefix}-{k}.raw`.
+    /// Output `k` goes to `{out_prefix}-{k}.raw`, or into the caller's memory at
+    /// `places[k]` where that is given.
     pub out_prefix: String,
+    pub places: Vec<Option<CallerRegion>>,
     pub memory: usize,
     pub spill_dir: PathBuf,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
 pub(crate) struct Done {
-    pub outputs: Vec<Spilled>,
+    /// Each output's file; `None` for one written into the caller's memory.
+    pub outputs: Vec<Option<Spilled>>,
     /// The worker's measured peak of chunks held and bytes spilled, for the report.
     pub peak_bytes: usize,
     pub spilled_bytes: usize,
@@ -44,8 +49,12 @@ pub fn set_callback_encoder(encoder: CallbackEncoder) {
     let _ = CALLBACK_ENCODER.set(encoder);
 }
 
-/// Serves requests from `input` until it closes.
+/// Says whether it reads its caller's memory (one frame: a postcard `bool`), then serves
+/// requests from `input` until it closes.
 pub fn serve(input: &mut impl Read, output: &mut impl Write) -> Result<()> {
+    let reads_caller = Probe::from_environment().is_some_and(|probe| probe.readable());
+    let hello = postcard::to_stdvec(&reads_caller).map_err(|e| internal_err!("encoding a worker's greeting: {e}"))?;
+    write_frame(output, &hello)?;
     while let Some(bytes) = read_frame(input)? {
         let response: Response = postcard::from_bytes::<Request>(&bytes)
             .map_err(|e| internal_err!("a worker got a request it cannot read: {e}"))
@@ -65,7 +74,10 @@ fn handle(request: &Request) -> Result<Done> {
     let outputs = blocks
         .iter()
         .enumerate()
-        .map(|(k, block)| Spilled::write(PathBuf::from(format!("{}-{k}.raw", request.out_prefix)), block))
+        .map(|(k, block)| match request.places.get(k).and_then(Option::as_ref) {
+            Some(place) => place.write(block).map(|()| None),
+            None => Spilled::write(PathBuf::from(format!("{}-{k}.raw", request.out_prefix)), block).map(Some),
+        })
         .collect::<Result<_>>()?;
     Ok(Done { outputs, peak_bytes: report.peak_bytes, spilled_bytes: report.spilled_bytes })
 }
