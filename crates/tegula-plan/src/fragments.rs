@@ -103,6 +103,11 @@ fn cut_with(graph: &TaskGraph, loads_given: bool) -> Vec<FragmentCut> {
         };
     }
     roots.reverse();
+    let group = merge_shared_intermediates(graph, &returned, &owner, &roots);
+    for o in owner.iter_mut().filter(|o| **o != usize::MAX) {
+        *o = group[*o];
+    }
+    roots.retain(|&r| group[r] == r);
     let mut members: Vec<Vec<TaskId>> = vec![Vec::new(); n];
     for t in 0..n {
         if owner[t] != usize::MAX {
@@ -129,6 +134,99 @@ fn cut_with(graph: &TaskGraph, loads_given: bool) -> Vec<FragmentCut> {
             fragment_of(graph, &consumers, &returned, &owner, root, tasks)
         })
         .collect()
+}
+
+/// The fragment each fragment (named by its root) ends up in once those whose blocks one
+/// other fragment alone reads are merged into it where that costs no parallelism: where every
+/// other input of the reader is computed before the merged one anyway (an ancestor of it). A block's chain of element-wise steps that reads one intermediate in
+/// several steps (`a = f(x); b = g(x, a); h(x, a, b)`) is then one fragment, its
+/// intermediates never shipped, while independent inputs of a task (two branches, the
+/// partial products of a block) stay in fragments that run in parallel.
+fn merge_shared_intermediates(
+    graph: &TaskGraph,
+    returned: &HashSet<TaskId>,
+    owner: &[usize],
+    roots: &[TaskId],
+) -> Vec<usize> {
+    let n = graph.tasks.len();
+    let mut group: Vec<usize> = (0..n).collect();
+    let mut inputs: Vec<HashSet<usize>> = vec![HashSet::new(); n];
+    let mut readers: Vec<HashSet<usize>> = vec![HashSet::new(); n];
+    // Fragments returning a block of the outputs stay as they are.
+    let mut returns = vec![false; n];
+    for t in 0..n {
+        let Some(&r) = owner.get(t).filter(|&&r| r != usize::MAX) else { continue };
+        returns[r] |= returned.contains(&t);
+        for producer in owned_inputs(graph, owner, t) {
+            if owner[producer] != r {
+                inputs[r].insert(owner[producer]);
+                readers[owner[producer]].insert(r);
+            }
+        }
+    }
+    let find = |group: &[usize], mut r: usize| {
+        while group[r] != r {
+            r = group[r];
+        }
+        r
+    };
+    for &a in roots.iter().rev() {
+        if returns[a] {
+            continue;
+        }
+        let reading: HashSet<usize> = readers[a].iter().map(|&r| find(&group, r)).collect();
+        let [b] = reading.into_iter().collect::<Vec<_>>()[..] else { continue };
+        let others: Vec<usize> = inputs[b].iter().map(|&j| find(&group, j)).filter(|&j| j != a && j != b).collect();
+        if others.iter().all(|&j| is_ancestor(j, a, &inputs, &group)) {
+            group[a] = b;
+            let from_a: Vec<usize> = inputs[a].iter().copied().collect();
+            inputs[b].extend(from_a);
+        }
+    }
+    (0..n).map(|r| find(&group, r)).collect()
+}
+
+/// The owned tasks `t` reads, directly or through copied tasks.
+fn owned_inputs(graph: &TaskGraph, owner: &[usize], t: TaskId) -> Vec<TaskId> {
+    let mut found = Vec::new();
+    let mut next = graph.tasks[t].inputs.clone();
+    while let Some(i) = next.pop() {
+        if owner[i] == usize::MAX {
+            next.extend(graph.tasks[i].inputs.iter().copied());
+        } else {
+            found.push(i);
+        }
+    }
+    found
+}
+
+/// Whether fragment `j` is (through inputs, after merges) an input of fragment `a`; a search
+/// that would visit more than a few hundred fragments answers no.
+fn is_ancestor(j: usize, a: usize, inputs: &[HashSet<usize>], group: &[usize]) -> bool {
+    const MOST_VISITED: usize = 256;
+    let find = |mut r: usize| {
+        while group[r] != r {
+            r = group[r];
+        }
+        r
+    };
+    let mut seen = HashSet::new();
+    let mut next = vec![a];
+    while let Some(f) = next.pop() {
+        for &i in &inputs[f] {
+            let i = find(i);
+            if i == j {
+                return true;
+            }
+            if seen.insert(i) {
+                if seen.len() > MOST_VISITED {
+                    return false;
+                }
+                next.push(i);
+            }
+        }
+    }
+    false
 }
 
 /// The tasks copied into every fragment reading them instead of shipping their blocks:

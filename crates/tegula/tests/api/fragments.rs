@@ -98,6 +98,21 @@ fn fragments_are_chains_not_single_tasks() {
 }
 
 #[test]
+fn a_blocks_steps_that_share_intermediates_are_one_fragment() {
+    // a = √(x+1); b = x·x − a; c = max(a, b) / (x+2); a·b + c, in blocks of 2 MB: each step
+    // reads intermediates the later ones read again, all of one block, so a fragment per
+    // block runs them all and ships none of its intermediates.
+    let x = Generator::new(1).random(&[2048, 2048], &chunks(512)).unwrap();
+    let a = x.add_scalar(1.0).unwrap().unary(UnaryOp::Sqrt).unwrap();
+    let b = x.binary(BinaryOp::Multiply, &x).unwrap().binary(BinaryOp::Subtract, &a).unwrap();
+    let c = a.binary(BinaryOp::Maximum, &b).unwrap().binary(BinaryOp::Divide, &x.add_scalar(2.0).unwrap()).unwrap();
+    let y = a.binary(BinaryOp::Multiply, &b).unwrap().binary(BinaryOp::Add, &c).unwrap();
+    let (fragments, _) = plan_fragments(&[&y], true, &Spec::default()).unwrap();
+    assert_eq!(fragments.len(), 16, "one fragment per block");
+    assert!(fragments.iter().all(|f| f.inputs.is_empty() && f.outputs.len() == 1));
+}
+
+#[test]
 fn small_blocks_are_gathered_into_local_subtrees() {
     // 4096 blocks of 128 bytes: a fragment per block would cost far more than its work.
     let x = Generator::new(1).random(&[1 << 16], &chunks(16)).unwrap();
