@@ -120,7 +120,10 @@ impl Fragment {
         let mut graph = self.graph;
         let mut files = Vec::new();
         for r in &self.resources {
-            let (kind, data) = decode_resource(r)?;
+            let (kind, data) = match &r.payload {
+                Payload::CallerArray(array) => caller_array(&mut graph, r.id, array)?,
+                _ => decode_resource(r)?,
+            };
             if r.kind == ResourceKind::Array && kind == ResourceKind::Source {
                 files.push(r.id);
             }
@@ -135,6 +138,47 @@ impl Fragment {
         }
         Ok(graph)
     }
+}
+
+/// The most bytes of an array in the caller's memory a fragment reads at once, before its tasks.
+const PREFETCHED_BYTES: usize = 8 << 20;
+
+/// Array `id` in the caller's memory, as the fragment's tasks reach it: the box holding all
+/// their loads read at once and the loads made views of it where the box is small and not
+/// much larger than they are (many small blocks cost one system call, not one each); else a
+/// source each load reads its region of.
+fn caller_array(graph: &mut TaskGraph, id: ResourceId, array: &CallerArray) -> Result<(ResourceKind, Arc<dyn Any + Send + Sync>)> {
+    let source = array.clone().open()?;
+    let (dtype, ndim) = (source.info().dtype, source.info().shape.len());
+    let regions = graph.tasks.iter().filter_map(|t| match &t.op {
+        TaskOp::Io(IoOp::Load { resource, region }) if *resource == id && region.len() == ndim => Some(region),
+        _ => None,
+    });
+    let mut bounds: Option<Vec<(usize, usize)>> = None;
+    let mut loaded = 0usize;
+    for region in regions {
+        loaded += region.iter().map(|&(a, b)| b - a).product::<usize>();
+        let b = bounds.get_or_insert_with(|| region.clone());
+        b.iter_mut().zip(region).for_each(|(b, r)| *b = (b.0.min(r.0), b.1.max(r.1)));
+    }
+    // Held for the whole fragment, outside its budget: only boxes of small blocks.
+    let small = |b: &Vec<(usize, usize)>| {
+        let elements = b.iter().map(|&(a, z)| z - a).product::<usize>();
+        elements <= 2 * loaded && elements * dtype.itemsize() <= PREFETCHED_BYTES
+    };
+    let Some(bounds) = bounds.filter(small) else {
+        return Ok((ResourceKind::Source, Arc::new(Arc::new(source) as Arc<dyn ChunkSource>)));
+    };
+    let extent: Vec<usize> = bounds.iter().map(|&(a, b)| b - a).collect();
+    let held = chunk_from_bytes(dtype, &extent, |out| source.read_into(&bounds, out))?;
+    for task in &mut graph.tasks {
+        if let TaskOp::Io(IoOp::Load { resource, region }) = &mut task.op {
+            if *resource == id {
+                region.iter_mut().zip(&bounds).for_each(|(r, b)| *r = (r.0 - b.0, r.1 - b.0));
+            }
+        }
+    }
+    Ok((ResourceKind::Array, Arc::new(held)))
 }
 
 fn encode_resource(r: &Resource, shared: Option<&SharedArrays>) -> Result<EncodedResource> {
@@ -181,7 +225,7 @@ fn decode_resource(r: &EncodedResource) -> Result<(ResourceKind, Arc<dyn Any + S
             })?;
             (ResourceKind::Array, Arc::new(chunk))
         }
-        Payload::CallerArray(array) => (ResourceKind::Source, Arc::new(Arc::new(array.clone().open()?) as Arc<dyn ChunkSource>)),
+        Payload::CallerArray(_) => return Err(internal_err!("array resource #{} decoded apart from its fragment", r.id)),
         Payload::ArrayFile { path } => match crate::mapped::map_npy(path)? {
             Some(chunk) => (ResourceKind::Array, Arc::new(chunk)),
             None => (ResourceKind::Source, Arc::new(open_url(&format!("npy:{path}"))?)),

@@ -142,20 +142,23 @@ fn in_memory_arrays_travel_by_reference_as_files() {
 #[test]
 fn in_memory_arrays_travel_as_addresses_where_workers_read_the_callers_memory() {
     // Decoded here, the array is read out of this process as a worker reads its caller.
+    // Small blocks are read at once, before the tasks; 9 MB of them, each by its task.
     let dir = std::env::temp_dir().join(format!("tegula-in-place-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let data: Vec<f64> = (0..5000).map(|i| f64::from(i) * 0.25).collect();
-    let m = Array::from_ndarray(ndarray::ArrayD::from_shape_vec(vec![50, 100], data).unwrap(), &chunks(16)).unwrap();
-    let y = m.t().add_scalar(0.5).unwrap().reduce(&ReduceSpec { axes: Some(vec![0]), ..ReduceSpec::new(ReduceOp::Sum) }).unwrap();
-    let (_, graph) = plan_of(&[&y], true).unwrap();
-    let shared = tegula::execute::SharedArrays::new(&dir).read_in_place(true);
-    let bytes = Fragment::encode(&graph, Some(&shared)).unwrap().to_bytes().unwrap();
-    assert!(bytes.len() < 4000, "the array is not inside the plan ({} bytes)", bytes.len());
-    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "no file is written");
-    let decoded = Fragment::from_bytes(&bytes).unwrap().decode().unwrap();
-    let (got, _) = Threaded::serial().execute(&decoded, &Spec::default(), None).unwrap();
-    let (expected, _) = Threaded::serial().execute(&graph, &Spec::default(), None).unwrap();
-    assert_eq!(got.iter().flatten().map(bits).collect::<Vec<_>>(), expected.iter().flatten().map(bits).collect::<Vec<_>>());
+    for (rows, cols, block) in [(50, 100, 16), (1024, 1100, 300)] {
+        let data: Vec<f64> = (0..rows * cols).map(|i| i as f64 * 0.25).collect();
+        let m = Array::from_ndarray(ndarray::ArrayD::from_shape_vec(vec![rows, cols], data).unwrap(), &chunks(block)).unwrap();
+        let y = m.t().add_scalar(0.5).unwrap().reduce(&ReduceSpec { axes: Some(vec![0]), ..ReduceSpec::new(ReduceOp::Sum) }).unwrap();
+        let (_, graph) = plan_of(&[&y], true).unwrap();
+        let shared = tegula::execute::SharedArrays::new(&dir).read_in_place(true);
+        let bytes = Fragment::encode(&graph, Some(&shared)).unwrap().to_bytes().unwrap();
+        assert!(bytes.len() < 8000, "the array is not inside the plan ({} bytes)", bytes.len());
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "no file is written");
+        let decoded = Fragment::from_bytes(&bytes).unwrap().decode().unwrap();
+        let (got, _) = Threaded::serial().execute(&decoded, &Spec::default(), None).unwrap();
+        let (expected, _) = Threaded::serial().execute(&graph, &Spec::default(), None).unwrap();
+        assert_eq!(got.iter().flatten().map(bits).collect::<Vec<_>>(), expected.iter().flatten().map(bits).collect::<Vec<_>>());
+    }
     std::fs::remove_dir_all(dir).unwrap();
 }
 
