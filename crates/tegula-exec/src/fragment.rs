@@ -14,7 +14,8 @@ use crate::state::{take_result, Inputs};
 use crate::{threaded, Observer, Report};
 use serde::{Deserialize, Serialize};
 use std::any::Any;
-use std::sync::{Arc, OnceLock};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 use tegula_core::{internal_err, value_err, DType, DeviceId, IoOp, ResourceId, Result, Spec, TaskOp};
 use tegula_kernels::raw::{chunk_from_bytes, with_bytes};
 use tegula_kernels::Chunk;
@@ -90,16 +91,41 @@ pub fn set_function_decoder(decoder: FunctionDecoder) {
     let _ = FUNCTION_DECODER.set(decoder);
 }
 
+/// The bytes of each function the fragments of one computation carry, made once for all of
+/// them (a closure is pickled once per computation, with the values it holds when the
+/// computation starts, as if the whole plan were sent at once).
+#[derive(Default)]
+pub struct FunctionBytes(Mutex<HashMap<ResourceId, Vec<u8>>>);
+
+impl FunctionBytes {
+    /// Function `id`'s bytes, encoded by `function` the first time they are asked for.
+    fn of(&self, id: ResourceId, function: &dyn BlockFunction) -> Result<Vec<u8>> {
+        let mut known = self.0.lock().map_err(|_| internal_err!("function bytes poisoned"))?;
+        if let Some(bytes) = known.get(&id) {
+            return Ok(bytes.clone());
+        }
+        let bytes = function.encode()?;
+        known.insert(id, bytes.clone());
+        Ok(bytes)
+    }
+}
+
 impl Fragment {
     /// Encodes `graph`'s resources: in-memory arrays by value, or in `shared`'s files when
     /// given. Fails for what cannot leave the process (a sink being written, a source or a
     /// function without a codec); such work runs where it is.
     pub fn encode(graph: &TaskGraph, shared: Option<&SharedArrays>) -> Result<Fragment> {
+        Fragment::encode_sharing(graph, shared, &FunctionBytes::default())
+    }
+
+    /// `encode`, one of a computation's fragments: its functions' bytes come from `functions`,
+    /// made once for all the fragments.
+    pub fn encode_sharing(graph: &TaskGraph, shared: Option<&SharedArrays>, functions: &FunctionBytes) -> Result<Fragment> {
         // Devices are numbered per process: a task on one other than the CPU stays in its own.
         if let Some(task) = graph.tasks.iter().find(|t| t.device != DeviceId::CPU) {
             return Err(value_err!("a task on {} cannot leave the process that has that device", task.device));
         }
-        let resources = graph.resources.iter().map(|r| encode_resource(r, shared)).collect::<Result<_>>()?;
+        let resources = graph.resources.iter().map(|r| encode_resource(r, shared, functions)).collect::<Result<_>>()?;
         let graph = TaskGraph { tasks: graph.tasks.clone(), outputs: graph.outputs.clone(), resources: vec![] };
         Ok(Fragment { graph, resources })
     }
@@ -181,7 +207,7 @@ fn caller_array(graph: &mut TaskGraph, id: ResourceId, array: &CallerArray) -> R
     Ok((ResourceKind::Array, Arc::new(held)))
 }
 
-fn encode_resource(r: &Resource, shared: Option<&SharedArrays>) -> Result<EncodedResource> {
+fn encode_resource(r: &Resource, shared: Option<&SharedArrays>, functions: &FunctionBytes) -> Result<EncodedResource> {
     let refuse = |what: &str| value_err!("resource #{} ({what}) cannot leave this process", r.id);
     let payload = match r.kind {
         ResourceKind::Array => {
@@ -203,7 +229,7 @@ fn encode_resource(r: &Resource, shared: Option<&SharedArrays>) -> Result<Encode
         }
         ResourceKind::Function => {
             let function = r.data.downcast_ref::<Arc<dyn BlockFunction>>().ok_or_else(|| refuse("not a function"))?;
-            Payload::Function { bytes: function.encode()? }
+            Payload::Function { bytes: functions.of(r.id, function.as_ref())? }
         }
         ResourceKind::Sink => {
             let sink = r.data.downcast_ref::<Arc<dyn ChunkSink>>().ok_or_else(|| refuse("not a store being written"))?;

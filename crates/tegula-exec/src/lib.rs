@@ -36,7 +36,7 @@ pub use registry::{executor, names as executor_names, register_executor, MakeExe
 pub use pool::let_go_of_pools;
 pub use threaded::Threaded;
 pub use worker::{serve, set_callback_encoder, CallbackEncoder};
-pub use fragment::{run_fragment, Fragment};
+pub use fragment::{run_fragment, Fragment, FunctionBytes};
 pub use function::BlockFunction;
 pub use held::HeldBlocks;
 pub use shared::SharedArrays;

@@ -16,7 +16,7 @@
 use crate::caller_memory::{CallerRegion, Probe, PROBE_VARIABLE};
 use crate::device::to_host;
 use crate::executor::{Executor, ExecutorConfig, OutputSink};
-use crate::fragment::{run_fragment, Fragment};
+use crate::fragment::{run_fragment, Fragment, FunctionBytes};
 use crate::shared::SharedArrays;
 use crate::spill::{SpillDir, Spilled};
 use crate::worker::{read_frame, write_frame, Done, Request, Response};
@@ -157,7 +157,8 @@ impl ProcessPool {
         probe.release(&self.command);
         let shared = SharedArrays::new(blocks.dir()?).read_in_place(reads_caller);
         let in_place = if sink.is_some() && reads_caller { written_in_place(graph, &cuts) } else { HashMap::new() };
-        let jobs = cuts.iter().map(|c| job(graph, c, &shared)).collect::<Result<Vec<_>>>()?;
+        let functions = FunctionBytes::default();
+        let jobs = cuts.iter().map(|c| job(graph, c, &shared, &functions)).collect::<Result<Vec<_>>>()?;
         let run = Run { sink, in_place, ..Run::new(self, graph, cuts, jobs, [blocks, SpillDir::new(&spec.spill_dir)], spec, observer)? };
         std::thread::scope(|scope| {
             for index in 0..self.workers.min(run.cuts.len()) {
@@ -182,9 +183,9 @@ fn shared_parent(spec: &Spec) -> PathBuf {
     if shm.is_dir() { shm.to_path_buf() } else { spec.spill_dir.clone() }
 }
 
-fn job(graph: &TaskGraph, fragment: &FragmentCut, shared: &SharedArrays) -> Result<Job> {
+fn job(graph: &TaskGraph, fragment: &FragmentCut, shared: &SharedArrays, functions: &FunctionBytes) -> Result<Job> {
     let sub = sub_graph(graph, fragment)?;
-    match Fragment::encode(&sub, Some(shared)).and_then(|f| f.to_bytes()) {
+    match Fragment::encode_sharing(&sub, Some(shared), functions).and_then(|f| f.to_bytes()) {
         Ok(bytes) => Ok(Job::Remote(bytes)),
         // What cannot leave the process runs in it (a store being written, a Python source).
         Err(TegulaError::Value(_)) => Ok(Job::Local(sub)),

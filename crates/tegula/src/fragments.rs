@@ -4,7 +4,7 @@
 
 use crate::array::{plan_within, Array};
 use tegula_core::{Result, Spec};
-use tegula_exec::Fragment;
+use tegula_exec::{Fragment, FunctionBytes};
 use tegula_plan::fragments::{cut, sub_graph};
 use tegula_plan::{NodeRef, TaskId};
 
@@ -24,10 +24,11 @@ pub struct EncodedFragment {
 pub fn plan_fragments(arrays: &[&Array], fuse: bool, spec: &Spec) -> Result<(Vec<EncodedFragment>, Vec<Vec<TaskId>>)> {
     let roots: Vec<NodeRef> = arrays.iter().map(|a| a.node().clone()).collect();
     let graph = plan_within(&roots, fuse, spec.memory)?;
+    let functions = FunctionBytes::default();
     let fragments = cut(&graph)
         .into_iter()
         .map(|c| {
-            let bytes = Fragment::encode(&sub_graph(&graph, &c)?, None)?.to_bytes()?;
+            let bytes = Fragment::encode_sharing(&sub_graph(&graph, &c)?, None, &functions)?.to_bytes()?;
             Ok(EncodedFragment { bytes, inputs: c.inputs, outputs: c.outputs })
         })
         .collect::<Result<_>>()?;

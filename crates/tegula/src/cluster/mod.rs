@@ -13,5 +13,5 @@ pub use crate::fragments::{plan_fragments, EncodedFragment};
 pub use hosted::{register_hosted_executor, ClusterRunner, FragmentProgress, HostedExecutor, RunnerOutput};
 pub use plan::{plan_cluster, plan_cluster_with, ClusterPlan, Nodes};
 pub use tegula_exec::fragment::set_function_decoder;
-pub use tegula_exec::{run_fragment, serve, set_callback_encoder, Admission, ClusterReport, Dispatch, DispatchJob, Ended, Fragment};
+pub use tegula_exec::{run_fragment, serve, set_callback_encoder, Admission, ClusterReport, Dispatch, DispatchJob, Ended, Fragment, FunctionBytes};
 pub use tegula_plan::placement::{NodeLoad, Placement, Placer, Simulation};

@@ -3,7 +3,7 @@
 use crate::array::{plan_within, Array};
 use crate::fragments::EncodedFragment;
 use tegula_core::{internal_err, value_err, IoOp, Result, Spec, TaskOp};
-use tegula_exec::{assemble_output, Admission, Dispatch, DispatchJob, Fragment};
+use tegula_exec::{assemble_output, Admission, Dispatch, DispatchJob, Fragment, FunctionBytes};
 use tegula_kernels::Chunk;
 use tegula_plan::chain::chain_combines;
 use tegula_plan::fan_out::merge_fan_outs;
@@ -81,10 +81,11 @@ impl ClusterPlan {
             }
             Placer::BlockCyclic => finish(graph, cuts, placement, placer),
         };
+        let functions = FunctionBytes::default();
         let fragments = cuts
             .into_iter()
             .map(|c| {
-                let bytes = Fragment::encode(&sub_graph(&graph, &c)?, None)?.to_bytes()?;
+                let bytes = Fragment::encode_sharing(&sub_graph(&graph, &c)?, None, &functions)?.to_bytes()?;
                 Ok(EncodedFragment { bytes, inputs: c.inputs, outputs: c.outputs })
             })
             .collect::<Result<_>>()?;

@@ -169,6 +169,28 @@ fn bytes_that_are_not_a_plan_are_a_value_error() {
 }
 
 #[test]
+fn a_function_is_encoded_once_for_all_the_fragments_of_a_computation() {
+    struct Counted(std::sync::atomic::AtomicUsize);
+    impl tegula::execute::BlockFunction for Counted {
+        fn call(&self, _: &[usize], args: &[Chunk]) -> tegula::Result<Chunk> {
+            Ok(args[0].clone())
+        }
+        fn encode(&self) -> tegula::Result<Vec<u8>> {
+            Ok(vec![self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst) as u8])
+        }
+    }
+    let function = Arc::new(Counted(0.into()));
+    let x = Generator::new(1).random(&[1 << 20], &chunks(1 << 17)).unwrap();
+    let y = Array::map_blocks(&[&x], function.clone(), "counted", x.chunks().clone(), DType::Float64).unwrap();
+    let (fragments, _) = plan_fragments(&[&y], true, &Spec::default()).unwrap();
+    assert_eq!(fragments.len(), 8, "a fragment per block");
+    assert_eq!(function.0.load(std::sync::atomic::Ordering::SeqCst), 1, "encoded once");
+    // Another computation encodes it again: a closure's values may have changed since.
+    plan_fragments(&[&y], true, &Spec::default()).unwrap();
+    assert_eq!(function.0.load(std::sync::atomic::Ordering::SeqCst), 2);
+}
+
+#[test]
 fn what_cannot_leave_the_process_is_refused_by_name() {
     struct Here;
     impl tegula::execute::BlockFunction for Here {
