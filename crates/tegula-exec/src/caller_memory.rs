@@ -1,9 +1,11 @@
 //! In-memory arrays that worker processes on the same machine read straight out of the
-//! caller's memory (`process_vm_readv`): each region a task loads is copied once, into the
-//! worker's block, and nothing is written anywhere first. The kernel allows it where a process
-//! may trace its parent (same user, no Yama restriction, no seccomp filter refusing it); a
-//! worker says whether it can when it starts (`Probe`), and the caller shares its arrays as
-//! files (`shared.rs`) when one cannot.
+//! caller's memory (`process_vm_readv`, `CallerArray`): each region a task loads is copied
+//! once, into the worker's block, and nothing is written anywhere first; and output blocks a
+//! worker writes straight into the caller's result array (`process_vm_writev`,
+//! `CallerRegion`). The kernel allows it where a process may trace its parent (same user, no
+//! Yama restriction, no seccomp filter refusing it); a worker says whether it can when it
+//! starts (`Probe`), and the caller shares its arrays and takes results as files (`shared.rs`)
+//! when one cannot.
 
 use serde::{Deserialize, Serialize};
 use std::hash::{BuildHasher, Hasher};
