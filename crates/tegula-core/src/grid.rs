@@ -138,3 +138,46 @@ pub fn intersect(old: &[usize], new: &[usize]) -> Vec<Vec<Overlap>> {
         })
         .collect()
 }
+
+/// Calls `f(offset_in_elements_of_array, offset_in_elements_of_region, len)` for each
+/// contiguous run of `region` (a `(start, stop)` per axis, inside the array) in a row-major
+/// array of `shape`, in row-major order.
+pub fn for_each_run<E>(shape: &[usize], region: &[(usize, usize)], mut f: impl FnMut(usize, usize, usize) -> Result<(), E>) -> Result<(), E> {
+    let n = shape.len();
+    // Axes from `inner` on are read whole; the run is along axis `inner - 1` (or everything).
+    let mut inner = n;
+    while inner > 0 && region[inner - 1] == (0, shape[inner - 1]) {
+        inner -= 1;
+    }
+    let tail: usize = shape[inner..].iter().product();
+    let (run_axis, run) = if inner == 0 { (None, tail) } else { (Some(inner - 1), (region[inner - 1].1 - region[inner - 1].0) * tail) };
+    let outer = run_axis.unwrap_or(0);
+    let mut idx: Vec<usize> = region[..outer].iter().map(|r| r.0).collect();
+    if region.iter().any(|(a, b)| a == b) {
+        return Ok(());
+    }
+    let mut done = 0;
+    loop {
+        let mut offset = 0;
+        for a in 0..n {
+            let i = if a < outer { idx[a] } else { region[a].0 };
+            offset = offset * shape[a] + i;
+        }
+        f(offset, done, run)?;
+        done += run;
+        // Next index of the outer axes, last axis fastest.
+        let mut a = outer;
+        loop {
+            if a == 0 {
+                return Ok(());
+            }
+            a -= 1;
+            idx[a] += 1;
+            if idx[a] < region[a].1 {
+                break;
+            }
+            idx[a] = region[a].0;
+        }
+    }
+}
+

@@ -2,7 +2,7 @@
 
 use proptest::prelude::*;
 use tegula_core::chunks::{parse_bytes, split_axis};
-use tegula_core::grid::{block_ranges, common_refinement, intersect, locate, offsets, ravel, unravel};
+use tegula_core::grid::{block_ranges, common_refinement, for_each_run, intersect, locate, offsets, ravel, unravel};
 use tegula_core::{normalize_chunks, AxisChunks, ChunkSpec, TegulaError};
 
 proptest! {
@@ -99,4 +99,29 @@ proptest! {
         let expected: Vec<Vec<usize>> = tegula_core::grid::block_indices(&numblocks).collect();
         prop_assert_eq!(visited, expected);
     }
+}
+
+#[test]
+fn runs_cover_a_region_in_order() {
+    let shape = [4, 5, 6];
+    let region = [(1, 3), (2, 4), (0, 6)];
+    let mut seen = Vec::new();
+    for_each_run(&shape, &region, |file, out, len| {
+        seen.push((file, out, len));
+        Ok::<_, ()>(())
+    })
+    .unwrap();
+    assert_eq!(seen, vec![(42, 0, 12), (72, 12, 12)]);
+    let mut all = Vec::new();
+    for_each_run(&shape, &[(0, 4), (0, 5), (0, 6)], |f, o, l| {
+        all.push((f, o, l));
+        Ok::<_, ()>(())
+    }).unwrap();
+    assert_eq!(all, vec![(0, 0, 120)]);
+    let mut cols = Vec::new();
+    for_each_run(&[3, 4], &[(0, 2), (1, 2)], |f, o, l| {
+        cols.push((f, o, l));
+        Ok::<_, ()>(())
+    }).unwrap();
+    assert_eq!(cols, vec![(1, 0, 1), (5, 1, 1)]);
 }

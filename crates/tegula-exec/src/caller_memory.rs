@@ -10,6 +10,7 @@
 use serde::{Deserialize, Serialize};
 use std::hash::{BuildHasher, Hasher};
 use std::sync::OnceLock;
+use tegula_core::grid::for_each_run;
 use tegula_core::{DType, Result, TegulaError};
 use tegula_kernels::raw::with_bytes;
 use tegula_kernels::{with_chunk, Chunk};
@@ -134,45 +135,17 @@ impl ChunkSource for CallerSource {
 }
 
 /// The contiguous byte runs `(offset from the array's start, length)` of `region` in a
-/// row-major array of `shape`, in row-major order: one run per index of the axes before the
-/// innermost one the region does not cover whole.
+/// row-major array of `shape`, in row-major order; none for a region outside the array.
 fn runs(shape: &[usize], region: &[(usize, usize)], itemsize: usize) -> Vec<(usize, usize)> {
     if region.len() != shape.len() || region.iter().zip(shape).any(|(&(a, b), &n)| a > b || b > n) {
         return vec![];
     }
-    if region.iter().any(|&(a, b)| a == b) {
-        return vec![];
-    }
-    // Axes from `split` on are taken whole but for the first of them: one run each.
-    let mut split = shape.len();
-    while split > 0 && region[split - 1] == (0, shape[split - 1]) {
-        split -= 1;
-    }
-    let split = split.saturating_sub(1);
-    let mut strides = vec![itemsize; shape.len()];
-    for k in (0..shape.len().saturating_sub(1)).rev() {
-        strides[k] = strides[k + 1] * shape[k + 1];
-    }
-    let run = if shape.is_empty() { itemsize } else { (region[split].1 - region[split].0) * strides[split] };
     let mut out = Vec::new();
-    let mut index: Vec<usize> = region[..split].iter().map(|&(a, _)| a).collect();
-    loop {
-        let start: usize = index.iter().zip(&strides).map(|(i, s)| i * s).sum::<usize>() + region.get(split).map_or(0, |r| r.0 * strides[split]);
-        out.push((start, run));
-        // The next index of the outer axes, last axis fastest.
-        let mut k = split;
-        loop {
-            if k == 0 {
-                return out;
-            }
-            k -= 1;
-            index[k] += 1;
-            if index[k] < region[k].1 {
-                break;
-            }
-            index[k] = region[k].0;
-        }
-    }
+    let _ = for_each_run(shape, region, |at, _, len| {
+        out.push((at * itemsize, len * itemsize));
+        Ok::<_, ()>(())
+    });
+    out
 }
 
 /// Fills each `(address in process pid, buffer)` pair from that process's memory.

@@ -432,11 +432,17 @@ impl<'a> Run<'a> {
         }
     }
 
-    fn finish(self) -> Result<(Vec<Vec<Chunk>>, Report)> {
-        let mut s = self.state.lock().map_err(|_| internal_err!("process pool state poisoned"))?;
-        if let Some(e) = s.error.take() {
-            return Err(e);
+    /// The state once every fragment ended, or the error that stopped the computation.
+    fn settled(&self) -> Result<std::sync::MutexGuard<'_, State>> {
+        let mut s = self.lock()?;
+        match s.error.take() {
+            Some(e) => Err(e),
+            None => Ok(s),
         }
+    }
+
+    fn finish(self) -> Result<(Vec<Vec<Chunk>>, Report)> {
+        let s = self.settled()?;
         let outputs = self
             .graph
             .outputs
@@ -453,10 +459,7 @@ impl<'a> Run<'a> {
 
     /// `finish`, putting every output block not yet in its array into `sink`.
     fn finish_into(self, sink: &dyn OutputSink) -> Result<Report> {
-        let mut s = self.state.lock().map_err(|_| internal_err!("process pool state poisoned"))?;
-        if let Some(e) = s.error.take() {
-            return Err(e);
-        }
+        let s = self.settled()?;
         for (o, output) in self.graph.outputs.iter().enumerate() {
             for (b, &t) in output.blocks.iter().enumerate() {
                 if !matches!(s.held.get(&t), Some(Held::InPlace)) {

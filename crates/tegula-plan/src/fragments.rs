@@ -138,8 +138,8 @@ fn cut_with(graph: &TaskGraph, loads_given: bool) -> Vec<FragmentCut> {
 
 /// The fragment each fragment (named by its root) ends up in once those whose blocks one
 /// other fragment alone reads are merged into it where that costs no parallelism: where every
-/// other input of the reader is computed before the merged one anyway (an ancestor of it). A block's chain of element-wise steps that reads one intermediate in
-/// several steps (`a = f(x); b = g(x, a); h(x, a, b)`) is then one fragment, its
+/// other input of the reader is computed before the merged one anyway (an ancestor of it).
+/// A block's chain of element-wise steps that reads one intermediate in several steps (`a = f(x); b = g(x, a); h(x, a, b)`) is then one fragment, its
 /// intermediates never shipped, while independent inputs of a task (two branches, the
 /// partial products of a block) stay in fragments that run in parallel.
 fn merge_shared_intermediates(
@@ -164,26 +164,28 @@ fn merge_shared_intermediates(
             }
         }
     }
-    let find = |group: &[usize], mut r: usize| {
-        while group[r] != r {
-            r = group[r];
-        }
-        r
-    };
     for &a in roots.iter().rev() {
         if returns[a] {
             continue;
         }
-        let reading: HashSet<usize> = readers[a].iter().map(|&r| find(&group, r)).collect();
+        let reading: HashSet<usize> = readers[a].iter().map(|&r| merged_into(&group, r)).collect();
         let [b] = reading.into_iter().collect::<Vec<_>>()[..] else { continue };
-        let others: Vec<usize> = inputs[b].iter().map(|&j| find(&group, j)).filter(|&j| j != a && j != b).collect();
+        let others: Vec<usize> = inputs[b].iter().map(|&j| merged_into(&group, j)).filter(|&j| j != a && j != b).collect();
         if others.iter().all(|&j| is_ancestor(j, a, &inputs, &group)) {
             group[a] = b;
             let from_a: Vec<usize> = inputs[a].iter().copied().collect();
             inputs[b].extend(from_a);
         }
     }
-    (0..n).map(|r| find(&group, r)).collect()
+    (0..n).map(|r| merged_into(&group, r)).collect()
+}
+
+/// The fragment that fragment `r` was merged into, through every merge.
+fn merged_into(group: &[usize], mut r: usize) -> usize {
+    while group[r] != r {
+        r = group[r];
+    }
+    r
 }
 
 /// The owned tasks `t` reads, directly or through copied tasks.
@@ -204,17 +206,11 @@ fn owned_inputs(graph: &TaskGraph, owner: &[usize], t: TaskId) -> Vec<TaskId> {
 /// that would visit more than a few hundred fragments answers no.
 fn is_ancestor(j: usize, a: usize, inputs: &[HashSet<usize>], group: &[usize]) -> bool {
     const MOST_VISITED: usize = 256;
-    let find = |mut r: usize| {
-        while group[r] != r {
-            r = group[r];
-        }
-        r
-    };
     let mut seen = HashSet::new();
     let mut next = vec![a];
     while let Some(f) = next.pop() {
         for &i in &inputs[f] {
-            let i = find(i);
+            let i = merged_into(group, i);
             if i == j {
                 return true;
             }

@@ -9,6 +9,7 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use tegula_core::grid::for_each_run;
 use tegula_core::{DType, Kind, Result, TegulaError};
 
 const MAGIC: &[u8] = b"\x93NUMPY";
@@ -217,47 +218,6 @@ impl Parser<'_> {
                 Ok(Literal::Bool(false))
             }
             _ => Err(format!("unexpected text at byte {}", self.at)),
-        }
-    }
-}
-
-/// Calls `f(offset_in_elements_of_file, offset_in_elements_of_out, len)` for each contiguous
-/// run of `region` inside a row-major array of `shape`.
-fn for_each_run(shape: &[usize], region: &[(usize, usize)], mut f: impl FnMut(usize, usize, usize) -> Result<()>) -> Result<()> {
-    let n = shape.len();
-    // Axes from `inner` on are read whole; the run is along axis `inner - 1` (or everything).
-    let mut inner = n;
-    while inner > 0 && region[inner - 1] == (0, shape[inner - 1]) {
-        inner -= 1;
-    }
-    let tail: usize = shape[inner..].iter().product();
-    let (run_axis, run) = if inner == 0 { (None, tail) } else { (Some(inner - 1), (region[inner - 1].1 - region[inner - 1].0) * tail) };
-    let outer = run_axis.unwrap_or(0);
-    let mut idx: Vec<usize> = region[..outer].iter().map(|r| r.0).collect();
-    if region.iter().any(|(a, b)| a == b) {
-        return Ok(());
-    }
-    let mut done = 0;
-    loop {
-        let mut offset = 0;
-        for a in 0..n {
-            let i = if a < outer { idx[a] } else { region[a].0 };
-            offset = offset * shape[a] + i;
-        }
-        f(offset, done, run)?;
-        done += run;
-        // Next index of the outer axes, last axis fastest.
-        let mut a = outer;
-        loop {
-            if a == 0 {
-                return Ok(());
-            }
-            a -= 1;
-            idx[a] += 1;
-            if idx[a] < region[a].1 {
-                break;
-            }
-            idx[a] = region[a].0;
         }
     }
 }
@@ -476,31 +436,6 @@ impl Drop for NpySink {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn runs_cover_a_region_in_order() {
-        let shape = [4, 5, 6];
-        let region = [(1, 3), (2, 4), (0, 6)];
-        let mut seen = Vec::new();
-        for_each_run(&shape, &region, |file, out, len| {
-            seen.push((file, out, len));
-            Ok(())
-        })
-        .unwrap();
-        assert_eq!(seen, vec![(42, 0, 12), (72, 12, 12)]);
-        let mut all = Vec::new();
-        for_each_run(&shape, &[(0, 4), (0, 5), (0, 6)], |f, o, l| {
-            all.push((f, o, l));
-            Ok(())
-        }).unwrap();
-        assert_eq!(all, vec![(0, 0, 120)]);
-        let mut cols = Vec::new();
-        for_each_run(&[3, 4], &[(0, 2), (1, 2)], |f, o, l| {
-            cols.push((f, o, l));
-            Ok(())
-        }).unwrap();
-        assert_eq!(cols, vec![(1, 0, 1), (5, 1, 1)]);
-    }
 
     #[test]
     fn header_dicts_are_parsed_not_searched() {
