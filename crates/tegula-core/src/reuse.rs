@@ -12,8 +12,8 @@
 use crate::memory::HUGE_PAGE;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
-use std::time::Duration;
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
 
 /// Allocations of at least this many bytes are big.
 const BIG: usize = 1 << 20;
@@ -55,22 +55,27 @@ pub struct ReuseGuard {
     linger: Option<Duration>,
 }
 
-/// The guards alive, and how many have been made (a lingering end checks that none came since).
+/// The guards alive, when reuse ends after the last lingering one (unless another guard comes
+/// first), and whether the thread that ends it then has been started.
 struct Guards {
     alive: usize,
-    made: u64,
+    ends_at: Option<Instant>,
+    ender: bool,
 }
 
-static GUARDS: Mutex<Guards> = Mutex::new(Guards { alive: 0, made: 0 });
+static GUARDS: Mutex<Guards> = Mutex::new(Guards { alive: 0, ends_at: None, ender: false });
 
-fn guards() -> std::sync::MutexGuard<'static, Guards> {
-    GUARDS.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+/// Wakes the ending thread when `ends_at` is set.
+static ENDING: Condvar = Condvar::new();
+
+fn guards() -> MutexGuard<'static, Guards> {
+    GUARDS.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 fn enter(bytes: usize, linger: Option<Duration>) -> ReuseGuard {
     let mut g = guards();
     g.alive += 1;
-    g.made += 1;
+    g.ends_at = None;
     set_reuse_limit(bytes);
     ReuseGuard { linger }
 }
@@ -83,19 +88,35 @@ impl Drop for ReuseGuard {
             return;
         }
         let Some(linger) = self.linger else { return set_reuse_limit(0) };
-        let made = g.made;
-        drop(g);
-        let ended = std::thread::Builder::new().name("tegula-reuse-end".into()).spawn(move || {
-            std::thread::sleep(linger);
-            let g = guards();
-            if g.alive == 0 && g.made == made {
-                set_reuse_limit(0);
-            }
-        });
-        // Without a thread to wait, reuse ends now.
-        if ended.is_err() {
+        g.ends_at = Some(Instant::now() + linger);
+        // One thread for the life of the process ends every linger (a worker lingers after
+        // each fragment it runs).
+        if !g.ender {
+            g.ender = std::thread::Builder::new().name("tegula-reuse-end".into()).spawn(end_lingering_reuse).is_ok();
+        }
+        if g.ender {
+            ENDING.notify_one();
+        } else {
+            // Without a thread to wait, reuse ends now.
+            g.ends_at = None;
             set_reuse_limit(0);
         }
+    }
+}
+
+/// Ends reuse whenever a linger has passed with no guard alive.
+fn end_lingering_reuse() {
+    let mut g = guards();
+    loop {
+        g = match g.ends_at {
+            None => ENDING.wait(g).unwrap_or_else(PoisonError::into_inner),
+            Some(at) if Instant::now() >= at => {
+                g.ends_at = None;
+                set_reuse_limit(0);
+                g
+            }
+            Some(at) => ENDING.wait_timeout(g, at - Instant::now()).map_or_else(|e| e.into_inner().0, |(g, _)| g),
+        };
     }
 }
 
@@ -113,8 +134,8 @@ struct Kept {
 
 static KEPT: Mutex<Kept> = Mutex::new(Kept { regions: [(0, 0); SLOTS], count: 0, bytes: 0 });
 
-fn lock() -> std::sync::MutexGuard<'static, Kept> {
-    KEPT.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+fn lock() -> MutexGuard<'static, Kept> {
+    KEPT.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Kept {
