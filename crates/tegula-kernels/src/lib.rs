@@ -6,6 +6,7 @@
 
 #![deny(missing_docs)]
 
+mod ahead;
 pub mod assemble;
 pub mod binary;
 pub mod blas;

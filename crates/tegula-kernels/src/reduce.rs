@@ -123,7 +123,7 @@ fn add_rows(sums: &mut Option<ShiftedMoments>, band: &Chunk, row: usize) -> Resu
             &copied
         }
     };
-    ShiftedMoments::extend(sums, &values.chunks_exact(row).collect::<Vec<_>>());
+    ShiftedMoments::extend(sums, &values.chunks_exact(row).collect::<Vec<_>>(), crate::ahead::Ahead::NONE);
     Ok(())
 }
 

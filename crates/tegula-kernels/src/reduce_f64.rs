@@ -3,6 +3,7 @@
 //! instead of one-element chunks, so both give bit-identical results without allocating per
 //! tile.
 
+use crate::ahead::Ahead;
 use crate::chunk::Chunk;
 use crate::element::{Num, Ordered};
 use crate::parallel::{groups, map_groups};
@@ -53,10 +54,10 @@ pub fn reduce_rows_f64<S: Default>(
     fill: impl Fn(usize, &mut [f64], &mut S) -> Result<()> + Sync + Send,
 ) -> Option<Result<Chunk>> {
     let row: usize = shape.iter().skip(1).product();
-    fold_rows(op, shape, |first, rows, (scratch, values): &mut (S, Vec<f64>), each: &mut dyn FnMut(&[&[f64]])| {
+    fold_rows(op, shape, |first, rows, (scratch, values): &mut (S, Vec<f64>), each: &mut dyn FnMut(&[&[f64]], Ahead)| {
         values.resize(rows * row, 0.0);
         fill(first * row, values, scratch)?;
-        each(&values.chunks_exact(row).collect::<Vec<_>>());
+        each(&values.chunks_exact(row).collect::<Vec<_>>(), Ahead::NONE);
         Ok(())
     })
 }
@@ -90,11 +91,12 @@ pub fn reduce_rows_widened(op: PartialReduce, axes: &[usize], a: &Chunk) -> Opti
 const STREAMS: usize = 4;
 
 /// `reduce_rows_f64` over rows that `visit(first, rows, scratch, each)` hands to `each`
-/// together, rows `first .. first + rows` of the block: a band, or `STREAMS` one-row bands.
+/// together, rows `first .. first + rows` of the block (a band, or `STREAMS` one-row bands),
+/// with the rows after them where they lie in memory (`Ahead`).
 fn fold_rows<S: Default>(
     op: PartialReduce,
     shape: &[usize],
-    visit: impl Fn(usize, usize, &mut S, &mut dyn FnMut(&[&[f64]])) -> Result<()> + Sync + Send,
+    visit: impl Fn(usize, usize, &mut S, &mut dyn FnMut(&[&[f64]], Ahead)) -> Result<()> + Sync + Send,
 ) -> Option<Result<Chunk>> {
     let (rows, row) = (*shape.first()?, shape[1..].iter().product::<usize>());
     if rows == 0 || row == 0 || shape.len() < 2 {
@@ -112,7 +114,7 @@ fn fold_rows<S: Default>(
         let mut acc: Option<Vec<f64>> = None;
         let (start, end) = (group.start * band, (group.end * band).min(rows));
         for first in (start..end).step_by(step) {
-            visit(first, step.min(end - first), &mut scratch, &mut |batch| fold.band_into(&mut acc, batch, straight))?;
+            visit(first, step.min(end - first), &mut scratch, &mut |batch, ahead| fold.band_into(&mut acc, batch, straight, ahead))?;
         }
         let acc = acc.ok_or_else(|| internal_err!("a group without bands"))?;
         let keep = match op.stacked() {
@@ -139,9 +141,9 @@ pub fn reduce_lanes_f64<'m>(op: PartialReduce, shape: &[usize], lane: impl Fn(us
     }
     let values = map_groups(groups(lanes.div_ceil(STREAMS), STREAMS * len), |group| {
         let mut folded = Vec::with_capacity(group.len() * STREAMS);
+        let batch = |first: usize| (first.min(lanes)..(first + STREAMS).min(lanes)).map(&lane).collect::<Vec<_>>();
         for first in group.map(|batch| batch * STREAMS) {
-            let batch: Vec<&[f64]> = (first..(first + STREAMS).min(lanes)).map(&lane).collect();
-            folded.extend(fold.lanes(&batch, len));
+            folded.extend(fold.lanes(&batch(first), len, Ahead(&batch(first + STREAMS))));
         }
         Ok(folded)
     });
@@ -165,12 +167,14 @@ pub fn reduce_lanes_f64<'m>(op: PartialReduce, shape: &[usize], lane: impl Fn(us
 /// Values of a lane's pieces handed to its fold at a time, a multiple of `LANES`.
 const PIECE: usize = 512;
 
-/// Folds of lanes read side by side, a piece of each in turn.
-fn side_by_side(lanes: &[&[f64]], len: usize, map: impl Fn(f64) -> f64 + Copy, f: impl Fn(f64, f64) -> f64 + Copy) -> Vec<f64> {
+/// Folds of lanes read side by side, a piece of each in turn, the same piece of the `i`-th
+/// lane `ahead` asked for with the `i`-th lane's.
+fn side_by_side(lanes: &[&[f64]], len: usize, map: impl Fn(f64) -> f64 + Copy, f: impl Fn(f64, f64) -> f64 + Copy, ahead: Ahead) -> Vec<f64> {
     let mut folds: Vec<LaneFold<f64>> = lanes.iter().map(|_| LaneFold::new(len)).collect();
     for start in (0..len).step_by(PIECE) {
         let end = (start + PIECE).min(len);
-        for (fold, lane) in folds.iter_mut().zip(lanes) {
+        for (i, (fold, lane)) in folds.iter_mut().zip(lanes).enumerate() {
+            ahead.columns_of(i, start..end);
             push(fold, &lane[start..end], map, f);
         }
     }
@@ -181,7 +185,7 @@ fn side_by_side(lanes: &[&[f64]], len: usize, map: impl Fn(f64) -> f64 + Copy, f
 /// of `reduce_bands`, which does the same, so the same values), the groups' partials merged.
 fn moments_of_rows<S: Default>(
     shape: &[usize],
-    visit: impl Fn(usize, usize, &mut S, &mut dyn FnMut(&[&[f64]])) -> Result<()> + Sync + Send,
+    visit: impl Fn(usize, usize, &mut S, &mut dyn FnMut(&[&[f64]], Ahead)) -> Result<()> + Sync + Send,
 ) -> Result<Chunk> {
     let (rows, row) = (shape[0], shape[1..].iter().product::<usize>());
     let band = band_rows(row);
@@ -193,7 +197,7 @@ fn moments_of_rows<S: Default>(
         let mut acc: Option<ShiftedMoments> = None;
         let (start, end) = (group.start * band, (group.end * band).min(rows));
         for first in (start..end).step_by(step) {
-            visit(first, step.min(end - first), &mut scratch, &mut |batch| ShiftedMoments::extend(&mut acc, batch))?;
+            visit(first, step.min(end - first), &mut scratch, &mut |batch, ahead| ShiftedMoments::extend(&mut acc, batch, ahead))?;
         }
         let acc = acc.ok_or_else(|| internal_err!("a group without rows"))?;
         Ok(Chunk::Float64(acc.finish(&shape[1..])?.into()))
@@ -217,8 +221,12 @@ pub fn reduce_row_major_f64(op: PartialReduce, axes: &[usize], a: &Chunk) -> Opt
         return None;
     }
     let row: usize = shape[1..].iter().product();
-    fold_rows(op, shape, |first, rows, _: &mut (), each: &mut dyn FnMut(&[&[f64]])| {
-        each(&values[first * row..(first + rows) * row].chunks_exact(row).collect::<Vec<_>>());
+    let rows_from = |first: usize, rows: usize| {
+        let (first, end) = (first.min(shape[0]), (first + rows).min(shape[0]));
+        values[first * row..end * row].chunks_exact(row).collect::<Vec<_>>()
+    };
+    fold_rows(op, shape, |first, rows, _: &mut (), each: &mut dyn FnMut(&[&[f64]], Ahead)| {
+        each(&rows_from(first, rows), Ahead(&rows_from(first + rows, rows)));
         Ok(())
     })
 }
@@ -245,16 +253,18 @@ pub fn reduce_strided_f64(op: PartialReduce, axes: &[usize], a: &Chunk) -> Optio
         // Rows read where they lie when each is contiguous (then all are: each lies in one
         // run of the innermost axis), else a band gathered at once.
         let rows_lie_whole = strided.contiguous(memory, 0, row).is_some();
-        let visit = |first: usize, rows: usize, buf: &mut Vec<f64>, each: &mut dyn FnMut(&[&[f64]])| {
+        let rows_from = |first: usize, rows: usize| {
+            (first..(first + rows).min(shape[0]))
+                .map(|r| strided.contiguous(memory, r * row, row).ok_or_else(|| internal_err!("row {r} of a window is not contiguous")))
+                .collect::<Result<Vec<_>>>()
+        };
+        let visit = |first: usize, rows: usize, buf: &mut Vec<f64>, each: &mut dyn FnMut(&[&[f64]], Ahead)| {
             if rows_lie_whole {
-                let band = (first..first + rows)
-                    .map(|r| strided.contiguous(memory, r * row, row).ok_or_else(|| internal_err!("row {r} of a window is not contiguous")))
-                    .collect::<Result<Vec<_>>>()?;
-                each(&band);
+                each(&rows_from(first, rows)?, Ahead(&rows_from(first + rows, rows)?));
             } else {
                 buf.resize(rows * row, 0.0);
                 gather(first * row, buf);
-                each(&buf.chunks_exact(row).collect::<Vec<_>>());
+                each(&buf.chunks_exact(row).collect::<Vec<_>>(), Ahead::NONE);
             }
             Ok(())
         };
@@ -397,59 +407,60 @@ impl Fold {
     /// Folds `rows` into the running partial `acc` (made from the first row if there is none
     /// yet): straight, row after row, or as a band whose own partial is then combined into
     /// `acc`, as `reduce_bands` does.
-    fn band_into(self, acc: &mut Option<Vec<f64>>, rows: &[&[f64]], straight: bool) {
+    fn band_into(self, acc: &mut Option<Vec<f64>>, rows: &[&[f64]], straight: bool, ahead: Ahead) {
         let Some((first, rest)) = rows.split_first() else { return };
         match acc {
             None => {
                 let mut partial = self.start(first);
-                self.rows_into(&mut partial, rest);
+                self.rows_into(&mut partial, rest, ahead);
                 *acc = Some(partial);
             }
-            Some(acc) if straight => self.rows_into(acc, rows),
-            Some(acc) => self.band_combined(acc, rows),
+            Some(acc) if straight => self.rows_into(acc, rows, ahead),
+            Some(acc) => self.band_combined(acc, rows, ahead),
         }
     }
 
     /// `acc[i] = f(acc[i], row[i])` for each row in turn, for a fold other than moments.
-    fn rows_into(self, acc: &mut [f64], rows: &[&[f64]]) {
+    fn rows_into(self, acc: &mut [f64], rows: &[&[f64]], ahead: Ahead) {
         match self {
             Fold::NanSumCount => {
                 let (sums, counts) = acc.split_at_mut(acc.len() / 2);
-                Fold::Plain(Plain::NanSum).rows_into(sums, rows);
-                fold_rows_into(counts, rows, |a, x| a + counted(x));
+                Fold::Plain(Plain::NanSum).rows_into(sums, rows, ahead);
+                fold_rows_into(counts, rows, |a, x| a + counted(x), Ahead::NONE);
             }
             Fold::Moments | Fold::NanMoments => {}
-            Fold::Plain(plain) => with_ops!(plain, |map, combine| fold_rows_into(acc, rows, |a, x| combine(a, map(x)))),
+            Fold::Plain(plain) => with_ops!(plain, |map, combine| fold_rows_into(acc, rows, |a, x| combine(a, map(x)), ahead)),
         }
     }
 
     /// Combines the partial of the band `rows` (its first row mapped, the others folded in)
     /// into `acc`; what NaNs a partial holds are results, so partials combine by plain sums.
-    fn band_combined(self, acc: &mut [f64], rows: &[&[f64]]) {
+    fn band_combined(self, acc: &mut [f64], rows: &[&[f64]], ahead: Ahead) {
         match self {
             Fold::NanSumCount => {
                 let (sums, counts) = acc.split_at_mut(acc.len() / 2);
-                Fold::Plain(Plain::NanSum).band_combined(sums, rows);
-                fold_band_into(counts, rows, counted, |a, x| a + counted(x), Num::add);
+                Fold::Plain(Plain::NanSum).band_combined(sums, rows, ahead);
+                fold_band_into(counts, rows, counted, |a, x| a + counted(x), Num::add, Ahead::NONE);
             }
             Fold::Moments | Fold::NanMoments => {}
-            Fold::Plain(plain) => with_ops!(plain, |map, combine| fold_band_into(acc, rows, map, |a, x| combine(a, map(x)), combine)),
+            Fold::Plain(plain) => with_ops!(plain, |map, combine| fold_band_into(acc, rows, map, |a, x| combine(a, map(x)), combine, ahead)),
         }
     }
 
     /// The fold of each of `lanes` (`len` values each, at least sixteen) as `reduce_axes` folds
-    /// a lane: (value, 0, 0), (sum, count, 0), or `slice_moments`' (count, mean, M2).
-    fn lanes(self, lanes: &[&[f64]], len: usize) -> Vec<[f64; 3]> {
+    /// a lane: (value, 0, 0), (sum, count, 0), or `slice_moments`' (count, mean, M2); the
+    /// lanes `ahead` asked for meanwhile.
+    fn lanes(self, lanes: &[&[f64]], len: usize, ahead: Ahead) -> Vec<[f64; 3]> {
         match self {
-            Fold::Plain(plain) => with_ops!(plain, |map, combine| side_by_side(lanes, len, map, combine)).into_iter().map(|v| [v, 0.0, 0.0]).collect(),
+            Fold::Plain(plain) => with_ops!(plain, |map, combine| side_by_side(lanes, len, map, combine, ahead)).into_iter().map(|v| [v, 0.0, 0.0]).collect(),
             Fold::NanSumCount => {
-                let sums = side_by_side(lanes, len, Ordered::zero_nan, Num::add);
-                let counts = side_by_side(lanes, len, counted, Num::add);
+                let sums = side_by_side(lanes, len, Ordered::zero_nan, Num::add, ahead);
+                let counts = side_by_side(lanes, len, counted, Num::add, Ahead::NONE);
                 sums.into_iter().zip(counts).map(|(s, c)| [s, c, 0.0]).collect()
             }
             Fold::Moments | Fold::NanMoments => {
                 let n = len as f64;
-                let means: Vec<f64> = side_by_side(lanes, len, |x| x, Num::add).into_iter().map(|s| s / n).collect();
+                let means: Vec<f64> = side_by_side(lanes, len, |x| x, Num::add, ahead).into_iter().map(|s| s / n).collect();
                 // The second pass, one lane at a time: the lanes just read are in cache.
                 lanes.iter().zip(means).map(|(lane, mean)| [n, mean, fold_lane(lane, move |x| (x - mean) * (x - mean), Num::add)]).collect()
             }
@@ -516,28 +527,29 @@ unsafe fn push_avx2(lanes: &mut LaneFold<f64>, piece: &[f64], map: impl Fn(f64) 
 /// the window's partial stays in registers and L1 while each row is one memory stream.
 const WINDOW: usize = 64;
 
-/// `acc[i] = f(acc[i], row[i])` for each of `rows` in turn, a column window at a time;
-/// compiled for AVX2 where the CPU has it (the same operations in the same order for each
-/// column, so the same values).
-fn fold_rows_into(acc: &mut [f64], rows: &[&[f64]], f: impl Fn(f64, f64) -> f64 + Copy) {
+/// `acc[i] = f(acc[i], row[i])` for each of `rows` in turn, a column window at a time, the
+/// window of the rows `ahead` asked for meanwhile; compiled for AVX2 where the CPU has it (the
+/// same operations in the same order for each column, so the same values).
+fn fold_rows_into(acc: &mut [f64], rows: &[&[f64]], f: impl Fn(f64, f64) -> f64 + Copy, ahead: Ahead) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU supports AVX2, checked just above.
-        return unsafe { fold_rows_into_avx2(acc, rows, f) };
+        return unsafe { fold_rows_into_avx2(acc, rows, f, ahead) };
     }
-    fold_rows_by_window(acc, rows, f)
+    fold_rows_by_window(acc, rows, f, ahead)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn fold_rows_into_avx2(acc: &mut [f64], rows: &[&[f64]], f: impl Fn(f64, f64) -> f64 + Copy) {
-    fold_rows_by_window(acc, rows, f)
+unsafe fn fold_rows_into_avx2(acc: &mut [f64], rows: &[&[f64]], f: impl Fn(f64, f64) -> f64 + Copy, ahead: Ahead) {
+    fold_rows_by_window(acc, rows, f, ahead)
 }
 
 #[inline(always)]
-fn fold_rows_by_window(acc: &mut [f64], rows: &[&[f64]], f: impl Fn(f64, f64) -> f64 + Copy) {
+fn fold_rows_by_window(acc: &mut [f64], rows: &[&[f64]], f: impl Fn(f64, f64) -> f64 + Copy, ahead: Ahead) {
     for (w, acc) in acc.chunks_mut(WINDOW).enumerate() {
         let cols = w * WINDOW..w * WINDOW + acc.len();
+        ahead.columns(cols.clone());
         for row in rows {
             acc.iter_mut().zip(&row[cols.clone()]).for_each(|(a, &x)| *a = f(*a, x));
         }
@@ -545,29 +557,30 @@ fn fold_rows_by_window(acc: &mut [f64], rows: &[&[f64]], f: impl Fn(f64, f64) ->
 }
 
 /// For each column, the band's partial (`map` of its first row, each further row folded in by
-/// `f`) combined into `acc` by `combine`, a column window at a time; compiled for AVX2 where
-/// the CPU has it.
-fn fold_band_into(acc: &mut [f64], rows: &[&[f64]], map: impl Fn(f64) -> f64 + Copy, f: impl Fn(f64, f64) -> f64 + Copy, combine: impl Fn(f64, f64) -> f64 + Copy) {
+/// `f`) combined into `acc` by `combine`, a column window at a time, the window of the rows
+/// `ahead` asked for meanwhile; compiled for AVX2 where the CPU has it.
+fn fold_band_into(acc: &mut [f64], rows: &[&[f64]], map: impl Fn(f64) -> f64 + Copy, f: impl Fn(f64, f64) -> f64 + Copy, combine: impl Fn(f64, f64) -> f64 + Copy, ahead: Ahead) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU supports AVX2, checked just above.
-        return unsafe { fold_band_into_avx2(acc, rows, map, f, combine) };
+        return unsafe { fold_band_into_avx2(acc, rows, map, f, combine, ahead) };
     }
-    fold_band_by_window(acc, rows, map, f, combine)
+    fold_band_by_window(acc, rows, map, f, combine, ahead)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn fold_band_into_avx2(acc: &mut [f64], rows: &[&[f64]], map: impl Fn(f64) -> f64 + Copy, f: impl Fn(f64, f64) -> f64 + Copy, combine: impl Fn(f64, f64) -> f64 + Copy) {
-    fold_band_by_window(acc, rows, map, f, combine)
+unsafe fn fold_band_into_avx2(acc: &mut [f64], rows: &[&[f64]], map: impl Fn(f64) -> f64 + Copy, f: impl Fn(f64, f64) -> f64 + Copy, combine: impl Fn(f64, f64) -> f64 + Copy, ahead: Ahead) {
+    fold_band_by_window(acc, rows, map, f, combine, ahead)
 }
 
 #[inline(always)]
-fn fold_band_by_window(acc: &mut [f64], rows: &[&[f64]], map: impl Fn(f64) -> f64 + Copy, f: impl Fn(f64, f64) -> f64 + Copy, combine: impl Fn(f64, f64) -> f64 + Copy) {
+fn fold_band_by_window(acc: &mut [f64], rows: &[&[f64]], map: impl Fn(f64) -> f64 + Copy, f: impl Fn(f64, f64) -> f64 + Copy, combine: impl Fn(f64, f64) -> f64 + Copy, ahead: Ahead) {
     let Some((first, rest)) = rows.split_first() else { return };
     let mut part = [0.0; WINDOW];
     for (w, acc) in acc.chunks_mut(WINDOW).enumerate() {
         let cols = w * WINDOW..w * WINDOW + acc.len();
+        ahead.columns(cols.clone());
         let part = &mut part[..acc.len()];
         part.iter_mut().zip(&first[cols.clone()]).for_each(|(p, &x)| *p = map(x));
         for row in rest {

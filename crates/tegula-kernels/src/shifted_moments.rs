@@ -10,6 +10,7 @@
 //! most about `(n + 1) ε` whatever the data's offset, where the textbook one-pass sums (`k = 0`)
 //! lose everything once the offset dwarfs the spread.
 
+use crate::ahead::Ahead;
 use ndarray::{Array, IxDyn};
 use tegula_core::{internal_err, Result};
 
@@ -33,24 +34,25 @@ impl ShiftedMoments {
         ShiftedMoments { shift: first.to_vec(), sum, squares, rows: 1 }
     }
 
-    /// Adds `rows` to `sums`, the first of them starting the sums when there are none yet.
-    pub(crate) fn extend(sums: &mut Option<ShiftedMoments>, rows: &[&[f64]]) {
+    /// Adds `rows` to `sums`, the first of them starting the sums when there are none yet,
+    /// asking for the rows `ahead` meanwhile.
+    pub(crate) fn extend(sums: &mut Option<ShiftedMoments>, rows: &[&[f64]], ahead: Ahead) {
         match (sums.as_mut(), rows.split_first()) {
-            (Some(sums), _) => sums.add(rows),
-            (None, Some((first, rest))) => sums.insert(ShiftedMoments::new(first)).add(rest),
+            (Some(sums), _) => sums.add(rows, ahead),
+            (None, Some((first, rest))) => sums.insert(ShiftedMoments::new(first)).add(rest, ahead),
             (None, None) => {}
         }
     }
 
     /// Adds `rows`, each as long as the first row, in order.
-    fn add(&mut self, rows: &[&[f64]]) {
+    fn add(&mut self, rows: &[&[f64]], ahead: Ahead) {
         self.rows += rows.len();
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU supports AVX2, checked just above.
-            return unsafe { add_avx2(&self.shift, &mut self.sum, &mut self.squares, rows) };
+            return unsafe { add_avx2(&self.shift, &mut self.sum, &mut self.squares, rows, ahead) };
         }
-        add_by_window(&self.shift, &mut self.sum, &mut self.squares, rows)
+        add_by_window(&self.shift, &mut self.sum, &mut self.squares, rows, ahead)
     }
 
     /// The partial `reduce_combine` merges: rows of counts, means and M2 stacked on a new
@@ -69,18 +71,20 @@ impl ShiftedMoments {
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn add_avx2(shift: &[f64], sum: &mut [f64], squares: &mut [f64], rows: &[&[f64]]) {
-    add_by_window(shift, sum, squares, rows)
+unsafe fn add_avx2(shift: &[f64], sum: &mut [f64], squares: &mut [f64], rows: &[&[f64]], ahead: Ahead) {
+    add_by_window(shift, sum, squares, rows, ahead)
 }
 
 /// The rows folded a column window at a time, so that the window's sums stay in registers and
-/// L1 while each row is one memory stream (the same operations in the same order for each
-/// column with or without AVX2, so the same values).
+/// L1 while each row is one memory stream, the window of the rows `ahead` asked for meanwhile
+/// (the same operations in the same order for each column with or without AVX2, so the same
+/// values).
 #[inline(always)]
-fn add_by_window(shift: &[f64], sum: &mut [f64], squares: &mut [f64], rows: &[&[f64]]) {
+fn add_by_window(shift: &[f64], sum: &mut [f64], squares: &mut [f64], rows: &[&[f64]], ahead: Ahead) {
     let windows = shift.chunks(WINDOW).zip(sum.chunks_mut(WINDOW)).zip(squares.chunks_mut(WINDOW));
     for (w, ((shift, sum), squares)) in windows.enumerate() {
         let start = w * WINDOW;
+        ahead.columns(start..start + shift.len());
         for row in rows {
             let row = &row[start..start + shift.len()];
             for (((s, q), &k), &x) in sum.iter_mut().zip(squares.iter_mut()).zip(shift).zip(row) {
@@ -106,8 +110,8 @@ mod tests {
     fn moments_of(rows: &[Vec<f64>]) -> Vec<f64> {
         let mut acc = None;
         let all: Vec<&[f64]> = rows.iter().map(|r| r.as_slice()).collect();
-        ShiftedMoments::extend(&mut acc, &all[..1]);
-        ShiftedMoments::extend(&mut acc, &all[1..]);
+        ShiftedMoments::extend(&mut acc, &all[..1], Ahead::NONE);
+        ShiftedMoments::extend(&mut acc, &all[1..], Ahead(&all[..1]));
         acc.unwrap().finish(&[rows[0].len()]).unwrap().into_raw_vec_and_offset().0
     }
 

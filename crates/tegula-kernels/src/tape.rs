@@ -282,10 +282,7 @@ impl Prefetch<'_> {
             for input in self.inputs {
                 let from = self.from + b * per;
                 let lines = input.get(from..input.len().min(from + per)).unwrap_or(&[]);
-                for line in lines.iter().step_by(8) {
-                    // SAFETY: a prefetch has no effect on program state, whatever the address.
-                    unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((line as *const f64).cast()) };
-                }
+                crate::ahead::ask_for::<{ std::arch::x86_64::_MM_HINT_T0 }>(lines);
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
