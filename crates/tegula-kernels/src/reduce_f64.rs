@@ -3,7 +3,7 @@
 //! instead of one-element chunks, so both give bit-identical results without allocating per
 //! tile.
 
-use crate::ahead::Ahead;
+use crate::ahead::{next_row, Ahead, LONG_ROW};
 use crate::chunk::Chunk;
 use crate::element::{Num, Ordered};
 use crate::parallel::{groups, map_groups};
@@ -528,7 +528,8 @@ unsafe fn push_avx2(lanes: &mut LaneFold<f64>, piece: &[f64], map: impl Fn(f64) 
 const WINDOW: usize = 64;
 
 /// `acc[i] = f(acc[i], row[i])` for each of `rows` in turn, a column window at a time, the
-/// window of the rows `ahead` asked for meanwhile; compiled for AVX2 where the CPU has it (the
+/// window of the rows `ahead` asked for meanwhile (rows longer than `LONG_ROW` one after
+/// another, the next asked for meanwhile); compiled for AVX2 where the CPU has it (the
 /// same operations in the same order for each column, so the same values).
 fn fold_rows_into(acc: &mut [f64], rows: &[&[f64]], f: impl Fn(f64, f64) -> f64 + Copy, ahead: Ahead) {
     #[cfg(target_arch = "x86_64")]
@@ -547,6 +548,17 @@ unsafe fn fold_rows_into_avx2(acc: &mut [f64], rows: &[&[f64]], f: impl Fn(f64, 
 
 #[inline(always)]
 fn fold_rows_by_window(acc: &mut [f64], rows: &[&[f64]], f: impl Fn(f64, f64) -> f64 + Copy, ahead: Ahead) {
+    if acc.len() > LONG_ROW {
+        for (i, row) in rows.iter().enumerate() {
+            let next = next_row(rows, i, ahead);
+            for (w, acc) in acc.chunks_mut(WINDOW).enumerate() {
+                let cols = w * WINDOW..w * WINDOW + acc.len();
+                next.columns(cols.clone());
+                acc.iter_mut().zip(&row[cols]).for_each(|(a, &x)| *a = f(*a, x));
+            }
+        }
+        return;
+    }
     for (w, acc) in acc.chunks_mut(WINDOW).enumerate() {
         let cols = w * WINDOW..w * WINDOW + acc.len();
         ahead.columns(cols.clone());

@@ -10,7 +10,7 @@
 //! most about `(n + 1) ε` whatever the data's offset, where the textbook one-pass sums (`k = 0`)
 //! lose everything once the offset dwarfs the spread.
 
-use crate::ahead::Ahead;
+use crate::ahead::{next_row, Ahead, LONG_ROW};
 use ndarray::{Array, IxDyn};
 use tegula_core::{internal_err, Result};
 
@@ -76,11 +76,21 @@ unsafe fn add_avx2(shift: &[f64], sum: &mut [f64], squares: &mut [f64], rows: &[
 }
 
 /// The rows folded a column window at a time, so that the window's sums stay in registers and
-/// L1 while each row is one memory stream, the window of the rows `ahead` asked for meanwhile
-/// (the same operations in the same order for each column with or without AVX2, so the same
-/// values).
+/// L1 while each row is one memory stream, the window of the rows `ahead` asked for meanwhile;
+/// rows longer than `LONG_ROW` one after another (the same operations in the same order for
+/// each column either way, with or without AVX2, so the same values).
 #[inline(always)]
 fn add_by_window(shift: &[f64], sum: &mut [f64], squares: &mut [f64], rows: &[&[f64]], ahead: Ahead) {
+    if shift.len() <= LONG_ROW {
+        return add_windows(shift, sum, squares, rows, ahead);
+    }
+    for (i, row) in rows.iter().enumerate() {
+        add_windows(shift, sum, squares, &[*row], next_row(rows, i, ahead));
+    }
+}
+
+#[inline(always)]
+fn add_windows(shift: &[f64], sum: &mut [f64], squares: &mut [f64], rows: &[&[f64]], ahead: Ahead) {
     let windows = shift.chunks(WINDOW).zip(sum.chunks_mut(WINDOW)).zip(squares.chunks_mut(WINDOW));
     for (w, ((shift, sum), squares)) in windows.enumerate() {
         let start = w * WINDOW;
@@ -130,6 +140,21 @@ mod tests {
             let want = two_pass(&column);
             for (k, w) in want.iter().enumerate() {
                 let g = got[k * 3 + c];
+                assert!((g - w).abs() <= 1e-9 * w.abs().max(1e-300), "column {c} moment {k}: {g} against {w}");
+            }
+        }
+    }
+
+    /// Rows longer than `LONG_ROW`, folded one after another, give each column's moments.
+    #[test]
+    fn long_rows_match_two_passes() {
+        let width = LONG_ROW + 5;
+        let rows: Vec<Vec<f64>> = (0..7).map(|i| (0..width).map(|c| ((i * 31 + c * 17) % 101) as f64 * 0.5 + c as f64).collect()).collect();
+        let got = moments_of(&rows);
+        for c in [0, 1, LONG_ROW, width - 1] {
+            let column: Vec<f64> = rows.iter().map(|r| r[c]).collect();
+            for (k, w) in two_pass(&column).iter().enumerate() {
+                let g = got[k * width + c];
                 assert!((g - w).abs() <= 1e-9 * w.abs().max(1e-300), "column {c} moment {k}: {g} against {w}");
             }
         }
