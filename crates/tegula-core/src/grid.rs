@@ -151,11 +151,11 @@ pub fn for_each_run<E>(shape: &[usize], region: &[(usize, usize)], mut f: impl F
     }
     let tail: usize = shape[inner..].iter().product();
     let (run_axis, run) = if inner == 0 { (None, tail) } else { (Some(inner - 1), (region[inner - 1].1 - region[inner - 1].0) * tail) };
-    let outer = run_axis.unwrap_or(0);
-    let mut idx: Vec<usize> = region[..outer].iter().map(|r| r.0).collect();
     if region.iter().any(|(a, b)| a == b) {
         return Ok(());
     }
+    let outer = run_axis.unwrap_or(0);
+    let mut idx: Vec<usize> = region[..outer].iter().map(|r| r.0).collect();
     let mut done = 0;
     loop {
         let mut offset = 0;
@@ -180,4 +180,3 @@ pub fn for_each_run<E>(shape: &[usize], region: &[(usize, usize)], mut f: impl F
         }
     }
 }
-

@@ -24,9 +24,17 @@ pub(crate) fn ask_for<const HINT: i32>(values: &[f64]) {
 /// such rows ran `std(axis=0)` of 5000² and 10000² blocks about a fifth slower.
 pub(crate) const LONG_ROW: usize = 4096;
 
-/// The row after the `i`-th of `rows`: the next of them, else the first row `ahead`.
-pub(crate) fn next_row<'r>(rows: &'r [&'r [f64]], i: usize, ahead: Ahead<'r>) -> Ahead<'r> {
-    Ahead(rows.get(i + 1..i + 2).or(ahead.0.get(..1)).unwrap_or(&[]))
+/// `fold(rows, ahead)` of `rows` `width` values long: once for them all, or, for rows longer
+/// than `LONG_ROW`, once per row, with the row after it (the next of `rows`, else the first
+/// row `ahead`) as the row ahead.
+#[inline(always)]
+pub(crate) fn by_length<'r>(rows: &'r [&'r [f64]], width: usize, ahead: Ahead<'r>, mut fold: impl FnMut(&[&[f64]], Ahead)) {
+    if width <= LONG_ROW {
+        return fold(rows, ahead);
+    }
+    for i in 0..rows.len() {
+        fold(&rows[i..i + 1], Ahead(rows.get(i + 1..i + 2).or(ahead.0.get(..1)).unwrap_or(&[])));
+    }
 }
 
 /// Level-2 cache: a window's rows are read once, after the rows folded before them.

@@ -3,7 +3,7 @@
 //! instead of one-element chunks, so both give bit-identical results without allocating per
 //! tile.
 
-use crate::ahead::{next_row, Ahead, LONG_ROW};
+use crate::ahead::{by_length, Ahead};
 use crate::chunk::Chunk;
 use crate::element::{Num, Ordered};
 use crate::parallel::{groups, map_groups};
@@ -548,24 +548,15 @@ unsafe fn fold_rows_into_avx2(acc: &mut [f64], rows: &[&[f64]], f: impl Fn(f64, 
 
 #[inline(always)]
 fn fold_rows_by_window(acc: &mut [f64], rows: &[&[f64]], f: impl Fn(f64, f64) -> f64 + Copy, ahead: Ahead) {
-    if acc.len() > LONG_ROW {
-        for (i, row) in rows.iter().enumerate() {
-            let next = next_row(rows, i, ahead);
-            for (w, acc) in acc.chunks_mut(WINDOW).enumerate() {
-                let cols = w * WINDOW..w * WINDOW + acc.len();
-                next.columns(cols.clone());
-                acc.iter_mut().zip(&row[cols]).for_each(|(a, &x)| *a = f(*a, x));
+    by_length(rows, acc.len(), ahead, |rows, ahead| {
+        for (w, acc) in acc.chunks_mut(WINDOW).enumerate() {
+            let cols = w * WINDOW..w * WINDOW + acc.len();
+            ahead.columns(cols.clone());
+            for row in rows {
+                acc.iter_mut().zip(&row[cols.clone()]).for_each(|(a, &x)| *a = f(*a, x));
             }
         }
-        return;
-    }
-    for (w, acc) in acc.chunks_mut(WINDOW).enumerate() {
-        let cols = w * WINDOW..w * WINDOW + acc.len();
-        ahead.columns(cols.clone());
-        for row in rows {
-            acc.iter_mut().zip(&row[cols.clone()]).for_each(|(a, &x)| *a = f(*a, x));
-        }
-    }
+    })
 }
 
 /// For each column, the band's partial (`map` of its first row, each further row folded in by

@@ -10,7 +10,7 @@
 //! most about `(n + 1) ε` whatever the data's offset, where the textbook one-pass sums (`k = 0`)
 //! lose everything once the offset dwarfs the spread.
 
-use crate::ahead::{next_row, Ahead, LONG_ROW};
+use crate::ahead::{by_length, Ahead};
 use ndarray::{Array, IxDyn};
 use tegula_core::{internal_err, Result};
 
@@ -81,34 +81,27 @@ unsafe fn add_avx2(shift: &[f64], sum: &mut [f64], squares: &mut [f64], rows: &[
 /// each column either way, with or without AVX2, so the same values).
 #[inline(always)]
 fn add_by_window(shift: &[f64], sum: &mut [f64], squares: &mut [f64], rows: &[&[f64]], ahead: Ahead) {
-    if shift.len() <= LONG_ROW {
-        return add_windows(shift, sum, squares, rows, ahead);
-    }
-    for (i, row) in rows.iter().enumerate() {
-        add_windows(shift, sum, squares, &[*row], next_row(rows, i, ahead));
-    }
-}
-
-#[inline(always)]
-fn add_windows(shift: &[f64], sum: &mut [f64], squares: &mut [f64], rows: &[&[f64]], ahead: Ahead) {
-    let windows = shift.chunks(WINDOW).zip(sum.chunks_mut(WINDOW)).zip(squares.chunks_mut(WINDOW));
-    for (w, ((shift, sum), squares)) in windows.enumerate() {
-        let start = w * WINDOW;
-        ahead.columns(start..start + shift.len());
-        for row in rows {
-            let row = &row[start..start + shift.len()];
-            for (((s, q), &k), &x) in sum.iter_mut().zip(squares.iter_mut()).zip(shift).zip(row) {
-                let d = x - k;
-                *s += d;
-                *q += d * d;
+    by_length(rows, shift.len(), ahead, |rows, ahead| {
+        let windows = shift.chunks(WINDOW).zip(sum.chunks_mut(WINDOW)).zip(squares.chunks_mut(WINDOW));
+        for (w, ((shift, sum), squares)) in windows.enumerate() {
+            let start = w * WINDOW;
+            ahead.columns(start..start + shift.len());
+            for row in rows {
+                let row = &row[start..start + shift.len()];
+                for (((s, q), &k), &x) in sum.iter_mut().zip(squares.iter_mut()).zip(shift).zip(row) {
+                    let d = x - k;
+                    *s += d;
+                    *q += d * d;
+                }
             }
         }
-    }
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ahead::LONG_ROW;
 
     /// Two-pass (count, mean, M2) of a column, the reference.
     fn two_pass(column: &[f64]) -> [f64; 3] {
