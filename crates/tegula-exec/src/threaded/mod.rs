@@ -29,6 +29,7 @@ use std::time::{Duration, Instant};
 use tegula_core::{internal_err, Cancel, Result, Spec, TegulaError};
 use tegula_kernels::parallel::with_spare_threads;
 use tegula_kernels::Chunk;
+use tegula_plan::fragments::work_bytes;
 use tegula_plan::memory::projected_peak;
 use tegula_plan::order::static_order;
 use tegula_plan::{TaskGraph, TaskId};
@@ -239,6 +240,15 @@ fn report(tasks: usize, ledgers: &[Ledger]) -> Report {
     }
 }
 
+/// Tasks whose work (bytes read, made and written) stays under this take a few microseconds
+/// each: a job takes several such at once (`Run::take_small`), so that two threads running
+/// them do not queue on the state's lock for every one. Twenty thousand sums of 100 values
+/// took 0.03 s on two threads, or 0.07 s when the threads fell into step on the lock.
+const SMALL_TASK_BYTES: usize = 64 << 10;
+
+/// The most small tasks a job takes at once, and their most work in bytes.
+const SMALL_BATCH: (usize, usize) = (64, 256 << 10);
+
 /// Takes tasks while the next one fits (spilling to make room when that helps), then leaves
 /// the rest to the jobs that tasks ending start.
 fn job<'a>(scope: &rayon::Scope<'a>, run: &'a Run<'a>) {
@@ -263,19 +273,27 @@ fn job<'a>(scope: &rayon::Scope<'a>, run: &'a Run<'a>) {
         }
         s.ready.pop();
         let args = run.admit(&mut s, id, need);
+        let taken = run.take_small(&mut s, (id, args));
         // Threads that neither run a task nor have one waiting for them: the kernel may split
         // its block over them. (Not the jobs: a job about to find nothing ready still counts.)
         let spare = run.threads.saturating_sub(s.running + s.ready.len());
         drop(s);
-        // A clock read per task only for an observer that wants times.
-        let started = run.observer.filter(|o| o.timed()).map(|_| run.start.elapsed());
-        let outcome = with_spare_threads(spare, || run.execute(id, args)).and_then(|done| run.hand_over(id, done));
+        let ran: Vec<_> = taken
+            .into_iter()
+            .map(|(id, args)| {
+                // A clock read per task only for an observer that wants times.
+                let started = run.observer.filter(|o| o.timed()).map(|_| run.start.elapsed());
+                (id, started, with_spare_threads(spare, || run.execute(id, args)).and_then(|done| run.hand_over(id, done)))
+            })
+            .collect();
         s = match run.state.lock() {
             Ok(s) => s,
             Err(_) => return,
         };
-        run.finish(&mut s, id, outcome);
-        run.observe(&mut s, id, started);
+        for (id, started, outcome) in ran {
+            run.finish(&mut s, id, outcome);
+            run.observe(&mut s, id, started);
+        }
         let more = s.ready.len().min(run.threads.saturating_sub(s.jobs));
         s.jobs += more;
         for _ in 0..more {
@@ -302,6 +320,26 @@ impl Run<'_> {
         from_others.sort_unstable();
         from_others.dedup();
         from_others.iter().map(|&i| self.graph.tasks[i].nbytes()).sum()
+    }
+
+    /// `first`, admitted, and while it and the tasks after it are small, more of them that fit
+    /// in memory: at most the job's share of the ready tasks, so that no thread waits while
+    /// another holds tasks it has not started.
+    fn take_small(&self, s: &mut State, first: (TaskId, Vec<Arg>)) -> Vec<(TaskId, Vec<Arg>)> {
+        let mut work = work_bytes(self.graph, first.0);
+        let mut taken = vec![first];
+        let share = (s.ready.len() + 1) / self.threads;
+        while work <= SMALL_TASK_BYTES && taken.len() < share.min(SMALL_BATCH.0) {
+            let Some(&Reverse((_, id))) = s.ready.peek() else { break };
+            let (bytes, need) = (work_bytes(self.graph, id), self.need(s, id));
+            if bytes > SMALL_TASK_BYTES || work + bytes > SMALL_BATCH.1 || !s.ledgers[self.device(id)].fits(need) {
+                break;
+            }
+            s.ready.pop();
+            work += bytes;
+            taken.push((id, self.admit(s, id, need)));
+        }
+        taken
     }
 
     /// Reads spilled inputs back and runs the kernel; returns the result and the inputs read.
