@@ -115,19 +115,24 @@ impl Fragment {
     /// given. Fails for what cannot leave the process (a sink being written, a source or a
     /// function without a codec); such work runs where it is.
     pub fn encode(graph: &TaskGraph, shared: Option<&SharedArrays>) -> Result<Fragment> {
-        Fragment::encode_sharing(graph, shared, &FunctionBytes::default())
+        Fragment::encode_sharing(graph.clone(), shared, &FunctionBytes::default())
     }
 
     /// `encode`, one of a computation's fragments: its functions' bytes come from `functions`,
     /// made once for all the fragments.
-    pub fn encode_sharing(graph: &TaskGraph, shared: Option<&SharedArrays>, functions: &FunctionBytes) -> Result<Fragment> {
+    pub fn encode_sharing(graph: TaskGraph, shared: Option<&SharedArrays>, functions: &FunctionBytes) -> Result<Fragment> {
+        let resources = Fragment::resources_of(&graph, shared, functions)?;
+        Ok(Fragment { graph: TaskGraph { resources: vec![], ..graph }, resources })
+    }
+
+    /// The resources `encode_sharing` gives `graph`'s fragment, encoded; the `Value` error it
+    /// gives where the graph cannot leave the process.
+    pub fn resources_of(graph: &TaskGraph, shared: Option<&SharedArrays>, functions: &FunctionBytes) -> Result<Vec<EncodedResource>> {
         // Devices are numbered per process: a task on one other than the CPU stays in its own.
         if let Some(task) = graph.tasks.iter().find(|t| t.device != DeviceId::CPU) {
             return Err(value_err!("a task on {} cannot leave the process that has that device", task.device));
         }
-        let resources = graph.resources.iter().map(|r| encode_resource(r, shared, functions)).collect::<Result<_>>()?;
-        let graph = TaskGraph { tasks: graph.tasks.clone(), outputs: graph.outputs.clone(), resources: vec![] };
-        Ok(Fragment { graph, resources })
+        graph.resources.iter().map(|r| encode_resource(r, shared, functions)).collect()
     }
 
     /// The fragment as bytes (postcard), to send to another process.

@@ -9,7 +9,7 @@
 //! tree over tiny blocks is a few local subtrees, not a fragment per block.
 
 use crate::graph::{Output, Task, TaskGraph, TaskId};
-use std::collections::HashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
 use tegula_core::{Chunks, IoOp, KernelOp, Result, SourceOp, TaskOp};
 
@@ -52,8 +52,9 @@ pub fn is_given_load(task: &Task) -> bool {
 
 fn cut_with(graph: &TaskGraph, loads_given: bool) -> Vec<FragmentCut> {
     let consumers = graph.consumers();
-    let returned: HashSet<TaskId> = graph.outputs.iter().flat_map(|o| o.blocks.iter().copied()).collect();
     let n = graph.tasks.len();
+    let mut returned = vec![false; n];
+    graph.outputs.iter().flat_map(|o| o.blocks.iter()).for_each(|&t| returned[t] = true);
     let given = |t: TaskId| loads_given && is_given_load(&graph.tasks[t]);
     let copied = copied_tasks(graph, &consumers, &returned, loads_given);
     // Forwards: each task takes in the inputs that join it (their fragments complete by then).
@@ -69,7 +70,7 @@ fn cut_with(graph: &TaskGraph, loads_given: bool) -> Vec<FragmentCut> {
         inputs.dedup();
         // Read by `t` alone, directly or through views copied into `t`'s fragment.
         let reads_only_t = |c: TaskId| c == t || (copied[c] && consumers[c].iter().all(|&cc| cc == t));
-        let only_reader = |i: TaskId| !returned.contains(&i) && consumers[i].iter().all(|&c| reads_only_t(c));
+        let only_reader = |i: TaskId| !returned[i] && consumers[i].iter().all(|&c| reads_only_t(c));
         if let [i] = inputs[..] {
             // A chain: the block goes straight on, whatever its size.
             if only_reader(i) {
@@ -114,16 +115,17 @@ fn cut_with(graph: &TaskGraph, loads_given: bool) -> Vec<FragmentCut> {
             members[owner[t]].push(t);
         }
     }
+    // The root whose fragment last took each copied task in.
+    let mut taken_by = vec![usize::MAX; n];
     roots
         .into_iter()
         .map(|root| {
             let mut tasks = std::mem::take(&mut members[root]);
             // The copied tasks it reads, and theirs in turn (a view of a constant block).
-            let mut seen: HashSet<TaskId> = tasks.iter().copied().collect();
             let mut next: Vec<TaskId> = tasks.clone();
             while let Some(t) = next.pop() {
                 for &i in &graph.tasks[t].inputs {
-                    if owner[i] == usize::MAX && !given(i) && seen.insert(i) {
+                    if owner[i] == usize::MAX && !given(i) && std::mem::replace(&mut taken_by[i], root) != root {
                         tasks.push(i);
                         next.push(i);
                     }
@@ -144,19 +146,19 @@ fn cut_with(graph: &TaskGraph, loads_given: bool) -> Vec<FragmentCut> {
 /// partial products of a block) stay in fragments that run in parallel.
 fn merge_shared_intermediates(
     graph: &TaskGraph,
-    returned: &HashSet<TaskId>,
+    returned: &[bool],
     owner: &[usize],
     roots: &[TaskId],
 ) -> Vec<usize> {
     let n = graph.tasks.len();
     let mut group: Vec<usize> = (0..n).collect();
-    let mut inputs: Vec<HashSet<usize>> = vec![HashSet::new(); n];
-    let mut readers: Vec<HashSet<usize>> = vec![HashSet::new(); n];
+    let mut inputs: Vec<FxHashSet<usize>> = vec![FxHashSet::default(); n];
+    let mut readers: Vec<FxHashSet<usize>> = vec![FxHashSet::default(); n];
     // Fragments returning a block of the outputs stay as they are.
     let mut returns = vec![false; n];
-    for t in 0..n {
+    for (t, &is_returned) in returned.iter().enumerate() {
         let Some(&r) = owner.get(t).filter(|&&r| r != usize::MAX) else { continue };
-        returns[r] |= returned.contains(&t);
+        returns[r] |= is_returned;
         for producer in owned_inputs(graph, owner, t) {
             if owner[producer] != r {
                 inputs[r].insert(owner[producer]);
@@ -168,7 +170,7 @@ fn merge_shared_intermediates(
         if returns[a] {
             continue;
         }
-        let reading: HashSet<usize> = readers[a].iter().map(|&r| merged_into(&group, r)).collect();
+        let reading: FxHashSet<usize> = readers[a].iter().map(|&r| merged_into(&group, r)).collect();
         let [b] = reading.into_iter().collect::<Vec<_>>()[..] else { continue };
         let others: Vec<usize> = inputs[b].iter().map(|&j| merged_into(&group, j)).filter(|&j| j != a && j != b).collect();
         if others.iter().all(|&j| is_ancestor(j, a, &inputs, &group)) {
@@ -204,9 +206,9 @@ fn owned_inputs(graph: &TaskGraph, owner: &[usize], t: TaskId) -> Vec<TaskId> {
 
 /// Whether fragment `j` is (through inputs, after merges) an input of fragment `a`; a search
 /// that would visit more than a few hundred fragments answers no.
-fn is_ancestor(j: usize, a: usize, inputs: &[HashSet<usize>], group: &[usize]) -> bool {
+fn is_ancestor(j: usize, a: usize, inputs: &[FxHashSet<usize>], group: &[usize]) -> bool {
     const MOST_VISITED: usize = 256;
-    let mut seen = HashSet::new();
+    let mut seen = FxHashSet::default();
     let mut next = vec![a];
     while let Some(f) = next.pop() {
         for &i in &inputs[f] {
@@ -230,13 +232,13 @@ fn is_ancestor(j: usize, a: usize, inputs: &[HashSet<usize>], group: &[usize]) -
 /// given (`loads_given`), and re-layouts (transposes, new axes, reshapes) of a block that is
 /// shipped anyway — read by several tasks, returned, or itself copied — so `a.T @ a` ships
 /// each block of `a` once, not once more transposed.
-fn copied_tasks(graph: &TaskGraph, consumers: &[Vec<TaskId>], returned: &HashSet<TaskId>, loads_given: bool) -> Vec<bool> {
+fn copied_tasks(graph: &TaskGraph, consumers: &[Vec<TaskId>], returned: &[bool], loads_given: bool) -> Vec<bool> {
     let mut copied = vec![false; graph.tasks.len()];
     for (t, task) in graph.tasks.iter().enumerate() {
-        let read = !returned.contains(&t) && !consumers[t].is_empty();
+        let read = !returned[t] && !consumers[t].is_empty();
         copied[t] = (loads_given && is_given_load(task))
             || (read && is_free(task))
-            || (read && is_relayout(task) && task.inputs.iter().all(|&i| copied[i] || returned.contains(&i) || consumers[i].len() > 1));
+            || (read && is_relayout(task) && task.inputs.iter().all(|&i| copied[i] || returned[i] || consumers[i].len() > 1));
     }
     copied
 }
@@ -249,7 +251,7 @@ fn is_relayout(task: &Task) -> bool {
 
 /// Bytes a task reads, makes (a fused task's generated block too) and writes: what running
 /// it costs, in the unit fragments are weighed in.
-pub(crate) fn work_bytes(graph: &TaskGraph, t: TaskId) -> usize {
+pub fn work_bytes(graph: &TaskGraph, t: TaskId) -> usize {
     let task = &graph.tasks[t];
     let read: usize = task.inputs.iter().map(|&i| graph.tasks[i].nbytes()).sum();
     let generated = match &task.op {
@@ -272,7 +274,7 @@ fn is_free(task: &Task) -> bool {
 fn fragment_of(
     graph: &TaskGraph,
     consumers: &[Vec<TaskId>],
-    returned: &HashSet<TaskId>,
+    returned: &[bool],
     owner: &[usize],
     root: TaskId,
     tasks: Vec<TaskId>,
@@ -281,15 +283,15 @@ fn fragment_of(
     let outputs = tasks
         .iter()
         .copied()
-        .filter(|&t| owner[t] == root && (returned.contains(&t) || read_outside(t, root, consumers, owner)))
+        .filter(|&t| owner[t] == root && (returned[t] || read_outside(t, root, consumers, owner)))
         .collect();
     FragmentCut { tasks, inputs, outputs }
 }
 
 /// The blocks `tasks` read from outside them, in the order they first read them.
 pub(crate) fn inputs_of(graph: &TaskGraph, tasks: &[TaskId]) -> Vec<TaskId> {
-    let inside: HashSet<TaskId> = tasks.iter().copied().collect();
-    let mut seen = HashSet::new();
+    let inside: FxHashSet<TaskId> = tasks.iter().copied().collect();
+    let mut seen = FxHashSet::default();
     tasks.iter().flat_map(|&t| graph.tasks[t].inputs.iter().copied()).filter(|i| !inside.contains(i) && seen.insert(*i)).collect()
 }
 
@@ -307,7 +309,8 @@ fn read_outside(t: TaskId, root: TaskId, consumers: &[Vec<TaskId>], owner: &[usi
 /// in order), its outputs the graph's outputs (one block each, in order), and it carries the
 /// resources its tasks reach.
 pub fn sub_graph(graph: &TaskGraph, fragment: &FragmentCut) -> Result<TaskGraph> {
-    let mut new_id = std::collections::HashMap::new();
+    let mut new_id = FxHashMap::default();
+    new_id.reserve(fragment.inputs.len() + fragment.tasks.len());
     let mut tasks = Vec::with_capacity(fragment.inputs.len() + fragment.tasks.len());
     for (index, &i) in fragment.inputs.iter().enumerate() {
         let t = &graph.tasks[i];
@@ -328,7 +331,7 @@ pub fn sub_graph(graph: &TaskGraph, fragment: &FragmentCut) -> Result<TaskGraph>
             Ok(Output { node: t.node, dtype: t.dtype, chunks: Chunks::new(vec![vec![t.size]], &[t.size])?, blocks: vec![new_id[&o]] })
         })
         .collect::<Result<_>>()?;
-    let reached: HashSet<u64> = tasks.iter().filter_map(|t| t.op.as_io().and_then(IoOp::resource)).collect();
+    let reached: FxHashSet<u64> = tasks.iter().filter_map(|t| t.op.as_io().and_then(IoOp::resource)).collect();
     let resources = graph.resources.iter().filter(|r| reached.contains(&r.id)).map(Arc::clone).collect();
     Ok(TaskGraph { tasks, outputs, resources })
 }

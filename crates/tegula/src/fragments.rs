@@ -28,7 +28,7 @@ pub fn plan_fragments(arrays: &[&Array], fuse: bool, spec: &Spec) -> Result<(Vec
     let fragments = cut(&graph)
         .into_iter()
         .map(|c| {
-            let bytes = Fragment::encode_sharing(&sub_graph(&graph, &c)?, None, &functions)?.to_bytes()?;
+            let bytes = Fragment::encode_sharing(sub_graph(&graph, &c)?, None, &functions)?.to_bytes()?;
             Ok(EncodedFragment { bytes, inputs: c.inputs, outputs: c.outputs })
         })
         .collect::<Result<_>>()?;

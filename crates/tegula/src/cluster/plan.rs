@@ -85,7 +85,7 @@ impl ClusterPlan {
         let fragments = cuts
             .into_iter()
             .map(|c| {
-                let bytes = Fragment::encode_sharing(&sub_graph(&graph, &c)?, None, &functions)?.to_bytes()?;
+                let bytes = Fragment::encode_sharing(sub_graph(&graph, &c)?, None, &functions)?.to_bytes()?;
                 Ok(EncodedFragment { bytes, inputs: c.inputs, outputs: c.outputs })
             })
             .collect::<Result<_>>()?;
