@@ -111,7 +111,10 @@ struct Run<'a> {
     pool: &'a ProcessPool,
     graph: &'a TaskGraph,
     cuts: Vec<FragmentCut>,
-    jobs: Vec<Job>,
+    /// Where the caller's arrays are shared with the workers, and the functions' bytes: what
+    /// encoding a fragment, as its dispatcher takes it, needs.
+    shared: SharedArrays,
+    functions: FunctionBytes,
     blocks: SpillDir,
     disk: SpillDir,
     spec: &'a Spec,
@@ -157,9 +160,7 @@ impl ProcessPool {
         probe.release(&self.command);
         let shared = SharedArrays::new(blocks.dir()?).read_in_place(reads_caller);
         let in_place = if sink.is_some() && reads_caller { written_in_place(graph, &cuts) } else { HashMap::new() };
-        let functions = FunctionBytes::default();
-        let jobs = cuts.iter().map(|c| job(graph, c, &shared, &functions)).collect::<Result<Vec<_>>>()?;
-        let run = Run { sink, in_place, ..Run::new(self, graph, cuts, jobs, [blocks, SpillDir::new(&spec.spill_dir)], spec, observer)? };
+        let run = Run { sink, in_place, ..Run::new(self, graph, cuts, shared, [blocks, SpillDir::new(&spec.spill_dir)], spec, observer)? };
         std::thread::scope(|scope| {
             for index in 0..self.workers.min(run.cuts.len()) {
                 let run = &run;
@@ -198,7 +199,7 @@ impl<'a> Run<'a> {
         pool: &'a ProcessPool,
         graph: &'a TaskGraph,
         cuts: Vec<FragmentCut>,
-        jobs: Vec<Job>,
+        shared: SharedArrays,
         [blocks, disk]: [SpillDir; 2],
         spec: &'a Spec,
         observer: Option<&'a dyn Observer>,
@@ -223,21 +224,32 @@ impl<'a> Run<'a> {
             observed: vec![false; graph.tasks.len()],
         };
         let (sink, in_place) = (None, HashMap::new());
-        Ok(Run { pool, graph, cuts, jobs, blocks, disk, spec, observer, sink, in_place, start: Instant::now(), state: Mutex::new(state), changed: Condvar::new() })
+        let functions = FunctionBytes::default();
+        Ok(Run { pool, graph, cuts, shared, functions, blocks, disk, spec, observer, sink, in_place, start: Instant::now(), state: Mutex::new(state), changed: Condvar::new() })
     }
 
     fn lock(&self) -> Result<std::sync::MutexGuard<'_, State>> {
         self.state.lock().map_err(|_| internal_err!("process pool state poisoned"))
     }
 
-    /// One dispatcher per worker: takes ready fragments until all are done or one failed.
+    /// One dispatcher per worker: takes ready fragments until all are done or one failed,
+    /// encoding each as it takes it (the first starts while the others are still plain cuts,
+    /// and two dispatchers encode side by side).
     fn dispatch(&self, index: usize) {
         let mut worker: Option<Worker> = None;
-        while let Some((f, inputs, place)) = self.next() {
+        while let Some((f, inputs)) = self.next() {
             let started = self.start.elapsed();
-            let result = match &self.jobs[f] {
-                Job::Remote(bytes) => self.remote(&mut worker, f, bytes, inputs, place),
-                Job::Local(graph) => self.local(graph, inputs),
+            let (result, place) = match job(self.graph, &self.cuts[f], &self.shared, &self.functions) {
+                Ok(job) => {
+                    let place = self.place(f, &job);
+                    let result = match &job {
+                        Job::Remote(bytes) => self.remote(&mut worker, f, bytes, inputs, place),
+                        Job::Local(graph) => self.local(graph, inputs),
+                    };
+                    (result, place)
+                }
+                // Nothing was placed for it.
+                Err(e) => (Err(e), Place::Disk),
             };
             self.record(f, index, started, place, result);
         }
@@ -246,9 +258,8 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// The next ready fragment, its inputs and where its outputs go, waiting while others
-    /// run; `None` when done.
-    fn next(&self) -> Option<(usize, Vec<Held>, Place)> {
+    /// The next ready fragment and its inputs, waiting while others run; `None` when done.
+    fn next(&self) -> Option<(usize, Vec<Held>)> {
         let mut s = self.lock().ok()?;
         loop {
             if s.error.is_none() && self.spec.cancel.is_set() {
@@ -265,17 +276,23 @@ impl<'a> Run<'a> {
                     continue;
                 };
                 s.running += 1;
-                let bytes = self.output_bytes(f);
-                let place = if matches!(self.jobs[f], Job::Local(_)) || s.held_bytes + bytes <= self.spec.memory / 2 {
-                    s.held_bytes += bytes;
-                    s.peak_held = s.peak_held.max(s.held_bytes);
-                    Place::Memory
-                } else {
-                    Place::Disk
-                };
-                return Some((f, inputs, place));
+                return Some((f, inputs));
             }
             s = self.changed.wait(s).ok()?;
+        }
+    }
+
+    /// Where fragment `f`'s outputs go: memory while the blocks held stay under half the
+    /// budget (always, for a fragment run here), else the spill directory.
+    fn place(&self, f: usize, job: &Job) -> Place {
+        let Ok(mut s) = self.lock() else { return Place::Disk };
+        let bytes = self.output_bytes(f);
+        if matches!(job, Job::Local(_)) || s.held_bytes + bytes <= self.spec.memory / 2 {
+            s.held_bytes += bytes;
+            s.peak_held = s.peak_held.max(s.held_bytes);
+            Place::Memory
+        } else {
+            Place::Disk
         }
     }
 
