@@ -94,6 +94,29 @@ def test_bytes_each_worker_received_match_the_simulator(client):
             assert 0 < m["peak_bytes"] <= MEMORY
 
 
+def test_small_blocks_read_elsewhere_go_as_their_fragments_tuple(client, monkeypatch):
+    # A Newton step of logistic regression: each row block's fragment makes a gradient's and a
+    # Hessian's partial, folded on different workers. Small, they travel as the fragment's
+    # tuple, with no task per block; past the threshold each block has a task of its own.
+    from tegula import _dask
+
+    keys = []
+    use_logs = _dask._Run._use_transfer_logs
+    monkeypatch.setattr(_dask._Run, "_use_transfer_logs", lambda run: keys.append(set(run.keys)) or use_logs(run))
+    rng = tg.random.default_rng(2)
+    X = rng.standard_normal((60_000, 9), chunks=(5_000, 9))
+    mu = 1 / (1 + tg.exp(-(X @ np.linspace(-1, 1, 9))))
+    step = (X.T @ (mu - 0.5), (X.T * (mu * (1 - mu))) @ X)
+    expected = tg.compute(*step, scheduler="threads")
+    block_tasks = []
+    for threshold in (_dask.WHOLE_TUPLE_BYTES, 0):
+        monkeypatch.setattr(_dask, "WHOLE_TUPLE_BYTES", threshold)
+        for g, e in zip(tg.compute(*step, scheduler=client), expected):
+            same(g, e)
+        block_tasks.append(sum("tegula-block" in k for k in keys.pop()))
+    assert block_tasks[0] == 0 < block_tasks[1], block_tasks
+
+
 def test_a_plan_beyond_the_workers_memory_is_admitted_fragment_by_fragment(client, monkeypatch):
     from tegula import _dask
 

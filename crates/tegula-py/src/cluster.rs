@@ -34,6 +34,11 @@ impl PyClusterPlan {
         placed.map(|((f, &node), &need)| (PyBytes::new(py, &f.bytes), f.inputs.clone(), f.outputs.clone(), node, need)).collect()
     }
 
+    /// The bytes of the blocks each fragment makes for others or returns, together.
+    fn output_bytes(&self) -> Vec<usize> {
+        self.inner.output_bytes()
+    }
+
     /// (task id, node) of each block of the caller's arrays that fragments read.
     fn given(&self) -> Vec<(usize, usize)> {
         self.inner.given()

@@ -106,6 +106,11 @@ impl ClusterPlan {
         Dispatch::new(jobs, self.outputs().into_iter().flatten(), admission, fetch_batch)
     }
 
+    /// The bytes of the blocks each fragment makes for others or returns, together.
+    pub fn output_bytes(&self) -> Vec<usize> {
+        self.fragments.iter().map(|f| f.outputs.iter().map(|&t| self.graph.tasks[t].nbytes()).sum()).collect()
+    }
+
     /// The given blocks (of the caller's arrays), with the node each is placed on.
     pub fn given(&self) -> Vec<(TaskId, usize)> {
         let mut given: Vec<(TaskId, usize)> = self.placement.given_node.iter().map(|(&t, &n)| (t, n)).collect();
