@@ -94,10 +94,11 @@ def test_bytes_each_worker_received_match_the_simulator(client):
             assert 0 < m["peak_bytes"] <= MEMORY
 
 
-def test_small_blocks_read_elsewhere_go_as_their_fragments_tuple(client, monkeypatch):
+def test_small_fragments_run_in_batches_and_their_blocks_go_as_tuples(client, monkeypatch):
     # A Newton step of logistic regression: each row block's fragment makes a gradient's and a
-    # Hessian's partial, folded on different workers. Small, they travel as the fragment's
-    # tuple, with no task per block; past the threshold each block has a task of its own.
+    # Hessian's partial, folded on different workers. Small, the row blocks of a worker run as
+    # one task and their blocks travel as its tuple, with no task per fragment or block; past
+    # the threshold each fragment and each block has a task of its own.
     from tegula import _dask
 
     keys = []
@@ -108,13 +109,18 @@ def test_small_blocks_read_elsewhere_go_as_their_fragments_tuple(client, monkeyp
     mu = 1 / (1 + tg.exp(-(X @ np.linspace(-1, 1, 9))))
     step = (X.T @ (mu - 0.5), (X.T * (mu * (1 - mu))) @ X)
     expected = tg.compute(*step, scheduler="threads")
-    block_tasks = []
+    block_tasks, batches, fragment_tasks = [], [], []
     for threshold in (_dask.WHOLE_TUPLE_BYTES, 0):
         monkeypatch.setattr(_dask, "WHOLE_TUPLE_BYTES", threshold)
         for g, e in zip(tg.compute(*step, scheduler=client), expected):
             same(g, e)
-        block_tasks.append(sum("tegula-block" in k for k in keys.pop()))
+        submitted = keys.pop()
+        block_tasks.append(sum("tegula-block" in k for k in submitted))
+        batches.append(sum("tegula-batch" in k for k in submitted))
+        fragment_tasks.append(sum("tegula-fragment" in k for k in submitted))
     assert block_tasks[0] == 0 < block_tasks[1], block_tasks
+    assert batches[0] > 0 and batches[1] == 0, batches
+    assert fragment_tasks[0] + batches[0] <= 0.6 * fragment_tasks[1], (fragment_tasks, batches)
 
 
 def test_a_plan_beyond_the_workers_memory_is_admitted_fragment_by_fragment(client, monkeypatch):

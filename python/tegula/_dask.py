@@ -8,7 +8,9 @@ key of its own (``("tegula-fragment-<run>", k)``) reading its input blocks' futu
 fragment making several blocks returns them as a tuple. Where none is returned to the caller
 and every reader runs on the same worker, or the blocks are small together, the readers take
 their block out of it themselves; else a small task per block on the same worker splits it,
-so a reader elsewhere fetches only the block it reads. The workers report each fragment's node, times, block
+so a reader elsewhere fetches only the block it reads. Fragments of one depth on one worker
+that make small blocks run as one task per thread of the worker (``_batches``), their blocks
+one tuple. The workers report each fragment's node, times, block
 sizes and peak as events; the bytes moved between workers come from their transfer logs.
 
 Fragments are pinned (``allow_other_workers=False``): Dask neither runs nor steals them
@@ -93,9 +95,27 @@ def executor_name(scheduler, placement=None):
 
 
 def _run_fragment(run, k, fragment, memory, parts, *blocks):
-    """Runs fragment `k` on a worker, given `blocks` (each the block itself, or the tuple of
-    another fragment's blocks holding it at the index `parts` names); reports where and when
-    it ran, its blocks' sizes and its peak; returns its block (or a tuple of its blocks)."""
+    """Runs fragment `k` on a worker (`_blocks_of`); returns its block (or a tuple of its
+    blocks)."""
+    out = _blocks_of(run, k, fragment, memory, parts, blocks)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _run_batch(run, fragments, *blocks):
+    """Runs `fragments` (each `(k, fragment, memory, parts, count of its blocks given)`, its
+    blocks given in turn) one after another on a worker; returns all their blocks, in turn,
+    as one tuple."""
+    out, at = [], 0
+    for k, fragment, memory, parts, count in fragments:
+        out += _blocks_of(run, k, fragment, memory, parts, blocks[at:at + count])
+        at += count
+    return tuple(out)
+
+
+def _blocks_of(run, k, fragment, memory, parts, blocks):
+    """Runs fragment `k` given `blocks` (each the block itself, or the tuple of another
+    fragment's blocks holding it at the index `parts` names); reports where and when it ran,
+    its blocks' sizes and its peak; returns its blocks."""
     from distributed import get_worker
 
     from . import _tegula
@@ -105,7 +125,7 @@ def _run_fragment(run, k, fragment, memory, parts, *blocks):
     out, peak = _tegula.run_fragment(fragment, given, memory=memory, return_peak=True)
     worker = get_worker()
     worker.log_event(TOPIC, [run, k, start, time.time(), worker.address, [b.nbytes for b in out], peak])
-    return out[0] if len(out) == 1 else tuple(out)
+    return out
 
 
 def _received(keys, dask_worker):
@@ -188,6 +208,11 @@ class _Run:
         self.pinned = runner.placement == "tegula"
         self.fragments = plan.fragments()
         self.output_bytes = plan.output_bytes()
+        # Each fragment's depth: one more than the deepest fragment making a block it reads.
+        maker, self.depth = {}, []
+        for k, (_, inputs, outputs, _, _) in enumerate(self.fragments):
+            self.depth.append(1 + max((self.depth[maker[t]] for t in inputs if t in maker), default=0))
+            maker.update((t, k) for t in outputs)
         self.run_id = uuid.uuid4().hex[:16]
         self.futures = {}
         self.block_keys = {}
@@ -265,23 +290,39 @@ class _Run:
         from dask._task_spec import Task, TaskRef
         from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
 
-        tasks, priority, fragment_keys = {}, {}, {}
-        for k in ks:
-            fragment, inputs, outputs, node = self.fragments[k][:4]
+        batches = self._batches(ks)
+        batch_of = {k: batch for batch in batches for k in batch}
+        # First the key of every block they make (a reader may come before its maker here).
+        fragment_keys, split = {}, []
+        for batch in batches:
+            key = (f"tegula-batch-{self.run_id}", batch[0])
+            blocks = [t for k in batch for t in self.fragments[k][2]]
+            for i, t in enumerate(blocks):
+                self.block_keys[t], self.parts[t] = key, i
+            fragment_keys.update((k, key) for k in batch)
+        for k in (k for k in ks if k not in batch_of):
+            outputs = self.fragments[k][2]
             key = fragment_keys[k] = (f"tegula-fragment-{self.run_id}", k)
-            args = [TaskRef(self._key(t)) for t in inputs]
-            parts = tuple(self.parts.get(t) for t in inputs)
+            if len(outputs) > 1 and not self._whole(k):
+                split.append(k)
+            for i, t in enumerate(outputs):
+                self.block_keys[t] = key if k not in split else (f"tegula-block-{self.run_id}", t)
+                if len(outputs) > 1 and k not in split:
+                    self.parts[t] = i
+        tasks, priority = {}, {}
+        for k in ks:
+            batch = batch_of.get(k, [k])
+            if k != batch[0]:
+                continue
+            node, key = self.fragments[k][3], fragment_keys[k]
             # Earlier fragments first, where a worker has several ready (Dask runs higher first).
             priority[key] = len(self.fragments) - k
-            tasks.setdefault(node, {})[key] = Task(key, _run_fragment, self.run_id, k, fragment, self.budget[node], parts, *args)
-            if len(outputs) == 1 or self._whole(k):
-                for i, t in enumerate(outputs):
-                    self.block_keys[t] = key
-                    if len(outputs) > 1:
-                        self.parts[t] = i
-                continue
-            for i, t in enumerate(outputs):
-                block = self.block_keys[t] = (f"tegula-block-{self.run_id}", t)
+            calls = [self._call(j, node) for j in batch]
+            refs = [TaskRef(self._key(t)) for j in batch for t in self.fragments[j][1]]
+            run = (_run_batch, self.run_id, calls) if k in batch_of else (_run_fragment, self.run_id, *calls[0][:4])
+            tasks.setdefault(node, {})[key] = Task(key, *run, *refs)
+            for i, t in enumerate(self.fragments[k][2] if k in split else ()):
+                block = self.block_keys[t]
                 priority[block] = priority[key]
                 tasks[node][block] = Task(block, operator.getitem, TaskRef(key), i)
         layers = {
@@ -296,6 +337,42 @@ class _Run:
             self.in_flight[k] = futures[fragment_keys[k]]
             for t in self.fragments[k][2]:
                 self.futures[t] = futures[self.block_keys.pop(t)]
+
+    def _call(self, k, node):
+        """Fragment `k` as `_run_batch` takes it, run on worker `node`."""
+        fragment, inputs = self.fragments[k][:2]
+        return k, fragment, self.budget[node], tuple(self.parts.get(t) for t in inputs), len(inputs)
+
+    def _batches(self, ks):
+        """Fragments of `ks` run as one task per thread of their worker, one after another:
+        those placed by tegula, of one depth on one worker, that make small blocks
+        (``WHOLE_TUPLE_BYTES`` together, per batch too) that none returns. Such fragments run
+        on their worker in turn anyway; as one task each, the scheduler ran dozens of tasks a
+        step of logistic regression (a fragment per row block), costing more than the
+        fragments' work on small blocks. Lists of two or more, in plan order."""
+        if not self.pinned:
+            return []
+        # Only fragments of one depth are batched together: none of them reads another, and
+        # every block passing between batches goes to a greater depth, so no batch waits for
+        # itself or for another batch that waits for it.
+        by_thread, per_group = {}, {}
+        for k in ks:
+            _, _, outputs, node, _ = self.fragments[k]
+            if self.output_bytes[k] <= WHOLE_TUPLE_BYTES and not any(t in self.returned for t in outputs):
+                group = (node, self.depth[k])
+                count = per_group[group] = per_group.get(group, 0) + 1
+                by_thread.setdefault((*group, count % self.threads[node]), []).append(k)
+        batches = []
+        for ks_ in by_thread.values():
+            batch, size = [], 0
+            for k in ks_:
+                if batch and size + self.output_bytes[k] > WHOLE_TUPLE_BYTES:
+                    batches.append(batch)
+                    batch, size = [], 0
+                batch.append(k)
+                size += self.output_bytes[k]
+            batches.append(batch)
+        return [b for b in batches if len(b) > 1]
 
     def _whole(self, k):
         """Whether fragment `k`'s blocks go to their readers as its tuple, each reader taking
