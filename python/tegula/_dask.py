@@ -293,7 +293,7 @@ class _Run:
         batches = self._batches(ks)
         batch_of = {k: batch for batch in batches for k in batch}
         # First the key of every block they make (a reader may come before its maker here).
-        fragment_keys, split = {}, []
+        fragment_keys, split = {}, set()
         for batch in batches:
             key = (f"tegula-batch-{self.run_id}", batch[0])
             blocks = [t for k in batch for t in self.fragments[k][2]]
@@ -303,12 +303,14 @@ class _Run:
         for k in (k for k in ks if k not in batch_of):
             outputs = self.fragments[k][2]
             key = fragment_keys[k] = (f"tegula-fragment-{self.run_id}", k)
-            if len(outputs) > 1 and not self._whole(k):
-                split.append(k)
-            for i, t in enumerate(outputs):
-                self.block_keys[t] = key if k not in split else (f"tegula-block-{self.run_id}", t)
-                if len(outputs) > 1 and k not in split:
-                    self.parts[t] = i
+            if len(outputs) == 1:
+                self.block_keys[outputs[0]] = key
+            elif self._whole(k):
+                for i, t in enumerate(outputs):
+                    self.block_keys[t], self.parts[t] = key, i
+            else:
+                split.add(k)
+                self.block_keys.update((t, (f"tegula-block-{self.run_id}", t)) for t in outputs)
         tasks, priority = {}, {}
         for k in ks:
             batch = batch_of.get(k, [k])
@@ -357,8 +359,8 @@ class _Run:
         # itself or for another batch that waits for it.
         by_thread, per_group = {}, {}
         for k in ks:
-            _, _, outputs, node, _ = self.fragments[k]
-            if self.output_bytes[k] <= WHOLE_TUPLE_BYTES and not any(t in self.returned for t in outputs):
+            if self._small_tuple(k):
+                node = self.fragments[k][3]
                 group = (node, self.depth[k])
                 count = per_group[group] = per_group.get(group, 0) + 1
                 by_thread.setdefault((*group, count % self.threads[node]), []).append(k)
@@ -377,14 +379,18 @@ class _Run:
     def _whole(self, k):
         """Whether fragment `k`'s blocks go to their readers as its tuple, each reader taking
         its block out, with no task per block for the scheduler to run: where none goes to the
-        caller, and either every reader runs on the fragment's worker (placed by tegula) or
-        the blocks are small together (``WHOLE_TUPLE_BYTES``), so a reader elsewhere fetching
-        them all costs less than those tasks."""
+        caller, and either the blocks are small together (``_small_tuple``), so a reader
+        elsewhere fetching them all costs less than those tasks, or every reader runs on the
+        fragment's worker (placed by tegula)."""
         _, _, outputs, node, _ = self.fragments[k]
-        if any(t in self.returned for t in outputs):
-            return False
         here = self.pinned and all(self.readers.get(t, set()) <= {node} for t in outputs)
-        return here or self.output_bytes[k] <= WHOLE_TUPLE_BYTES
+        return self._small_tuple(k) or (here and not any(t in self.returned for t in outputs))
+
+    def _small_tuple(self, k):
+        """Whether fragment `k`'s blocks, none returned to the caller, come to no more than
+        ``WHOLE_TUPLE_BYTES`` together."""
+        outputs = self.fragments[k][2]
+        return self.output_bytes[k] <= WHOLE_TUPLE_BYTES and not any(t in self.returned for t in outputs)
 
     def _key(self, t):
         """The key of block `t`: a future's, or one submitted in the same graph."""

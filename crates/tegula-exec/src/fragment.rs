@@ -122,7 +122,12 @@ impl Fragment {
     /// made once for all the fragments.
     pub fn encode_sharing(graph: TaskGraph, shared: Option<&SharedArrays>, functions: &FunctionBytes) -> Result<Fragment> {
         let resources = Fragment::resources_of(&graph, shared, functions)?;
-        Ok(Fragment { graph: TaskGraph { resources: vec![], ..graph }, resources })
+        Ok(Fragment::with_resources(graph, resources))
+    }
+
+    /// `graph` with `resources` (from `resources_of`) in place of its own.
+    pub fn with_resources(graph: TaskGraph, resources: Vec<EncodedResource>) -> Fragment {
+        Fragment { graph: TaskGraph { resources: vec![], ..graph }, resources }
     }
 
     /// The resources `encode_sharing` gives `graph`'s fragment, encoded; the `Value` error it

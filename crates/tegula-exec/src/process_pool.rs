@@ -187,7 +187,7 @@ fn shared_parent(spec: &Spec) -> PathBuf {
 fn job(graph: &TaskGraph, fragment: &FragmentCut, shared: &SharedArrays, functions: &FunctionBytes) -> Result<Job> {
     let sub = sub_graph(graph, fragment)?;
     match Fragment::resources_of(&sub, Some(shared), functions) {
-        Ok(resources) => Ok(Job::Remote(Fragment { graph: TaskGraph { resources: vec![], ..sub }, resources }.to_bytes()?)),
+        Ok(resources) => Ok(Job::Remote(Fragment::with_resources(sub, resources).to_bytes()?)),
         // What cannot leave the process runs in it (a store being written, a Python source).
         Err(TegulaError::Value(_)) => Ok(Job::Local(sub)),
         Err(e) => Err(e),

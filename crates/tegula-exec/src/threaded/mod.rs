@@ -246,8 +246,9 @@ fn report(tasks: usize, ledgers: &[Ledger]) -> Report {
 /// took 0.03 s on two threads, or 0.07 s when the threads fell into step on the lock.
 const SMALL_TASK_BYTES: usize = 64 << 10;
 
-/// The most small tasks a job takes at once, and their most work in bytes.
-const SMALL_BATCH: (usize, usize) = (64, 256 << 10);
+/// The most small tasks a job takes at once, and their most work in bytes together.
+const SMALL_BATCH_TASKS: usize = 64;
+const SMALL_BATCH_BYTES: usize = 256 << 10;
 
 /// Takes tasks while the next one fits (spilling to make room when that helps), then leaves
 /// the rest to the jobs that tasks ending start.
@@ -329,10 +330,10 @@ impl Run<'_> {
         let mut work = work_bytes(self.graph, first.0);
         let mut taken = vec![first];
         let share = (s.ready.len() + 1) / self.threads;
-        while work <= SMALL_TASK_BYTES && taken.len() < share.min(SMALL_BATCH.0) {
+        while work <= SMALL_TASK_BYTES && taken.len() < share.min(SMALL_BATCH_TASKS) {
             let Some(&Reverse((_, id))) = s.ready.peek() else { break };
             let (bytes, need) = (work_bytes(self.graph, id), self.need(s, id));
-            if bytes > SMALL_TASK_BYTES || work + bytes > SMALL_BATCH.1 || !s.ledgers[self.device(id)].fits(need) {
+            if bytes > SMALL_TASK_BYTES || work + bytes > SMALL_BATCH_BYTES || !s.ledgers[self.device(id)].fits(need) {
                 break;
             }
             s.ready.pop();
