@@ -4,11 +4,12 @@ NumPy array (20000 x 20000, 3.2 GB, by default), over a sweep of block shapes: s
 from 1000 to 10000, and panels of whole columns or whole rows.
 
 A reduction of data in memory cannot beat reading each byte once, so each figure is the bytes
-of the array over the best of `--repeats` runs, as a share of the read bandwidth that
-`bench/triad.rs` measures (2 threads, huge pages) just before that block shape's row: this
-machine's bandwidth drifts between minutes, so every row is judged against its own
-measurement. Dask (threaded scheduler) runs the same reductions on the same array and blocks
-for reference. Every result is checked against NumPy's.
+of the array over the best of `--repeats` runs, as a share of the best read bandwidth that
+`bench/triad.rs` measures (2 threads, huge pages) between those runs, one measurement before
+each: the bandwidth of these machines can change within seconds (between about 50 and 80 GB/s
+on one), so every figure is judged against the limit measured alongside it. Dask (threaded
+scheduler) runs the same reductions on the same array and blocks for reference. Every result
+is checked against NumPy's.
 
     .venv/bin/python bench/reductions.py
     .venv/bin/python bench/reductions.py --n 8000 --blocks 1000x1000 8000x500 --no-dask
@@ -23,7 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import fair_blas  # noqa: E402  (before NumPy: Dask on this machine's own BLAS kernels)
 import numpy as np  # noqa: E402
-from run import bandwidth  # noqa: E402
+from run import ReadBandwidth  # noqa: E402
 
 THREADS = len(os.sched_getaffinity(0))
 OPS = {"mean0": ("mean", 0), "mean1": ("mean", 1), "std0": ("std", 0), "std1": ("std", 1)}
@@ -35,10 +36,13 @@ def block_shapes(n, given):
     return [(1000, 1000), (2000, 2000), (5000, 5000), (10000, 10000), (n, 1000), (1000, n)]
 
 
-def best_time(f, repeats):
-    f()  # warm-up: plans made, pages of the result touched
+def best_time(f, repeats, between=lambda: None):
+    """The best time of `repeats` runs of `f` (after one to warm up: plans made, pages of the
+    result touched), `between()` called before each, and the last result."""
+    f()
     best, out = float("inf"), None
     for _ in range(repeats):
+        between()
         t0 = time.perf_counter()
         out = f()
         best = min(best, time.perf_counter() - t0)
@@ -63,7 +67,7 @@ def main():
     p.add_argument("--n", type=int, default=20000, help="rows and columns of the array")
     p.add_argument("--blocks", nargs="*", help="block shapes as RxC (default: the sweep above)")
     p.add_argument("--ops", nargs="*", choices=sorted(OPS), default=sorted(OPS))
-    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--no-dask", action="store_true")
     args = p.parse_args()
 
@@ -72,25 +76,27 @@ def main():
     gb = x.nbytes / 1e9
     libraries = ["tegula"] + ([] if args.no_dask else ["dask"])
     print(f"{THREADS} threads; array {args.n}x{args.n} float64 ({gb:.1f} GB) in memory; GB/s = array bytes / best "
-          f"of {args.repeats}; read = bench/triad.rs's read bandwidth measured before each block shape; "
+          f"of {args.repeats}; read = the best of bench/triad.rs's read bandwidth measured before each of those runs; "
           f"BLAS: {fair_blas.blas_kernels()}\n")
-    print("| block | read GB/s | op | tegula GB/s | tegula / read | Dask GB/s | tegula / Dask time | checked |")
+    print("| block | op | read GB/s | tegula GB/s | tegula / read | Dask GB/s | tegula / Dask time | checked |")
     print("|---|---|---|---|---|---|---|---|")
     worst = (float("inf"), None)
+    limit = ReadBandwidth(THREADS)
     for block in block_shapes(args.n, args.blocks):
-        bw = bandwidth(2, lambda m: print(m, file=sys.stderr))
-        read = bw["read_gbs"] if bw else float("nan")
         for op in args.ops:
-            times, ok = {}, True
+            times, ok, reads = {}, True, []
             for lib in libraries:
-                t, out = best_time(reduction(lib, x, block, op), args.repeats)
+                between = (lambda: reads.append(limit())) if lib == "tegula" else (lambda: None)
+                t, out = best_time(reduction(lib, x, block, op), args.repeats, between)
                 times[lib] = t
                 ok = ok and np.allclose(np.asarray(out), expected[op], rtol=1e-10, atol=1e-12)
+            read = max(reads)
             share = gb / times["tegula"] / read
             worst = min(worst, (share, f"{block[0]}x{block[1]} {op}"))
             dask = f"{gb / times['dask']:.1f} | {times['tegula'] / times['dask']:.2f}" if "dask" in times else " | "
-            print(f"| {block[0]}x{block[1]} | {read:.1f} | {op} | {gb / times['tegula']:.1f} | {share:.2f} | {dask} | {ok} |",
+            print(f"| {block[0]}x{block[1]} | {op} | {read:.1f} | {gb / times['tegula']:.1f} | {share:.2f} | {dask} | {ok} |",
                   flush=True)
+    limit.close()
     print(f"\nworst tegula / read bandwidth: {worst[0]:.2f} ({worst[1]})")
 
 

@@ -117,19 +117,44 @@ def machine(threads):
     }
 
 
+def triad_exe():
+    """bench/triad.rs built now (so that it matches the source); raises OSError or
+    CalledProcessError where rustc is missing or fails."""
+    exe = os.path.join(HERE, "out", "triad")
+    os.makedirs(os.path.dirname(exe), exist_ok=True)
+    subprocess.run(["rustc", "-C", "opt-level=3", os.path.join(HERE, "triad.rs"), "-o", exe],
+                   check=True, capture_output=True, text=True)
+    return exe
+
+
 def bandwidth(threads, log):
     """The machine's memory bandwidth from bench/triad.rs (STREAM-like, in Rust), built and
     run now, so that fractions of it are measured in the same run; None without rustc."""
-    exe = os.path.join(HERE, "out", "triad")
     try:
-        os.makedirs(os.path.dirname(exe), exist_ok=True)
-        subprocess.run(["rustc", "-C", "opt-level=3", os.path.join(HERE, "triad.rs"), "-o", exe],
-                       check=True, capture_output=True, text=True)
-        out = subprocess.run([exe, str(threads)], check=True, capture_output=True, text=True)
+        out = subprocess.run([triad_exe(), str(threads)], check=True, capture_output=True, text=True)
         return json.loads(out.stdout.strip().splitlines()[-1])
     except (OSError, subprocess.CalledProcessError, ValueError, IndexError) as e:
         log(f"bandwidth not measured: {e}")
         return None
+
+
+class ReadBandwidth:
+    """bench/triad.rs's read bandwidth (GB/s), measured again at each call by one process that
+    keeps its array in memory: this machine's bandwidth can change within seconds, so a
+    workload is judged against figures taken between its own runs."""
+
+    def __init__(self, threads):
+        self.proc = subprocess.Popen([triad_exe(), str(threads), "serve"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True)
+
+    def __call__(self):
+        self.proc.stdin.write("\n")
+        self.proc.stdin.flush()
+        return json.loads(self.proc.stdout.readline())["read_gbs"]
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
 
 
 # --- running the children ---------------------------------------------------------------------

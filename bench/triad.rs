@@ -3,9 +3,12 @@
 //! one array, 8 bytes per element, the limit of a reduction over data in memory). Arrays of
 //! 2^27 float64 (1 GiB each) are far larger than any cache; each figure is the best of 5 runs.
 //!
-//!     rustc -C opt-level=3 bench/triad.rs -o triad && ./triad <threads>
+//!     rustc -C opt-level=3 bench/triad.rs -o triad && ./triad <threads> [serve]
 //!
-//! Prints one JSON line: {"threads", "triad_gbs", "read_gbs"}.
+//! Prints one JSON line: {"threads", "triad_gbs", "read_gbs"}. With `serve`, it measures
+//! `read` again for each line it reads on its standard input and prints {"threads",
+//! "read_gbs"} each time, a fraction of a second with the array already in memory, so that a
+//! benchmark can measure the limit between the runs of the workload it judges.
 //!
 //! The arrays are asked for in transparent huge pages where Linux allows that on request, as
 //! tegula asks for its big buffers, so that the limit is not understated by TLB misses that
@@ -54,20 +57,42 @@ fn best_of<F: FnMut()>(mut f: F) -> f64 {
 
 fn main() {
     let threads: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(1);
-    let mut a = filled(N, 0.0);
+    let gb = |bytes: usize, secs: f64| bytes as f64 / secs / 1e9;
     let mut b = filled(N, 1.0);
+    if std::env::args().nth(2).as_deref() == Some("serve") {
+        b.iter_mut().enumerate().for_each(|(i, v)| *v = i as f64);
+        for _ in std::io::stdin().lines().map_while(Result::ok) {
+            println!("{{\"threads\": {threads}, \"read_gbs\": {:.2}}}", gb(8 * N, read_secs(&b, threads)));
+        }
+        return;
+    }
+    let triad = gb(24 * N, triad_secs(&b, threads));
+    b.iter_mut().enumerate().for_each(|(i, v)| *v = i as f64);
+    let read = gb(8 * N, read_secs(&b, threads));
+    println!("{{\"threads\": {threads}, \"triad_gbs\": {triad:.2}, \"read_gbs\": {read:.2}}}");
+}
+
+/// The best time of `a[i] = b[i] + 3 c[i]` over 1 GiB arrays on `threads` threads.
+fn triad_secs(b: &[f64], threads: usize) -> f64 {
+    let mut a = filled(N, 0.0);
     let c = filled(N, 2.0);
     let per = N.div_ceil(threads);
-    let triad = best_of(|| {
+    let secs = best_of(|| {
         std::thread::scope(|s| {
             for ((a, b), c) in split(&mut a, threads).into_iter().zip(b.chunks(per)).zip(c.chunks(per)) {
                 s.spawn(move || a.iter_mut().zip(b).zip(c).for_each(|((a, b), c)| *a = b + 3.0 * c));
             }
         })
     });
-    b.iter_mut().enumerate().for_each(|(i, v)| *v = i as f64);
+    std::hint::black_box(&a);
+    secs
+}
+
+/// The best time of a sum of `b`, split between `threads` threads, eight sums each.
+fn read_secs(b: &[f64], threads: usize) -> f64 {
+    let per = N.div_ceil(threads);
     let mut total = 0.0;
-    let read = best_of(|| {
+    let secs = best_of(|| {
         total = std::thread::scope(|s| {
             let handles: Vec<_> = b.chunks(per).map(|part| s.spawn(move || {
                 let mut acc = [0.0f64; 8];
@@ -81,11 +106,6 @@ fn main() {
             handles.into_iter().map(|h| h.join().unwrap_or(0.0)).sum::<f64>()
         });
     });
-    std::hint::black_box((&a, total));
-    let gb = |bytes: usize, secs: f64| bytes as f64 / secs / 1e9;
-    println!(
-        "{{\"threads\": {threads}, \"triad_gbs\": {:.2}, \"read_gbs\": {:.2}}}",
-        gb(24 * N, triad),
-        gb(8 * N, read)
-    );
+    std::hint::black_box(total);
+    secs
 }

@@ -45,7 +45,12 @@ const MAX_GROUPS: usize = 64;
 /// Consecutive ranges of `units` units of `unit` elements each (tiles of a block, bands of
 /// rows): about `GROUP` elements per range, at most `MAX_GROUPS` ranges, one range when empty.
 pub fn groups(units: usize, unit: usize) -> Vec<Range<usize>> {
-    let per_group = (GROUP / unit.max(1)).max(1).max(units.div_ceil(MAX_GROUPS));
+    groups_of_at_least(units, unit, 1)
+}
+
+/// `groups`, with at least `least` units in each range but the last.
+pub fn groups_of_at_least(units: usize, unit: usize, least: usize) -> Vec<Range<usize>> {
+    let per_group = (GROUP / unit.max(1)).max(least).max(1).max(units.div_ceil(MAX_GROUPS));
     let count = units.div_ceil(per_group).max(1);
     (0..count).map(|g| (g * per_group).min(units)..((g + 1) * per_group).min(units)).collect()
 }

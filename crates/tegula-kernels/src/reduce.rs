@@ -6,7 +6,7 @@ use crate::chunk::{Block, Chunk, Wrap};
 use crate::complex;
 use crate::element::{Elem, Num, Ordered, C128};
 use crate::lanes::{fold_slice, fold_slice_map};
-use crate::parallel::{groups, map_groups};
+use crate::parallel::{groups, groups_of_at_least, map_groups};
 use crate::shifted_moments::ShiftedMoments;
 use crate::tiles::{flatten, reshape, tile, TILE};
 use crate::{with_chunk, with_dtype};
@@ -75,11 +75,10 @@ pub fn reduce_bands(
 ) -> Result<Chunk> {
     let row: usize = shape[1..].iter().product();
     let band = band_rows(row);
-    let bands = shape[0].div_ceil(band).max(1);
     let across = axes.contains(&0);
     // Real moments over the first axis alone: one pass of shifted sums per group of bands.
     let shifted = op == PartialReduce::Moments && axes == [0] && shape[0] > 0 && row > 0;
-    let partials = map_groups(groups(bands, band * row), |group| {
+    let partials = map_groups(band_groups(shape[0], row), |group| {
         let mut parts: Vec<Chunk> = Vec::new();
         let mut sums: Option<ShiftedMoments> = None;
         for b in group {
@@ -135,6 +134,17 @@ const BAND: usize = 2 * TILE;
 /// Rows of the first axis per band, for rows of `row` elements: at least one.
 pub(crate) fn band_rows(row: usize) -> usize {
     (BAND / row.max(1)).max(1)
+}
+
+/// Rows of the first axis a group of bands holds at least: a group's partial, as wide as a
+/// row, is made, finished and merged once per group, which for rows of a few thousand values
+/// in groups of a few rows (moments merge with a division per column) cost a third of a fold.
+const GROUP_ROWS: usize = 256;
+
+/// The groups of bands of a block of `rows` rows of `row` values each, which fold in parallel.
+pub(crate) fn band_groups(rows: usize, row: usize) -> Vec<std::ops::Range<usize>> {
+    let band = band_rows(row);
+    groups_of_at_least(rows.div_ceil(band).max(1), band * row, GROUP_ROWS.div_ceil(band))
 }
 
 /// Chunks of one dtype joined along `axis`.

@@ -10,12 +10,9 @@
 //! most about `(n + 1) ε` whatever the data's offset, where the textbook one-pass sums (`k = 0`)
 //! lose everything once the offset dwarfs the spread.
 
-use crate::ahead::{by_length, Ahead};
+use crate::ahead::{windows, Ahead};
 use ndarray::{Array, IxDyn};
 use tegula_core::{internal_err, Result};
-
-/// Columns of a window: a window's sums stay in registers and L1 while each row is read.
-const WINDOW: usize = 64;
 
 /// Running shifted sums of the rows seen so far, one entry per column.
 pub(crate) struct ShiftedMoments {
@@ -75,27 +72,33 @@ unsafe fn add_avx2(shift: &[f64], sum: &mut [f64], squares: &mut [f64], rows: &[
     add_by_window(shift, sum, squares, rows, ahead)
 }
 
-/// The rows folded a column window at a time, so that the window's sums stay in registers and
-/// L1 while each row is one memory stream, the window of the rows `ahead` asked for meanwhile;
-/// rows longer than `LONG_ROW` one after another (the same operations in the same order for
-/// each column either way, with or without AVX2, so the same values).
+/// The rows folded a column window at a time (`windows`), four rows at once, so that a
+/// window's sums stay in registers and L1 while each row is one memory stream, the window of the
+/// rows `ahead` asked for meanwhile (the same operations in the same order for each column,
+/// with or without AVX2, so the same values).
 #[inline(always)]
 fn add_by_window(shift: &[f64], sum: &mut [f64], squares: &mut [f64], rows: &[&[f64]], ahead: Ahead) {
-    by_length(rows, shift.len(), ahead, |rows, ahead| {
-        let windows = shift.chunks(WINDOW).zip(sum.chunks_mut(WINDOW)).zip(squares.chunks_mut(WINDOW));
-        for (w, ((shift, sum), squares)) in windows.enumerate() {
-            let start = w * WINDOW;
-            ahead.columns(start..start + shift.len());
-            for row in rows {
-                let row = &row[start..start + shift.len()];
-                for (((s, q), &k), &x) in sum.iter_mut().zip(squares.iter_mut()).zip(shift).zip(row) {
-                    let d = x - k;
-                    *s += d;
-                    *q += d * d;
-                }
+    let (windows, ahead) = windows(shift.len(), ahead);
+    for cols in windows {
+        ahead.columns(cols.clone());
+        let (shift, sum, squares) = (&shift[cols.clone()], &mut sum[cols.clone()], &mut squares[cols.clone()]);
+        let (quads, rest) = rows.as_chunks::<4>();
+        for quad in quads {
+            let [a, b, c, d] = quad.map(|row| &row[cols.clone()]);
+            for ((((((s, q), &k), &a), &b), &c), &d) in sum.iter_mut().zip(squares.iter_mut()).zip(shift).zip(a).zip(b).zip(c).zip(d) {
+                let (a, b, c, d) = (a - k, b - k, c - k, d - k);
+                *s = *s + a + b + c + d;
+                *q = *q + a * a + b * b + c * c + d * d;
             }
         }
-    })
+        for row in rest {
+            for (((s, q), &k), &x) in sum.iter_mut().zip(squares.iter_mut()).zip(shift).zip(&row[cols.clone()]) {
+                let d = x - k;
+                *s += d;
+                *q += d * d;
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -138,7 +141,7 @@ mod tests {
         }
     }
 
-    /// Rows longer than `LONG_ROW`, folded one after another, give each column's moments.
+    /// Rows longer than `LONG_ROW`, folded whole four at a time, give each column's moments.
     #[test]
     fn long_rows_match_two_passes() {
         let width = LONG_ROW + 5;
