@@ -4,7 +4,6 @@
 //! tile.
 
 use crate::ahead::{windows, Ahead};
-use std::ops::Range;
 use crate::chunk::Chunk;
 use crate::element::{Num, Ordered};
 use crate::parallel::{groups, map_groups};
@@ -14,6 +13,7 @@ use crate::shifted_moments::ShiftedMoments;
 use crate::strided::Strided;
 use crate::tiles::TILE;
 use ndarray::{Array, IxDyn};
+use std::ops::Range;
 use tegula_core::{internal_err, DType, PartialReduce, Result};
 
 /// The partial reduction over every axis of an `ndim`-dimensional block of `size` float64
