@@ -30,7 +30,7 @@ use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::Instant;
 use tegula_core::{internal_err, value_err, Cancel, DeviceId, Result, Spec, TegulaError};
 use tegula_kernels::Chunk;
-use tegula_plan::fragments::{cut, sub_graph, FragmentCut};
+use tegula_plan::fragments::{cut_for_workers, sub_graph, FragmentCut};
 use tegula_plan::order::static_order;
 use tegula_plan::{TaskGraph, TaskId};
 
@@ -152,7 +152,13 @@ impl ProcessPool {
     ) -> Result<R> {
         let parent = shared_parent(spec);
         let blocks = SpillDir::named(&parent, POOL_DIR);
-        let cuts = cut(graph);
+        // The fragments and the tasks' order side by side: both only read the graph.
+        let consumers = graph.consumers();
+        let (cuts, rank) = std::thread::scope(|scope| {
+            let rank = scope.spawn(|| static_order(graph, &consumers));
+            (cut_for_workers(graph, &consumers, self.workers), rank.join())
+        });
+        let rank = rank.map_err(|_| internal_err!("ordering the plan's tasks panicked"))?;
         // A worker taken (started, the first time) says whether workers read this process's
         // memory; arrays are shared as files where they cannot.
         let probe = Worker::take(&self.command, &spec.cancel)?;
@@ -160,7 +166,7 @@ impl ProcessPool {
         probe.release(&self.command);
         let shared = SharedArrays::new(blocks.dir()?).read_in_place(reads_caller);
         let in_place = if sink.is_some() && reads_caller { written_in_place(graph, &cuts) } else { HashMap::new() };
-        let run = Run { sink, in_place, ..Run::new(self, graph, cuts, shared, [blocks, SpillDir::new(&spec.spill_dir)], spec, observer)? };
+        let run = Run { sink, in_place, ..Run::new(self, graph, (cuts, &rank), shared, [blocks, SpillDir::new(&spec.spill_dir)], spec, observer)? };
         std::thread::scope(|scope| {
             for index in 0..self.workers.min(run.cuts.len()) {
                 let run = &run;
@@ -198,13 +204,12 @@ impl<'a> Run<'a> {
     fn new(
         pool: &'a ProcessPool,
         graph: &'a TaskGraph,
-        cuts: Vec<FragmentCut>,
+        (cuts, rank): (Vec<FragmentCut>, &[usize]),
         shared: SharedArrays,
         [blocks, disk]: [SpillDir; 2],
         spec: &'a Spec,
         observer: Option<&'a dyn Observer>,
     ) -> Result<Run<'a>> {
-        let rank = static_order(graph, &graph.consumers());
         let priority: Vec<usize> = cuts.iter().map(|c| c.tasks.iter().map(|&t| rank[t]).max().unwrap_or(0)).collect();
         // Every worker takes a fragment as it is free: dispatch admits whatever is ready.
         let dispatched = cuts.iter().map(|c| DispatchJob { inputs: c.inputs.clone(), outputs: c.outputs.clone(), node: 0, need: 0 }).collect();

@@ -6,7 +6,10 @@
 //! several others, or one of several substantial inputs of a task, ends a fragment, so
 //! independent work stays in separate fragments that run in parallel — unless that work is
 //! small (`SMALL_FRAGMENT_BYTES`): small inputs of a task join its fragment, so a reduction
-//! tree over tiny blocks is a few local subtrees, not a fragment per block.
+//! tree over tiny blocks is a few local subtrees, not a fragment per block. Where not all of a
+//! task's small inputs fit, only tiny ones join (the fragment runs after the others, and work
+//! it took in would run alone at the end); for worker processes (`cut_for_workers`) a joined
+//! fragment also stays under a share of the plan's work, so each worker takes several.
 
 use crate::graph::{Output, Task, TaskGraph, TaskId};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -34,7 +37,22 @@ pub const SMALL_FRAGMENT_BYTES: usize = 4 << 20;
 /// The fragments of `graph`, in topological order of their last tasks: every fragment's
 /// inputs are outputs of earlier fragments.
 pub fn cut(graph: &TaskGraph) -> Vec<FragmentCut> {
-    cut_with(graph, false)
+    cut_with(graph, &graph.consumers(), false, 1)
+}
+
+/// Where a task's small inputs do not all fit its fragment, those of more than this share of
+/// a fragment's work stay fragments of their own.
+const TAIL_SHARE: usize = 8;
+
+/// Small fragments are joined only while the whole stays under this share of the plan's work
+/// per worker, so the last ones to run are short and no worker idles while another ends it.
+pub const FRAGMENTS_PER_WORKER: usize = 4;
+
+/// `cut`, for `workers` processes running the fragments: small fragments are joined only
+/// while the whole stays under the work of `FRAGMENTS_PER_WORKER` fragments per worker too.
+/// `consumers` are the graph's (`TaskGraph::consumers`).
+pub fn cut_for_workers(graph: &TaskGraph, consumers: &[Vec<TaskId>], workers: usize) -> Vec<FragmentCut> {
+    cut_with(graph, consumers, false, FRAGMENTS_PER_WORKER * workers.max(1))
 }
 
 /// The fragments of `graph` for a cluster, where the caller gives each block of an array it
@@ -42,7 +60,7 @@ pub fn cut(graph: &TaskGraph) -> Vec<FragmentCut> {
 /// whole array: `Load` tasks belong to no fragment, and fragments reading them list them
 /// among their inputs. A fragment's inputs are outputs of earlier fragments or such loads.
 pub fn cut_given_loads(graph: &TaskGraph) -> Vec<FragmentCut> {
-    cut_with(graph, true)
+    cut_with(graph, &graph.consumers(), true, 1)
 }
 
 /// Whether `task` is a block the caller gives a cluster's fragments (`cut_given_loads`).
@@ -50,22 +68,27 @@ pub fn is_given_load(task: &Task) -> bool {
     matches!(task.op, TaskOp::Io(IoOp::Load { .. }))
 }
 
-fn cut_with(graph: &TaskGraph, loads_given: bool) -> Vec<FragmentCut> {
-    let consumers = graph.consumers();
+/// Fragments whose joined small inputs stay under `SMALL_FRAGMENT_BYTES` of work, and under
+/// the plan's work shared out in `parts`.
+fn cut_with(graph: &TaskGraph, consumers: &[Vec<TaskId>], loads_given: bool, parts: usize) -> Vec<FragmentCut> {
     let n = graph.tasks.len();
     let mut returned = vec![false; n];
     graph.outputs.iter().flat_map(|o| o.blocks.iter()).for_each(|&t| returned[t] = true);
     let given = |t: TaskId| loads_given && is_given_load(&graph.tasks[t]);
-    let copied = copied_tasks(graph, &consumers, &returned, loads_given);
+    let copied = copied_tasks(graph, consumers, &returned, loads_given);
+    // Each task's own work, then, once the inputs it takes in are added, its fragment's.
+    let mut weight: Vec<usize> = (0..n).map(|t| if copied[t] { 0 } else { work_bytes(graph, t) }).collect();
+    let work: usize = weight.iter().sum();
+    let small = (work / parts.max(1)).clamp(1, SMALL_FRAGMENT_BYTES);
     // Forwards: each task takes in the inputs that join it (their fragments complete by then).
     let mut joined: Vec<Option<TaskId>> = vec![None; n];
-    let mut weight = vec![0; n];
+    let mut inputs: Vec<TaskId> = Vec::new();
     for t in 0..n {
         if copied[t] {
             continue;
         }
-        weight[t] = work_bytes(graph, t);
-        let mut inputs: Vec<TaskId> = graph.tasks[t].inputs.iter().copied().filter(|&i| !copied[i]).collect();
+        inputs.clear();
+        inputs.extend(graph.tasks[t].inputs.iter().copied().filter(|&i| !copied[i]));
         inputs.sort_unstable();
         inputs.dedup();
         // Read by `t` alone, directly or through views copied into `t`'s fragment.
@@ -81,8 +104,12 @@ fn cut_with(graph: &TaskGraph, loads_given: bool) -> Vec<FragmentCut> {
         }
         inputs.retain(|&i| only_reader(i));
         inputs.sort_by_key(|&i| weight[i]);
-        for i in inputs {
-            if weight[t] + weight[i] <= SMALL_FRAGMENT_BYTES {
+        // Where not all of them fit, the fragment waits for those left out, and the work
+        // it took in runs after them, at the end of the plan: only tiny inputs join then.
+        let all = weight[t] + inputs.iter().map(|&i| weight[i]).sum::<usize>();
+        let largest = if all <= small { small } else { small / TAIL_SHARE };
+        for &i in &inputs {
+            if weight[i] <= largest && weight[t] + weight[i] <= small {
                 joined[i] = Some(t);
                 weight[t] += weight[i];
             }
@@ -133,7 +160,7 @@ fn cut_with(graph: &TaskGraph, loads_given: bool) -> Vec<FragmentCut> {
             }
             tasks.sort_unstable();
             tasks.dedup();
-            fragment_of(graph, &consumers, &returned, &owner, root, tasks)
+            fragment_of(graph, consumers, &returned, &owner, root, tasks)
         })
         .collect()
 }
@@ -156,10 +183,17 @@ fn merge_shared_intermediates(
     let mut readers: Vec<FxHashSet<usize>> = vec![FxHashSet::default(); n];
     // Fragments returning a block of the outputs stay as they are.
     let mut returns = vec![false; n];
+    let mut found = Vec::new();
     for (t, &is_returned) in returned.iter().enumerate() {
         let Some(&r) = owner.get(t).filter(|&&r| r != usize::MAX) else { continue };
         returns[r] |= is_returned;
-        for producer in owned_inputs(graph, owner, t) {
+        // Most tasks read only tasks of their own fragment, or copied sources.
+        let own = |i: &TaskId| owner[*i] == r || (owner[*i] == usize::MAX && graph.tasks[*i].inputs.is_empty());
+        if graph.tasks[t].inputs.iter().all(own) {
+            continue;
+        }
+        owned_inputs(graph, owner, t, &mut found);
+        for &producer in &found {
             if owner[producer] != r {
                 inputs[r].insert(owner[producer]);
                 readers[owner[producer]].insert(r);
@@ -190,9 +224,9 @@ fn merged_into(group: &[usize], mut r: usize) -> usize {
     r
 }
 
-/// The owned tasks `t` reads, directly or through copied tasks.
-fn owned_inputs(graph: &TaskGraph, owner: &[usize], t: TaskId) -> Vec<TaskId> {
-    let mut found = Vec::new();
+/// The owned tasks `t` reads, directly or through copied tasks, into `found`.
+fn owned_inputs(graph: &TaskGraph, owner: &[usize], t: TaskId, found: &mut Vec<TaskId>) {
+    found.clear();
     let mut next = graph.tasks[t].inputs.clone();
     while let Some(i) = next.pop() {
         if owner[i] == usize::MAX {
@@ -201,7 +235,6 @@ fn owned_inputs(graph: &TaskGraph, owner: &[usize], t: TaskId) -> Vec<TaskId> {
             found.push(i);
         }
     }
-    found
 }
 
 /// Whether fragment `j` is (through inputs, after merges) an input of fragment `a`; a search
@@ -290,9 +323,14 @@ fn fragment_of(
 
 /// The blocks `tasks` read from outside them, in the order they first read them.
 pub(crate) fn inputs_of(graph: &TaskGraph, tasks: &[TaskId]) -> Vec<TaskId> {
-    let inside: FxHashSet<TaskId> = tasks.iter().copied().collect();
     let mut seen = FxHashSet::default();
-    tasks.iter().flat_map(|&t| graph.tasks[t].inputs.iter().copied()).filter(|i| !inside.contains(i) && seen.insert(*i)).collect()
+    let reads = tasks.iter().flat_map(|&t| graph.tasks[t].inputs.iter().copied());
+    if tasks.is_sorted() {
+        reads.filter(|i| tasks.binary_search(i).is_err() && seen.insert(*i)).collect()
+    } else {
+        let inside: FxHashSet<TaskId> = tasks.iter().copied().collect();
+        reads.filter(|i| !inside.contains(i) && seen.insert(*i)).collect()
+    }
 }
 
 /// Whether a task of fragment `root` is read by another fragment's task, directly or through
@@ -309,26 +347,30 @@ fn read_outside(t: TaskId, root: TaskId, consumers: &[Vec<TaskId>], owner: &[usi
 /// in order), its outputs the graph's outputs (one block each, in order), and it carries the
 /// resources its tasks reach.
 pub fn sub_graph(graph: &TaskGraph, fragment: &FragmentCut) -> Result<TaskGraph> {
-    let mut new_id = FxHashMap::default();
-    new_id.reserve(fragment.inputs.len() + fragment.tasks.len());
+    let given: FxHashMap<TaskId, usize> = fragment.inputs.iter().enumerate().map(|(index, &i)| (i, index)).collect();
+    // A task's number in the fragment: its input's, else its place among the fragment's
+    // tasks (sorted, as `cut` makes them, or looked up).
+    let sorted = fragment.tasks.is_sorted();
+    let own: FxHashMap<TaskId, usize> = if sorted { FxHashMap::default() } else { fragment.tasks.iter().enumerate().map(|(k, &t)| (t, k)).collect() };
+    let place = |t: TaskId| if sorted { fragment.tasks.binary_search(&t).ok() } else { own.get(&t).copied() };
+    let new_id = |t: TaskId| given.get(&t).copied().or_else(|| place(t).map(|k| fragment.inputs.len() + k));
     let mut tasks = Vec::with_capacity(fragment.inputs.len() + fragment.tasks.len());
     for (index, &i) in fragment.inputs.iter().enumerate() {
         let t = &graph.tasks[i];
-        new_id.insert(i, tasks.len());
         tasks.push(Task { op: IoOp::Input { index }.into(), inputs: vec![], size: t.size, dtype: t.dtype, node: t.node, device: t.device });
     }
     for &id in &fragment.tasks {
         let t = &graph.tasks[id];
-        let inputs = t.inputs.iter().map(|i| new_id.get(i).copied().ok_or_else(|| missing(*i, id))).collect::<Result<_>>()?;
-        new_id.insert(id, tasks.len());
-        tasks.push(Task { inputs, ..t.clone() });
+        let inputs = t.inputs.iter().map(|&i| new_id(i).ok_or_else(|| missing(i, id))).collect::<Result<_>>()?;
+        tasks.push(Task { op: t.op.clone(), inputs, size: t.size, dtype: t.dtype, node: t.node, device: t.device });
     }
     let outputs = fragment
         .outputs
         .iter()
         .map(|&o| {
             let t = &graph.tasks[o];
-            Ok(Output { node: t.node, dtype: t.dtype, chunks: Chunks::new(vec![vec![t.size]], &[t.size])?, blocks: vec![new_id[&o]] })
+            let block = new_id(o).ok_or_else(|| missing(o, o))?;
+            Ok(Output { node: t.node, dtype: t.dtype, chunks: Chunks::new(vec![vec![t.size]], &[t.size])?, blocks: vec![block] })
         })
         .collect::<Result<_>>()?;
     let reached: FxHashSet<u64> = tasks.iter().filter_map(|t| t.op.as_io().and_then(IoOp::resource)).collect();

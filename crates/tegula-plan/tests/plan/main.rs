@@ -1,5 +1,6 @@
 //! The planner's integration tests, one module per concept, linked into one test binary.
 
+mod fragments;
 mod fusion;
 mod gather;
 mod join;
