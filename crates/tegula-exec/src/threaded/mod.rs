@@ -253,6 +253,9 @@ const SMALL_BATCH_BYTES: usize = 256 << 10;
 /// Takes tasks while the next one fits (spilling to make room when that helps), then leaves
 /// the rest to the jobs that tasks ending start.
 fn job<'a>(scope: &rayon::Scope<'a>, run: &'a Run<'a>) {
+    // Results no task reads any more, dropped once the lock is let go (freeing memory under
+    // it would hold the other threads up).
+    let mut unread: Vec<Chunk> = Vec::new();
     let Ok(mut s) = run.state.lock() else { return };
     while s.error.is_none() {
         if run.cancel.is_set() {
@@ -279,6 +282,7 @@ fn job<'a>(scope: &rayon::Scope<'a>, run: &'a Run<'a>) {
         // its block over them. (Not the jobs: a job about to find nothing ready still counts.)
         let spare = run.threads.saturating_sub(s.running + s.ready.len());
         drop(s);
+        unread.clear();
         let ran: Vec<_> = taken
             .into_iter()
             .map(|(id, args)| {
@@ -292,7 +296,7 @@ fn job<'a>(scope: &rayon::Scope<'a>, run: &'a Run<'a>) {
             Err(_) => return,
         };
         for (id, started, outcome) in ran {
-            run.finish(&mut s, id, outcome);
+            run.finish(&mut s, id, outcome, &mut unread);
             run.observe(&mut s, id, started);
         }
         let more = s.ready.len().min(run.threads.saturating_sub(s.jobs));
@@ -388,7 +392,7 @@ impl Run<'_> {
 
     /// Ends task `id`: keeps its result (unless it went to the sink), keeps inputs read back
     /// that are still needed, frees inputs whose last reader this was, and readies consumers.
-    fn finish(&self, s: &mut State, id: TaskId, outcome: Result<Made>) {
+    fn finish(&self, s: &mut State, id: TaskId, outcome: Result<Made>, unread: &mut Vec<Chunk>) {
         let task = &self.graph.tasks[id];
         s.running -= 1;
         s.ledgers[self.device(id)].end(task);
@@ -419,7 +423,7 @@ impl Run<'_> {
         for &i in &task.inputs {
             s.left[i] -= 1;
             if s.left[i] == 0 {
-                self.free(s, i);
+                unread.extend(self.free(s, i));
             }
         }
         for &c in &self.consumers[id] {
@@ -430,16 +434,19 @@ impl Run<'_> {
         }
     }
 
-    /// Drops a result no task reads any more, in memory and on disk.
-    fn free(&self, s: &mut State, i: TaskId) {
+    /// Lets go of a result no task reads any more, on disk, and in memory: the block is
+    /// returned for the caller to drop.
+    fn free(&self, s: &mut State, i: TaskId) -> Option<Chunk> {
         let ledger = &mut s.ledgers[self.device(i)];
-        if let Some(c) = s.results[i].take() {
-            ledger.release(held_bytes(self.graph, i, &c));
+        let block = s.results[i].take();
+        if let Some(c) = &block {
+            ledger.release(held_bytes(self.graph, i, c));
         }
         if let Some(file) = s.spilled.remove(&i) {
             ledger.on_disk -= file.nbytes();
             self.disk.remove(file);
         }
+        block
     }
 
     /// Tells the observer, if any, that task `id` (started at `started`, if it wants times) has
