@@ -131,23 +131,26 @@ fn cut_with(graph: &TaskGraph, consumers: &[Vec<TaskId>], loads_given: bool, par
         };
     }
     roots.reverse();
-    let group = merge_shared_intermediates(graph, &returned, &owner, &roots);
+    // Each root's place among the roots: what is kept per fragment is kept by place.
+    let mut place = vec![usize::MAX; n];
+    roots.iter().enumerate().for_each(|(k, &r)| place[r] = k);
+    let merged = merge_shared_intermediates(graph, &returned, &owner, &place, roots.len());
     for o in owner.iter_mut().filter(|o| **o != usize::MAX) {
-        *o = group[*o];
+        *o = roots[merged[place[*o]]];
     }
-    roots.retain(|&r| group[r] == r);
-    let mut members: Vec<Vec<TaskId>> = vec![Vec::new(); n];
+    let mut members: Vec<Vec<TaskId>> = vec![Vec::new(); roots.len()];
     for t in 0..n {
         if owner[t] != usize::MAX {
-            members[owner[t]].push(t);
+            members[place[owner[t]]].push(t);
         }
     }
+    roots.retain(|&r| merged[place[r]] == place[r]);
     // The root whose fragment last took each copied task in.
     let mut taken_by = vec![usize::MAX; n];
     roots
         .into_iter()
         .map(|root| {
-            let mut tasks = std::mem::take(&mut members[root]);
+            let mut tasks = std::mem::take(&mut members[place[root]]);
             // The copied tasks it reads, and theirs in turn (a view of a constant block).
             let mut next: Vec<TaskId> = tasks.clone();
             while let Some(t) = next.pop() {
@@ -165,42 +168,39 @@ fn cut_with(graph: &TaskGraph, consumers: &[Vec<TaskId>], loads_given: bool, par
         .collect()
 }
 
-/// The fragment each fragment (named by its root) ends up in once those whose blocks one
+/// The fragment each fragment (by its root's place among the roots) ends up in once those whose blocks one
 /// other fragment alone reads are merged into it where that costs no parallelism: where every
 /// other input of the reader is computed before the merged one anyway (an ancestor of it).
 /// A block's chain of element-wise steps that reads one intermediate in several steps (`a = f(x); b = g(x, a); h(x, a, b)`) is then one fragment, its
 /// intermediates never shipped, while independent inputs of a task (two branches, the
 /// partial products of a block) stay in fragments that run in parallel.
-fn merge_shared_intermediates(
-    graph: &TaskGraph,
-    returned: &[bool],
-    owner: &[usize],
-    roots: &[TaskId],
-) -> Vec<usize> {
-    let n = graph.tasks.len();
-    let mut group: Vec<usize> = (0..n).collect();
-    let mut inputs: Vec<FxHashSet<usize>> = vec![FxHashSet::default(); n];
-    let mut readers: Vec<FxHashSet<usize>> = vec![FxHashSet::default(); n];
+fn merge_shared_intermediates(graph: &TaskGraph, returned: &[bool], owner: &[usize], place: &[usize], fragments: usize) -> Vec<usize> {
+    // Fragments by their root's place among the roots.
+    let fragment = |t: TaskId| place[owner[t]];
+    let mut group: Vec<usize> = (0..fragments).collect();
+    let mut inputs: Vec<FxHashSet<usize>> = vec![FxHashSet::default(); fragments];
+    let mut readers: Vec<FxHashSet<usize>> = vec![FxHashSet::default(); fragments];
     // Fragments returning a block of the outputs stay as they are.
-    let mut returns = vec![false; n];
+    let mut returns = vec![false; fragments];
     let mut found = Vec::new();
     for (t, &is_returned) in returned.iter().enumerate() {
-        let Some(&r) = owner.get(t).filter(|&&r| r != usize::MAX) else { continue };
-        returns[r] |= is_returned;
+        if owner[t] == usize::MAX {
+            continue;
+        }
+        let (r, f) = (owner[t], fragment(t));
+        returns[f] |= is_returned;
         // Most tasks read only tasks of their own fragment, or copied sources.
         let own = |i: &TaskId| owner[*i] == r || (owner[*i] == usize::MAX && graph.tasks[*i].inputs.is_empty());
         if graph.tasks[t].inputs.iter().all(own) {
             continue;
         }
         owned_inputs(graph, owner, t, &mut found);
-        for &producer in &found {
-            if owner[producer] != r {
-                inputs[r].insert(owner[producer]);
-                readers[owner[producer]].insert(r);
-            }
+        for &producer in found.iter().filter(|&&p| owner[p] != r) {
+            inputs[f].insert(fragment(producer));
+            readers[fragment(producer)].insert(f);
         }
     }
-    for &a in roots.iter().rev() {
+    for a in (0..fragments).rev() {
         if returns[a] {
             continue;
         }
@@ -213,7 +213,7 @@ fn merge_shared_intermediates(
             inputs[b].extend(from_a);
         }
     }
-    (0..n).map(|r| merged_into(&group, r)).collect()
+    (0..fragments).map(|r| merged_into(&group, r)).collect()
 }
 
 /// The fragment that fragment `r` was merged into, through every merge.
