@@ -124,6 +124,19 @@ def test_an_exception_in_a_worker_is_raised_as_itself():
     assert float(tg.ones(10, chunks=5).sum().compute(scheduler="processes")) == 10.0
 
 
+def test_an_error_in_one_of_many_short_fragments_stops_the_computation():
+    # 400 blocks: many short fragments, each dispatcher taking the next while its worker runs
+    # one; a row of NaNs fails one of them, as NumPy fails, and the pool stays usable.
+    a = np.random.default_rng(0).random((4000, 50))
+    a[3100] = np.nan
+    with pytest.raises(ValueError, match="All-NaN slice"):
+        np.nanargmax(a, axis=1)
+    with pytest.raises(ValueError, match="All-NaN slice"):
+        tg.nanargmax(tg.asarray(a, chunks=(10, 50)), axis=1).compute(scheduler="processes", num_workers=2)
+    got = tg.nanargmax(tg.asarray(a[:3000], chunks=(10, 50)), axis=1).compute(scheduler="processes", num_workers=2)
+    np.testing.assert_array_equal(got, np.nanargmax(a[:3000], axis=1))
+
+
 def test_zarr_is_read_by_the_workers_and_written(tmp_path):
     a = np.random.default_rng(1).standard_normal((60, 45))
     source, target = str(tmp_path / "a.zarr"), str(tmp_path / "b.zarr")

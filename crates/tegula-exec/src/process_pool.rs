@@ -30,7 +30,7 @@ use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::Instant;
 use tegula_core::{internal_err, value_err, Cancel, DeviceId, Result, Spec, TegulaError};
 use tegula_kernels::Chunk;
-use tegula_plan::fragments::{cut_for_workers, sub_graph, FragmentCut};
+use tegula_plan::fragments::{cut_for_workers, sub_graph, work_bytes, FragmentCut, SMALL_FRAGMENT_BYTES};
 use tegula_plan::order::static_order;
 use tegula_plan::{TaskGraph, TaskId};
 
@@ -82,6 +82,13 @@ enum Place {
     Disk,
 }
 
+/// A fragment taken to run: its number, its inputs and how it runs.
+struct Prepared {
+    f: usize,
+    inputs: Vec<Held>,
+    job: Result<Job>,
+}
+
 /// How one fragment runs.
 enum Job {
     Remote(Vec<u8>),
@@ -95,6 +102,8 @@ struct State {
     dispatch: Dispatch,
     held: HashMap<TaskId, Held>,
     running: usize,
+    /// Dispatchers waiting for a fragment to become ready.
+    idle: usize,
     finished: usize,
     error: Option<TegulaError>,
     /// Bytes of blocks held in memory between fragments (and promised to running ones).
@@ -111,6 +120,9 @@ struct Run<'a> {
     pool: &'a ProcessPool,
     graph: &'a TaskGraph,
     cuts: Vec<FragmentCut>,
+    /// Which fragments are short (`SMALL_FRAGMENT_BYTES` of work or less): while one runs,
+    /// its dispatcher takes the next ahead, which then waits for it only briefly.
+    short: Vec<bool>,
     /// Where the caller's arrays are shared with the workers, and the functions' bytes: what
     /// encoding a fragment, as its dispatcher takes it, needs.
     shared: SharedArrays,
@@ -219,6 +231,7 @@ impl<'a> Run<'a> {
             dispatch,
             held: HashMap::new(),
             running: 0,
+            idle: 0,
             finished: 0,
             error: None,
             held_bytes: 0,
@@ -230,7 +243,8 @@ impl<'a> Run<'a> {
         };
         let (sink, in_place) = (None, HashMap::new());
         let functions = FunctionBytes::default();
-        Ok(Run { pool, graph, cuts, shared, functions, blocks, disk, spec, observer, sink, in_place, start: Instant::now(), state: Mutex::new(state), changed: Condvar::new() })
+        let short = cuts.iter().map(|c| c.tasks.iter().map(|&t| work_bytes(graph, t)).sum::<usize>() <= SMALL_FRAGMENT_BYTES).collect();
+        Ok(Run { pool, graph, cuts, short, shared, functions, blocks, disk, spec, observer, sink, in_place, start: Instant::now(), state: Mutex::new(state), changed: Condvar::new() })
     }
 
     fn lock(&self) -> Result<std::sync::MutexGuard<'_, State>> {
@@ -239,16 +253,34 @@ impl<'a> Run<'a> {
 
     /// One dispatcher per worker: takes ready fragments until all are done or one failed,
     /// encoding each as it takes it (the first starts while the others are still plain cuts,
-    /// and two dispatchers encode side by side).
+    /// and two dispatchers encode side by side). While its worker runs a short one, it takes
+    /// and encodes the next where no other dispatcher waits for one, so the worker starts it
+    /// as soon as it answers.
     fn dispatch(&self, index: usize) {
         let mut worker: Option<Worker> = None;
-        while let Some((f, inputs)) = self.next() {
+        let mut ahead: Option<Prepared> = None;
+        loop {
+            let prepared = match ahead.take() {
+                Some(prepared) => prepared,
+                None => match self.next() {
+                    Some(taken) => self.prepare(taken),
+                    None => break,
+                },
+            };
+            let Prepared { f, inputs, job } = prepared;
             let started = self.start.elapsed();
-            let (result, place) = match job(self.graph, &self.cuts[f], &self.shared, &self.functions) {
+            let (result, place) = match job {
                 Ok(job) => {
                     let place = self.place(f, &job);
                     let result = match &job {
-                        Job::Remote(bytes) => self.remote(&mut worker, f, bytes, inputs, place),
+                        Job::Remote(bytes) => {
+                            let short = self.short[f];
+                            self.remote(&mut worker, f, bytes, inputs, place, &mut || {
+                                if short {
+                                    ahead = self.take_ahead();
+                                }
+                            })
+                        }
                         Job::Local(graph) => self.local(graph, inputs),
                     };
                     (result, place)
@@ -257,10 +289,18 @@ impl<'a> Run<'a> {
                 Err(e) => (Err(e), Place::Disk),
             };
             self.record(f, index, started, place, result);
+            // A fragment taken ahead of a failure ends unrun, as failed.
+            if let Some(taken) = ahead.take_if(|_| self.failed()) {
+                self.record(taken.f, index, self.start.elapsed(), Place::Disk, Err(TegulaError::Interrupted));
+            }
         }
         if let Some(w) = worker {
             w.release(&self.pool.command);
         }
+    }
+
+    fn prepare(&self, (f, inputs): (usize, Vec<Held>)) -> Prepared {
+        Prepared { f, inputs, job: job(self.graph, &self.cuts[f], &self.shared, &self.functions) }
     }
 
     /// The next ready fragment and its inputs, waiting while others run; `None` when done.
@@ -274,17 +314,44 @@ impl<'a> Run<'a> {
                 self.changed.notify_all();
                 return None;
             }
-            if let Some(f) = s.dispatch.start() {
-                let inputs = self.cuts[f].inputs.iter().map(|t| s.held.get(t).cloned()).collect::<Option<Vec<_>>>();
-                let Some(inputs) = inputs else {
-                    s.error = Some(internal_err!("fragment {f} is ready but an input is missing"));
-                    continue;
-                };
-                s.running += 1;
-                return Some((f, inputs));
+            if let Some(taken) = self.take(&mut s) {
+                return Some(taken);
             }
+            if s.error.is_some() {
+                continue;
+            }
+            s.idle += 1;
             s = self.changed.wait(s).ok()?;
+            s.idle -= 1;
         }
+    }
+
+    /// A ready fragment, prepared, where no dispatcher waits for one and nothing failed.
+    fn take_ahead(&self) -> Option<Prepared> {
+        let taken = {
+            let mut s = self.lock().ok()?;
+            if s.error.is_some() || s.idle > 0 || self.spec.cancel.is_set() {
+                return None;
+            }
+            self.take(&mut s)?
+        };
+        Some(self.prepare(taken))
+    }
+
+    /// The ready fragment to start next and its inputs, counted as running (`None`, and the
+    /// computation failed, where an input is missing).
+    fn take(&self, s: &mut State) -> Option<(usize, Vec<Held>)> {
+        let f = s.dispatch.start()?;
+        let Some(inputs) = self.cuts[f].inputs.iter().map(|t| s.held.get(t).cloned()).collect::<Option<Vec<_>>>() else {
+            s.error.get_or_insert(internal_err!("fragment {f} is ready but an input is missing"));
+            return None;
+        };
+        s.running += 1;
+        Some((f, inputs))
+    }
+
+    fn failed(&self) -> bool {
+        self.lock().map_or(true, |s| s.error.is_some())
     }
 
     /// Where fragment `f`'s outputs go: memory while the blocks held stay under half the
@@ -305,7 +372,9 @@ impl<'a> Run<'a> {
         self.cuts[f].outputs.iter().map(|&t| self.graph.tasks[t].nbytes()).sum()
     }
 
-    fn remote(&self, worker: &mut Option<Worker>, f: usize, fragment: &[u8], inputs: Vec<Held>, place: Place) -> Result<(Vec<Held>, Done)> {
+    /// Runs fragment `f` on the dispatcher's worker; `meanwhile` is called once, while the
+    /// worker runs it.
+    fn remote(&self, worker: &mut Option<Worker>, f: usize, fragment: &[u8], inputs: Vec<Held>, place: Place, meanwhile: &mut dyn FnMut()) -> Result<(Vec<Held>, Done)> {
         // Blocks computed here go to files for the worker, deleted once it answered.
         let mut written = Vec::new();
         let mut files = Vec::with_capacity(inputs.len());
@@ -320,12 +389,13 @@ impl<'a> Run<'a> {
                 Held::InPlace => return Err(internal_err!("a fragment reads a block written into the result")),
             }
         }
-        let answer = self.call(worker, f, fragment, files, place);
+        let answer = self.call(worker, f, fragment, files, place, meanwhile);
         written.into_iter().for_each(|file| self.blocks.remove(file));
         answer
     }
 
-    fn call(&self, worker: &mut Option<Worker>, f: usize, fragment: &[u8], inputs: Vec<Spilled>, place: Place) -> Result<(Vec<Held>, Done)> {
+    fn call(&self, worker: &mut Option<Worker>, f: usize, fragment: &[u8], inputs: Vec<Spilled>, place: Place, meanwhile: &mut dyn FnMut()) -> Result<(Vec<Held>, Done)> {
+        let mut meanwhile = Some(meanwhile);
         let memory = (self.spec.memory / 2 / self.pool.workers).max(1);
         let out_dir = if place == Place::Memory { &self.blocks } else { &self.disk };
         for attempt in 0..ATTEMPTS {
@@ -337,7 +407,7 @@ impl<'a> Run<'a> {
                 Some(w) => w,
                 None => worker.insert(Worker::take(&self.pool.command, &self.spec.cancel)?),
             };
-            match w.call(&bytes, &self.spec.cancel) {
+            match w.call(&bytes, &self.spec.cancel, meanwhile.take()) {
                 Err(TegulaError::Interrupted) => {
                     worker.take();
                     return Err(TegulaError::Interrupted);
@@ -591,10 +661,13 @@ impl Worker {
         Ok(worker)
     }
 
-    /// Sends a request and waits for the answer; an error means the worker is gone (or, as
-    /// `Interrupted`, was killed because `cancel` was set).
-    fn call(&mut self, request: &[u8], cancel: &Cancel) -> Result<Vec<u8>> {
+    /// Sends a request, calls `meanwhile` (where given), and waits for the answer; an error
+    /// means the worker is gone (or, as `Interrupted`, was killed because `cancel` was set).
+    fn call(&mut self, request: &[u8], cancel: &Cancel, meanwhile: Option<&mut dyn FnMut()>) -> Result<Vec<u8>> {
         write_frame(&mut self.input, request)?;
+        if let Some(meanwhile) = meanwhile {
+            meanwhile();
+        }
         self.wait_for_answer(cancel)?;
         read_frame(&mut self.output)?.ok_or_else(|| TegulaError::Io("a worker process ended".into()))
     }
