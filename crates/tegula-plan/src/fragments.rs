@@ -6,10 +6,10 @@
 //! several others, or one of several substantial inputs of a task, ends a fragment, so
 //! independent work stays in separate fragments that run in parallel — unless that work is
 //! small (`SMALL_FRAGMENT_BYTES`): small inputs of a task join its fragment, so a reduction
-//! tree over tiny blocks is a few local subtrees, not a fragment per block. Where not all of a
-//! task's small inputs fit, only tiny ones join (the fragment runs after the others, and work
-//! it took in would run alone at the end); for worker processes (`cut_for_workers`) a joined
-//! fragment also stays under a share of the plan's work, so each worker takes several.
+//! tree over tiny blocks is a few local subtrees, not a fragment per block. For worker
+//! processes (`cut_for_workers`) a joined fragment also stays under a share of the plan's work,
+//! so each worker takes several, and where not all of a task's small inputs fit, only tiny ones
+//! join (the fragment runs after the others, and work it took in would run alone at the end).
 
 use crate::graph::{Output, Task, TaskGraph, TaskId};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -37,7 +37,7 @@ pub const SMALL_FRAGMENT_BYTES: usize = 4 << 20;
 /// The fragments of `graph`, in topological order of their last tasks: every fragment's
 /// inputs are outputs of earlier fragments.
 pub fn cut(graph: &TaskGraph) -> Vec<FragmentCut> {
-    cut_with(graph, &graph.consumers(), false, 1)
+    cut_with(graph, &graph.consumers(), false, None)
 }
 
 /// Where a task's small inputs do not all fit its fragment, those of more than this share of
@@ -49,10 +49,11 @@ const TAIL_SHARE: usize = 8;
 pub const FRAGMENTS_PER_WORKER: usize = 4;
 
 /// `cut`, for `workers` processes running the fragments: small fragments are joined only
-/// while the whole stays under the work of `FRAGMENTS_PER_WORKER` fragments per worker too.
+/// while the whole stays under the work of `FRAGMENTS_PER_WORKER` fragments per worker too,
+/// and where a task's small inputs do not all fit, only tiny ones join it.
 /// `consumers` are the graph's (`TaskGraph::consumers`).
 pub fn cut_for_workers(graph: &TaskGraph, consumers: &[Vec<TaskId>], workers: usize) -> Vec<FragmentCut> {
-    cut_with(graph, consumers, false, FRAGMENTS_PER_WORKER * workers.max(1))
+    cut_with(graph, consumers, false, Some(FRAGMENTS_PER_WORKER * workers.max(1)))
 }
 
 /// The fragments of `graph` for a cluster, where the caller gives each block of an array it
@@ -60,7 +61,7 @@ pub fn cut_for_workers(graph: &TaskGraph, consumers: &[Vec<TaskId>], workers: us
 /// whole array: `Load` tasks belong to no fragment, and fragments reading them list them
 /// among their inputs. A fragment's inputs are outputs of earlier fragments or such loads.
 pub fn cut_given_loads(graph: &TaskGraph) -> Vec<FragmentCut> {
-    cut_with(graph, &graph.consumers(), true, 1)
+    cut_with(graph, &graph.consumers(), true, None)
 }
 
 /// Whether `task` is a block the caller gives a cluster's fragments (`cut_given_loads`).
@@ -68,9 +69,10 @@ pub fn is_given_load(task: &Task) -> bool {
     matches!(task.op, TaskOp::Io(IoOp::Load { .. }))
 }
 
-/// Fragments whose joined small inputs stay under `SMALL_FRAGMENT_BYTES` of work, and under
-/// the plan's work shared out in `parts`.
-fn cut_with(graph: &TaskGraph, consumers: &[Vec<TaskId>], loads_given: bool, parts: usize) -> Vec<FragmentCut> {
+/// Fragments whose joined small inputs stay under `SMALL_FRAGMENT_BYTES` of work, and where
+/// `parts` are asked for, under the plan's work shared out in them, with only tiny inputs
+/// joining a task whose small inputs do not all fit.
+fn cut_with(graph: &TaskGraph, consumers: &[Vec<TaskId>], loads_given: bool, parts: Option<usize>) -> Vec<FragmentCut> {
     let n = graph.tasks.len();
     let mut returned = vec![false; n];
     graph.outputs.iter().flat_map(|o| o.blocks.iter()).for_each(|&t| returned[t] = true);
@@ -79,7 +81,7 @@ fn cut_with(graph: &TaskGraph, consumers: &[Vec<TaskId>], loads_given: bool, par
     // Each task's own work, then, once the inputs it takes in are added, its fragment's.
     let mut weight: Vec<usize> = (0..n).map(|t| if copied[t] { 0 } else { work_bytes(graph, t) }).collect();
     let work: usize = weight.iter().sum();
-    let small = (work / parts.max(1)).clamp(1, SMALL_FRAGMENT_BYTES);
+    let small = parts.map_or(SMALL_FRAGMENT_BYTES, |parts| (work / parts.max(1)).clamp(1, SMALL_FRAGMENT_BYTES));
     // Forwards: each task takes in the inputs that join it (their fragments complete by then).
     let mut joined: Vec<Option<TaskId>> = vec![None; n];
     let mut inputs: Vec<TaskId> = Vec::new();
@@ -107,7 +109,7 @@ fn cut_with(graph: &TaskGraph, consumers: &[Vec<TaskId>], loads_given: bool, par
         // Where not all of them fit, the fragment waits for those left out, and the work
         // it took in runs after them, at the end of the plan: only tiny inputs join then.
         let all = weight[t] + inputs.iter().map(|&i| weight[i]).sum::<usize>();
-        let largest = if all <= small { small } else { small / TAIL_SHARE };
+        let largest = if all <= small || parts.is_none() { small } else { small / TAIL_SHARE };
         for &i in &inputs {
             if weight[i] <= largest && weight[t] + weight[i] <= small {
                 joined[i] = Some(t);

@@ -44,14 +44,17 @@ fn each_worker_gets_several_fragments_of_a_reduction_over_small_blocks() {
 
 #[test]
 fn the_fragment_that_ends_a_reduction_takes_in_no_large_subtree() {
-    // 16 MB of blocks: what reads the last subtrees waits for all of them, so it should not
-    // carry work of its own that could have run beside them.
+    // 16 MB of blocks: what reads the last subtrees waits for all of them, so on worker
+    // processes it should not carry work of its own that could have run beside them.
     let graph = sum_of_small_blocks(20_000);
-    for cuts in [cut(&graph), cut_for_workers(&graph, &graph.consumers(), 2)] {
+    for workers in [1, 2, 3] {
+        let cuts = cut_for_workers(&graph, &graph.consumers(), workers);
         assert_a_partition(&graph, &cuts);
         let output = graph.outputs[0].blocks[0];
         let last = cuts.iter().find(|c| c.tasks.contains(&output)).unwrap();
         let total: usize = cuts.iter().map(|c| work(&graph, c)).sum();
         assert!(work(&graph, last) * 16 < total, "the last fragment holds {} of {total} bytes of work", work(&graph, last));
     }
+    // `cut` (plans for clusters, placed afterwards) gathers small inputs as before.
+    assert_a_partition(&graph, &cut(&graph));
 }
