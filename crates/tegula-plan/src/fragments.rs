@@ -170,9 +170,10 @@ fn cut_with(graph: &TaskGraph, consumers: &[Vec<TaskId>], loads_given: bool, par
         .collect()
 }
 
-/// The fragment each fragment (by its root's place among the roots) ends up in once those whose blocks one
-/// other fragment alone reads are merged into it where that costs no parallelism: where every
-/// other input of the reader is computed before the merged one anyway (an ancestor of it).
+/// The fragment each fragment (by its root's place among the roots) ends up in once those
+/// whose blocks one other fragment alone reads are merged into it where that costs no
+/// parallelism: where every other input of the reader is computed before the merged one
+/// anyway (an ancestor of it).
 /// A block's chain of element-wise steps that reads one intermediate in several steps (`a = f(x); b = g(x, a); h(x, a, b)`) is then one fragment, its
 /// intermediates never shipped, while independent inputs of a task (two branches, the
 /// partial products of a block) stay in fragments that run in parallel.
@@ -325,13 +326,29 @@ fn fragment_of(
 
 /// The blocks `tasks` read from outside them, in the order they first read them.
 pub(crate) fn inputs_of(graph: &TaskGraph, tasks: &[TaskId]) -> Vec<TaskId> {
+    let inside = Positions::of(tasks);
     let mut seen = FxHashSet::default();
-    let reads = tasks.iter().flat_map(|&t| graph.tasks[t].inputs.iter().copied());
-    if tasks.is_sorted() {
-        reads.filter(|i| tasks.binary_search(i).is_err() && seen.insert(*i)).collect()
-    } else {
-        let inside: FxHashSet<TaskId> = tasks.iter().copied().collect();
-        reads.filter(|i| !inside.contains(i) && seen.insert(*i)).collect()
+    tasks.iter().flat_map(|&t| graph.tasks[t].inputs.iter().copied()).filter(|&i| inside.of_task(i).is_none() && seen.insert(i)).collect()
+}
+
+/// Where each of a list of tasks stands in it: by binary search where the list is sorted (as
+/// `cut` makes fragments), else through a map built once.
+struct Positions<'a> {
+    tasks: &'a [TaskId],
+    unsorted: Option<FxHashMap<TaskId, usize>>,
+}
+
+impl<'a> Positions<'a> {
+    fn of(tasks: &'a [TaskId]) -> Positions<'a> {
+        let unsorted = (!tasks.is_sorted()).then(|| tasks.iter().enumerate().map(|(k, &t)| (t, k)).collect());
+        Positions { tasks, unsorted }
+    }
+
+    fn of_task(&self, t: TaskId) -> Option<usize> {
+        match &self.unsorted {
+            Some(map) => map.get(&t).copied(),
+            None => self.tasks.binary_search(&t).ok(),
+        }
     }
 }
 
@@ -350,12 +367,10 @@ fn read_outside(t: TaskId, root: TaskId, consumers: &[Vec<TaskId>], owner: &[usi
 /// resources its tasks reach.
 pub fn sub_graph(graph: &TaskGraph, fragment: &FragmentCut) -> Result<TaskGraph> {
     let given: FxHashMap<TaskId, usize> = fragment.inputs.iter().enumerate().map(|(index, &i)| (i, index)).collect();
-    // A task's number in the fragment: its input's, else its place among the fragment's
-    // tasks (sorted, as `cut` makes them, or looked up).
-    let sorted = fragment.tasks.is_sorted();
-    let own: FxHashMap<TaskId, usize> = if sorted { FxHashMap::default() } else { fragment.tasks.iter().enumerate().map(|(k, &t)| (t, k)).collect() };
-    let place = |t: TaskId| if sorted { fragment.tasks.binary_search(&t).ok() } else { own.get(&t).copied() };
-    let new_id = |t: TaskId| given.get(&t).copied().or_else(|| place(t).map(|k| fragment.inputs.len() + k));
+    // A task's number in the fragment: its input's, else the inputs' count and its place
+    // among the fragment's tasks.
+    let own = Positions::of(&fragment.tasks);
+    let new_id = |t: TaskId| given.get(&t).copied().or_else(|| own.of_task(t).map(|k| fragment.inputs.len() + k));
     let mut tasks = Vec::with_capacity(fragment.inputs.len() + fragment.tasks.len());
     for (index, &i) in fragment.inputs.iter().enumerate() {
         let t = &graph.tasks[i];
