@@ -14,6 +14,8 @@
 
 
 mod admission;
+mod ready;
+use ready::ReadyTasks;
 use crate::ledger::{held_bytes, Ledger};
 use crate::observe::{Observer, TaskEvent};
 use crate::device::to_host;
@@ -22,8 +24,7 @@ use crate::pool::{check_threads, pool};
 use crate::spill::{SpillDir, Spilled};
 use crate::state::{take_result, Inputs};
 use crate::Report;
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use tegula_core::{internal_err, Cancel, Result, Spec, TegulaError};
@@ -35,7 +36,7 @@ use tegula_plan::order::static_order;
 use tegula_plan::{TaskGraph, TaskId};
 
 struct State {
-    ready: BinaryHeap<Reverse<(usize, TaskId)>>,
+    ready: ReadyTasks,
     /// Inputs each task still waits for.
     waiting: Vec<usize>,
     /// Reads of each result still to come.
@@ -170,7 +171,7 @@ pub fn run(
     let rank = static_order(graph, &consumers);
     let threads = jobs_for(graph, &rank, threads, spec.memory);
     let waiting: Vec<usize> = graph.tasks.iter().map(|t| t.inputs.len()).collect();
-    let ready: BinaryHeap<_> = (0..n).filter(|&t| waiting[t] == 0).map(|t| Reverse((rank[t], t))).collect();
+    let ready = ReadyTasks::new((0..n).filter(|&t| waiting[t] == 0).map(|t| (rank[t], t)).collect());
     let first_jobs = ready.len().min(threads);
     let state = State {
         ready,
@@ -262,7 +263,7 @@ fn job<'a>(scope: &rayon::Scope<'a>, run: &'a Run<'a>) {
             s.error = Some(TegulaError::Interrupted);
             break;
         }
-        let Some(&Reverse((_, id))) = s.ready.peek() else { break };
+        let Some(id) = s.ready.peek() else { break };
         let need = run.need(&s, id);
         if !s.ledgers[run.device(id)].fits(need) {
             if let Some(victims) = run.evict(&mut s, id, need) {
@@ -335,7 +336,7 @@ impl Run<'_> {
         let mut taken = vec![first];
         let share = (s.ready.len() + 1) / self.threads;
         while work <= SMALL_TASK_BYTES && taken.len() < share.min(SMALL_BATCH_TASKS) {
-            let Some(&Reverse((_, id))) = s.ready.peek() else { break };
+            let Some(id) = s.ready.peek() else { break };
             let (bytes, need) = (work_bytes(self.graph, id), self.need(s, id));
             if bytes > SMALL_TASK_BYTES || work + bytes > SMALL_BATCH_BYTES || !s.ledgers[self.device(id)].fits(need) {
                 break;
@@ -429,7 +430,7 @@ impl Run<'_> {
         for &c in &self.consumers[id] {
             s.waiting[c] -= 1;
             if s.waiting[c] == 0 {
-                s.ready.push(Reverse((self.rank[c], c)));
+                s.ready.push(self.rank[c], c);
             }
         }
     }
