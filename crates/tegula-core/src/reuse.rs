@@ -7,7 +7,7 @@
 //! and kept stay within its budget. An allocation takes the head of the smallest kept region
 //! long enough, the rest staying kept; when none is, kept regions' pages are moved into its
 //! fresh mapping (`mremap`), so blocks of every size share them. Smaller allocations go to the
-//! system allocator.
+//! allocator it wraps.
 
 use crate::memory::HUGE_PAGE;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -223,8 +223,9 @@ impl Kept {
     }
 }
 
-/// The global allocator that reuses big regions: `#[global_allocator] static A: Reusing = Reusing;`.
-pub struct Reusing;
+/// The global allocator that reuses big regions, and leaves the others to `A`:
+/// `#[global_allocator] static A: Reusing = Reusing(System);`.
+pub struct Reusing<A = System>(pub A);
 
 fn is_big(layout: &Layout) -> bool {
     layout.size() >= BIG && layout.align() <= HUGE_PAGE
@@ -239,18 +240,18 @@ fn region_len(size: usize) -> usize {
 const PAGE: usize = 4096;
 
 // SAFETY: big regions are fresh anonymous mappings (or kept ones no longer in use) of at least
-// the layout's size, aligned to 2 MB; all others are the system allocator's.
-unsafe impl GlobalAlloc for Reusing {
+// the layout's size, aligned to 2 MB; all others are the wrapped allocator's.
+unsafe impl<A: GlobalAlloc> GlobalAlloc for Reusing<A> {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if !is_big(&layout) {
-            return System.alloc(layout);
+            return self.0.alloc(layout);
         }
         obtain(region_len(layout.size()), layout.align()).0
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         if !is_big(&layout) {
-            return System.alloc_zeroed(layout);
+            return self.0.alloc_zeroed(layout);
         }
         let (ptr, reused) = obtain(region_len(layout.size()), layout.align());
         if reused {
@@ -263,7 +264,7 @@ unsafe impl GlobalAlloc for Reusing {
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         if !is_big(&layout) {
-            return System.dealloc(ptr, layout);
+            return self.0.dealloc(ptr, layout);
         }
         let len = region_len(layout.size());
         LIVE.fetch_sub(len, Ordering::Relaxed);
@@ -275,7 +276,7 @@ unsafe impl GlobalAlloc for Reusing {
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         let new = Layout::from_size_align_unchecked(new_size, layout.align());
         match (is_big(&layout), is_big(&new)) {
-            (false, false) => System.realloc(ptr, layout, new_size),
+            (false, false) => self.0.realloc(ptr, layout, new_size),
             (true, true) if region_len(layout.size()) == region_len(new_size) => ptr,
             _ => {
                 let moved = self.alloc(new);
@@ -422,7 +423,7 @@ mod tests {
     /// unmapped when reuse ends or the limit does not allow it; reallocation keeps the bytes.
     #[test]
     fn freed_regions_are_reused_within_the_limit() {
-        let a = Reusing;
+        let a = Reusing(System);
         let layout = Layout::from_size_align(3 << 20, 8).unwrap();
         let reusing = reuse_within(1 << 30);
         let before = reusable_bytes();
