@@ -20,7 +20,7 @@ mod watch;
 
 use pyo3::prelude::*;
 
-// Small allocations go to mimalloc: its threads free what others allocated without a lock.
+// Allocations under 64 KiB go to mimalloc: its threads free what others allocated without a lock.
 // With glibc's allocator, two threads running 20,000 tiny tasks queued on its arenas' locks in
 // some processes (a sum of 2·10⁶ values in 100-value blocks: 20 against 33 ms), and the
 // per-task work of a plan cost a fifth more (one thread: 31 against 24 ms).
