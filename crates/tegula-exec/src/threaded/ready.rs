@@ -24,28 +24,27 @@ impl ReadyTasks {
         ReadyTasks { first, next: 0, readied: BinaryHeap::new() }
     }
 
+    /// The ready task of lowest rank, as (rank, task).
+    fn lowest(&self) -> Option<(usize, TaskId)> {
+        let first = self.first.get(self.next).copied();
+        let readied = self.readied.peek().map(|&Reverse(r)| r);
+        first.into_iter().chain(readied).min()
+    }
+
     /// The ready task of lowest rank.
     pub(super) fn peek(&self) -> Option<TaskId> {
-        let from_first = self.first.get(self.next);
-        match (from_first, self.readied.peek()) {
-            (Some(&(r, t)), Some(&Reverse((q, u)))) => Some(if (r, t) < (q, u) { t } else { u }),
-            (Some(&(_, t)), None) => Some(t),
-            (None, Some(&Reverse((_, u)))) => Some(u),
-            (None, None) => None,
-        }
+        self.lowest().map(|(_, t)| t)
     }
 
     /// Takes the ready task of lowest rank.
     pub(super) fn pop(&mut self) -> Option<TaskId> {
-        let from_first = self.first.get(self.next).copied();
-        match (from_first, self.readied.peek()) {
-            (Some(first), Some(&Reverse(readied))) if readied < first => self.readied.pop().map(|Reverse((_, t))| t),
-            (Some((_, t)), _) => {
-                self.next += 1;
-                Some(t)
-            }
-            (None, _) => self.readied.pop().map(|Reverse((_, t))| t),
+        let lowest = self.lowest()?;
+        if self.first.get(self.next) == Some(&lowest) {
+            self.next += 1;
+        } else {
+            self.readied.pop();
         }
+        Some(lowest.1)
     }
 
     /// Task `t`, of rank `rank`, is ready.
