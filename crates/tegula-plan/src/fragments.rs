@@ -331,23 +331,40 @@ pub(crate) fn inputs_of(graph: &TaskGraph, tasks: &[TaskId]) -> Vec<TaskId> {
     tasks.iter().flat_map(|&t| graph.tasks[t].inputs.iter().copied()).filter(|&i| inside.of_task(i).is_none() && seen.insert(i)).collect()
 }
 
-/// Where each of a list of tasks stands in it: by binary search where the list is sorted (as
-/// `cut` makes fragments), else through a map built once.
+/// Where each of a list of tasks stands in it: where the list is sorted (as `cut` makes
+/// fragments), by its runs of consecutive numbers (a fragment is mostly a few such runs: the
+/// blocks of each step it holds), else through a map built once.
 struct Positions<'a> {
     tasks: &'a [TaskId],
-    unsorted: Option<FxHashMap<TaskId, usize>>,
+    lookup: Lookup,
+}
+
+enum Lookup {
+    /// The first task of each run of consecutive numbers and its place in the list.
+    Runs(Vec<(TaskId, usize)>),
+    Map(FxHashMap<TaskId, usize>),
 }
 
 impl<'a> Positions<'a> {
     fn of(tasks: &'a [TaskId]) -> Positions<'a> {
-        let unsorted = (!tasks.is_sorted()).then(|| tasks.iter().enumerate().map(|(k, &t)| (t, k)).collect());
-        Positions { tasks, unsorted }
+        let lookup = if tasks.is_sorted() {
+            let starts = (0..tasks.len()).filter(|&k| k == 0 || tasks[k] != tasks[k - 1] + 1);
+            Lookup::Runs(starts.map(|k| (tasks[k], k)).collect())
+        } else {
+            Lookup::Map(tasks.iter().enumerate().map(|(k, &t)| (t, k)).collect())
+        };
+        Positions { tasks, lookup }
     }
 
     fn of_task(&self, t: TaskId) -> Option<usize> {
-        match &self.unsorted {
-            Some(map) => map.get(&t).copied(),
-            None => self.tasks.binary_search(&t).ok(),
+        match &self.lookup {
+            Lookup::Map(map) => map.get(&t).copied(),
+            Lookup::Runs(runs) => {
+                // The run that would hold `t`; past its end lie larger numbers than `t`.
+                let (first, at) = runs[runs.partition_point(|&(first, _)| first <= t).checked_sub(1)?];
+                let k = at + (t - first);
+                (self.tasks.get(k) == Some(&t)).then_some(k)
+            }
         }
     }
 }
@@ -397,4 +414,21 @@ pub fn sub_graph(graph: &TaskGraph, fragment: &FragmentCut) -> Result<TaskGraph>
 
 fn missing(input: TaskId, task: TaskId) -> tegula_core::TegulaError {
     tegula_core::internal_err!("task {task} of a fragment reads task {input}, neither in the fragment nor given to it")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Positions;
+
+    #[test]
+    fn positions_agree_with_a_search_of_the_list() {
+        let sorted = vec![3, 4, 5, 9, 10, 20, 21, 22, 23, 40];
+        let unsorted = vec![9, 3, 40, 5, 21];
+        for tasks in [sorted, unsorted, vec![], vec![0]] {
+            let positions = Positions::of(&tasks);
+            for t in 0..45 {
+                assert_eq!(positions.of_task(t), tasks.iter().position(|&x| x == t), "task {t} in {tasks:?}");
+            }
+        }
+    }
 }
