@@ -14,6 +14,7 @@ pub mod fragment;
 mod function;
 pub mod leftovers;
 pub mod held;
+mod inline;
 mod ledger;
 mod mapped;
 mod observe;

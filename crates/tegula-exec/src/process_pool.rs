@@ -19,7 +19,8 @@ use crate::executor::{Executor, ExecutorConfig, OutputSink};
 use crate::fragment::{run_fragment, Fragment, FunctionBytes};
 use crate::shared::SharedArrays;
 use crate::spill::{SpillDir, Spilled};
-use crate::worker::{read_frame, write_frame, Done, Request, Response};
+use crate::inline::{InlineBlock, INLINE_BYTES};
+use crate::worker::{read_frame, write_frames, Done, Request, Response, Sent};
 use crate::{Observer, Report, TaskEvent};
 use crate::dispatch::{Admission, Dispatch, DispatchJob, Order};
 use std::collections::HashMap;
@@ -375,47 +376,54 @@ impl<'a> Run<'a> {
     /// Runs fragment `f` on the dispatcher's worker; `meanwhile` is called once, while the
     /// worker runs it.
     fn remote(&self, worker: &mut Option<Worker>, f: usize, fragment: &[u8], inputs: Vec<Held>, place: Place, meanwhile: &mut dyn FnMut()) -> Result<(Vec<Held>, Done)> {
-        // Blocks computed here go to files for the worker, deleted once it answered.
+        // Blocks computed here go to the worker in the request where small, else to files
+        // deleted once it answered.
         let mut written = Vec::new();
-        let mut files = Vec::with_capacity(inputs.len());
+        let mut given = Vec::with_capacity(inputs.len());
         for (k, held) in inputs.into_iter().enumerate() {
             match held {
-                Held::File(file, _) => files.push(file),
-                Held::Memory(chunk) => {
-                    let file = Spilled::write(self.blocks.dir()?.join(format!("in-{f}-{k}.raw")), &chunk)?;
-                    written.push(file.clone());
-                    files.push(file);
-                }
+                Held::File(file, _) => given.push(Sent::File(file)),
+                Held::Memory(chunk) => match InlineBlock::of(&chunk, INLINE_BYTES) {
+                    Some(inline) => given.push(Sent::Inline(inline)),
+                    None => {
+                        let file = Spilled::write(self.blocks.dir()?.join(format!("in-{f}-{k}.raw")), &chunk)?;
+                        written.push(file.clone());
+                        given.push(Sent::File(file));
+                    }
+                },
                 Held::InPlace => return Err(internal_err!("a fragment reads a block written into the result")),
             }
         }
-        let answer = self.call(worker, f, fragment, files, place, meanwhile);
+        let answer = self.call(worker, f, fragment, given, place, meanwhile);
         written.into_iter().for_each(|file| self.blocks.remove(file));
         answer
     }
 
-    fn call(&self, worker: &mut Option<Worker>, f: usize, fragment: &[u8], inputs: Vec<Spilled>, place: Place, meanwhile: &mut dyn FnMut()) -> Result<(Vec<Held>, Done)> {
+    fn call(&self, worker: &mut Option<Worker>, f: usize, fragment: &[u8], inputs: Vec<Sent>, place: Place, meanwhile: &mut dyn FnMut()) -> Result<(Vec<Held>, Done)> {
         let mut meanwhile = Some(meanwhile);
         let memory = (self.spec.memory / 2 / self.pool.workers).max(1);
         let out_dir = if place == Place::Memory { &self.blocks } else { &self.disk };
         for attempt in 0..ATTEMPTS {
             let out_prefix = out_dir.dir()?.join(format!("out-{f}-{attempt}")).to_string_lossy().into_owned();
             let places = self.places(f)?;
-            let request = Request { fragment: fragment.to_vec(), inputs: inputs.clone(), out_prefix, places, memory, spill_dir: self.spec.spill_dir.clone() };
+            // Outputs placed on disk go there, whatever their size.
+            let inline_bytes = if place == Place::Memory { INLINE_BYTES } else { 0 };
+            let request = Request { inputs: inputs.clone(), out_prefix, places, inline_bytes, memory, spill_dir: self.spec.spill_dir.clone() };
             let bytes = postcard::to_stdvec(&request).map_err(|e| internal_err!("encoding a request: {e}"))?;
             let w = match worker {
                 Some(w) => w,
                 None => worker.insert(Worker::take(&self.pool.command, &self.spec.cancel)?),
             };
-            match w.call(&bytes, &self.spec.cancel, meanwhile.take()) {
+            match w.call(&bytes, fragment, &self.spec.cancel, meanwhile.take()) {
                 Err(TegulaError::Interrupted) => {
                     worker.take();
                     return Err(TegulaError::Interrupted);
                 }
                 Ok(answer) => {
                     let response: Response = postcard::from_bytes(&answer).map_err(|e| internal_err!("a worker's answer: {e}"))?;
-                    let done = response?;
-                    let held = self.cuts[f].outputs.iter().zip(&done.outputs).map(|(t, file)| self.held(*t, file.clone(), place)).collect::<Result<_>>()?;
+                    let mut done = response?;
+                    let sent = std::mem::take(&mut done.outputs);
+                    let held = self.cuts[f].outputs.iter().zip(sent).map(|(&t, sent)| self.held(t, sent, place)).collect::<Result<_>>()?;
                     return Ok((held, done));
                 }
                 // The worker died (killed, out of memory): start another, run the fragment again.
@@ -436,13 +444,15 @@ impl<'a> Run<'a> {
         self.cuts[f].outputs.iter().map(place).collect()
     }
 
-    /// What the driver holds of output `t` of a fragment a worker ran: its file, or nothing
-    /// once the worker wrote it into its array (which then counts it as written).
-    fn held(&self, t: TaskId, file: Option<Spilled>, place: Place) -> Result<Held> {
-        match (file, self.sink, self.in_place.get(&t)) {
-            (Some(file), _, _) => Ok(Held::File(file, place)),
-            (None, Some(sink), Some(&(o, b))) => sink.written_in_place(o, b).map(|()| Held::InPlace),
-            (None, ..) => Err(internal_err!("a worker wrote block {t} into a place it was not given")),
+    /// What the driver holds of output `t` of a fragment a worker ran: its file, the block
+    /// itself where it came in the answer, or nothing once the worker wrote it into its array
+    /// (which then counts it as written).
+    fn held(&self, t: TaskId, sent: Sent, place: Place) -> Result<Held> {
+        match (sent, self.sink, self.in_place.get(&t)) {
+            (Sent::File(file), _, _) => Ok(Held::File(file, place)),
+            (Sent::Inline(block), _, _) => block.to_chunk().map(Held::Memory),
+            (Sent::InPlace, Some(sink), Some(&(o, b))) => sink.written_in_place(o, b).map(|()| Held::InPlace),
+            (Sent::InPlace, ..) => Err(internal_err!("a worker wrote block {t} into a place it was not given")),
         }
     }
 
@@ -661,10 +671,11 @@ impl Worker {
         Ok(worker)
     }
 
-    /// Sends a request, calls `meanwhile` (where given), and waits for the answer; an error
-    /// means the worker is gone (or, as `Interrupted`, was killed because `cancel` was set).
-    fn call(&mut self, request: &[u8], cancel: &Cancel, meanwhile: Option<&mut dyn FnMut()>) -> Result<Vec<u8>> {
-        write_frame(&mut self.input, request)?;
+    /// Sends a request and its fragment, calls `meanwhile` (where given), and waits for the
+    /// answer; an error means the worker is gone (or, as `Interrupted`, was killed because
+    /// `cancel` was set).
+    fn call(&mut self, request: &[u8], fragment: &[u8], cancel: &Cancel, meanwhile: Option<&mut dyn FnMut()>) -> Result<Vec<u8>> {
+        write_frames(&mut self.input, &[request, fragment])?;
         if let Some(meanwhile) = meanwhile {
             meanwhile();
         }
