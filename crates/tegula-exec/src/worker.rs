@@ -75,7 +75,14 @@ pub fn set_callback_encoder(encoder: CallbackEncoder) {
 
 /// Says whether it reads its caller's memory (one frame: a postcard `bool`), then serves
 /// requests from `input` until it closes.
-pub fn serve(input: &mut impl Read, output: &mut impl Write) -> Result<()> {
+pub fn serve(input: &mut (impl Read + Send), output: &mut (impl Write + Send)) -> Result<()> {
+    // On the thread of the one-thread pool fragments run on (`run_fragment`), which then runs
+    // each fragment's tasks here instead of handing them to that thread and waiting: two
+    // switches between threads per fragment, on cores the other workers keep busy.
+    crate::pool::pool(1)?.install(|| serve_here(input, output))
+}
+
+fn serve_here(input: &mut impl Read, output: &mut impl Write) -> Result<()> {
     let reads_caller = Probe::from_environment().is_some_and(|probe| probe.readable());
     let hello = postcard::to_stdvec(&reads_caller).map_err(|e| internal_err!("encoding a worker's greeting: {e}"))?;
     write_frame(output, &hello)?;
