@@ -20,7 +20,7 @@ from ._matrices import matrix_transpose, outer, tensordot, vecdot
 
 __all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "lstsq", "multi_dot", "norm", "eigvalsh", "inv", "matmul", "matrix_norm",
            "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv", "qr", "slogdet", "solve",
-           "svd", "svd_compressed", "svdvals", "tensordot", "trace", "vecdot", "vector_norm",
+           "solve_triangular", "svd", "svd_compressed", "svdvals", "tensordot", "trace", "vecdot", "vector_norm",
            "EigResult", "EighResult", "QRResult", "SlogdetResult", "SVDResult"]
 
 LinAlgError = np.linalg.LinAlgError
@@ -87,6 +87,33 @@ def solve(x1, x2, /):
     x1 = broadcast_to(x1, stack_shape + x1.shape[-2:])
     x2 = broadcast_to(x2, stack_shape + x2.shape[-2:])
     out = _core("solve", x1, x2)
+    return out[..., 0] if vector else out
+
+
+def solve_triangular(a, b, /, trans=0, lower=False, unit_diagonal=False):
+    """The solution ``x`` of ``a @ x == b`` for a triangular ``a`` (SciPy's and Dask's
+    ``solve_triangular``): only the lower triangle of ``a`` is read when ``lower``, else the
+    upper one, and its diagonal is taken as ones when ``unit_diagonal``. ``trans`` solves
+    ``a.T @ x == b`` (1 or ``"T"``) or ``a.conj().T @ x == b`` (2 or ``"C"``) instead. ``b``
+    is a vector when it is 1-d, else a stack of matrices; the stack axes broadcast. A zero on
+    the diagonal raises ``LinAlgError`` when computed; NaNs and infinities are not checked
+    for (SciPy's ``check_finite``)."""
+    a, b = asarray(a), asarray(b)
+    transposes = {0: 0, "N": 0, 1: 1, "T": 1, 2: 2, "C": 2}
+    if isinstance(trans, bool) or trans not in transposes:
+        raise ValueError(f"Incorrect value for trans: {trans!r}; expected one of 0, 1, 2, 'N', 'T', 'C'")
+    if a.ndim < 2:
+        raise LinAlgError(f"{a.ndim}-dimensional array given. Array must be at least two-dimensional")
+    if transposes[trans]:
+        a = matrix_transpose(a.conj() if transposes[trans] == 2 else a)
+        lower = not lower
+    vector = b.ndim == 1
+    if vector:
+        b = b[:, None]
+    stack_shape = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = broadcast_to(a, stack_shape + a.shape[-2:])
+    b = broadcast_to(b, stack_shape + b.shape[-2:])
+    out = _core("solve_triangular", a, b, flag=bool(lower), output=int(bool(unit_diagonal)))
     return out[..., 0] if vector else out
 
 

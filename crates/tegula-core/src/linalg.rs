@@ -21,6 +21,14 @@ pub enum LinalgOp {
     Inv,
     /// `x1^-1 x2` for a square `x1` and a matrix `x2` with as many rows (two inputs).
     Solve,
+    /// `x1^-1 x2` for a triangular `x1` (only its lower or upper triangle read) and a matrix
+    /// `x2` with as many rows (SciPy's `solve_triangular`; two inputs).
+    SolveTriangular {
+        /// `x1` is lower triangular (else upper).
+        lower: bool,
+        /// The diagonal of `x1` is taken as ones, and not read.
+        unit_diagonal: bool,
+    },
     /// The determinant of a square matrix.
     Det,
     /// `output` 0: the sign (a unit complex number for complex input), 1: `log|det|`.
@@ -98,6 +106,7 @@ impl LinalgOp {
             LinalgOp::Cholesky { .. } => "cholesky",
             LinalgOp::Inv => "inv",
             LinalgOp::Solve => "solve",
+            LinalgOp::SolveTriangular { .. } => "solve_triangular",
             LinalgOp::Det => "det",
             LinalgOp::Slogdet { .. } => "slogdet",
             LinalgOp::Qr { .. } => "qr",
@@ -112,9 +121,9 @@ impl LinalgOp {
         }
     }
 
-    /// The number of inputs: 2 for `solve` and the QR apply, else 1.
+    /// The number of inputs: 2 for the solves and the QR apply, else 1.
     pub fn arity(self) -> usize {
-        if matches!(self, LinalgOp::Solve | LinalgOp::QrApply) {
+        if matches!(self, LinalgOp::Solve | LinalgOp::SolveTriangular { .. } | LinalgOp::QrApply) {
             2
         } else {
             1
@@ -123,7 +132,7 @@ impl LinalgOp {
 
     fn needs_square(self) -> bool {
         use LinalgOp::*;
-        matches!(self, Cholesky { .. } | Inv | Solve | Det | Slogdet { .. } | Eigh { .. } | Eig { .. })
+        matches!(self, Cholesky { .. } | Inv | Solve | SolveTriangular { .. } | Det | Slogdet { .. } | Eigh { .. } | Eig { .. })
     }
 
     /// The dtype the factorisation runs in, NumPy's: integers and bools as float64; float16
@@ -158,9 +167,10 @@ impl LinalgOp {
         if self.needs_square() && matrices[0].0 != matrices[0].1 {
             return Err(linalg_err!("Last 2 dimensions of the array must be square"));
         }
-        if self == LinalgOp::Solve && matrices[1].0 != matrices[0].0 {
+        if self.arity() == 2 && self != LinalgOp::QrApply && matrices[1].0 != matrices[0].0 {
             return Err(crate::shape_err!(
-                "solve: Input operand 1 has a mismatch in its core dimension 0 (size {} is different from {})",
+                "{}: Input operand 1 has a mismatch in its core dimension 0 (size {} is different from {})",
+                self.name(),
                 matrices[1].0,
                 matrices[0].0
             ));
@@ -179,7 +189,7 @@ impl LinalgOp {
         let k = m.min(n);
         match self {
             Cholesky { .. } | Inv => vec![n, n],
-            Solve => vec![n, matrices[1].1],
+            Solve | SolveTriangular { .. } => vec![n, matrices[1].1],
             Det | Slogdet { .. } => vec![],
             Qr { complete: false, output: 0 } => vec![m, k],
             Qr { complete: false, .. } => vec![k, n],

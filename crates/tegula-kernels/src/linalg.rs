@@ -100,6 +100,11 @@ fn typed<T: Field>(op: LinalgOp, inputs: &[Chunk]) -> Result<Chunk> {
             let k = b.dim().2;
             each(&a, &shape(&[n, k]), |i| Ok(rows(lu(x(i).as_ref())?.solve(b.matrix(i).as_ref().as_ref()).as_ref())))
         }
+        LinalgOp::SolveTriangular { lower, unit_diagonal } => {
+            let b = b.ok_or_else(|| internal_err!("solve_triangular needs two inputs"))?;
+            let k = b.dim().2;
+            each(&a, &shape(&[n, k]), |i| solve_triangular(a.view(i), b.matrix(i), lower, unit_diagonal))
+        }
         LinalgOp::Det => each(&a, &shape(&[]), |i| Ok(vec![det(x(i).as_ref())])),
         LinalgOp::Slogdet { output: 0 } => each(&a, &shape(&[]), |i| Ok(vec![slogdet(x(i).as_ref()).0])),
         LinalgOp::Slogdet { .. } => each(&a, &shape(&[]), |i| Ok(vec![slogdet(x(i).as_ref()).1])),
@@ -151,6 +156,23 @@ pub(crate) fn adjoint_rows<T: Field>(x: MatRef<T>) -> Vec<T> {
 fn cholesky<T: Field>(x: MatRef<T>, upper: bool) -> Result<Vec<T>> {
     let llt = x.llt(Side::Lower).map_err(|_| linalg_err!("Matrix is not positive definite"))?;
     Ok(if upper { adjoint_rows(llt.L()) } else { rows(llt.L()) })
+}
+
+/// `t^-1 b` for a triangular `t` (its `lower` or upper triangle, ones on the diagonal where
+/// `unit`), or SciPy's error where a diagonal element is zero.
+fn solve_triangular<T: Field>(t: MatRef<T>, mut b: Mat<T>, lower: bool, unit: bool) -> Result<Vec<T>> {
+    use faer::linalg::triangular_solve as ts;
+    if let Some(i) = (0..t.nrows()).find(|&i| !unit && t[(i, i)] == T::zero_impl()) {
+        return Err(linalg_err!("singular matrix: resolution failed at diagonal {i}"));
+    }
+    let par = faer::get_global_parallelism();
+    match (lower, unit) {
+        (true, false) => ts::solve_lower_triangular_in_place(t, b.as_mut(), par),
+        (true, true) => ts::solve_unit_lower_triangular_in_place(t, b.as_mut(), par),
+        (false, false) => ts::solve_upper_triangular_in_place(t, b.as_mut(), par),
+        (false, true) => ts::solve_unit_upper_triangular_in_place(t, b.as_mut(), par),
+    }
+    Ok(rows(b.as_ref()))
 }
 
 /// The LU factorisation of a square matrix, or NumPy's error when it is singular.

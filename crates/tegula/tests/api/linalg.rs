@@ -105,3 +105,24 @@ fn results_asked_together_share_one_factorisation_per_block() {
 fn tegula_raw(c: &tegula::Chunk) -> Vec<u8> {
     tegula_kernels::raw::with_bytes(c, |b| b.to_vec())
 }
+
+#[test]
+fn triangular_solves_read_one_triangle() {
+    // Lower triangle [[2, 0], [3, 4]], upper [[2, 5], [0, 4]], in one 2×2 matrix.
+    let a = Array::from_ndarray(array![[2.0, 5.0], [3.0, 4.0]].into_dyn(), &ChunkSpec::All(AxisChunks::Size(1))).unwrap();
+    let b = Array::from_ndarray(array![[2.0], [11.0]].into_dyn(), &ChunkSpec::All(AxisChunks::Size(1))).unwrap();
+    let solve = |lower, unit_diagonal| {
+        let x = a.linalg(LinalgOp::SolveTriangular { lower, unit_diagonal }, &[&b]).unwrap().compute().unwrap();
+        x.typed::<f64>().unwrap().iter().copied().collect::<Vec<f64>>()
+    };
+    // 2 x0 = 2, 3 x0 + 4 x1 = 11; 2 x0 + 5 x1 = 2, 4 x1 = 11; with ones on the diagonal.
+    assert_eq!(solve(true, false), vec![1.0, 2.0]);
+    assert_eq!(solve(false, false), vec![(2.0 - 5.0 * 2.75) / 2.0, 2.75]);
+    assert_eq!(solve(true, true), vec![2.0, 5.0]);
+    assert_eq!(solve(false, true), vec![2.0 - 5.0 * 11.0, 11.0]);
+    let singular = Array::from_ndarray(array![[2.0, 0.0], [3.0, 0.0]].into_dyn(), &ChunkSpec::All(AxisChunks::Full)).unwrap();
+    let err = singular.linalg(LinalgOp::SolveTriangular { lower: true, unit_diagonal: false }, &[&b]).unwrap().compute().unwrap_err();
+    assert_eq!(err, TegulaError::LinAlg("singular matrix: resolution failed at diagonal 1".into()));
+    let tall = Array::from_ndarray(ArrayD::<f64>::zeros(vec![3, 1]), &ChunkSpec::All(AxisChunks::Full)).unwrap();
+    assert!(matches!(a.linalg(LinalgOp::SolveTriangular { lower: true, unit_diagonal: false }, &[&tall]), Err(TegulaError::Shape(_))));
+}
