@@ -155,8 +155,8 @@ def test_svd(data, stack, m, n, rank, dtype, full, seed):
 @contextlib.contextmanager
 def linalg_limit(name, limit):
     """Runs with ``tegula.linalg``'s size limit ``name`` lowered, so small inputs take the paths
-    of big ones: ``_TSQR_BLOCK_BYTES`` (TSQR in several levels), ``_WHOLE_MATRIX_BYTES`` (QR in
-    tiles)."""
+    of big ones: ``_TSQR_BLOCK_BYTES`` (TSQR in several levels), ``_WHOLE_MATRIX_BYTES`` (QR and
+    Cholesky in tiles), ``_MIN_TILE`` (tiles smaller than 512)."""
     saved = getattr(la, name)
     setattr(la, name, limit)
     try:
@@ -192,6 +192,32 @@ def test_tall_skinny_qr_and_svd_in_row_blocks(data, extra, n, rank, dtype, level
     close(u * s[None, :].astype(dtype) @ vh, a, scale=scale)
     close(adjoint(u) @ u, np.eye(n, dtype=dtype))
     close(vh @ adjoint(vh), np.eye(n, dtype=dtype))
+
+
+@given(data=st.data(), n=st.integers(1, 30), dtype=st.sampled_from(INEXACT), upper=st.booleans(), seed=seeds)
+def test_tiled_cholesky(data, n, dtype, upper, seed):
+    """Hermitian positive-definite matrices in blocks of any shape, factorised by tiles of the
+    smaller first block length: NumPy's factor, with the strict upper triangle (NaN here)
+    never read."""
+    a = hermitian_pd(np.random.default_rng(seed), (n, n), dtype)
+    garbage = np.where(np.triu(np.ones((n, n), dtype=bool), 1), np.nan, a).astype(dtype)
+    x = tg.asarray(garbage, chunks=(data.draw(st.integers(max(1, n // 5), n)), data.draw(st.integers(max(1, n // 5), n))))
+    with linalg_limit("_WHOLE_MATRIX_BYTES", 0), linalg_limit("_MIN_TILE", 1):
+        factor = la.cholesky(x, upper=upper)
+    close(factor, np.linalg.cholesky(a, upper=upper), scale=n)
+
+
+def test_tiled_cholesky_of_integers_and_of_indefinite_matrices():
+    a = np.array([[4, 2, 0], [2, 5, 3], [0, 3, 10]])
+    with linalg_limit("_WHOLE_MATRIX_BYTES", 0), linalg_limit("_MIN_TILE", 1):
+        factor = la.cholesky(tg.asarray(a, chunks=2))
+        assert factor.dtype == np.float64
+        close(factor, np.linalg.cholesky(a))
+        indefinite = la.cholesky(tg.asarray(np.array([[1.0, 2.0], [2.0, 1.0]]), chunks=1))
+        with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
+            indefinite.compute()
+        with pytest.raises(np.linalg.LinAlgError, match="must be square"):
+            la.cholesky(tg.ones((4, 3), chunks=2))
 
 
 @given(data=st.data(), m=st.integers(1, 30), n=st.integers(1, 30), rank=st.integers(0, 30),

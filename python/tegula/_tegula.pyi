@@ -49,7 +49,7 @@ _Chunks = SupportsIndex | str | Sequence[SupportsIndex | str | None | Sequence[i
 _IndexItem = tuple[str] | tuple[str, int] | tuple[str, int | None, int | None, int | None]
 # A norm order: None, "fro", "nuc" or a number.
 _Order = str | float | None
-_Limits = tuple[int, int]
+_Limits = tuple[int, int, int]
 _Path = str | os.PathLike[str]
 # Object storage options as (key, value) pairs.
 _StorageOptions = Sequence[tuple[str, str]]
@@ -208,6 +208,7 @@ def roll(x: _Array, shifts: Sequence[int], axes: Sequence[int] | None) -> _Array
 
 # --- linear algebra --------------------------------------------------------------------------
 
+def cholesky(x: _Array, upper: bool, limits: _Limits) -> _Array: ...
 def qr(x: _Array, complete: bool, limits: _Limits) -> tuple[_Array, _Array]: ...
 def svd(x: _Array, full: bool, limits: _Limits) -> tuple[_Array, _Array, _Array]: ...
 def svdvals(x: _Array, limits: _Limits) -> _Array: ...

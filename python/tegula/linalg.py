@@ -65,8 +65,12 @@ def _results(name, x, flag=False):
 
 def cholesky(x, /, *, upper=False):
     """The lower Cholesky factor ``L`` of each Hermitian positive-definite matrix (``x = L L^H``;
-    only the lower triangle is read), or ``U = L^H`` when ``upper``."""
-    return _core("cholesky", x, flag=bool(upper))
+    only the lower triangle is read), or ``U = L^H`` when ``upper``. A matrix bigger than
+    ``_WHOLE_MATRIX_BYTES`` in several blocks is factorised by tiles of its smaller first block
+    length (at least ``_MIN_TILE``): each diagonal tile's factor, the tiles below it solved against it,
+    the trailing tiles updated by products; a smaller one, or a stack, one whole matrix per
+    task. (The Rust crate's ``Linalg::cholesky``.)"""
+    return Array(_tegula.cholesky(asarray(x)._h, bool(upper), _limits()))
 
 
 def inv(x, /):
@@ -129,9 +133,9 @@ def slogdet(x, /):
 
 
 def _limits():
-    """The size limits at which ``qr`` and ``svd`` change algorithm (module attributes, so a
-    test can lower them)."""
-    return (_TSQR_BLOCK_BYTES, _WHOLE_MATRIX_BYTES)
+    """The size limits at which ``qr``, ``svd`` and ``cholesky`` change algorithm (module
+    attributes, so a test can lower them)."""
+    return (_TSQR_BLOCK_BYTES, _WHOLE_MATRIX_BYTES, _MIN_TILE)
 
 
 def qr(x, /, *, mode="reduced"):
@@ -192,6 +196,9 @@ _TSQR_BLOCK_BYTES = 128 * 2**20
 # The biggest matrix factorised whole in one task when it is in several blocks; a bigger one
 # is factorised in tiles.
 _WHOLE_MATRIX_BYTES = 256 * 2**20
+
+# The smallest tile of a Cholesky by tiles, whatever the blocks.
+_MIN_TILE = 512
 
 
 def eigh(x, /):

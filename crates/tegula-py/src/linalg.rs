@@ -1,6 +1,6 @@
 //! `tegula.linalg`'s functions that choose an algorithm or compose others, one binding each of
-//! `tegula::linalg::Linalg`'s methods. `limits` is `(tsqr_block_bytes, whole_matrix_bytes)`,
-//! the Python module's size limits (which tests lower).
+//! `tegula::linalg::Linalg`'s methods. `limits` is `(tsqr_block_bytes, whole_matrix_bytes,
+//! min_tile)`, the Python module's size limits (which tests lower).
 
 use crate::array::{wrap, PyArrayHandle};
 use crate::convert::opt_dtype;
@@ -11,10 +11,10 @@ use pyo3::types::PyString;
 use tegula::linalg::{Linalg, NormOrder, Sampling};
 use tegula::Array;
 
-type Limits = (usize, usize);
+type Limits = (usize, usize, usize);
 
-fn linalg((tsqr_block_bytes, whole_matrix_bytes): Limits) -> Linalg {
-    Linalg { tsqr_block_bytes, whole_matrix_bytes }
+fn linalg((tsqr_block_bytes, whole_matrix_bytes, min_tile): Limits) -> Linalg {
+    Linalg { tsqr_block_bytes, whole_matrix_bytes, min_tile }
 }
 
 /// `ord=` as NumPy takes it: `None`, `"fro"`, `"nuc"` or a number.
@@ -34,6 +34,11 @@ fn norm_order(ord: Option<&Bound<'_, PyAny>>) -> PyResult<Option<NormOrder>> {
 fn qr(x: &PyArrayHandle, complete: bool, limits: Limits) -> PyResult<(PyArrayHandle, PyArrayHandle)> {
     let (q, r) = linalg(limits).qr(&x.inner, complete).py()?;
     Ok((wrap(q), wrap(r)))
+}
+
+#[pyfunction]
+fn cholesky(x: &PyArrayHandle, upper: bool, limits: Limits) -> PyResult<PyArrayHandle> {
+    linalg(limits).cholesky(&x.inner, upper).py().map(wrap)
 }
 
 #[pyfunction]
@@ -147,6 +152,7 @@ fn svd_compressed(
 /// Registers this file's functions in the extension module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     for f in [
+        wrap_pyfunction!(cholesky, m)?,
         wrap_pyfunction!(qr, m)?,
         wrap_pyfunction!(svd, m)?,
         wrap_pyfunction!(svdvals, m)?,

@@ -2,7 +2,7 @@
 //! of a stack ([`Array::linalg`](crate::Array::linalg) with a [`LinalgOp`]), and the functions
 //! of NumPy's `linalg` that choose an algorithm by size and chunking or compose others, as
 //! methods of [`Linalg`]: a matrix whole in one task, a tall one in row blocks by TSQR, a big
-//! one in several column blocks by tiled QR.
+//! one in several blocks by tiles (QR, Cholesky).
 //!
 //! ```
 //! use tegula::{Array, AxisChunks, ChunkSpec};
@@ -17,7 +17,9 @@
 mod compose;
 mod norms;
 mod randomized;
+mod tiled_cholesky;
 mod tiled_qr;
+mod tiles;
 mod tsqr;
 
 use crate::array::Array;
@@ -38,11 +40,15 @@ pub struct Linalg {
     /// The biggest matrix factorised whole in one task when it is in several blocks; a bigger
     /// one is factorised in tiles.
     pub whole_matrix_bytes: usize,
+    /// The smallest tile of a Cholesky by tiles, whatever the blocks: a task per tile costs
+    /// about a millisecond of planning and scheduling, what a core's GEMM does on two 512²
+    /// tiles.
+    pub min_tile: usize,
 }
 
 impl Default for Linalg {
     fn default() -> Self {
-        Linalg { tsqr_block_bytes: 128 << 20, whole_matrix_bytes: 256 << 20 }
+        Linalg { tsqr_block_bytes: 128 << 20, whole_matrix_bytes: 256 << 20, min_tile: 512 }
     }
 }
 
@@ -62,6 +68,19 @@ impl Linalg {
         }
         let [q, r]: [Array; 2] = x.linalg_results(LinalgOp::Qr { complete, output: 0 }, &[])?.try_into().expect("Q and R");
         Ok((q, r))
+    }
+
+    /// The lower Cholesky factor `L` of each Hermitian positive-definite matrix (`L^H` when
+    /// `upper`; only the lower triangle is read). A matrix bigger than `whole_matrix_bytes` in
+    /// several blocks is factorised by tiles of its smaller first block length (at least
+    /// `min_tile`); a smaller one, or a stack, one whole matrix per task.
+    pub fn cholesky(&self, x: &Array, upper: bool) -> Result<Array> {
+        let blocks = x.chunks().numblocks();
+        if x.ndim() == 2 && x.nbytes() > self.whole_matrix_bytes && blocks.iter().any(|&b| b > 1) {
+            let tile = x.chunks().sizes()[0][0].min(x.chunks().sizes()[1][0]).max(self.min_tile);
+            return tiled_cholesky::tiled_cholesky(x, upper, tile);
+        }
+        x.linalg(LinalgOp::Cholesky { upper }, &[])
     }
 
     /// `U`, the singular values (descending) and `Vh` of each matrix. Without `full`, a tall

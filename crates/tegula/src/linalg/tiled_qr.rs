@@ -7,15 +7,10 @@
 //! from whole-matrix QRs of tile pairs, slices, `matmul` and `concatenate`.
 
 use super::adjoint;
+use super::tiles::{assemble, filled, first_rows, range, slice, spans, Span, Tile};
 use crate::array::Array;
 use crate::constant::whole;
-use crate::ops::IndexItem;
 use tegula_core::{DType, LinalgOp, Result};
-
-/// A tile, or `None` where it holds only zeros.
-type Tile = Option<Array>;
-/// A tile's extent along one axis.
-type Span = (usize, usize);
 /// An orthogonal transform of row tile `k` and row tile `i` below it (`None`: `k` alone).
 struct Transform {
     k: usize,
@@ -36,27 +31,6 @@ pub(super) fn tiled_qr(x: &Array, complete: bool, tile: usize) -> Result<(Array,
     // The tiles below the diagonal are zeros now.
     let r = first_rows(&assemble(&a, &rows, &cols, x.dtype())?, depth)?;
     Ok((form_q(&transforms, &rows, &spans(depth, tile), x.dtype())?, r))
-}
-
-fn spans(length: usize, tile: usize) -> Vec<Span> {
-    let spans: Vec<Span> = (0..length).step_by(tile.max(1)).map(|start| (start, (start + tile).min(length))).collect();
-    if spans.is_empty() {
-        vec![(0, 0)]
-    } else {
-        spans
-    }
-}
-
-fn range(span: Span) -> IndexItem {
-    IndexItem::Slice { start: Some(span.0 as i64), stop: Some(span.1 as i64), step: None }
-}
-
-fn slice(x: &Array, rows: Span, cols: Span) -> Result<Array> {
-    x.index(&[range(rows), range(cols)])
-}
-
-fn first_rows(x: &Array, count: usize) -> Result<Array> {
-    x.index(&[range((0, count))])
 }
 
 /// Zero the tiles of column `k` below the diagonal, one at a time, updating `a` in place.
@@ -132,25 +106,4 @@ fn identity_tile(rows: Span, cols: Span, dtype: DType) -> Result<Tile> {
     }
     let k = rows.0 as i64 - cols.0 as i64;
     Array::eye(rows.1 - rows.0, cols.1 - cols.0, k, dtype, &whole()).map(Some)
-}
-
-/// `tile`, or zeros of its extent `rows`×`cols` where it is `None`.
-fn filled(tile: Tile, rows: Span, cols: Span, dtype: DType) -> Result<Array> {
-    match tile {
-        Some(t) => Ok(t),
-        None => Array::zeros(&[rows.1 - rows.0, cols.1 - cols.0], dtype, &whole()),
-    }
-}
-
-/// One matrix from rows of tiles, `None` standing for zeros.
-fn assemble(tiles: &[Vec<Tile>], rows: &[Span], cols: &[Span], dtype: DType) -> Result<Array> {
-    let lines = tiles
-        .iter()
-        .zip(rows)
-        .map(|(line, &r)| {
-            let parts = line.iter().zip(cols).map(|(t, &c)| filled(t.clone(), r, c, dtype)).collect::<Result<Vec<_>>>()?;
-            Array::concatenate(&parts.iter().collect::<Vec<_>>(), Some(1))
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Array::concatenate(&lines.iter().collect::<Vec<_>>(), Some(0))
 }

@@ -163,3 +163,29 @@ fn randomized_svd_finds_numpys_leading_singular_values() {
     let sampling = Sampling { k: 4, power_iterations: 0, oversamples: 0, orthonormalise_each: false, coerce_signs: false };
     assert!(matches!(la.svd_compressed(&matrix(&A, [6, 3], [2, 3]), &sampling, &Generator::new(7)), Err(TegulaError::Value(m)) if m.contains("k must be")));
 }
+
+#[test]
+fn big_matrices_in_several_blocks_have_their_cholesky_factor_by_tiles() {
+    // A = L L^T for a lower L of small integers; the strict upper triangle of A is NaN, which
+    // a Cholesky (NumPy's, and this one by tiles) never reads.
+    let n = 7;
+    let l = |i: usize, j: usize| if j > i { 0.0 } else if i == j { 2.0 + i as f64 } else { (i as f64 - 2.0 * j as f64) % 3.0 };
+    let a: Vec<f64> = (0..n * n)
+        .map(|k| {
+            let (i, j) = (k / n, k % n);
+            if j > i { f64::NAN } else { (0..n).map(|m| l(i, m) * l(j, m)).sum() }
+        })
+        .collect();
+    let lower: Vec<f64> = (0..n * n).map(|k| l(k / n, k % n)).collect();
+    let upper: Vec<f64> = (0..n * n).map(|k| l(k % n, k / n)).collect();
+    let tiles = Linalg { whole_matrix_bytes: 0, min_tile: 1, ..Linalg::default() };
+    for blocks in [[2, 2], [3, 3], [3, 2], [7, 1], [4, 7]] {
+        let x = matrix(&a, [n, n], blocks);
+        assert_close(&values(&tiles.cholesky(&x, false).unwrap()), &lower, &format!("L in {blocks:?} blocks"));
+        assert_close(&values(&tiles.cholesky(&x, true).unwrap()), &upper, &format!("L^T in {blocks:?} blocks"));
+    }
+    let indefinite = matrix(&[1.0, 0.0, 0.0, 2.0, 1.0, 0.0, 0.0, 0.0, 1.0], [3, 3], [1, 1]);
+    let err = tiles.cholesky(&indefinite, false).unwrap().compute().unwrap_err();
+    assert_eq!(err, TegulaError::LinAlg("Matrix is not positive definite".into()));
+    assert!(matches!(tiles.cholesky(&matrix(&A, [6, 3], [2, 2]), false), Err(TegulaError::LinAlg(_))));
+}
