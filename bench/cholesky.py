@@ -1,0 +1,89 @@
+"""Cholesky of an n×n symmetric positive-definite float64 matrix in memory, by tiles: tegula
+(``tegula.linalg.cholesky``, tiles of the block size) against ``np.linalg.cholesky`` on the
+whole matrix and Dask's ``da.linalg.cholesky`` in the same blocks, over a sweep of block
+sizes, with the GEMM rate measured in the same run (the better of NumPy's whole product and
+tegula's product of the matrix in one block, which runs the GEMM tegula chose). Rates count
+n³/3 flops. tegula's first compute of each block size is reported apart (its fresh memory).
+
+    python bench/cholesky.py [--n 12000] [--blocks 1000 2000 3000 4000] [--no-dask]
+
+The default n is 12000: NumPy's OpenBLAS (0.3.31, SkylakeX kernels) crashed in its
+symmetric rank-k update, inside ``np.linalg.cholesky`` and ``m @ m.T``, at 16000² (2 GB),
+while the same calls ran on its Haswell kernels; here the matrix is built by GEMMs of row slabs.
+"""
+
+import argparse
+import time
+
+import fair_blas  # before NumPy: NumPy on this machine's own BLAS kernels
+import numpy as np
+
+import tegula as tg
+import tegula.linalg as la
+
+SLAB = 2000
+
+
+def best_of(runs, fn):
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - start)
+    return min(times), out
+
+
+def positive_definite(n):
+    """``m m^T + n I`` for a standard normal ``m``, by GEMMs of row slabs."""
+    m = np.random.default_rng(0).standard_normal((n, n))
+    a = np.empty((n, n))
+    for i in range(0, n, SLAB):
+        np.matmul(m[i:i + SLAB], m.T, out=a[i:i + SLAB])
+    a[np.diag_indices(n)] += n
+    return a
+
+
+def gemm_rate(a):
+    """The better GEMM rate in GFLOP/s: NumPy's whole product, or tegula's of one block."""
+    n = a.shape[0]
+    numpy_s, _ = best_of(2, lambda: a @ a)
+    whole = tg.asarray(a, chunks=-1)
+    tegula_s, _ = best_of(2, lambda: (whole @ whole).compute())
+    return max(2 * n**3 / numpy_s, 2 * n**3 / tegula_s) / 1e9, 2 * n**3 / numpy_s / 1e9, 2 * n**3 / tegula_s / 1e9
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, default=12000)
+    parser.add_argument("--blocks", type=int, nargs="+", default=[1000, 2000, 3000, 4000])
+    parser.add_argument("--no-dask", action="store_true")
+    args = parser.parse_args()
+    n = args.n
+    a = positive_definite(n)
+    flops = n**3 / 3
+    best, numpy_rate, tegula_rate = gemm_rate(a)
+    numpy_s, expected = best_of(2, lambda: np.linalg.cholesky(a))
+    print(f"n = {n}; NumPy's BLAS: {fair_blas.blas_kernels()}; tegula's GEMM: {tg.config.gemm()}")
+    print(f"GEMM: NumPy {numpy_rate:.1f}, tegula in one block {tegula_rate:.1f} GFLOP/s (best {best:.1f}); "
+          f"np.linalg.cholesky {numpy_s:.2f} s ({flops / numpy_s / 1e9:.1f} GFLOP/s)")
+    print("\n| block | tegula s (first) | GFLOP/s | / best GEMM | NumPy s / tegula s | Dask s | tegula / Dask | max error |")
+    print("|---|---|---|---|---|---|---|---|")
+    for block in args.blocks:
+        x = tg.asarray(a, chunks=block)
+        first, _ = best_of(1, lambda: la.cholesky(x).compute())
+        warm, factor = best_of(2, lambda: la.cholesky(x).compute())
+        error = float(np.abs(factor - expected).max() / np.abs(expected).max())
+        dask_cell = ratio_cell = "—"
+        if not args.no_dask:
+            import dask.array as da
+
+            d = da.from_array(a, chunks=block)
+            dask_s, _ = best_of(2, lambda: da.linalg.cholesky(d, lower=True).compute())
+            dask_cell, ratio_cell = f"{dask_s:.2f}", f"{warm / dask_s:.2f}"
+        rate = flops / warm / 1e9
+        print(f"| {block} | {warm:.2f} ({first:.2f}) | {rate:.1f} | {rate / best:.2f} | {numpy_s / warm:.2f} | "
+              f"{dask_cell} | {ratio_cell} | {error:.1e} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
