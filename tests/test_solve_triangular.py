@@ -9,7 +9,7 @@ from hypothesis import given, strategies as st
 
 import tegula as tg
 import tegula.linalg as la
-from test_linalg_api import INEXACT, chunked, close, random, stacks
+from test_linalg_api import INEXACT, chunked, close, linalg_limit, random, stacks
 
 TRANS = [0, 1, 2, "N", "T", "C"]
 
@@ -45,6 +45,21 @@ def test_solve_triangular_matches_scipy(data, stack, n, k, dtype, trans, lower, 
     expected = scipy_solve(a, b, trans, lower, unit_diagonal, vector)
     out = la.solve_triangular(chunked(data, a), chunked(data, b), trans=trans, lower=lower, unit_diagonal=unit_diagonal)
     close(out, expected, scale=10)
+
+
+@given(data=st.data(), n=st.integers(1, 24), k=st.integers(0, 9), dtype=st.sampled_from(INEXACT),
+       trans=st.sampled_from(TRANS), lower=st.booleans(), unit_diagonal=st.booleans(), vector=st.booleans(),
+       seed=st.integers(0, 2**32 - 1))
+def test_big_matrices_are_solved_by_tiles(data, n, k, dtype, trans, lower, unit_diagonal, vector, seed):
+    """A matrix in several blocks past the size limit: blocked substitution by tiles of its
+    smaller first block length, SciPy's answer whatever the blocks of either side."""
+    rng = np.random.default_rng(seed)
+    a = triangular_system(rng, (n, n), dtype, unit_diagonal)
+    b = random(rng, (n,) if vector else (n, k), dtype)
+    expected = scipy_solve(a, b, trans, lower, unit_diagonal, vector)
+    with linalg_limit("_WHOLE_MATRIX_BYTES", 0), linalg_limit("_MIN_TILE", 1):
+        out = la.solve_triangular(chunked(data, a), chunked(data, b), trans=trans, lower=lower, unit_diagonal=unit_diagonal)
+    close(out, expected, scale=10 * n)
 
 
 def test_integers_solve_in_float64():

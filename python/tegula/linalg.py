@@ -101,7 +101,10 @@ def solve_triangular(a, b, /, trans=0, lower=False, unit_diagonal=False):
     ``a.T @ x == b`` (1 or ``"T"``) or ``a.conj().T @ x == b`` (2 or ``"C"``) instead. ``b``
     is a vector when it is 1-d, else a stack of matrices; the stack axes broadcast. A zero on
     the diagonal raises ``LinAlgError`` when computed; NaNs and infinities are not checked
-    for (SciPy's ``check_finite``)."""
+    for (SciPy's ``check_finite``). A matrix bigger than ``_WHOLE_MATRIX_BYTES`` in several
+    blocks is solved by tiles (blocked substitution) of its smaller first block length, at
+    least ``_MIN_TILE``; else one whole matrix per task. (The Rust crate's
+    ``Linalg::solve_triangular``.)"""
     a, b = asarray(a), asarray(b)
     transposes = {0: 0, "N": 0, 1: 1, "T": 1, 2: 2, "C": 2}
     if isinstance(trans, bool) or trans not in transposes:
@@ -117,7 +120,7 @@ def solve_triangular(a, b, /, trans=0, lower=False, unit_diagonal=False):
     stack_shape = broadcast_shapes(a.shape[:-2], b.shape[:-2])
     a = broadcast_to(a, stack_shape + a.shape[-2:])
     b = broadcast_to(b, stack_shape + b.shape[-2:])
-    out = _core("solve_triangular", a, b, flag=bool(lower), output=int(bool(unit_diagonal)))
+    out = Array(_tegula.solve_triangular(a._h, b._h, bool(lower), bool(unit_diagonal), _limits()))
     return out[..., 0] if vector else out
 
 

@@ -226,8 +226,6 @@ fn linalg_op(name: &str, flag: bool, output: u8, rtol: Option<f64>) -> PyResult<
         "cholesky" => LinalgOp::Cholesky { upper: flag },
         "inv" => LinalgOp::Inv,
         "solve" => LinalgOp::Solve,
-        // `output` 1: the diagonal is ones.
-        "solve_triangular" => LinalgOp::SolveTriangular { lower: flag, unit_diagonal: output == 1 },
         "det" => LinalgOp::Det,
         "slogdet" => LinalgOp::Slogdet { output },
         "qr" => LinalgOp::Qr { complete: flag, output },

@@ -42,6 +42,11 @@ fn cholesky(x: &PyArrayHandle, upper: bool, limits: Limits) -> PyResult<PyArrayH
 }
 
 #[pyfunction]
+fn solve_triangular(t: &PyArrayHandle, b: &PyArrayHandle, lower: bool, unit_diagonal: bool, limits: Limits) -> PyResult<PyArrayHandle> {
+    linalg(limits).solve_triangular(&t.inner, &b.inner, lower, unit_diagonal).py().map(wrap)
+}
+
+#[pyfunction]
 fn svd(x: &PyArrayHandle, full: bool, limits: Limits) -> PyResult<(PyArrayHandle, PyArrayHandle, PyArrayHandle)> {
     let (u, s, vh) = linalg(limits).svd(&x.inner, full).py()?;
     Ok((wrap(u), wrap(s), wrap(vh)))
@@ -154,6 +159,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     for f in [
         wrap_pyfunction!(cholesky, m)?,
         wrap_pyfunction!(qr, m)?,
+        wrap_pyfunction!(solve_triangular, m)?,
         wrap_pyfunction!(svd, m)?,
         wrap_pyfunction!(svdvals, m)?,
         wrap_pyfunction!(pinv, m)?,

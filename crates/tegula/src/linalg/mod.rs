@@ -19,6 +19,7 @@ mod norms;
 mod randomized;
 mod tiled_cholesky;
 mod tiled_qr;
+mod tiled_triangular;
 mod tiles;
 mod tsqr;
 
@@ -40,7 +41,7 @@ pub struct Linalg {
     /// The biggest matrix factorised whole in one task when it is in several blocks; a bigger
     /// one is factorised in tiles.
     pub whole_matrix_bytes: usize,
-    /// The smallest tile of a Cholesky by tiles, whatever the blocks: a task per tile costs
+    /// The smallest tile of a Cholesky or triangular solve by tiles, whatever the blocks: a task per tile costs
     /// about a millisecond of planning and scheduling, what a core's GEMM does on two 512²
     /// tiles.
     pub min_tile: usize,
@@ -75,12 +76,32 @@ impl Linalg {
     /// several blocks is factorised by tiles of its smaller first block length (at least
     /// `min_tile`); a smaller one, or a stack, one whole matrix per task.
     pub fn cholesky(&self, x: &Array, upper: bool) -> Result<Array> {
-        let blocks = x.chunks().numblocks();
-        if x.ndim() == 2 && x.nbytes() > self.whole_matrix_bytes && blocks.iter().any(|&b| b > 1) {
-            let tile = x.chunks().sizes()[0][0].min(x.chunks().sizes()[1][0]).max(self.min_tile);
-            return tiled_cholesky::tiled_cholesky(x, upper, tile);
+        match self.tile_of(x) {
+            Some(tile) => tiled_cholesky::tiled_cholesky(x, upper, tile),
+            None => x.linalg(LinalgOp::Cholesky { upper }, &[]),
         }
-        x.linalg(LinalgOp::Cholesky { upper }, &[])
+    }
+
+    /// `t^-1 b` for each triangular matrix `t` (its `lower` or upper triangle read, ones on
+    /// its diagonal where `unit_diagonal`) and matrix `b` with as many rows. A 2-d `t` bigger
+    /// than `whole_matrix_bytes` in several blocks is solved by tiles (blocked substitution) of
+    /// its smaller first block length, at least `min_tile`; else one whole matrix per task.
+    pub fn solve_triangular(&self, t: &Array, b: &Array, lower: bool, unit_diagonal: bool) -> Result<Array> {
+        if let Some(tile) = self.tile_of(t) {
+            if b.ndim() == 2 {
+                return tiled_triangular::tiled_solve_triangular(t, b, lower, unit_diagonal, tile);
+            }
+        }
+        t.linalg(LinalgOp::SolveTriangular { lower, unit_diagonal }, &[b])
+    }
+
+    /// The tile a factorisation or solve by tiles takes for `x`: where `x` is one matrix bigger
+    /// than `whole_matrix_bytes` in several blocks, its smaller first block length, at least
+    /// `min_tile`.
+    fn tile_of(&self, x: &Array) -> Option<usize> {
+        let sizes = x.chunks().sizes();
+        let tiled = x.ndim() == 2 && x.nbytes() > self.whole_matrix_bytes && sizes.iter().any(|s| s.len() > 1);
+        tiled.then(|| sizes[0][0].min(sizes[1][0]).max(self.min_tile))
     }
 
     /// `U`, the singular values (descending) and `Vh` of each matrix. Without `full`, a tall
