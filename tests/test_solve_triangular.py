@@ -1,4 +1,4 @@
-"""``tegula.linalg.solve_triangular`` against SciPy's, matrix by matrix: random stacks in random
+"""``tegula.linalg.solve_triangular`` and ``cho_solve`` against SciPy's, matrix by matrix: random stacks in random
 chunkings, float32/float64/complex64/complex128, every ``trans``, either triangle, with and
 without a unit diagonal. The triangle not named holds other values, which must not be read."""
 
@@ -9,7 +9,7 @@ from hypothesis import given, strategies as st
 
 import tegula as tg
 import tegula.linalg as la
-from test_linalg_api import INEXACT, chunked, close, linalg_limit, random, stacks
+from test_linalg_api import INEXACT, chunked, close, hermitian_pd, linalg_limit, random, stacks
 
 TRANS = [0, 1, 2, "N", "T", "C"]
 
@@ -60,6 +60,26 @@ def test_big_matrices_are_solved_by_tiles(data, n, k, dtype, trans, lower, unit_
     with linalg_limit("_WHOLE_MATRIX_BYTES", 0), linalg_limit("_MIN_TILE", 1):
         out = la.solve_triangular(chunked(data, a), chunked(data, b), trans=trans, lower=lower, unit_diagonal=unit_diagonal)
     close(out, expected, scale=10 * n)
+
+
+@given(data=st.data(), stack=stacks, n=st.integers(1, 12), k=st.integers(0, 4), dtype=st.sampled_from(INEXACT),
+       lower=st.booleans(), vector=st.booleans(), tiles=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_cho_solve_matches_scipy(data, stack, n, k, dtype, lower, vector, tiles, seed):
+    """The factor ``cholesky`` gives, lower or upper, solved against as SciPy's ``cho_solve``
+    does: for 2-d matrices past the size limit (``tiles``), by tiles."""
+    rng = np.random.default_rng(seed)
+    stack = () if tiles else stack
+    a = hermitian_pd(rng, stack + (n, n), dtype)
+    b = random(rng, (n,) if vector else stack + (n, k), dtype)
+    c = np.linalg.cholesky(a, upper=not lower)
+    expected = np.empty(np.broadcast_shapes(a.shape[:-1], b.shape) if vector else b.shape, dtype=dtype)
+    for index in np.ndindex(*stack):
+        expected[index] = scipy.linalg.cho_solve((c[index], lower), b if vector else b[index])
+    with linalg_limit("_WHOLE_MATRIX_BYTES", 0 if tiles else la._WHOLE_MATRIX_BYTES), linalg_limit("_MIN_TILE", 1):
+        out = la.cho_solve((chunked(data, c), lower), chunked(data, b))
+    close(out, expected, scale=10 * n)
+    with pytest.raises(ValueError, match="cho_solve takes"):
+        la.cho_solve(chunked(data, c), b)
 
 
 def test_integers_solve_in_float64():

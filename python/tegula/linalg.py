@@ -18,7 +18,7 @@ from ._functions import matmul
 from ._manipulation import broadcast_shapes, broadcast_to
 from ._matrices import matrix_transpose, outer, tensordot, vecdot
 
-__all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "lstsq", "multi_dot", "norm", "eigvalsh", "inv", "matmul", "matrix_norm",
+__all__ = ["cho_solve", "cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "lstsq", "multi_dot", "norm", "eigvalsh", "inv", "matmul", "matrix_norm",
            "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv", "qr", "slogdet", "solve",
            "solve_triangular", "svd", "svd_compressed", "svdvals", "tensordot", "trace", "vecdot", "vector_norm",
            "EigResult", "EighResult", "QRResult", "SlogdetResult", "SVDResult"]
@@ -73,23 +73,43 @@ def cholesky(x, /, *, upper=False):
     return Array(_tegula.cholesky(asarray(x)._h, bool(upper), _limits()))
 
 
+def cho_solve(c_and_lower, b, /):
+    """The solution ``x`` of ``a @ x == b`` given ``(c, lower)``, the Cholesky factor ``c`` of
+    the Hermitian positive-definite ``a`` and whether it is the lower one (``a = c c^H``) or
+    the upper one (``a = c^H c``), as SciPy's ``cho_solve`` takes them (``cholesky``'s factor
+    with ``upper=not lower``): two triangular solves (``solve_triangular``), by tiles where ``c``
+    is big and in several blocks. ``b`` is a vector when it is 1-d, else a stack of matrices;
+    the stack axes broadcast. (The Rust crate's ``Linalg::cho_solve``.)"""
+    if not isinstance(c_and_lower, (tuple, list)) or len(c_and_lower) != 2:
+        raise ValueError("cho_solve takes (c, lower): the Cholesky factor and whether it is the lower one")
+    c, lower = c_and_lower
+    c, b, vector = _system(c, b)
+    out = Array(_tegula.cho_solve(c._h, bool(lower), b._h, _limits()))
+    return out[..., 0] if vector else out
+
+
 def inv(x, /):
     """The inverse of each square matrix; a singular one raises ``LinAlgError`` when computed."""
     return _core("inv", x)
 
 
+def _system(a, b):
+    """``a`` (at least 2-d, else ``LinAlgError``) and ``b`` with their stack axes broadcast,
+    ``b`` a stack of matrices (a vector as one column), and whether ``b`` was a vector."""
+    a, b = asarray(a), asarray(b)
+    if a.ndim < 2:
+        raise LinAlgError(f"{a.ndim}-dimensional array given. Array must be at least two-dimensional")
+    vector = b.ndim == 1
+    if vector:
+        b = b[:, None]
+    stack_shape = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    return broadcast_to(a, stack_shape + a.shape[-2:]), broadcast_to(b, stack_shape + b.shape[-2:]), vector
+
+
 def solve(x1, x2, /):
     """The solution ``X`` of ``x1 @ X == x2``. ``x2`` is a vector when it is 1-d, else a stack
     of matrices; the stack axes broadcast."""
-    x1, x2 = asarray(x1), asarray(x2)
-    if x1.ndim < 2:
-        raise LinAlgError(f"{x1.ndim}-dimensional array given. Array must be at least two-dimensional")
-    vector = x2.ndim == 1
-    if vector:
-        x2 = x2[:, None]
-    stack_shape = broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
-    x1 = broadcast_to(x1, stack_shape + x1.shape[-2:])
-    x2 = broadcast_to(x2, stack_shape + x2.shape[-2:])
+    x1, x2, vector = _system(x1, x2)
     out = _core("solve", x1, x2)
     return out[..., 0] if vector else out
 
@@ -105,21 +125,13 @@ def solve_triangular(a, b, /, trans=0, lower=False, unit_diagonal=False):
     blocks is solved by tiles (blocked substitution) of its smaller first block length, at
     least ``_MIN_TILE``; else one whole matrix per task. (The Rust crate's
     ``Linalg::solve_triangular``.)"""
-    a, b = asarray(a), asarray(b)
     transposes = {0: 0, "N": 0, 1: 1, "T": 1, 2: 2, "C": 2}
     if isinstance(trans, bool) or trans not in transposes:
         raise ValueError(f"Incorrect value for trans: {trans!r}; expected one of 0, 1, 2, 'N', 'T', 'C'")
-    if a.ndim < 2:
-        raise LinAlgError(f"{a.ndim}-dimensional array given. Array must be at least two-dimensional")
+    a, b, vector = _system(a, b)
     if transposes[trans]:
         a = matrix_transpose(a.conj() if transposes[trans] == 2 else a)
         lower = not lower
-    vector = b.ndim == 1
-    if vector:
-        b = b[:, None]
-    stack_shape = broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    a = broadcast_to(a, stack_shape + a.shape[-2:])
-    b = broadcast_to(b, stack_shape + b.shape[-2:])
     out = Array(_tegula.solve_triangular(a._h, b._h, bool(lower), bool(unit_diagonal), _limits()))
     return out[..., 0] if vector else out
 

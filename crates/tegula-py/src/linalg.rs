@@ -47,6 +47,11 @@ fn solve_triangular(t: &PyArrayHandle, b: &PyArrayHandle, lower: bool, unit_diag
 }
 
 #[pyfunction]
+fn cho_solve(c: &PyArrayHandle, lower: bool, b: &PyArrayHandle, limits: Limits) -> PyResult<PyArrayHandle> {
+    linalg(limits).cho_solve(&c.inner, lower, &b.inner).py().map(wrap)
+}
+
+#[pyfunction]
 fn svd(x: &PyArrayHandle, full: bool, limits: Limits) -> PyResult<(PyArrayHandle, PyArrayHandle, PyArrayHandle)> {
     let (u, s, vh) = linalg(limits).svd(&x.inner, full).py()?;
     Ok((wrap(u), wrap(s), wrap(vh)))
@@ -157,6 +162,7 @@ fn svd_compressed(
 /// Registers this file's functions in the extension module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     for f in [
+        wrap_pyfunction!(cho_solve, m)?,
         wrap_pyfunction!(cholesky, m)?,
         wrap_pyfunction!(qr, m)?,
         wrap_pyfunction!(solve_triangular, m)?,

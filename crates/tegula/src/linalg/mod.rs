@@ -95,6 +95,16 @@ impl Linalg {
         t.linalg(LinalgOp::SolveTriangular { lower, unit_diagonal }, &[b])
     }
 
+    /// `x^-1 b` for the Hermitian positive-definite `x` whose Cholesky factor is `c` (lower,
+    /// `x = c c^H`, where `lower`; else upper, `x = c^H c`), as SciPy's `cho_solve`: two
+    /// triangular solves, each by tiles where `c` is big and in several blocks.
+    pub fn cho_solve(&self, c: &Array, lower: bool, b: &Array) -> Result<Array> {
+        // x = L^-H (L^-1 b) for x = L L^H, lower L either `c` or `c^H`.
+        let (l, l_adjoint) = if lower { (c.clone(), adjoint(c)?) } else { (adjoint(c)?, c.clone()) };
+        let half = self.solve_triangular(&l, b, true, false)?;
+        self.solve_triangular(&l_adjoint, &half, false, false)
+    }
+
     /// The tile a factorisation or solve by tiles takes for `x`: where `x` is one matrix bigger
     /// than `whole_matrix_bytes` in several blocks, its smaller first block length, at least
     /// `min_tile`.

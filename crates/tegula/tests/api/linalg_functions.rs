@@ -215,3 +215,20 @@ fn big_triangular_systems_in_several_blocks_are_solved_by_tiles() {
     let err = tiles.solve_triangular(&singular, &matrix(&[1.0, 1.0, 1.0], [3, 1], [1, 1]), true, false).unwrap().compute().unwrap_err();
     assert_eq!(err, TegulaError::LinAlg("singular matrix: resolution failed at diagonal 0".into()));
 }
+
+#[test]
+fn cho_solve_solves_with_either_factor_whole_or_by_tiles() {
+    // S is symmetric positive definite; x = S^-1 b through its lower factor and its upper one.
+    let b: Vec<f64> = (0..10).map(|k| k as f64 - 4.5).collect();
+    let rhs = matrix(&b, [5, 2], [5, 2]);
+    let expected = values(&matrix(&S, [5, 5], [5, 5]).linalg(tegula::linalg::LinalgOp::Solve, &[&rhs]).unwrap());
+    for la in [Linalg::default(), Linalg { whole_matrix_bytes: 0, min_tile: 1, ..Linalg::default() }] {
+        for blocks in [[5, 5], [2, 2], [3, 2]] {
+            let s = matrix(&S, [5, 5], blocks);
+            for upper in [false, true] {
+                let c = la.cholesky(&s, upper).unwrap();
+                assert_close(&values(&la.cho_solve(&c, !upper, &matrix(&b, [5, 2], [blocks[0], 1])).unwrap()), &expected, &format!("upper {upper}, {blocks:?}"));
+            }
+        }
+    }
+}
