@@ -16,6 +16,9 @@ pub enum LinalgOp {
     Cholesky {
         /// Give the upper factor `L^H` instead of `L`.
         upper: bool,
+        /// Where the matrix is diagonal tile `k` of a bigger one factorised by tiles: `Some(k)`,
+        /// which an error names.
+        tile: Option<u32>,
     },
     /// The inverse of a square matrix (NumPy's `inv`).
     Inv,

@@ -93,7 +93,7 @@ fn typed<T: Field>(op: LinalgOp, inputs: &[Chunk]) -> Result<Chunk> {
     let k = m.min(n);
     let x = |i: usize| a.matrix(i);
     match op {
-        LinalgOp::Cholesky { upper } => each(&a, &shape(&[n, n]), |i| cholesky(x(i).as_ref(), upper)),
+        LinalgOp::Cholesky { upper, tile } => each(&a, &shape(&[n, n]), |i| cholesky(x(i).as_ref(), upper, tile)),
         LinalgOp::Inv => each(&a, &shape(&[n, n]), |i| Ok(rows(lu(x(i).as_ref())?.inverse().as_ref()))),
         LinalgOp::Solve => {
             let b = b.ok_or_else(|| internal_err!("solve needs two inputs"))?;
@@ -153,8 +153,13 @@ pub(crate) fn adjoint_rows<T: Field>(x: MatRef<T>) -> Vec<T> {
     rows(x.adjoint().to_owned().as_ref())
 }
 
-fn cholesky<T: Field>(x: MatRef<T>, upper: bool) -> Result<Vec<T>> {
-    let llt = x.llt(Side::Lower).map_err(|_| linalg_err!("Matrix is not positive definite"))?;
+/// The lower (or `upper`) Cholesky factor, or NumPy's error, naming the diagonal `tile` of a
+/// matrix factorised by tiles where the matrix is one.
+fn cholesky<T: Field>(x: MatRef<T>, upper: bool, tile: Option<u32>) -> Result<Vec<T>> {
+    let llt = x.llt(Side::Lower).map_err(|_| match tile {
+        Some(k) => linalg_err!("Matrix is not positive definite (in diagonal tile {k} of a factorisation by tiles)"),
+        None => linalg_err!("Matrix is not positive definite"),
+    })?;
     Ok(if upper { adjoint_rows(llt.L()) } else { rows(llt.L()) })
 }
 

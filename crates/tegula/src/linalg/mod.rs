@@ -78,7 +78,7 @@ impl Linalg {
     pub fn cholesky(&self, x: &Array, upper: bool) -> Result<Array> {
         match self.tile_of(x) {
             Some(tile) => tiled_cholesky::tiled_cholesky(x, upper, tile),
-            None => x.linalg(LinalgOp::Cholesky { upper }, &[]),
+            None => x.linalg(LinalgOp::Cholesky { upper, tile: None }, &[]),
         }
     }
 

@@ -13,7 +13,7 @@ use tegula_core::{LinalgOp, Result};
 /// The lower Cholesky factor `L` of the Hermitian positive-definite matrix `x` (`L^H` when
 /// `upper`), in `tile`×`tile` tiles.
 pub(super) fn tiled_cholesky(x: &Array, upper: bool, tile: usize) -> Result<Array> {
-    let op = LinalgOp::Cholesky { upper: false };
+    let op = LinalgOp::Cholesky { upper: false, tile: None };
     op.check(&[(x.shape()[0], x.shape()[1])])?;
     // Integers factorised in float64, as by the whole-matrix kernel (and NumPy).
     let x = x.astype(op.compute_dtype(x.dtype())?)?;
@@ -22,7 +22,7 @@ pub(super) fn tiled_cholesky(x: &Array, upper: bool, tile: usize) -> Result<Arra
     // The lower tiles (`a[i][j]`, `j <= i`), each replaced by `L`'s as the columns are done.
     let mut a: Vec<Vec<Array>> = (0..t).map(|i| (0..=i).map(|j| slice(&x, spans[i], spans[j])).collect()).collect::<Result<_>>()?;
     for k in 0..t {
-        let diagonal = a[k][k].linalg(op, &[])?;
+        let diagonal = a[k][k].linalg(LinalgOp::Cholesky { upper: false, tile: Some(k as u32) }, &[])?;
         // L_ik = A_ik L_kk^-H, that is (L_kk^-1 A_ik^H)^H.
         let below = LinalgOp::SolveTriangular { lower: true, unit_diagonal: false };
         for row in &mut a[k + 1..] {
