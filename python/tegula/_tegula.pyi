@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 # Every class and function the module registers (stubtest checks this against the build).
 __all__ = [
     "add_host_device", "aligned_weights", "arange", "arg_extreme", "_Array", "bincount", "BlockwiseLayout",
-    "broadcast_to", "checked", "digitize", "histogram", "histogramdd",
+    "broadcast_to", "checked", "cho_solve", "cholesky", "digitize", "histogram", "histogramdd",
     "ClusterPlan", "compute", "Dispatch", "concatenate", "cond", "count_nonzero", "cross", "default_spec",
     "device_names", "device_transfers", "diagonal", "einsum", "fftfreq", "fftshift",
     "FragmentEvents", "from_numpy", "from_object", "full", "_Generator", "intersect1d", "isin",
@@ -29,7 +29,7 @@ __all__ = [
     "median", "memory_budget", "moveaxis", "multi_dot", "norm", "open_npy", "open_zarr", "overlap",
     "pad", "persist", "pinv", "plan_fragments", "ptp", "qr", "quantile",
     "register_hosted_executor", "remove_dead_owners", "roll", "run_fragment", "serve_worker",
-    "setdiff1d", "simulate", "sort_block_bytes", "stack", "svd", "svd_compressed", "svdvals",
+    "setdiff1d", "simulate", "solve_triangular", "sort_block_bytes", "stack", "svd", "svd_compressed", "svdvals",
     "to_npy", "to_zarr", "trace", "transform", "transform_n", "trim_internal", "union1d", "unique",
     "use_loaded_blas", "vector_norm", "weak_scalar_dtype", "zarr_metadata"
 ]
