@@ -9,6 +9,7 @@
 use crate::caller_memory::CallerArray;
 use crate::function::BlockFunction;
 use crate::held::whole_in_memory;
+use crate::inline::InlineBlock;
 use crate::shared::SharedArrays;
 use crate::state::{take_result, Inputs};
 use crate::{threaded, Observer, Report};
@@ -16,8 +17,8 @@ use serde::{Deserialize, Serialize};
 use std::any::Any;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
-use tegula_core::{internal_err, value_err, DType, DeviceId, IoOp, ResourceId, Result, Spec, TaskOp};
-use tegula_kernels::raw::{chunk_from_bytes, with_bytes};
+use tegula_core::{internal_err, value_err, DeviceId, IoOp, ResourceId, Result, Spec, TaskOp};
+use tegula_kernels::raw::chunk_from_bytes;
 use tegula_kernels::Chunk;
 use tegula_plan::{Resource, ResourceKind, TaskGraph};
 use tegula_store::{open_sink_url, open_url, ChunkSink, ChunkSource};
@@ -46,14 +47,7 @@ pub struct EncodedResource {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Payload {
     /// An array by value: row-major bytes in native order.
-    Array {
-        /// The type of its elements.
-        dtype: DType,
-        /// Its length along each axis.
-        shape: Vec<usize>,
-        /// Its elements, row-major, in native byte order.
-        bytes: Vec<u8>,
-    },
+    Array(InlineBlock),
     /// An array by reference: read region by region out of the memory of the process that
     /// sent it (a worker on the same machine that may).
     CallerArray(CallerArray),
@@ -227,10 +221,7 @@ fn encode_resource(r: &Resource, shared: Option<&SharedArrays>, functions: &Func
             match (shared, in_place) {
                 (Some(files), Some(array)) if files.reads_caller() => Payload::CallerArray(array),
                 (Some(files), _) => Payload::ArrayFile { path: files.path_of(r.id, whole)? },
-                (None, _) => {
-                    let chunk = whole()?;
-                    with_bytes(&chunk, |b| Payload::Array { dtype: chunk.dtype(), shape: chunk.shape().to_vec(), bytes: b.to_vec() })
-                }
+                (None, _) => Payload::Array(InlineBlock::new(whole()?.as_ref())),
             }
         }
         ResourceKind::Source => {
@@ -251,16 +242,7 @@ fn encode_resource(r: &Resource, shared: Option<&SharedArrays>, functions: &Func
 
 fn decode_resource(r: &EncodedResource) -> Result<(ResourceKind, Arc<dyn Any + Send + Sync>)> {
     Ok(match &r.payload {
-        Payload::Array { dtype, shape, bytes } => {
-            let chunk = chunk_from_bytes(*dtype, shape, |out| {
-                if out.len() != bytes.len() {
-                    return Err(value_err!("array resource #{}: {} bytes for {} expected", r.id, bytes.len(), out.len()));
-                }
-                out.copy_from_slice(bytes);
-                Ok(())
-            })?;
-            (ResourceKind::Array, Arc::new(chunk))
-        }
+        Payload::Array(block) => (ResourceKind::Array, Arc::new(block.to_chunk()?)),
         Payload::CallerArray(_) => return Err(internal_err!("array resource #{} decoded apart from its fragment", r.id)),
         Payload::ArrayFile { path } => match crate::mapped::map_npy(path)? {
             Some(chunk) => (ResourceKind::Array, Arc::new(chunk)),

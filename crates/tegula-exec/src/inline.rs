@@ -1,6 +1,7 @@
-//! Blocks small enough to travel inside the messages between the caller and its worker
-//! processes: a file for an 8-byte partial sum costs a worker a create, a write and a close and
-//! the caller an open, a read and an unlink, more than the block's task.
+//! A block as bytes inside a message: an array resource shipped by value in a fragment, and
+//! blocks small enough to travel inside the messages between the caller and its worker
+//! processes (a file for an 8-byte partial sum costs a worker a create, a write and a close and
+//! the caller an open, a read and an unlink, more than the block's task).
 
 use serde::{Deserialize, Serialize};
 use tegula_core::{DType, Result};
@@ -12,7 +13,7 @@ pub(crate) const INLINE_BYTES: usize = 16 << 10;
 
 /// A block's elements, row-major, in native byte order.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct InlineBlock {
+pub struct InlineBlock {
     dtype: DType,
     shape: Vec<usize>,
     #[serde(with = "serde_bytes")]
@@ -20,17 +21,21 @@ pub(crate) struct InlineBlock {
 }
 
 impl InlineBlock {
-    /// The block as bytes, where it takes at most `most` bytes.
-    pub(crate) fn of(chunk: &Chunk, most: usize) -> Option<InlineBlock> {
-        (chunk.len() * chunk.dtype().itemsize() <= most)
-            .then(|| with_bytes(chunk, |bytes| InlineBlock { dtype: chunk.dtype(), shape: chunk.shape().to_vec(), bytes: bytes.to_vec() }))
+    /// The block as bytes.
+    pub(crate) fn new(chunk: &Chunk) -> InlineBlock {
+        with_bytes(chunk, |bytes| InlineBlock { dtype: chunk.dtype(), shape: chunk.shape().to_vec(), bytes: bytes.to_vec() })
     }
 
-    /// The block again (an error where its bytes do not make one of its shape).
+    /// The block as bytes, where it takes at most `most` bytes.
+    pub(crate) fn of(chunk: &Chunk, most: usize) -> Option<InlineBlock> {
+        (chunk.len() * chunk.dtype().itemsize() <= most).then(|| InlineBlock::new(chunk))
+    }
+
+    /// The block again (a `Value` error where its bytes do not make one of its shape).
     pub(crate) fn to_chunk(&self) -> Result<Chunk> {
         chunk_from_bytes(self.dtype, &self.shape, |out| {
             if out.len() != self.bytes.len() {
-                return Err(tegula_core::internal_err!("an inline block of {} bytes for {} expected", self.bytes.len(), out.len()));
+                return Err(tegula_core::value_err!("a block of {} bytes for {} expected", self.bytes.len(), out.len()));
             }
             out.copy_from_slice(&self.bytes);
             Ok(())
