@@ -73,6 +73,24 @@ pub enum LinalgOp {
     /// The reduced `Q` of input 0 times input 1 (a matrix with `min(M, N)` rows): a block of
     /// a tall-skinny QR's `Q`, whose local factor is recomputed rather than kept.
     QrApply,
+    /// A step of an LU factorisation by tiles: partial pivoting down a tall panel of columns
+    /// (the rows from the diagonal down). `output` 0: the panel's rows swapped, its unit lower
+    /// factor `L` below the diagonal and `U` on and above it (LAPACK's packed form); 1: the
+    /// swaps as a `1 × width` row, element `i` the row swapped with row `i` (from `i` on, in
+    /// order), as whole numbers in the matrix's dtype (exact in float32 for any square matrix
+    /// that fits in memory: fewer than 2^24 rows).
+    PanelLu {
+        /// A zero pivot is NumPy's `Singular matrix` error (for `solve` and `inv`; `det` and
+        /// `slogdet` take a singular matrix's factors, whose zero pivot gives 0).
+        refuse_singular: bool,
+        /// Which result of the function this op gives (see the variant).
+        output: u8,
+    },
+    /// The update of a column block by a factorised panel (`PanelLu`'s two results, inputs 0
+    /// and 1; the block, input 2, with the panel's rows): its rows swapped as the panel's,
+    /// its top rows divided by the panel's unit lower `L`, the rest less `L`'s lower rows
+    /// times those top rows.
+    LuUpdate,
 }
 
 impl LinalgOp {
@@ -86,6 +104,7 @@ impl LinalgOp {
             Svd { full, output } => Some((Svd { full, output: 0 }, output)),
             Eigh { output } => Some((Eigh { output: 0 }, output)),
             Eig { output: output @ (0 | 1) } => Some((Eig { output: 0 }, output)),
+            PanelLu { refuse_singular, output } => Some((PanelLu { refuse_singular, output: 0 }, output)),
             _ => None,
         }
     }
@@ -99,6 +118,7 @@ impl LinalgOp {
             Svd { full, .. } => (0..3).map(|output| Svd { full, output }).collect(),
             Eigh { .. } => (0..2).map(|output| Eigh { output }).collect(),
             Eig { .. } => (0..2).map(|output| Eig { output }).collect(),
+            PanelLu { refuse_singular, .. } => (0..2).map(|output| PanelLu { refuse_singular, output }).collect(),
             _ => vec![self],
         }
     }
@@ -121,15 +141,17 @@ impl LinalgOp {
             LinalgOp::Eig { .. } => "eig",
             LinalgOp::Pinv { .. } => "pinv",
             LinalgOp::QrApply => "qr-apply",
+            LinalgOp::PanelLu { .. } => "panel-lu",
+            LinalgOp::LuUpdate => "lu-update",
         }
     }
 
-    /// The number of inputs: 2 for the solves and the QR apply, else 1.
+    /// The number of inputs: 2 for the solves and the QR apply, 3 for the LU update, else 1.
     pub fn arity(self) -> usize {
-        if matches!(self, LinalgOp::Solve | LinalgOp::SolveTriangular { .. } | LinalgOp::QrApply) {
-            2
-        } else {
-            1
+        match self {
+            LinalgOp::Solve | LinalgOp::SolveTriangular { .. } | LinalgOp::QrApply => 2,
+            LinalgOp::LuUpdate => 3,
+            _ => 1,
         }
     }
 
@@ -170,6 +192,12 @@ impl LinalgOp {
         if self.needs_square() && matrices[0].0 != matrices[0].1 {
             return Err(linalg_err!("Last 2 dimensions of the array must be square"));
         }
+        if matches!(self, LinalgOp::PanelLu { .. }) && matrices[0].0 < matrices[0].1 {
+            return Err(crate::shape_err!("panel-lu: a panel of {} rows is wider ({})", matrices[0].0, matrices[0].1));
+        }
+        if self == LinalgOp::LuUpdate && (matrices[1] != (1, matrices[0].1) || matrices[2].0 != matrices[0].0) {
+            return Err(crate::shape_err!("lu-update: a panel of shape {:?}, swaps {:?}, block {:?}", matrices[0], matrices[1], matrices[2]));
+        }
         if self.arity() == 2 && self != LinalgOp::QrApply && matrices[1].0 != matrices[0].0 {
             return Err(crate::shape_err!(
                 "{}: Input operand 1 has a mismatch in its core dimension 0 (size {} is different from {})",
@@ -209,6 +237,9 @@ impl LinalgOp {
             Eig { .. } => vec![n],
             Pinv { .. } => vec![n, m],
             QrApply => vec![m, matrices[1].1],
+            PanelLu { output: 0, .. } => vec![m, n],
+            PanelLu { .. } => vec![1, n],
+            LuUpdate => vec![m, matrices[2].1],
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::chunk::{Chunk, Wrap};
 use crate::field::Field;
+use crate::panel_lu::panel_lu;
 use crate::linalg::{eig_pair, eigh_pair, qr_q, qr_r, slogdet, svd_factors, Pair, Stack};
 use ndarray::ArrayD;
 use tegula_core::{internal_err, DType, LinalgOp, Result};
@@ -46,6 +47,7 @@ fn typed<T: Field>(op: LinalgOp, block: &Chunk) -> Result<Vec<Chunk>> {
         }
         LinalgOp::Eigh { .. } => two(&a, &shapes, |i| eigh_pair(x(i).as_ref())),
         LinalgOp::Eig { .. } => two(&a, &shapes, |i| eig_pair(x(i).as_ref())),
+        LinalgOp::PanelLu { refuse_singular, .. } => two(&a, &shapes, |i| panel_lu(x(i).as_ref(), refuse_singular)),
         _ => Err(internal_err!("{} has one result", op.name())),
     }
 }

@@ -7,6 +7,7 @@
 use crate::chunk::{Block, Chunk, Wrap};
 use crate::element::{Elem, C128, C64};
 use crate::field::Field;
+use crate::panel_lu::{lu_update, panel_lu};
 use crate::tall_qr::{tall_q_times, tall_r};
 use faer::linalg::solvers::{DenseSolveCore, Solve};
 use faer::traits::{ComplexField, RealField};
@@ -88,6 +89,7 @@ pub(crate) fn banded_copy<T: ComplexField>(mut dst: MatMut<T>, src: MatRef<T>) {
 fn typed<T: Field>(op: LinalgOp, inputs: &[Chunk]) -> Result<Chunk> {
     let a = Stack::<T>::new(&inputs[0])?;
     let b = inputs.get(1).map(Stack::<T>::new).transpose()?;
+    let c = inputs.get(2).map(Stack::<T>::new).transpose()?;
     let (m, n) = (a.dim().1, a.dim().2);
     let shape = |tail: &[usize]| a.stack.iter().chain(tail).copied().collect::<Vec<usize>>();
     let k = m.min(n);
@@ -126,6 +128,14 @@ fn typed<T: Field>(op: LinalgOp, inputs: &[Chunk]) -> Result<Chunk> {
         LinalgOp::QrApply => {
             let b = b.ok_or_else(|| internal_err!("qr-apply needs two inputs"))?;
             each(&a, &shape(&[m, b.dim().2]), |i| tall_q_times(a.view(i), b.view(i)))
+        }
+        LinalgOp::PanelLu { refuse_singular, output } => each(&a, &shape(&op.result_shape(&[(m, n)])), |i| {
+            let (packed, swaps) = panel_lu(x(i).as_ref(), refuse_singular)?;
+            Ok(if output == 0 { packed } else { swaps })
+        }),
+        LinalgOp::LuUpdate => {
+            let (Some(swaps), Some(block)) = (b, c) else { return Err(internal_err!("lu-update needs three inputs")) };
+            each(&a, &shape(&[m, block.dim().2]), |i| Ok(lu_update(x(i).as_ref(), swaps.view(i), block.matrix(i))))
         }
     }
 }

@@ -2,7 +2,7 @@
 //! of a stack ([`Array::linalg`](crate::Array::linalg) with a [`LinalgOp`]), and the functions
 //! of NumPy's `linalg` that choose an algorithm by size and chunking or compose others, as
 //! methods of [`Linalg`]: a matrix whole in one task, a tall one in row blocks by TSQR, a big
-//! one in several blocks by tiles (QR, Cholesky).
+//! one in several blocks by tiles (QR, Cholesky, LU).
 //!
 //! ```
 //! use tegula::{Array, AxisChunks, ChunkSpec};
@@ -18,6 +18,7 @@ mod compose;
 mod norms;
 mod randomized;
 mod tiled_cholesky;
+mod tiled_lu;
 mod tiled_qr;
 mod tiled_triangular;
 mod tiles;
@@ -103,6 +104,47 @@ impl Linalg {
         let (l, l_adjoint) = if lower { (c.clone(), adjoint(c)?) } else { (adjoint(c)?, c.clone()) };
         let half = self.solve_triangular(&l, b, true, false)?;
         self.solve_triangular(&l_adjoint, &half, false, false)
+    }
+
+    /// `a^-1 b` for each square `a` and matrix `b` with as many rows (NumPy's `solve` of stacks
+    /// of matrices). A 2-d `a` bigger than `whole_matrix_bytes` in several blocks is solved by
+    /// an LU factorisation with partial pivoting by tiles of its smaller first block length (at
+    /// least `min_tile`), `b` carried through it; else one whole matrix per task. A singular
+    /// `a` (an exactly zero pivot) is NumPy's `LinAlgError` when computed.
+    pub fn solve(&self, a: &Array, b: &Array) -> Result<Array> {
+        match self.tile_of(a) {
+            Some(tile) if b.ndim() == 2 => tiled_lu::tiled_solve(a, b, tile),
+            _ => a.linalg(LinalgOp::Solve, &[b]),
+        }
+    }
+
+    /// The inverse of each square matrix: by tiles (the LU of `solve`, with the identity as
+    /// `b`) where `x` is one matrix bigger than `whole_matrix_bytes` in several blocks.
+    pub fn inv(&self, x: &Array) -> Result<Array> {
+        match self.tile_of(x) {
+            Some(tile) => tiled_lu::tiled_inv(x, tile),
+            None => x.linalg(LinalgOp::Inv, &[]),
+        }
+    }
+
+    /// The determinant of each square matrix, as NumPy computes it (`sign * exp(log|det|)`; 0
+    /// for a singular one): by tiles (the LU of `solve`) where `x` is one matrix bigger than
+    /// `whole_matrix_bytes` in several blocks.
+    pub fn det(&self, x: &Array) -> Result<Array> {
+        match self.tile_of(x) {
+            Some(tile) => tiled_lu::tiled_det(x, tile),
+            None => x.linalg(LinalgOp::Det, &[]),
+        }
+    }
+
+    /// The sign (a unit complex number for complex input; 0 for a singular matrix) and
+    /// `log|det|` of each square matrix, by tiles as `det`.
+    pub fn slogdet(&self, x: &Array) -> Result<(Array, Array)> {
+        if let Some(tile) = self.tile_of(x) {
+            return tiled_lu::tiled_slogdet(x, tile);
+        }
+        let [sign, log]: [Array; 2] = x.linalg_results(LinalgOp::Slogdet { output: 0 }, &[])?.try_into().expect("the sign and the log");
+        Ok((sign, log))
     }
 
     /// The tile a factorisation or solve by tiles takes for `x`: where `x` is one matrix bigger

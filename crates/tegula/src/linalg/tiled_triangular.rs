@@ -18,18 +18,36 @@ pub(super) fn tiled_solve_triangular(t: &Array, b: &Array, lower: bool, unit_dia
     let (t, b) = (t.astype(dtype)?, b.astype(dtype)?);
     let rows = spans(t.shape()[0], tile);
     let cols = spans(b.shape()[1], tile);
-    // Row tiles in the order they are solved.
-    let order: Vec<usize> = if lower { (0..rows.len()).collect() } else { (0..rows.len()).rev().collect() };
-    let mut x: Vec<Vec<Tile>> = vec![vec![None; cols.len()]; rows.len()];
-    for (c, &col) in cols.iter().enumerate() {
-        for (done, &i) in order.iter().enumerate() {
-            let mut rest = slice(&b, rows[i], col)?;
-            for &j in &order[..done] {
-                let found = x[j][c].as_ref().expect("solved before");
-                rest = rest.sub(&slice(&t, rows[i], rows[j])?.matmul(found)?)?;
+    let b_tiles = cols.iter().map(|&c| rows.iter().map(|&r| slice(&b, r, c)).collect()).collect::<Result<_>>()?;
+    let x = substitute(|i, j| slice(&t, rows[i], rows[j]), b_tiles, lower, unit_diagonal)?;
+    assemble(&transposed(x), &rows, &cols, dtype)
+}
+
+/// Blocked substitution: the row tiles of `t^-1 b` for each column of tiles of `b`
+/// (`b[c][i]`: row tile `i` of column `c`), `t`'s tile at row `i` and column `j` given by
+/// `t(i, j)` (only those of its `lower` or upper triangle asked for).
+pub(super) fn substitute(t: impl Fn(usize, usize) -> Result<Array>, b: Vec<Vec<Array>>, lower: bool, unit_diagonal: bool) -> Result<Vec<Vec<Array>>> {
+    let op = LinalgOp::SolveTriangular { lower, unit_diagonal };
+    b.into_iter()
+        .map(|column| {
+            let count = column.len();
+            // Row tiles in the order they are solved.
+            let order: Vec<usize> = if lower { (0..count).collect() } else { (0..count).rev().collect() };
+            let mut x: Vec<Tile> = vec![None; count];
+            for (done, &i) in order.iter().enumerate() {
+                let mut rest = column[i].clone();
+                for &j in &order[..done] {
+                    rest = rest.sub(&t(i, j)?.matmul(x[j].as_ref().expect("solved before"))?)?;
+                }
+                x[i] = Some(t(i, i)?.linalg(op, &[&rest])?);
             }
-            x[i][c] = Some(slice(&t, rows[i], rows[i])?.linalg(op, &[&rest])?);
-        }
-    }
-    assemble(&x, &rows, &cols, dtype)
+            Ok(x.into_iter().map(|tile| tile.expect("every row tile solved")).collect())
+        })
+        .collect()
+}
+
+/// Columns of tiles as rows of tiles (`x[c][i]` as `out[i][c]`).
+pub(super) fn transposed(x: Vec<Vec<Array>>) -> Vec<Vec<Tile>> {
+    let rows = x.first().map_or(0, Vec::len);
+    (0..rows).map(|i| x.iter().map(|column| Some(column[i].clone())).collect()).collect()
 }

@@ -233,3 +233,40 @@ fn cho_solve_solves_with_either_factor_whole_or_by_tiles() {
         }
     }
 }
+
+#[test]
+fn big_systems_in_several_blocks_are_solved_inverted_and_their_determinants_taken_by_tiles() {
+    // A 7×7 matrix whose first pivots must come from other rows (a zero corner, small leading
+    // elements), and 7×3 right-hand sides: the answers by tiles are those of one task for the
+    // whole matrix, whatever the blocks.
+    let n = 7;
+    let dense: Vec<f64> = (0..n * n).map(|k| if k == 0 { 0.0 } else { ((k * 37) % 11) as f64 / 5.0 - 1.0 + (k / n) as f64 * 0.01 }).collect();
+    let rhs: Vec<f64> = (0..n * 3).map(|k| ((k * 13) % 7) as f64 - 3.0).collect();
+    let (whole, tiles) = (Linalg::default(), Linalg { whole_matrix_bytes: 0, min_tile: 1, ..Linalg::default() });
+    let a = matrix(&dense, [n, n], [n, n]);
+    let solved = values(&whole.solve(&a, &matrix(&rhs, [n, 3], [n, 3])).unwrap());
+    let inverse = values(&whole.inv(&a).unwrap());
+    let (sign, log) = whole.slogdet(&a).unwrap();
+    let (sign, log, det) = (values(&sign), values(&log), values(&whole.det(&a).unwrap()));
+    assert!(solved.iter().chain(&inverse).all(|v| v.is_finite()) && sign[0] != 0.0);
+    for blocks in [[2, 2], [3, 3], [3, 2], [7, 1], [4, 7]] {
+        let a = matrix(&dense, [n, n], blocks);
+        let b = matrix(&rhs, [n, 3], [blocks[0], 2]);
+        let what = format!("{blocks:?} blocks");
+        assert_close(&values(&tiles.solve(&a, &b).unwrap()), &solved, &format!("solve, {what}"));
+        assert_close(&values(&tiles.inv(&a).unwrap()), &inverse, &format!("inv, {what}"));
+        assert_close(&values(&tiles.det(&a).unwrap()), &det, &format!("det, {what}"));
+        let (s, l) = tiles.slogdet(&a).unwrap();
+        assert_close(&[values(&s), values(&l)].concat(), &[sign.clone(), log.clone()].concat(), &format!("slogdet, {what}"));
+    }
+    // A zero column: NumPy's solve and inv refuse it, its determinant is 0.
+    let singular: Vec<f64> = (0..n * n).map(|k| if k % n == 3 { 0.0 } else { dense[k] }).collect();
+    let a = matrix(&singular, [n, n], [3, 3]);
+    let err = tiles.solve(&a, &matrix(&rhs, [n, 3], [3, 3])).unwrap().compute().unwrap_err();
+    assert_eq!(err, TegulaError::LinAlg("Singular matrix".into()));
+    assert!(matches!(tiles.inv(&a).unwrap().compute(), Err(TegulaError::LinAlg(_))));
+    assert_eq!(values(&tiles.det(&a).unwrap()), [0.0]);
+    let (s, l) = tiles.slogdet(&a).unwrap();
+    assert_eq!((values(&s), values(&l)), (vec![0.0], vec![f64::NEG_INFINITY]));
+    assert!(matches!(tiles.solve(&matrix(&A, [6, 3], [2, 2]), &matrix(&rhs[..18], [6, 3], [2, 2])), Err(TegulaError::LinAlg(_))));
+}
