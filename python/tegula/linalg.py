@@ -89,8 +89,11 @@ def cho_solve(c_and_lower, b, /):
 
 
 def inv(x, /):
-    """The inverse of each square matrix; a singular one raises ``LinAlgError`` when computed."""
-    return _core("inv", x)
+    """The inverse of each square matrix; a singular one raises ``LinAlgError`` when computed.
+    A matrix bigger than ``_WHOLE_MATRIX_BYTES`` in several blocks is inverted by tiles, as
+    ``solve`` solves, with the identity as the right-hand sides. (The Rust crate's
+    ``Linalg::inv``.)"""
+    return Array(_tegula.inv(asarray(x)._h, _limits()))
 
 
 def _system(a, b):
@@ -108,9 +111,15 @@ def _system(a, b):
 
 def solve(x1, x2, /):
     """The solution ``X`` of ``x1 @ X == x2``. ``x2`` is a vector when it is 1-d, else a stack
-    of matrices; the stack axes broadcast."""
+    of matrices; the stack axes broadcast. A singular ``x1`` raises ``LinAlgError`` when
+    computed. A matrix bigger than ``_WHOLE_MATRIX_BYTES`` in several blocks is solved by an
+    LU factorisation with partial pivoting by tiles of its smaller first block length (at least
+    ``_MIN_TILE``): each column of tiles factorised from the diagonal down as one panel, so
+    every pivot is chosen down the whole column as LAPACK chooses it, the blocks right of it and
+    of ``x2`` updated by it; then ``U``'s tiles substituted backwards. (The Rust crate's
+    ``Linalg::solve``.)"""
     x1, x2, vector = _system(x1, x2)
-    out = _core("solve", x1, x2)
+    out = Array(_tegula.solve(x1._h, x2._h, _limits()))
     return out[..., 0] if vector else out
 
 
@@ -137,18 +146,21 @@ def solve_triangular(a, b, /, trans=0, lower=False, unit_diagonal=False):
 
 
 def det(x, /):
-    """The determinant of each matrix (one task per block of the stack axes)."""
-    return _core("det", x)
+    """The determinant of each matrix (one task per block of the stack axes); a matrix bigger
+    than ``_WHOLE_MATRIX_BYTES`` in several blocks through ``solve``'s LU by tiles. (The Rust
+    crate's ``Linalg::det``.)"""
+    return Array(_tegula.det(asarray(x)._h, _limits()))
 
 
 def slogdet(x, /):
     """The sign (a unit complex number for complex input; 0 for a singular matrix) and the
-    natural log of the absolute value of each determinant."""
-    return SlogdetResult(*_results("slogdet", x))
+    natural log of the absolute value of each determinant, by tiles as ``det``. (The Rust
+    crate's ``Linalg::slogdet``.)"""
+    return SlogdetResult(*(Array(h) for h in _tegula.slogdet(asarray(x)._h, _limits())))
 
 
 def _limits():
-    """The size limits at which ``qr``, ``svd`` and ``cholesky`` change algorithm (module
+    """The size limits at which ``qr``, ``svd``, ``cholesky`` and the LU change algorithm (module
     attributes, so a test can lower them)."""
     return (_TSQR_BLOCK_BYTES, _WHOLE_MATRIX_BYTES, _MIN_TILE)
 

@@ -47,6 +47,27 @@ fn solve_triangular(t: &PyArrayHandle, b: &PyArrayHandle, lower: bool, unit_diag
 }
 
 #[pyfunction]
+fn solve(a: &PyArrayHandle, b: &PyArrayHandle, limits: Limits) -> PyResult<PyArrayHandle> {
+    linalg(limits).solve(&a.inner, &b.inner).py().map(wrap)
+}
+
+#[pyfunction]
+fn inv(x: &PyArrayHandle, limits: Limits) -> PyResult<PyArrayHandle> {
+    linalg(limits).inv(&x.inner).py().map(wrap)
+}
+
+#[pyfunction]
+fn det(x: &PyArrayHandle, limits: Limits) -> PyResult<PyArrayHandle> {
+    linalg(limits).det(&x.inner).py().map(wrap)
+}
+
+#[pyfunction]
+fn slogdet(x: &PyArrayHandle, limits: Limits) -> PyResult<(PyArrayHandle, PyArrayHandle)> {
+    let (sign, log) = linalg(limits).slogdet(&x.inner).py()?;
+    Ok((wrap(sign), wrap(log)))
+}
+
+#[pyfunction]
 fn cho_solve(c: &PyArrayHandle, lower: bool, b: &PyArrayHandle, limits: Limits) -> PyResult<PyArrayHandle> {
     linalg(limits).cho_solve(&c.inner, lower, &b.inner).py().map(wrap)
 }
@@ -164,6 +185,10 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     for f in [
         wrap_pyfunction!(cho_solve, m)?,
         wrap_pyfunction!(cholesky, m)?,
+        wrap_pyfunction!(det, m)?,
+        wrap_pyfunction!(inv, m)?,
+        wrap_pyfunction!(slogdet, m)?,
+        wrap_pyfunction!(solve, m)?,
         wrap_pyfunction!(qr, m)?,
         wrap_pyfunction!(solve_triangular, m)?,
         wrap_pyfunction!(svd, m)?,

@@ -59,6 +59,9 @@ fn factorise(a: &Array, b: Option<&Array>, tile: usize, refuse_singular: bool) -
 /// `a^-1 b` for the square `a` and `b` with as many rows (2-d both), by tiles of `tile`.
 pub(super) fn tiled_solve(a: &Array, b: &Array, tile: usize) -> Result<Array> {
     let op = LinalgOp::Solve;
+    for x in [a, b] {
+        tegula_core::time::refuse_times(x.dtype(), op.name())?;
+    }
     op.check(&[(a.shape()[0], a.shape()[1]), (b.shape()[0], b.shape()[1])])?;
     let dtype = op.compute_dtype(promote(a.dtype(), b.dtype()))?;
     let (a, b) = (a.astype(dtype)?, b.astype(dtype)?);
@@ -82,6 +85,7 @@ pub(super) fn tiled_inv(a: &Array, tile: usize) -> Result<Array> {
 /// square `a`, by tiles of `tile`: NumPy's `slogdet`.
 pub(super) fn tiled_slogdet(a: &Array, tile: usize) -> Result<(Array, Array)> {
     let op = LinalgOp::Slogdet { output: 0 };
+    tegula_core::time::refuse_times(a.dtype(), op.name())?;
     op.check(&[(a.shape()[0], a.shape()[1])])?;
     let dtype = op.compute_dtype(a.dtype())?;
     let lu = factorise(&a.astype(dtype)?, None, tile, false)?;
