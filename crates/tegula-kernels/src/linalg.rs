@@ -135,16 +135,17 @@ fn typed<T: Field>(op: LinalgOp, inputs: &[Chunk]) -> Result<Chunk> {
         }),
         LinalgOp::LuUpdate => {
             let (Some(swaps), Some(block)) = (b, c) else { return Err(internal_err!("lu-update needs three inputs")) };
-            each(&a, &shape(&[m, block.dim().2]), |i| Ok(lu_update(x(i).as_ref(), swaps.view(i), block.matrix(i))))
+            each(&a, &shape(&[m, block.dim().2]), |i| Ok(lu_update(a.view(i), swaps.view(i), block.view(i))))
         }
     }
 }
 
 /// The results of `f` for each matrix (by its index) of `a`, one after another, as a block
 /// of `shape`.
-fn each<T, U: Wrap>(a: &Stack<T>, shape: &[usize], f: impl FnMut(usize) -> Result<Vec<U>>) -> Result<Chunk> {
-    let mut out = Vec::with_capacity(shape.iter().product());
-    for part in (0..a.dim().0).map(f) {
+fn each<T, U: Wrap>(a: &Stack<T>, shape: &[usize], mut f: impl FnMut(usize) -> Result<Vec<U>>) -> Result<Chunk> {
+    // One matrix's result is the block as it is, not copied.
+    let mut out = if a.dim().0 == 1 { f(0)? } else { Vec::with_capacity(shape.iter().product()) };
+    for part in (0..a.dim().0).skip(usize::from(a.dim().0 == 1)).map(f) {
         out.extend(part?);
     }
     let out = ArrayD::from_shape_vec(shape, out).map_err(|e| internal_err!("linalg result: {e}"))?;

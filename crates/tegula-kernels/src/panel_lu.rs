@@ -9,7 +9,7 @@ use crate::linalg::rows;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::lu::partial_pivoting::factor as lu;
 use faer::linalg::{matmul::matmul, triangular_solve::solve_unit_lower_triangular_in_place};
-use faer::{Accum, Mat, MatRef};
+use faer::{Accum, MatMut, MatRef};
 use tegula_core::{linalg_err, Result};
 
 /// The panel `x` (at least as tall as wide) factorised with partial pivoting, row-major: its
@@ -50,28 +50,29 @@ fn swaps_of(perm: &[usize], width: usize) -> Vec<usize> {
 
 /// `block` (as many rows as `panel`) updated by the factorised panel and its `swaps` (a row),
 /// row-major: rows swapped; the top `width` rows divided by the panel's unit lower triangle;
-/// the rest less the panel's lower rows times the new top rows.
-pub(crate) fn lu_update<T: Field>(panel: MatRef<T>, swaps: MatRef<T>, mut block: Mat<T>) -> Vec<T> {
-    let w = panel.ncols();
+/// the rest less the panel's lower rows times the new top rows. The block is worked on in
+/// row-major order (a swap moves two runs of memory), the panel read where it is.
+pub(crate) fn lu_update<T: Field>(panel: MatRef<T>, swaps: MatRef<T>, block: MatRef<T>) -> Vec<T> {
+    let (w, (m, c)) = (panel.ncols(), block.shape());
+    let mut out = rows(block);
     for i in 0..w {
         let j = swaps[(0, i)].cast::<f64>() as usize;
-        if j != i {
-            for c in 0..block.ncols() {
-                let (upper, lower) = (block[(i, c)], block[(j, c)]);
-                (block[(i, c)], block[(j, c)]) = (lower, upper);
-            }
+        if j > i {
+            let (upper, lower) = out.split_at_mut(j * c);
+            upper[i * c..(i + 1) * c].swap_with_slice(&mut lower[..c]);
         }
     }
     let par = faer::get_global_parallelism();
-    let (mut top, bottom) = block.as_mut().split_at_row_mut(w);
+    let (mut top, bottom) = MatMut::from_row_major_slice_mut(&mut out, m, c).split_at_row_mut(w);
     solve_unit_lower_triangular_in_place(panel.subrows(0, w), top.as_mut(), par);
-    matmul(bottom, Accum::Add, panel.subrows(w, panel.nrows() - w), top.as_ref(), -T::one_impl(), par);
-    rows(block.as_ref())
+    matmul(bottom, Accum::Add, panel.subrows(w, m - w), top.as_ref(), -T::one_impl(), par);
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use faer::Mat;
 
     /// A matrix of `m` rows and `n` columns whose elements repeat no pattern a pivot could
     /// follow by chance.
@@ -132,7 +133,7 @@ mod tests {
         let (x, block) = (scrambled(m, w, 1), scrambled(m, c, 2));
         let (packed, swaps) = panel_lu(x.as_ref(), true).unwrap();
         let packed = row_major(&packed, m, w);
-        let updated = row_major(&lu_update(packed.as_ref(), row_major(&swaps, 1, w).as_ref(), block.clone()), m, c);
+        let updated = row_major(&lu_update(packed.as_ref(), row_major(&swaps, 1, w).as_ref(), block.as_ref()), m, c);
         let l = Mat::from_fn(m, w, |i, j| if i == j { 1.0 } else if i > j { packed[(i, j)] } else { 0.0 });
         let top = updated.subrows(0, w);
         let mut rebuilt = &l * top;
