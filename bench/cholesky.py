@@ -71,7 +71,7 @@ def main():
     for block in args.blocks:
         x = tg.asarray(a, chunks=block)
         first, _ = best_of(1, lambda: la.cholesky(x).compute())
-        warm, factor = best_of(2, lambda: la.cholesky(x).compute())
+        warm, factor = best_of(3, lambda: la.cholesky(x).compute())
         error = float(np.abs(factor - expected).max() / np.abs(expected).max())
         dask_cell = ratio_cell = "—"
         if not args.no_dask:

@@ -66,10 +66,10 @@ def _results(name, x, flag=False):
 def cholesky(x, /, *, upper=False):
     """The lower Cholesky factor ``L`` of each Hermitian positive-definite matrix (``x = L L^H``;
     only the lower triangle is read), or ``U = L^H`` when ``upper``. A matrix bigger than
-    ``_WHOLE_MATRIX_BYTES`` in several blocks is factorised by tiles of its smaller first block
-    length (at least ``_MIN_TILE``): each diagonal tile's factor, the tiles below it solved against it,
-    the trailing tiles updated by products; a smaller one, or a stack, one whole matrix per
-    task. (The Rust crate's ``Linalg::cholesky``.)"""
+    ``_WHOLE_MATRIX_BYTES`` in several blocks is factorised by panels of columns as wide as its
+    smaller first block length (at least ``_MIN_TILE``): each panel's rows from the diagonal down
+    factorised in one task, each column block right of it less the panel's product in one; a
+    smaller one, or a stack, one whole matrix per task. (The Rust crate's ``Linalg::cholesky``.)"""
     return Array(_tegula.cholesky(asarray(x)._h, bool(upper), _limits()))
 
 

@@ -16,9 +16,6 @@ pub enum LinalgOp {
     Cholesky {
         /// Give the upper factor `L^H` instead of `L`.
         upper: bool,
-        /// Where the matrix is diagonal tile `k` of a bigger one factorised by tiles: `Some(k)`,
-        /// which an error names.
-        tile: Option<u32>,
     },
     /// The inverse of a square matrix (NumPy's `inv`).
     Inv,
@@ -91,6 +88,18 @@ pub enum LinalgOp {
     /// its top rows divided by the panel's unit lower `L`, the rest less `L`'s lower rows
     /// times those top rows.
     LuUpdate,
+    /// A step of a Cholesky factorisation by tiles: a tall panel of columns (the rows from
+    /// the diagonal down) with its top square's lower factor `L` (zeros above its diagonal;
+    /// only its lower triangle read) and the rows below divided by `L^H` on the right.
+    CholeskyPanel {
+        /// The panel's diagonal tile, which an error names.
+        tile: u32,
+    },
+    /// The update of a column block's rows from its diagonal tile down (input 1) by a
+    /// factorised panel left of it (`CholeskyPanel`'s result, input 0, its rows from an
+    /// earlier diagonal down): less the panel's rows level with the block times the adjoint
+    /// of the panel's rows level with the block's diagonal tile.
+    CholeskyUpdate,
 }
 
 impl LinalgOp {
@@ -143,13 +152,15 @@ impl LinalgOp {
             LinalgOp::QrApply => "qr-apply",
             LinalgOp::PanelLu { .. } => "panel-lu",
             LinalgOp::LuUpdate => "lu-update",
+            LinalgOp::CholeskyPanel { .. } => "cholesky-panel",
+            LinalgOp::CholeskyUpdate => "cholesky-update",
         }
     }
 
     /// The number of inputs: 2 for the solves and the QR apply, 3 for the LU update, else 1.
     pub fn arity(self) -> usize {
         match self {
-            LinalgOp::Solve | LinalgOp::SolveTriangular { .. } | LinalgOp::QrApply => 2,
+            LinalgOp::Solve | LinalgOp::SolveTriangular { .. } | LinalgOp::QrApply | LinalgOp::CholeskyUpdate => 2,
             LinalgOp::LuUpdate => 3,
             _ => 1,
         }
@@ -192,13 +203,16 @@ impl LinalgOp {
         if self.needs_square() && matrices[0].0 != matrices[0].1 {
             return Err(linalg_err!("Last 2 dimensions of the array must be square"));
         }
-        if matches!(self, LinalgOp::PanelLu { .. }) && matrices[0].0 < matrices[0].1 {
-            return Err(crate::shape_err!("panel-lu: a panel of {} rows is wider ({})", matrices[0].0, matrices[0].1));
+        if matches!(self, LinalgOp::PanelLu { .. } | LinalgOp::CholeskyPanel { .. }) && matrices[0].0 < matrices[0].1 {
+            return Err(crate::shape_err!("{}: a panel of {} rows is wider ({})", self.name(), matrices[0].0, matrices[0].1));
+        }
+        if self == LinalgOp::CholeskyUpdate && (matrices[1].0 > matrices[0].0 || matrices[1].1 > matrices[1].0) {
+            return Err(crate::shape_err!("cholesky-update: a panel of shape {:?}, block {:?}", matrices[0], matrices[1]));
         }
         if self == LinalgOp::LuUpdate && (matrices[1] != (1, matrices[0].1) || matrices[2].0 != matrices[0].0) {
             return Err(crate::shape_err!("lu-update: a panel of shape {:?}, swaps {:?}, block {:?}", matrices[0], matrices[1], matrices[2]));
         }
-        if self.arity() == 2 && self != LinalgOp::QrApply && matrices[1].0 != matrices[0].0 {
+        if self.arity() == 2 && !matches!(self, LinalgOp::QrApply | LinalgOp::CholeskyUpdate) && matrices[1].0 != matrices[0].0 {
             return Err(crate::shape_err!(
                 "{}: Input operand 1 has a mismatch in its core dimension 0 (size {} is different from {})",
                 self.name(),
@@ -240,6 +254,8 @@ impl LinalgOp {
             PanelLu { output: 0, .. } => vec![m, n],
             PanelLu { .. } => vec![1, n],
             LuUpdate => vec![m, matrices[2].1],
+            CholeskyPanel { .. } => vec![m, n],
+            CholeskyUpdate => vec![matrices[1].0, matrices[1].1],
         }
     }
 }

@@ -30,6 +30,7 @@ pub mod linalg;
 pub mod matmul;
 pub mod moving;
 pub mod order;
+mod panel_cholesky;
 mod panel_lu;
 pub mod parts;
 pub mod parallel;

@@ -7,6 +7,7 @@
 use crate::chunk::{Block, Chunk, Wrap};
 use crate::element::{Elem, C128, C64};
 use crate::field::Field;
+use crate::panel_cholesky::{cholesky_panel, cholesky_update};
 use crate::panel_lu::{lu_update, panel_lu};
 use crate::tall_qr::{tall_q_times, tall_r};
 use faer::linalg::solvers::{DenseSolveCore, Solve};
@@ -95,7 +96,7 @@ fn typed<T: Field>(op: LinalgOp, inputs: &[Chunk]) -> Result<Chunk> {
     let k = m.min(n);
     let x = |i: usize| a.matrix(i);
     match op {
-        LinalgOp::Cholesky { upper, tile } => each(&a, &shape(&[n, n]), |i| cholesky(x(i).as_ref(), upper, tile)),
+        LinalgOp::Cholesky { upper } => each(&a, &shape(&[n, n]), |i| cholesky(x(i).as_ref(), upper)),
         LinalgOp::Inv => each(&a, &shape(&[n, n]), |i| Ok(rows(lu(x(i).as_ref())?.inverse().as_ref()))),
         LinalgOp::Solve => {
             let b = b.ok_or_else(|| internal_err!("solve needs two inputs"))?;
@@ -137,6 +138,12 @@ fn typed<T: Field>(op: LinalgOp, inputs: &[Chunk]) -> Result<Chunk> {
             let (Some(swaps), Some(block)) = (b, c) else { return Err(internal_err!("lu-update needs three inputs")) };
             each(&a, &shape(&[m, block.dim().2]), |i| Ok(lu_update(a.view(i), swaps.view(i), block.view(i))))
         }
+        LinalgOp::CholeskyPanel { tile } => each(&a, &shape(&[m, n]), |i| cholesky_panel(a.view(i), tile)),
+        LinalgOp::CholeskyUpdate => {
+            let block = b.ok_or_else(|| internal_err!("cholesky-update needs two inputs"))?;
+            let (_, rows, cols) = block.dim();
+            each(&a, &shape(&[rows, cols]), |i| Ok(cholesky_update(a.view(i), block.view(i))))
+        }
     }
 }
 
@@ -164,13 +171,9 @@ pub(crate) fn adjoint_rows<T: Field>(x: MatRef<T>) -> Vec<T> {
     rows(x.adjoint().to_owned().as_ref())
 }
 
-/// The lower (or `upper`) Cholesky factor, or NumPy's error, naming the diagonal `tile` of a
-/// matrix factorised by tiles where the matrix is one.
-fn cholesky<T: Field>(x: MatRef<T>, upper: bool, tile: Option<u32>) -> Result<Vec<T>> {
-    let llt = x.llt(Side::Lower).map_err(|_| match tile {
-        Some(k) => linalg_err!("Matrix is not positive definite (in diagonal tile {k} of a factorisation by tiles)"),
-        None => linalg_err!("Matrix is not positive definite"),
-    })?;
+/// The lower (or `upper`) Cholesky factor, or NumPy's error.
+fn cholesky<T: Field>(x: MatRef<T>, upper: bool) -> Result<Vec<T>> {
+    let llt = x.llt(Side::Lower).map_err(|_| linalg_err!("Matrix is not positive definite"))?;
     Ok(if upper { adjoint_rows(llt.L()) } else { rows(llt.L()) })
 }
 

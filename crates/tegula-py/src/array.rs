@@ -223,7 +223,7 @@ fn sort_spec(axis: i64, descending: bool, arg: bool, block_bytes: Option<usize>)
 /// The linear algebra op `name` (see `PyArrayHandle::linalg`).
 fn linalg_op(name: &str, flag: bool, output: u8, rtol: Option<f64>) -> PyResult<LinalgOp> {
     Ok(match name {
-        "cholesky" => LinalgOp::Cholesky { upper: flag, tile: None },
+        "cholesky" => LinalgOp::Cholesky { upper: flag },
         "inv" => LinalgOp::Inv,
         "solve" => LinalgOp::Solve,
         "det" => LinalgOp::Det,

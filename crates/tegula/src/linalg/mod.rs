@@ -42,9 +42,9 @@ pub struct Linalg {
     /// The biggest matrix factorised whole in one task when it is in several blocks; a bigger
     /// one is factorised in tiles.
     pub whole_matrix_bytes: usize,
-    /// The smallest tile of a Cholesky or triangular solve by tiles, whatever the blocks: a task per tile costs
-    /// about a millisecond of planning and scheduling, what a core's GEMM does on two 512²
-    /// tiles.
+    /// The smallest tile of a Cholesky, LU or triangular solve by tiles, whatever the blocks:
+    /// a task per tile costs about a millisecond of planning and scheduling, what a core's GEMM
+    /// does on two 512² tiles.
     pub min_tile: usize,
 }
 
@@ -74,12 +74,12 @@ impl Linalg {
 
     /// The lower Cholesky factor `L` of each Hermitian positive-definite matrix (`L^H` when
     /// `upper`; only the lower triangle is read). A matrix bigger than `whole_matrix_bytes` in
-    /// several blocks is factorised by tiles of its smaller first block length (at least
-    /// `min_tile`); a smaller one, or a stack, one whole matrix per task.
+    /// several blocks is factorised by panels of columns as wide as its smaller first block
+    /// length (at least `min_tile`); a smaller one, or a stack, one whole matrix per task.
     pub fn cholesky(&self, x: &Array, upper: bool) -> Result<Array> {
         match self.tile_of(x) {
             Some(tile) => tiled_cholesky::tiled_cholesky(x, upper, tile),
-            None => x.linalg(LinalgOp::Cholesky { upper, tile: None }, &[]),
+            None => x.linalg(LinalgOp::Cholesky { upper }, &[]),
         }
     }
 

@@ -61,7 +61,7 @@ impl Generator {
         }
         let (mean, cov) = (mean.astype(DType::Float64)?, cov.astype(DType::Float64)?.rechunk(&whole())?);
         let (factor, valid) = match method {
-            CovarianceFactor::Cholesky => (cov.linalg(LinalgOp::Cholesky { upper: false, tile: None }, &[])?, None),
+            CovarianceFactor::Cholesky => (cov.linalg(LinalgOp::Cholesky { upper: false }, &[])?, None),
             CovarianceFactor::Svd => {
                 let [u, s, vh] = results::<3>(&cov, LinalgOp::Svd { full: false, output: 0 })?;
                 let rebuilt = vh.transpose(None)?.binary(BinaryOp::Multiply, &s)?.matmul(&vh)?;
