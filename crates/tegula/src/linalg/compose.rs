@@ -1,26 +1,12 @@
 //! The functions of NumPy's `linalg` built from others: the pseudo-inverse with a tolerance per
-//! matrix, the rank, least squares, powers and chains of products, the cross product, the
+//! matrix, the rank, powers and chains of products, the cross product, the
 //! diagonal and the trace.
 
 use super::{adjoint, norms::square, Linalg};
-use crate::array::{compute, Array, ComputeOptions};
-use crate::constant::{all, constant, whole};
+use crate::array::Array;
+use crate::constant::{all, constant};
 use crate::ops::{IndexItem, ReduceSpec};
 use tegula_core::{linalg_err, value_err, BinaryOp, ChunkSpec, DType, LinalgOp, ReduceOp, Result, Scalar, TegulaError};
-
-/// What `lstsq` returns: NumPy's `(x, residuals, rank, s)`.
-#[derive(Debug, Clone)]
-pub struct Lstsq {
-    /// The least-squares solution (the minimum-norm one when the matrix is rank deficient).
-    pub x: Array,
-    /// The squared residuals per column where the rank is full and the matrix taller than
-    /// wide, else empty.
-    pub residuals: Array,
-    /// The matrix's rank (computed when `lstsq` is called: the residuals' shape depends on it).
-    pub rank: usize,
-    /// The singular values of the matrix.
-    pub s: Array,
-}
 
 impl Linalg {
     /// The Moore-Penrose pseudo-inverse of each matrix, from the singular values above `rtol`
@@ -60,45 +46,6 @@ impl Linalg {
         };
         let above = s.binary(BinaryOp::Greater, &tolerance)?;
         above.reduce(&ReduceSpec { axes: Some(vec![-1]), dtype: Some(DType::Int64), ..ReduceSpec::new(ReduceOp::Sum) })
-    }
-
-    /// NumPy's `linalg.lstsq`: `x` minimising `|b - a x|` (the minimum-norm one when `a` is rank
-    /// deficient), from the singular values above `rcond` times the largest (default
-    /// `max(M, N) * eps`). The rank is computed now.
-    pub fn lstsq(&self, a: &Array, b: &Array, rcond: Option<f64>) -> Result<Lstsq> {
-        if a.ndim() != 2 {
-            return Err(linalg_err!("{}-dimensional array given. Array must be two-dimensional", a.ndim()));
-        }
-        if !(1..=2).contains(&b.ndim()) {
-            return Err(linalg_err!("{}-dimensional array given. Array must be one or two-dimensional", b.ndim()));
-        }
-        let (m, n) = (a.shape()[0], a.shape()[1]);
-        if b.shape()[0] != m {
-            return Err(linalg_err!("Incompatible dimensions"));
-        }
-        let rtol = rcond.unwrap_or_else(|| default_rtol(a));
-        let x = self.pinv(a, Some(rtol))?.matmul(b)?;
-        let s = self.svdvals(a)?;
-        let rank = self.matrix_rank(a, Some(&constant(Scalar::Float(rtol), DType::Float64)?))?;
-        let (computed, _) = compute(&[&rank], ComputeOptions::default())?;
-        let rank = computed[0].typed::<i64>()?.iter().next().copied().unwrap_or(0) as usize;
-        let residuals = if rank == n && m > n {
-            let residual = b.sub(&a.matmul(&x)?)?;
-            let squares = if residual.dtype().is_complex() {
-                residual.unary(tegula_core::UnaryOp::Abs)?.binary_scalar(BinaryOp::Power, Scalar::Int(2), false)?
-            } else {
-                residual.mul(&residual)?
-            };
-            let sums = squares.reduce(&ReduceSpec { axes: Some(vec![0]), ..ReduceSpec::new(ReduceOp::Sum) })?;
-            if b.ndim() == 1 {
-                sums.index(&[IndexItem::NewAxis])?
-            } else {
-                sums
-            }
-        } else {
-            Array::zeros(&[0], s.dtype(), &whole())?
-        };
-        Ok(Lstsq { x, residuals, rank, s })
     }
 
     /// `x` multiplied by itself `n` times (by repeated squaring); `n == 0` gives identities and
@@ -211,7 +158,7 @@ impl Array {
 
 /// `max(M, N) * eps` of the dtype the factorisation runs in (float32 for float16 and float32
 /// and complex64, float64 otherwise).
-pub(crate) fn default_rtol(x: &Array) -> f64 {
+fn default_rtol(x: &Array) -> f64 {
     let shape = x.shape();
     let side = shape[shape.len() - 2].max(shape[shape.len() - 1]) as f64;
     let single = matches!(x.dtype(), DType::Float16 | DType::Float32 | DType::Complex64);

@@ -15,6 +15,7 @@
 //! ```
 
 mod compose;
+mod least_squares;
 mod norms;
 mod randomized;
 mod tiled_cholesky;
@@ -27,7 +28,7 @@ mod tsqr;
 use crate::array::Array;
 use tegula_core::{Result, UnaryOp};
 
-pub use compose::Lstsq;
+pub use least_squares::Lstsq;
 pub use norms::NormOrder;
 pub use randomized::Sampling;
 pub use tegula_core::LinalgOp;
