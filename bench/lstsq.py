@@ -39,7 +39,7 @@ def dask_lstsq(a, b, rows):
 def row(name, a, b, chunks, dask_rows):
     numpy_s, (_, want, rank, _) = timed(lambda: np.linalg.lstsq(a, b, rcond=None))
     timed(lambda: tegula_lstsq(a, b, chunks))  # a first compute (fresh memory)
-    tegula_s, (_, residuals, _, _, got_rank) = timed(lambda: tegula_lstsq(a, b, chunks))
+    tegula_s, (_, residuals, _, got_rank) = timed(lambda: tegula_lstsq(a, b, chunks))
     dask_s, _ = timed(lambda: dask_lstsq(a, b, dask_rows))
     error = float(np.abs(residuals - want).max() / np.abs(want).max()) if want.size else 0.0
     print(f"| {name} | {chunks} | {tegula_s:.2f} | {dask_s:.2f} | {tegula_s / dask_s:.2f} | {numpy_s:.2f} | "

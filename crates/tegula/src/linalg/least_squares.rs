@@ -1,9 +1,9 @@
 //! NumPy's `linalg.lstsq`. For a matrix at least as tall as wide, `a` and `b` side by side are
 //! factorised by one QR (TSQR for a tall one in row blocks, tiles for a big one in several
 //! column blocks): `R`'s top left square is `a`'s `R`, its top right `Q^H b`, its bottom
-//! right holds the residuals, so `a` is read once. The SVD of the small square gives the
-//! singular values, the rank and the minimum-norm solution. A wider matrix goes through its
-//! pseudo-inverse.
+//! right holds the residuals, so `a` is read once. The small square's singular values give
+//! the rank; at full rank the solution is the square's triangular solve, else the minimum-norm
+//! one from its SVD. A wider matrix goes through its pseudo-inverse.
 
 use super::tiles::slice;
 use super::{adjoint, Linalg};
@@ -68,16 +68,18 @@ impl Linalg {
             joined
         };
         let r = computed(&[&self.qr(&joined, false)?.1])?.remove(0);
-        let (u, s, vh) = self.svd(&slice(&r, (0, n), (0, n))?, false)?;
-        let [u, s, vh]: [Array; 3] = computed(&[&u, &s, &vh])?.try_into().expect("U, S and Vh");
+        let (square, projected) = (slice(&r, (0, n), (0, n))?, slice(&r, (0, n), (n, n + k))?);
+        let s = computed(&[&self.svdvals(&square)?])?.remove(0);
         let values: Vec<f64> = s.compute()?.cast(DType::Float64).typed::<f64>()?.iter().copied().collect();
         let cutoff = rtol * values.iter().copied().fold(0.0, f64::max);
         let rank = values.iter().filter(|&&v| v > cutoff).count();
-        // x = V S^+ U^H (Q^H b), the singular values at or under the cutoff left out.
-        let inverse: Vec<f64> = values.iter().map(|&v| if v > cutoff { 1.0 / v } else { 0.0 }).collect();
-        let inverse = Array::from_ndarray(ndarray::Array1::from(inverse).into_dyn(), &whole())?.astype(dtype.real_part())?;
-        let projected = adjoint(&u)?.matmul(&slice(&r, (0, n), (n, n + k))?)?;
-        let x = adjoint(&vh)?.matmul(&projected.mul(&inverse.index(&[all(), IndexItem::NewAxis])?)?)?;
+        let x = if rank == n && smallest_diagonal(&square)? > cutoff {
+            // Full rank (and a triangle to solve: rounding may leave an exact zero on R's
+            // diagonal where the singular values hold noise): R x = Q^H b, no singular vectors.
+            square.linalg(LinalgOp::SolveTriangular { lower: false, unit_diagonal: false }, &[&projected])?
+        } else {
+            minimum_norm(self, &square, &projected, cutoff, dtype)?
+        };
         let residuals = if rank == n && m > n {
             let rest = slice(&r, (n, r.shape()[0]), (n, n + k))?.unary(UnaryOp::Abs)?;
             rest.mul(&rest)?.reduce(&ReduceSpec { axes: Some(vec![0]), ..ReduceSpec::new(ReduceOp::Sum) })?
@@ -107,6 +109,24 @@ impl Linalg {
         };
         Ok(Lstsq { x, residuals, rank, s })
     }
+}
+
+/// The smallest modulus on the diagonal of the (computed) matrix `square`.
+fn smallest_diagonal(square: &Array) -> Result<f64> {
+    let moduli = square.diagonal(0)?.unary(UnaryOp::Abs)?.astype(DType::Float64)?.compute()?;
+    Ok(moduli.typed::<f64>()?.iter().copied().fold(f64::INFINITY, f64::min))
+}
+
+/// `V S^+ U^H z` for the SVD `U S V^H` of `square`, the singular values at or under `cutoff`
+/// left out: the minimum-norm least-squares solution where `square` is rank deficient.
+fn minimum_norm(la: &Linalg, square: &Array, z: &Array, cutoff: f64, dtype: DType) -> Result<Array> {
+    let (u, s, vh) = la.svd(square, false)?;
+    let [u, s, vh]: [Array; 3] = computed(&[&u, &s, &vh])?.try_into().expect("U, S and Vh");
+    let values: Vec<f64> = s.compute()?.cast(DType::Float64).typed::<f64>()?.iter().copied().collect();
+    let inverse: Vec<f64> = values.iter().map(|&v| if v > cutoff { 1.0 / v } else { 0.0 }).collect();
+    let inverse = Array::from_ndarray(ndarray::Array1::from(inverse).into_dyn(), &whole())?.astype(dtype.real_part())?;
+    let projected = adjoint(&u)?.matmul(z)?;
+    adjoint(&vh)?.matmul(&projected.mul(&inverse.index(&[all(), IndexItem::NewAxis])?)?)
 }
 
 /// The arrays computed together, each now one block in memory.
