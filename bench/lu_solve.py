@@ -13,31 +13,13 @@ some kernels on one machine); ``--n 16000`` runs the issue's size where NumPy's 
 """
 
 import argparse
-import time
 
 import fair_blas  # before NumPy: NumPy on this machine's own BLAS kernels
 import numpy as np
 
 import tegula as tg
 import tegula.linalg as la
-
-
-def best_of(runs, fn):
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - start)
-    return min(times), out
-
-
-def gemm_rate(a):
-    """The better GEMM rate in GFLOP/s: NumPy's whole product, or tegula's of one block."""
-    n = a.shape[0]
-    numpy_s, _ = best_of(2, lambda: a @ a)
-    whole = tg.asarray(a, chunks=-1)
-    tegula_s, _ = best_of(2, lambda: (whole @ whole).compute())
-    return max(2 * n**3 / numpy_s, 2 * n**3 / tegula_s) / 1e9, 2 * n**3 / numpy_s / 1e9, 2 * n**3 / tegula_s / 1e9
+from gemm_rate import best_of, gemm_rate
 
 
 def backward_error(a, x, b):
