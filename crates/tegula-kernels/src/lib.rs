@@ -41,6 +41,7 @@ pub mod reduce;
 pub mod reduce_f64;
 mod reduce_order;
 mod rejection;
+mod row_major;
 pub mod run;
 pub mod scan;
 mod select;

@@ -7,13 +7,14 @@
 use crate::chunk::{Block, Chunk, Wrap};
 use crate::element::{Elem, C128, C64};
 use crate::field::Field;
+use crate::row_major::{banded_copy, rows};
 use crate::panel_cholesky::{cholesky_panel, cholesky_update};
 use crate::panel_lu::{lu_update, panel_lu};
 use crate::tall_qr::{tall_q_times, tall_r};
 use faer::linalg::solvers::{DenseSolveCore, Solve};
 use faer::traits::{ComplexField, RealField};
 use faer::complex::Complex;
-use faer::{Mat, MatMut, MatRef, Side};
+use faer::{Mat, MatRef, Side};
 use ndarray::ArrayD;
 use tegula_core::{internal_err, linalg_err, DType, LinalgOp, Result};
 
@@ -73,17 +74,6 @@ impl<T: Field> Stack<T> {
         // SAFETY: the pointer, extents and element strides are those of a view of `self.data`,
         // which the returned matrix borrows.
         unsafe { MatRef::from_raw_parts(view.as_ptr(), m, n, view.strides()[0], view.strides()[1]) }
-    }
-}
-
-/// `dst = src` in bands of rows of about 128 KB, so that whatever the two layouts, each band's
-/// reads and writes stay in cache.
-pub(crate) fn banded_copy<T: ComplexField>(mut dst: MatMut<T>, src: MatRef<T>) {
-    let (m, n) = (src.nrows(), src.ncols());
-    let band = (16_384 / n.max(1)).max(1);
-    for r0 in (0..m).step_by(band) {
-        let h = band.min(m - r0);
-        dst.as_mut().submatrix_mut(r0, 0, h, n).copy_from(src.submatrix(r0, 0, h, n));
     }
 }
 
@@ -157,13 +147,6 @@ fn each<T, U: Wrap>(a: &Stack<T>, shape: &[usize], mut f: impl FnMut(usize) -> R
     }
     let out = ArrayD::from_shape_vec(shape, out).map_err(|e| internal_err!("linalg result: {e}"))?;
     Ok(U::wrap(out.into()))
-}
-
-/// A matrix's elements in row-major order.
-pub(crate) fn rows<T: ComplexField + Copy>(x: MatRef<T>) -> Vec<T> {
-    let mut out = vec![T::zero_impl(); x.nrows() * x.ncols()];
-    banded_copy(MatMut::from_row_major_slice_mut(&mut out, x.nrows(), x.ncols()), x);
-    out
 }
 
 /// The conjugate transpose's elements in row-major order.

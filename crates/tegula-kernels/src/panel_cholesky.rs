@@ -5,7 +5,7 @@
 //! as one GEMM that accumulates into the block.
 
 use crate::field::Field;
-use crate::linalg::rows;
+use crate::row_major::rows;
 use faer::linalg::{matmul::matmul, triangular_solve::solve_lower_triangular_in_place};
 use faer::{Accum, MatMut, MatRef, Side};
 use tegula_core::{linalg_err, Result};

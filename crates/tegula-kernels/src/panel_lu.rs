@@ -5,7 +5,7 @@
 //! panel's swaps and factor to a column block right of it (or of the right-hand sides).
 
 use crate::field::Field;
-use crate::linalg::rows;
+use crate::row_major::rows;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::lu::partial_pivoting::factor as lu;
 use faer::linalg::{matmul::matmul, triangular_solve::solve_unit_lower_triangular_in_place};
