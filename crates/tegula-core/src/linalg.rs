@@ -157,7 +157,8 @@ impl LinalgOp {
         }
     }
 
-    /// The number of inputs: 2 for the solves and the QR apply, 3 for the LU update, else 1.
+    /// The number of inputs: 2 for the solves, the QR apply and the Cholesky update, 3 for
+    /// the LU update, else 1.
     pub fn arity(self) -> usize {
         match self {
             LinalgOp::Solve | LinalgOp::SolveTriangular { .. } | LinalgOp::QrApply | LinalgOp::CholeskyUpdate => 2,

@@ -139,10 +139,15 @@ fn typed<T: Field>(op: LinalgOp, inputs: &[Chunk]) -> Result<Chunk> {
 
 /// The results of `f` for each matrix (by its index) of `a`, one after another, as a block
 /// of `shape`.
-fn each<T, U: Wrap>(a: &Stack<T>, shape: &[usize], mut f: impl FnMut(usize) -> Result<Vec<U>>) -> Result<Chunk> {
+fn each<T, U: Wrap>(a: &Stack<T>, shape: &[usize], f: impl FnMut(usize) -> Result<Vec<U>>) -> Result<Chunk> {
+    let count = a.dim().0;
+    let mut parts = (0..count).map(f);
     // One matrix's result is the block as it is, not copied.
-    let mut out = if a.dim().0 == 1 { f(0)? } else { Vec::with_capacity(shape.iter().product()) };
-    for part in (0..a.dim().0).skip(usize::from(a.dim().0 == 1)).map(f) {
+    let mut out = match count {
+        1 => parts.next().expect("one matrix")?,
+        _ => Vec::with_capacity(shape.iter().product()),
+    };
+    for part in parts {
         out.extend(part?);
     }
     let out = ArrayD::from_shape_vec(shape, out).map_err(|e| internal_err!("linalg result: {e}"))?;

@@ -29,8 +29,9 @@ pub struct Lstsq {
 impl Linalg {
     /// NumPy's `linalg.lstsq`: `x` minimising `|b - a x|` (the minimum-norm one when `a` is rank
     /// deficient), from the singular values above `rcond` times the largest (default
-    /// `max(M, N)` times float64's epsilon, as NumPy's). The rank is computed now, and with it, for a matrix at least as
-    /// tall as wide, the QR of `a` and `b` side by side (small: as wide as they are).
+    /// `max(M, N)` times float64's epsilon, as NumPy's). The rank is computed now, and with
+    /// it, for a matrix at least as tall as wide, the `R` of `a` and `b` side by side (small:
+    /// as wide as they are).
     pub fn lstsq(&self, a: &Array, b: &Array, rcond: Option<f64>) -> Result<Lstsq> {
         if a.ndim() != 2 {
             return Err(linalg_err!("{}-dimensional array given. Array must be two-dimensional", a.ndim()));
@@ -70,10 +71,11 @@ impl Linalg {
         let r = computed(&[&self.qr(&joined, false)?.1])?.remove(0);
         let (square, projected) = (slice(&r, (0, n), (0, n))?, slice(&r, (0, n), (n, n + k))?);
         let s = computed(&[&self.svdvals(&square)?])?.remove(0);
-        let values: Vec<f64> = s.compute()?.cast(DType::Float64).typed::<f64>()?.iter().copied().collect();
+        let values = float_values(&s)?;
         let cutoff = rtol * values.iter().copied().fold(0.0, f64::max);
         let rank = values.iter().filter(|&&v| v > cutoff).count();
-        let x = if rank == n && smallest_diagonal(&square)? > cutoff {
+        let smallest_diagonal = float_values(&square.diagonal(0)?.unary(UnaryOp::Abs)?)?.into_iter().fold(f64::INFINITY, f64::min);
+        let x = if rank == n && smallest_diagonal > cutoff {
             // Full rank (and a triangle to solve: rounding may leave an exact zero on R's
             // diagonal where the singular values hold noise): R x = Q^H b, no singular vectors.
             square.linalg(LinalgOp::SolveTriangular { lower: false, unit_diagonal: false }, &[&projected])?
@@ -81,8 +83,7 @@ impl Linalg {
             minimum_norm(self, &square, &projected, cutoff, dtype)?
         };
         let residuals = if rank == n && m > n {
-            let rest = slice(&r, (n, r.shape()[0]), (n, n + k))?.unary(UnaryOp::Abs)?;
-            rest.mul(&rest)?.reduce(&ReduceSpec { axes: Some(vec![0]), ..ReduceSpec::new(ReduceOp::Sum) })?
+            column_squares(&slice(&r, (n, r.shape()[0]), (n, n + k))?)?
         } else {
             Array::zeros(&[0], dtype.real_part(), &whole())?
         };
@@ -97,8 +98,7 @@ impl Linalg {
         let rank = self.matrix_rank(a, Some(&constant(Scalar::Float(rtol), DType::Float64)?))?;
         let rank = rank.compute()?.typed::<i64>()?.iter().next().copied().unwrap_or(0) as usize;
         let residuals = if rank == n && m > n {
-            let residual = b.sub(&a.matmul(&x)?)?.unary(UnaryOp::Abs)?;
-            let sums = residual.mul(&residual)?.reduce(&ReduceSpec { axes: Some(vec![0]), ..ReduceSpec::new(ReduceOp::Sum) })?;
+            let sums = column_squares(&b.sub(&a.matmul(&x)?)?)?;
             if b.ndim() == 1 {
                 sums.index(&[IndexItem::NewAxis])?
             } else {
@@ -111,10 +111,15 @@ impl Linalg {
     }
 }
 
-/// The smallest modulus on the diagonal of the (computed) matrix `square`.
-fn smallest_diagonal(square: &Array) -> Result<f64> {
-    let moduli = square.diagonal(0)?.unary(UnaryOp::Abs)?.astype(DType::Float64)?.compute()?;
-    Ok(moduli.typed::<f64>()?.iter().copied().fold(f64::INFINITY, f64::min))
+/// The sum of the squared moduli down each column (the first axis) of `x`.
+fn column_squares(x: &Array) -> Result<Array> {
+    let moduli = x.unary(UnaryOp::Abs)?;
+    moduli.mul(&moduli)?.reduce(&ReduceSpec { axes: Some(vec![0]), ..ReduceSpec::new(ReduceOp::Sum) })
+}
+
+/// The values of the real array `x`, computed, as float64.
+fn float_values(x: &Array) -> Result<Vec<f64>> {
+    Ok(x.compute()?.cast(DType::Float64).typed::<f64>()?.iter().copied().collect())
 }
 
 /// `V S^+ U^H z` for the SVD `U S V^H` of `square`, the singular values at or under `cutoff`
@@ -122,8 +127,7 @@ fn smallest_diagonal(square: &Array) -> Result<f64> {
 fn minimum_norm(la: &Linalg, square: &Array, z: &Array, cutoff: f64, dtype: DType) -> Result<Array> {
     let (u, s, vh) = la.svd(square, false)?;
     let [u, s, vh]: [Array; 3] = computed(&[&u, &s, &vh])?.try_into().expect("U, S and Vh");
-    let values: Vec<f64> = s.compute()?.cast(DType::Float64).typed::<f64>()?.iter().copied().collect();
-    let inverse: Vec<f64> = values.iter().map(|&v| if v > cutoff { 1.0 / v } else { 0.0 }).collect();
+    let inverse: Vec<f64> = float_values(&s)?.iter().map(|&v| if v > cutoff { 1.0 / v } else { 0.0 }).collect();
     let inverse = Array::from_ndarray(ndarray::Array1::from(inverse).into_dyn(), &whole())?.astype(dtype.real_part())?;
     let projected = adjoint(&u)?.matmul(z)?;
     adjoint(&vh)?.matmul(&projected.mul(&inverse.index(&[all(), IndexItem::NewAxis])?)?)

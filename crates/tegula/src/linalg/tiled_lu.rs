@@ -95,9 +95,10 @@ pub(super) fn tiled_slogdet(a: &Array, tile: usize) -> Result<(Array, Array)> {
     let d = Array::concatenate(&diagonals.iter().collect::<Vec<_>>(), Some(0))?;
     let modulus = d.unary(UnaryOp::Abs)?;
     let zero = constant(Scalar::Int(0), wide)?;
-    let singular = d.binary(BinaryOp::Equal, &zero)?.reduce(&ReduceSpec::new(ReduceOp::Any))?;
+    let zeros = d.binary(BinaryOp::Equal, &zero)?;
+    let singular = zeros.reduce(&ReduceSpec::new(ReduceOp::Any))?;
     // Each diagonal element's phase (0 for a zero, counted by `singular`), times -1 per swap.
-    let phases = Array::where_(&d.binary(BinaryOp::Equal, &zero)?, &zero, &d.binary(BinaryOp::Divide, &modulus)?)?;
+    let phases = Array::where_(&zeros, &zero, &d.binary(BinaryOp::Divide, &modulus)?)?;
     let sign = phases.reduce(&ReduceSpec::new(ReduceOp::Prod))?.mul(&swap_sign(&lu.swaps)?)?;
     let log = modulus.unary(UnaryOp::Log)?.reduce(&ReduceSpec::new(ReduceOp::Sum))?;
     let sign = Array::where_(&singular, &zero, &sign)?.astype(dtype)?;
