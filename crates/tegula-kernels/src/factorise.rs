@@ -47,7 +47,7 @@ fn typed<T: Field>(op: LinalgOp, block: &Chunk) -> Result<Vec<Chunk>> {
         }
         LinalgOp::Eigh { .. } => two(&a, &shapes, |i| eigh_pair(x(i).as_ref())),
         LinalgOp::Eig { .. } => two(&a, &shapes, |i| eig_pair(x(i).as_ref())),
-        LinalgOp::PanelLu { refuse_singular, .. } => two(&a, &shapes, |i| panel_lu(x(i).as_ref(), refuse_singular)),
+        LinalgOp::PanelLu { refuse_singular, .. } => two(&a, &shapes, |i| panel_lu(x(i), refuse_singular)),
         _ => Err(internal_err!("{} has one result", op.name())),
     }
 }

@@ -121,7 +121,7 @@ fn typed<T: Field>(op: LinalgOp, inputs: &[Chunk]) -> Result<Chunk> {
             each(&a, &shape(&[m, b.dim().2]), |i| tall_q_times(a.view(i), b.view(i)))
         }
         LinalgOp::PanelLu { refuse_singular, output } => each(&a, &shape(&op.result_shape(&[(m, n)])), |i| {
-            let (packed, swaps) = panel_lu(x(i).as_ref(), refuse_singular)?;
+            let (packed, swaps) = panel_lu(x(i), refuse_singular)?;
             Ok(if output == 0 { packed } else { swaps })
         }),
         LinalgOp::LuUpdate => {

@@ -9,16 +9,17 @@ use crate::row_major::rows;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::lu::partial_pivoting::factor as lu;
 use faer::linalg::{matmul::matmul, triangular_solve::solve_unit_lower_triangular_in_place};
-use faer::{Accum, MatMut, MatRef};
+use faer::{Accum, Mat, MatMut, MatRef};
 use tegula_core::{linalg_err, Result};
 
-/// The panel `x` (at least as tall as wide) factorised with partial pivoting, row-major: its
+/// The panel `a` (at least as tall as wide) factorised with partial pivoting, row-major: its
 /// rows swapped, the unit lower `L` below the diagonal and `U` on and above it; and the swaps
 /// (element `i` the row swapped with row `i`, in order) as whole numbers. A zero pivot is an
 /// error where `refuse_singular`, else left for the caller (its `U` has a zero on the diagonal).
-pub(crate) fn panel_lu<T: Field>(x: MatRef<T>, refuse_singular: bool) -> Result<(Vec<T>, Vec<T>)> {
-    let (m, w) = x.shape();
-    let mut a = x.to_owned();
+/// Factorised in place: a panel of an out-of-core factorisation is as big as the memory
+/// budget allows, and a copy would go beyond it.
+pub(crate) fn panel_lu<T: Field>(mut a: Mat<T>, refuse_singular: bool) -> Result<(Vec<T>, Vec<T>)> {
+    let (m, w) = a.shape();
     let (mut perm, mut perm_inv) = (vec![0usize; m], vec![0usize; m]);
     let par = faer::get_global_parallelism();
     let params = Default::default();
@@ -117,7 +118,7 @@ mod tests {
     fn panel_factors_multiply_back_to_the_swapped_panel() {
         let (m, w) = (37, 9);
         let x = scrambled(m, w, 5);
-        let (packed, swaps) = panel_lu(x.as_ref(), true).unwrap();
+        let (packed, swaps) = panel_lu(x.clone(), true).unwrap();
         let packed = row_major(&packed, m, w);
         let l = Mat::from_fn(m, w, |i, j| if i == j { 1.0 } else if i > j { packed[(i, j)] } else { 0.0 });
         let u = Mat::from_fn(w, w, |i, j| if i <= j { packed[(i, j)] } else { 0.0 });
@@ -131,7 +132,7 @@ mod tests {
         // [P | B] = L [U | T]: the update gives `T` on top, and below, what is left to factorise.
         let (m, w, c) = (23, 6, 5);
         let (x, block) = (scrambled(m, w, 1), scrambled(m, c, 2));
-        let (packed, swaps) = panel_lu(x.as_ref(), true).unwrap();
+        let (packed, swaps) = panel_lu(x, true).unwrap();
         let packed = row_major(&packed, m, w);
         let updated = row_major(&lu_update(packed.as_ref(), row_major(&swaps, 1, w).as_ref(), block.as_ref()), m, c);
         let l = Mat::from_fn(m, w, |i, j| if i == j { 1.0 } else if i > j { packed[(i, j)] } else { 0.0 });
@@ -151,8 +152,8 @@ mod tests {
         for i in 0..8 {
             x[(i, 2)] = 0.0;
         }
-        assert!(panel_lu(x.as_ref(), true).is_err());
-        let (packed, _) = panel_lu(x.as_ref(), false).unwrap();
+        assert!(panel_lu(x.clone(), true).is_err());
+        let (packed, _) = panel_lu(x, false).unwrap();
         assert_eq!(packed[2 * 4 + 2], 0.0);
     }
 }
