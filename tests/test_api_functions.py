@@ -149,6 +149,13 @@ def test_eye(n, m, k, dtype, chunks):
     check(lambda: tg.eye(n, m, k=k, dtype=dtype, chunks=chunks), lambda: np.eye(n, m, k=k, dtype=dtype))
 
 
+def test_eye_takes_a_rule_per_axis():
+    x = tg.eye(13, 7, chunks=(5, 3))
+    assert x.chunks == ((5, 5, 3), (3, 3, 1))
+    np.testing.assert_array_equal(x, np.eye(13, 7))
+    assert tg.eye(5, chunks=((1, 4), (2, 3))).chunks == ((1, 4), (2, 3))
+
+
 @given(data=st.data(), pair=arrays(shapes(min_dims=2)), k=st.integers(-4, 4))
 def test_tril_triu(data, pair, k):
     a, x = pair

@@ -117,3 +117,21 @@ def test_pivots_off_the_diagonal_integers_and_bad_shapes():
         by_tiles(la.solve, tg.ones((4, 3), chunks=2), tg.ones(4, chunks=2))
     with pytest.raises(ValueError, match="mismatch"):
         by_tiles(la.solve, tg.ones((4, 4), chunks=2), tg.ones(5, chunks=2))
+
+
+@pytest.mark.parametrize("p", [1, -1, np.inf, -np.inf, "fro", "nuc"])
+@pytest.mark.parametrize("chunks", [4, (5, 3)])
+def test_condition_numbers_from_the_tiled_inverse(p, chunks):
+    """``cond`` in a norm other than 2 from the norms of the matrix and of its inverse by
+    tiles; inf for a singular matrix (a zero column), as NumPy's (which raises for the nuclear
+    norm); a tiny determinant (one that underflows) is not taken for a singular one."""
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((13, 13))
+    np.testing.assert_allclose(by_tiles(la.cond, tg.asarray(a, chunks=chunks), p), np.linalg.cond(a, p), rtol=1e-10)
+    tiny = a * 1e-30  # det ~ 1e-390: 0 in float64
+    assert np.linalg.det(tiny) == 0
+    np.testing.assert_allclose(by_tiles(la.cond, tg.asarray(tiny, chunks=chunks), p), np.linalg.cond(tiny, p), rtol=1e-10)
+    a[:, 7] = 0
+    assert by_tiles(la.cond, tg.asarray(a, chunks=chunks), p) == np.inf
+    if p != "nuc":  # NumPy's raises there: the SVD of its inverse, all NaN, does not converge
+        assert np.linalg.cond(a, p) == np.inf

@@ -31,7 +31,10 @@ def eye(n_rows, n_cols=None, k=0, dtype=None, *, device=None, chunks="auto"):
     n_cols = n_rows if n_cols is None else operator.index(n_cols)
     if n_rows < 0 or n_cols < 0:
         raise ValueError("negative dimensions are not allowed")
-    on_diagonal = _diagonal_offsets(n_rows, n_cols, chunks, chunks) == operator.index(k)
+    # A pair is one rule per axis (as for any 2-d array); anything else cuts both axes alike.
+    per_axis = isinstance(chunks, (tuple, list)) and len(chunks) == 2
+    row_chunks, col_chunks = chunks if per_axis else (chunks, chunks)
+    on_diagonal = _diagonal_offsets(n_rows, n_cols, row_chunks, col_chunks) == operator.index(k)
     return _on(device, on_diagonal.astype(float64 if dtype is None else dtype))
 
 

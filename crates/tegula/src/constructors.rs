@@ -70,13 +70,19 @@ impl Array {
     }
 
     /// Ones on the `k`-th diagonal of an `n_rows` by `n_cols` matrix, zeros elsewhere (NumPy's
-    /// `eye`), generated block by block; `chunks` cuts each axis as it would a 1-d array.
+    /// `eye`), generated block by block; `chunks` cuts each axis as it would a 1-d array (one
+    /// rule per axis: the rows by the first, the columns by the second).
     pub fn eye(n_rows: usize, n_cols: usize, k: i64, dtype: DType, chunks: &ChunkSpec) -> Result<Array> {
         use crate::ops::IndexItem::{NewAxis, Slice};
-        let range = |n: usize| Array::arange(Scalar::Int(0), Scalar::Int(n as i128), Scalar::Int(1), Some(DType::Int64), chunks);
+        // Each axis's rule (one rule per axis: rows, then columns) for its range of positions.
+        let axis = |i: usize| match chunks {
+            ChunkSpec::PerAxis(axes) if axes.len() == 2 => ChunkSpec::All(axes[i].clone()),
+            other => other.clone(),
+        };
+        let range = |n: usize, i: usize| Array::arange(Scalar::Int(0), Scalar::Int(n as i128), Scalar::Int(1), Some(DType::Int64), &axis(i));
         let all = Slice { start: None, stop: None, step: None };
-        let rows = range(n_rows)?.index(&[all, NewAxis])?;
-        let cols = range(n_cols)?.index(&[NewAxis, all])?;
+        let rows = range(n_rows, 0)?.index(&[all, NewAxis])?;
+        let cols = range(n_cols, 1)?.index(&[NewAxis, all])?;
         let offsets = cols.sub(&rows)?;
         offsets.binary_scalar(tegula_core::BinaryOp::Equal, Scalar::Int(k.into()), false)?.astype(dtype)
     }

@@ -6,8 +6,9 @@ use super::Linalg;
 use crate::array::Array;
 use crate::constant::{constant, whole};
 use crate::ops::{IndexItem, ReduceSpec};
+use tegula_core::chunks::{AxisChunks, ChunkSpec};
 use tegula_core::shape::normalize_axis;
-use tegula_core::{linalg_err, value_err, BinaryOp, DType, LinalgOp, ReduceOp, Result, Scalar, UnaryOp};
+use tegula_core::{linalg_err, value_err, BinaryOp, DType, ReduceOp, Result, Scalar, UnaryOp};
 
 /// Which norm: `ord=` of NumPy's norms.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -146,11 +147,13 @@ impl Linalg {
             Some(p) => {
                 square(x)?;
                 let n = x.shape()[x.ndim() - 1];
-                let singular = x.linalg(LinalgOp::Det, &[])?.binary_scalar(BinaryOp::Equal, Scalar::Int(0), false)?;
+                // Singular where LU meets an exactly zero pivot (where LAPACK's inverse fails
+                // and NumPy's cond is inf): the sign of slogdet, which no underflow zeroes.
+                let singular = self.slogdet(x)?.0.binary_scalar(BinaryOp::Equal, Scalar::Int(0), false)?;
                 let singular_matrix = singular.index(&[IndexItem::Ellipsis, IndexItem::NewAxis, IndexItem::NewAxis])?;
-                let identity = Array::eye(n, n, 0, x.dtype(), &whole())?;
+                let identity = Array::eye(n, n, 0, x.dtype(), &same_blocks(x))?;
                 let invertible = Array::where_(&singular_matrix, &identity, x)?;
-                let inverse = invertible.linalg(LinalgOp::Inv, &[])?;
+                let inverse = self.inv(&invertible)?;
                 let r = self.norm(x, Some(p), Some(&[-2, -1]), false)?.mul(&self.norm(&inverse, Some(p), Some(&[-2, -1]), false)?)?;
                 let r = Array::where_(&singular, &constant(Scalar::Float(f64::INFINITY), DType::Float64)?, &r)?;
                 // NumPy's: the matrix's real float type.
@@ -160,6 +163,14 @@ impl Linalg {
         let x_nan = x.unary(UnaryOp::Isnan)?.reduce(&ReduceSpec { axes: Some(vec![-2, -1]), ..ReduceSpec::new(ReduceOp::Any) })?;
         let unexplained = r.unary(UnaryOp::Isnan)?.binary(BinaryOp::LogicalAnd, &x_nan.unary(UnaryOp::LogicalNot)?)?;
         Array::where_(&unexplained, &constant(Scalar::Float(f64::INFINITY), r.dtype())?, &r)
+    }
+}
+
+/// A matrix's own blocks (so a choice between it and another keeps its tiles); a stack's whole.
+fn same_blocks(x: &Array) -> ChunkSpec {
+    match x.ndim() {
+        2 => ChunkSpec::PerAxis(x.chunks().sizes().iter().map(|s| AxisChunks::Explicit(s.clone())).collect()),
+        _ => whole(),
     }
 }
 
