@@ -4,9 +4,13 @@ remove workers while it runs)."""
 
 import time
 
-import tegula as tg
+import numpy as np
 
-FAMILIES = ["elementwise", "reductions", "matmul", "indexing", "sort", "linalg", "cumulative"]
+import tegula as tg
+import tegula.linalg as la
+from test_linalg_api import linalg_limit
+
+FAMILIES = ["elementwise", "reductions", "matmul", "indexing", "sort", "linalg", "factorisations", "cumulative"]
 
 
 def same(got, expected):
@@ -25,8 +29,21 @@ def workloads(rng):
         "indexing": (x[::3, 10:200:7], x[[5, 0, 299]], x[x[:, 0] > 0]),
         "sort": (tg.sort(v), tg.argsort(v, stable=True), tg.sort(x, axis=0)),
         "linalg": tuple(tg.linalg.qr(x)) + (tg.linalg.svdvals(x),),
+        "factorisations": factorisations(rng),
         "cumulative": (tg.cumsum(x, axis=0), tg.cumprod(v.astype("float32") / 40, axis=0)),
     }
+
+
+def factorisations(rng):
+    """Cholesky, LU-based solve and lstsq by tiles in a ragged grid (the size limit lowered, so a
+    small matrix takes a big one's path)."""
+    n = 230
+    g = rng.standard_normal((n, n))
+    spd = tg.asarray(g @ g.T / n + np.eye(n), chunks=60)
+    a = tg.asarray(rng.standard_normal((n, n)), chunks=60)
+    b = tg.asarray(rng.standard_normal((n, 4)), chunks=(60, 4))
+    with linalg_limit("_WHOLE_MATRIX_BYTES", 0), linalg_limit("_MIN_TILE", 1):
+        return la.cholesky(spd), la.solve(a, b), la.lstsq(a, b)[0]
 
 
 def slow_double(block):
