@@ -72,10 +72,23 @@ def workloads(lib, p):
         planes = [rng.standard_normal((p["plane"], p["plane"]), chunks=b) for _ in range(p["stack"])]
         return lib.stack(planes).mean(axis=0)
 
-    return {"x @ x.T": xxT, "square matmul": square, "tall-skinny A.T @ A": tall_skinny, "stacked mean": stacked_mean}
+    def positive_definite():
+        """Symmetric, positive definite (condition about 6): ``(x + x^T) / 2 + 2 sqrt(n) I``."""
+        x = rng.standard_normal((n, n), chunks=b)
+        return (x + x.T) / 2 + 2 * np.sqrt(n) * lib.eye(n, chunks=b)
+
+    def cholesky():
+        return lib.linalg.cholesky(positive_definite())
+
+    def solve():
+        return lib.linalg.solve(positive_definite(), rng.standard_normal((n, 16), chunks=(b, 16)))
+
+    return {"x @ x.T": xxT, "square matmul": square, "tall-skinny A.T @ A": tall_skinny, "stacked mean": stacked_mean,
+            "cholesky": cholesky, "solve": solve}
 
 
-WORKLOADS = ("x @ x.T", "square matmul", "tall-skinny A.T @ A", "stacked mean", "logistic regression")
+WORKLOADS = ("x @ x.T", "square matmul", "tall-skinny A.T @ A", "stacked mean", "cholesky", "solve",
+             "logistic regression")
 
 
 def logistic_inputs(lib, p):

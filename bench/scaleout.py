@@ -10,6 +10,8 @@ is not needed.
 
 Logistic regression runs 10 computes, one per Newton step, whose plans differ only in the
 values of the coefficients: the first step's plan is simulated.
+
+    .venv/bin/python bench/scaleout.py --workloads cholesky solve --nodes 4 16 64
 """
 
 import argparse
@@ -21,7 +23,7 @@ import time
 
 import numpy as np
 
-from cluster import newton, sizes, workloads
+from cluster import WORKLOADS, newton, sizes, workloads
 
 PLACEMENTS = ("tegula", "block-cyclic")
 # Large enough that no plan is refused for a fragment bigger than a node.
@@ -72,6 +74,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--nodes", type=int, nargs="+", default=[3, 16, 64, 256])
+    parser.add_argument("--workloads", nargs="+", choices=WORKLOADS, help="only these (default: all)")
     args = parser.parse_args()
     p = sizes(args.scale)
     import tegula as tg
@@ -81,6 +84,8 @@ def main():
           f"sizes {p}; command: {' '.join([os.path.basename(sys.executable), *sys.argv])}\n")
     cases = {name: lambda make=make: [make()] for name, make in workloads(tg, p).items()}
     cases["logistic regression (first Newton step)"] = lambda: first_newton_step(tg, p)
+    chosen = lambda name: args.workloads is None or name.split(" (")[0] in args.workloads  # noqa: E731
+    cases = {name: arrays for name, arrays in cases.items() if chosen(name)}
     print("| workload | N | placement | moved (MiB) | max in+out per node (MiB) | mean in+out (MiB) "
           "| max peak per node (MiB) | mean peak (MiB) | moved, tegula / baseline | max peak, tegula / baseline |")
     print("|---|---|---|---|---|---|---|---|---|---|")
