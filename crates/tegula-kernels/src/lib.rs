@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 
 mod ahead;
+mod band_svd;
 pub mod assemble;
 pub mod binary;
 pub mod blas;
