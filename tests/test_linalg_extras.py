@@ -91,3 +91,22 @@ def test_einsum_path_is_numpys_plan(case, optimize):
     arrays = [np.ones(s) for s in shapes]
     got = tg.einsum_path(subscripts, *[tg.asarray(a, chunks=2) for a in arrays], optimize=optimize)
     assert got == np.einsum_path(subscripts, *arrays, optimize=optimize)
+
+
+@pytest.mark.parametrize("shape, dtype", [((700, 600), "float64"), ((520, 1100), "float32")])
+def test_singular_values_of_big_matrices_by_two_stages(shape, dtype):
+    """Matrices of 512 rows and columns or more take the two-stage reduction (a band, then a
+    bidiagonal): NumPy's values within LAPACK's error bound, a repeated column's (row's) zero
+    included, and NumPy's rank."""
+    rng = np.random.default_rng(sum(shape))
+    a = rng.standard_normal(shape).astype(dtype)
+    if shape[0] >= shape[1]:
+        a[:, 7] = a[:, 3]
+    else:
+        a[7] = a[3]
+    x = tg.asarray(a, chunks=(300, 400))
+    want = np.linalg.svd(a.astype(np.float64), compute_uv=False)
+    got = la.svdvals(x).compute()
+    assert got.dtype == np.dtype(dtype)
+    assert np.abs(got - want).max() <= 20 * max(shape) * np.finfo(dtype).eps * want[0]
+    assert la.matrix_rank(x).compute() == np.linalg.matrix_rank(a) == min(shape) - 1

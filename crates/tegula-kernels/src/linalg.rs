@@ -393,6 +393,9 @@ fn singular_values<T: Field>(x: MatRef<T>) -> Result<Vec<T::R>> {
     if x.nrows() == 0 || x.ncols() == 0 {
         return Ok(Vec::new());
     }
+    if let Some(values) = T::two_stage_singular_values(x) {
+        return values;
+    }
     let (x, scale) = scaled(x);
     let values = x.singular_values().map_err(|_| linalg_err!("SVD did not converge"))?;
     Ok(values.into_iter().map(|v| T::R::from_f64(v.cast::<f64>() * scale)).collect())
