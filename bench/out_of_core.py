@@ -50,54 +50,70 @@ def timed(fn):
     return time.perf_counter() - start, out
 
 
-def cholesky_child(a, block, directory, in_memory):
-    """In memory, the factor computed as a NumPy array; else written to Zarr beside the matrix."""
-    if in_memory:
-        tg.compute(la.cholesky(a))  # a first compute (fresh memory): the reference is the second
-        seconds, ((factor,), report) = timed(lambda: tg.compute(la.cholesky(a), report=True))
-        factor = tg.asarray(factor, chunks=block)
-    else:
-        out = os.path.join(directory, "factor.zarr")
+def factor_path(directory, in_memory):
+    return os.path.join(directory, "factor-in-memory.zarr" if in_memory else "factor.zarr")
+
+
+def solution_path(directory, in_memory):
+    return os.path.join(directory, "solution-in-memory.npy" if in_memory else "solution.npy")
+
+
+def factorise(what, a, block, k, directory, in_memory):
+    """The timed factorisation, its result kept in ``directory``, and its execution report: in
+    memory, the result computed (the factor as a NumPy array, then stored untimed); from Zarr,
+    the factor written to Zarr. The in-memory reference is a second compute (the first takes
+    fresh memory)."""
+    if what == "cholesky":
+        out = factor_path(directory, in_memory)
         shutil.rmtree(out, ignore_errors=True)
-        seconds, report = timed(lambda: la.cholesky(a).to_zarr(out))
-        factor = tg.from_zarr(out, chunks=block)
-    start = a.shape[0] // 2
-    rows = slice(start, start + CHECKED_ROWS)
-    # Rows of L L^T, built from the stored factor, against the same rows of the matrix.
-    error = abs(factor[rows] @ factor.T - a[rows]).max() / abs(a).max()
-    return seconds, report, float(error.compute())
-
-
-def solve_child(a, block, k, in_memory):
+        if not in_memory:
+            return timed(lambda: la.cholesky(a).to_zarr(out))
+        tg.compute(la.cholesky(a))
+        seconds, ((factor,), report) = timed(lambda: tg.compute(la.cholesky(a), report=True))
+        tg.asarray(factor, chunks=block).to_zarr(out)
+        return seconds, report
     b = right_hand_sides(a.shape[0], block, k)
     if in_memory:
-        tg.compute(la.solve(a, b))  # a first compute (fresh memory): the reference is the second
+        tg.compute(la.solve(a, b))
     seconds, ((x,), report) = timed(lambda: tg.compute(la.solve(a, b), report=True))
-    x = tg.asarray(x, chunks=(block, k))
-    residual = abs(a @ x - b).max()
-    error = residual / (abs(a).sum(axis=1).max() * abs(x).max() + abs(b).max())
-    return seconds, report, float(error.compute())
+    np.save(solution_path(directory, in_memory), x)
+    return seconds, report
+
+
+def error(what, a, block, k, directory, in_memory):
+    """Cholesky: ``L L^T`` against ``a`` on a band of rows, relative to ``a``'s largest element;
+    solve: the backward error ``|a x - b| / (|a| |x| + |b|)`` in max norms."""
+    if what == "cholesky":
+        factor = tg.from_zarr(factor_path(directory, in_memory), chunks=block)
+        start = a.shape[0] // 2
+        rows = slice(start, start + CHECKED_ROWS)
+        return abs(factor[rows] @ factor.T - a[rows]).max() / abs(a).max()
+    b = right_hand_sides(a.shape[0], block, k)
+    x = tg.asarray(np.load(solution_path(directory, in_memory)), chunks=(block, k))
+    return abs(a @ x - b).max() / (abs(a).sum(axis=1).max() * abs(x).max() + abs(b).max())
 
 
 def child(args):
-    """One factorisation in this process; prints its JSON result last."""
+    """One factorisation (or the check of one) in this process; prints its JSON result last."""
     if args.child == "make":
         matrix(args.n, args.block).to_zarr(args.path)
         print(json.dumps({}))
         return
-    in_memory = args.child.endswith("in-memory")
+    what, place, check = args.child.split(":")
+    in_memory = place == "in-memory"
     if in_memory:
-        (a,) = tg.persist(matrix(args.n, args.block))
+        a = matrix(args.n, args.block)
+        if not check:
+            (a,) = tg.persist(a)
         budget = tg.config.get("memory")
     else:
         a, budget = tg.from_zarr(args.path, chunks=args.block), args.budget
     with tg.config.set(memory=budget):
-        if args.child.startswith("cholesky"):
-            seconds, report, error = cholesky_child(a, args.block, args.dir, in_memory)
-        else:
-            seconds, report, error = solve_child(a, args.block, args.rhs, in_memory)
-    print(json.dumps({"seconds": seconds, "spilled": report["spilled_bytes"], "peak_bytes": report["peak_bytes"],
-                      "memory": report["memory"], "error": error}))
+        if check:
+            print(json.dumps({"error": float(error(what, a, args.block, args.rhs, args.dir, in_memory).compute())}))
+            return
+        seconds, report = factorise(what, a, args.block, args.rhs, args.dir, in_memory)
+    print(json.dumps({"seconds": seconds, "spilled": report["spilled_bytes"], "memory": report["memory"]}))
 
 
 def drop_page_cache():
@@ -115,6 +131,13 @@ def run(args, what, n, cold=False):
     if "failed" in result:
         sys.exit(f"{what} at n = {n} failed: exit status {result['failed']}")
     return result
+
+
+def factorised_and_checked(args, what, place, n, cold):
+    """The factorisation in a process of its own (the peak RSS its own), then its check in
+    another."""
+    factorised = run(args, f"{what}:{place}:", n, cold)
+    return {**run(args, f"{what}:{place}:check", n), **factorised}
 
 
 def row(name, n, flops, result, gemm, in_memory_rate=None):
@@ -147,7 +170,8 @@ def main():
         made = run(args, "make", args.n)
         print(f"wrote the {args.n}² matrix to {args.path} (peak RSS {made['peak_rss_mb']:,.0f} MB)")
     small, n = args.in_memory, args.n
-    runs = {name: (run(args, f"{name}-in-memory", small), run(args, name, n, args.cold)) for name in ("cholesky", "solve")}
+    runs = {name: [factorised_and_checked(args, name, *case) for case in (("in-memory", small, False), ("zarr", n, args.cold))]
+            for name in ("cholesky", "solve")}
     # The GEMM rate last: a child started while this process holds the matrices would count
     # them in its peak RSS (the kernel carries the forked copy's high-water mark over exec).
     gemm, numpy_rate, tegula_rate = gemm_rate(np.random.default_rng(0).standard_normal((8000, 8000)))
@@ -159,6 +183,7 @@ def main():
     for name, (in_memory, stored) in runs.items():
         rate = row(f"{name}, in memory", small, flops[name](small), in_memory, gemm)
         row(f"{name}, Zarr", n, flops[name](n), stored, gemm, rate)
+
 
 if __name__ == "__main__":
     main()
