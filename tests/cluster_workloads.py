@@ -8,7 +8,7 @@ import numpy as np
 
 import tegula as tg
 import tegula.linalg as la
-from test_linalg_api import linalg_limit
+from test_linalg_api import tiles_for_any_size
 
 FAMILIES = ["elementwise", "reductions", "matmul", "indexing", "sort", "linalg", "factorisations", "cumulative"]
 
@@ -42,7 +42,7 @@ def factorisations(rng):
     spd = tg.asarray(g @ g.T / n + np.eye(n), chunks=60)
     a = tg.asarray(rng.standard_normal((n, n)), chunks=60)
     b = tg.asarray(rng.standard_normal((n, 4)), chunks=(60, 4))
-    with linalg_limit("_WHOLE_MATRIX_BYTES", 0), linalg_limit("_MIN_TILE", 1):
+    with tiles_for_any_size():
         return la.cholesky(spd), la.solve(a, b), la.lstsq(a, b)[0]
 
 

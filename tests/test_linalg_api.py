@@ -165,6 +165,13 @@ def linalg_limit(name, limit):
         setattr(la, name, saved)
 
 
+@contextlib.contextmanager
+def tiles_for_any_size():
+    """Runs with every matrix in several blocks taken by tiles of its blocks, however small."""
+    with linalg_limit("_WHOLE_MATRIX_BYTES", 0), linalg_limit("_MIN_TILE", 1):
+        yield
+
+
 @given(data=st.data(), extra=st.integers(1, 75), n=st.integers(1, 6), rank=st.integers(0, 6),
        dtype=st.sampled_from(INEXACT), level_bytes=st.sampled_from([1, 200, 2**30]), seed=seeds)
 def test_tall_skinny_qr_and_svd_in_row_blocks(data, extra, n, rank, dtype, level_bytes, seed):
@@ -202,14 +209,14 @@ def test_tiled_cholesky(data, n, dtype, upper, seed):
     a = hermitian_pd(np.random.default_rng(seed), (n, n), dtype)
     garbage = np.where(np.triu(np.ones((n, n), dtype=bool), 1), np.nan, a).astype(dtype)
     x = tg.asarray(garbage, chunks=(data.draw(st.integers(max(1, n // 5), n)), data.draw(st.integers(max(1, n // 5), n))))
-    with linalg_limit("_WHOLE_MATRIX_BYTES", 0), linalg_limit("_MIN_TILE", 1):
+    with tiles_for_any_size():
         factor = la.cholesky(x, upper=upper)
     close(factor, np.linalg.cholesky(a, upper=upper), scale=n)
 
 
 def test_tiled_cholesky_of_integers_and_of_indefinite_matrices():
     a = np.array([[4, 2, 0], [2, 5, 3], [0, 3, 10]])
-    with linalg_limit("_WHOLE_MATRIX_BYTES", 0), linalg_limit("_MIN_TILE", 1):
+    with tiles_for_any_size():
         factor = la.cholesky(tg.asarray(a, chunks=2))
         assert factor.dtype == np.float64
         close(factor, np.linalg.cholesky(a))

@@ -8,7 +8,7 @@ import pytest
 
 import tegula as tg
 import tegula.linalg as la
-from test_linalg_api import linalg_limit
+from test_linalg_api import tiles_for_any_size
 
 
 def stored_spd(path, n, block, seed):
@@ -23,7 +23,7 @@ def stored_spd(path, n, block, seed):
 def by_tiles(fn, *args):
     """`fn(*args)` planned by tiles of the matrix's blocks (the size limit lowered, so small
     matrices take the path of big ones)."""
-    with linalg_limit("_WHOLE_MATRIX_BYTES", 0), linalg_limit("_MIN_TILE", 1):
+    with tiles_for_any_size():
         return fn(*args)
 
 

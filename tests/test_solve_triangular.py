@@ -9,7 +9,7 @@ from hypothesis import given, strategies as st
 
 import tegula as tg
 import tegula.linalg as la
-from test_linalg_api import INEXACT, chunked, close, hermitian_pd, linalg_limit, random, stacks
+from test_linalg_api import INEXACT, chunked, close, hermitian_pd, linalg_limit, random, stacks, tiles_for_any_size
 
 TRANS = [0, 1, 2, "N", "T", "C"]
 
@@ -57,7 +57,7 @@ def test_big_matrices_are_solved_by_tiles(data, n, k, dtype, trans, lower, unit_
     a = triangular_system(rng, (n, n), dtype, unit_diagonal)
     b = random(rng, (n,) if vector else (n, k), dtype)
     expected = scipy_solve(a, b, trans, lower, unit_diagonal, vector)
-    with linalg_limit("_WHOLE_MATRIX_BYTES", 0), linalg_limit("_MIN_TILE", 1):
+    with tiles_for_any_size():
         out = la.solve_triangular(chunked(data, a), chunked(data, b), trans=trans, lower=lower, unit_diagonal=unit_diagonal)
     close(out, expected, scale=10 * n)
 

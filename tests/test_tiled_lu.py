@@ -9,7 +9,7 @@ from hypothesis import given, strategies as st
 
 import tegula as tg
 import tegula.linalg as la
-from test_linalg_api import INEXACT, linalg_limit, random, seeds
+from test_linalg_api import INEXACT, random, seeds, tiles_for_any_size
 
 EPS = {np.dtype(d): np.finfo(d).eps for d in INEXACT}
 
@@ -17,7 +17,7 @@ EPS = {np.dtype(d): np.finfo(d).eps for d in INEXACT}
 def by_tiles(fn, *args):
     """``fn(*args)`` with every matrix in several blocks taken by tiles of its first block
     length, computed."""
-    with linalg_limit("_WHOLE_MATRIX_BYTES", 0), linalg_limit("_MIN_TILE", 1):
+    with tiles_for_any_size():
         out = fn(*args)
     return tuple(o.compute() for o in out) if isinstance(out, tuple) else out.compute()
 
