@@ -135,3 +135,40 @@ def test_condition_numbers_from_the_tiled_inverse(p, chunks):
     assert by_tiles(la.cond, tg.asarray(a, chunks=chunks), p) == np.inf
     if p != "nuc":  # NumPy's raises there: the SVD of its inverse, all NaN, does not converge
         assert np.linalg.cond(a, p) == np.inf
+
+
+@given(data=st.data(), stack=st.sampled_from([(1,), (3,), (2, 2)]), n=st.integers(2, 12), k=st.integers(1, 3),
+       dtype=st.sampled_from(INEXACT), seed=seeds)
+def test_stacks_of_big_matrices_are_factorised_matrix_by_matrix(data, stack, n, k, dtype, seed):
+    """A stack of matrices, each in several blocks, takes each matrix by tiles: ``solve`` (its
+    right-hand sides broadcast over the stack), ``inv``, ``slogdet``, ``det`` and ``cholesky``
+    of each equal NumPy's of the stack."""
+    rng = np.random.default_rng(seed)
+    a, b = random(rng, stack + (n, n), dtype), random(rng, (n, k), dtype)
+    rows, cols = blocks(data, n)
+    chunks = (1,) * (len(stack) - 1) + (data.draw(st.integers(1, stack[-1])), rows, cols)
+    x = tg.asarray(a, chunks=chunks)
+    solved = by_tiles(la.solve, x, tg.asarray(b, chunks=(rows, 1)))
+    inverse = by_tiles(la.inv, x)
+    assert solved.shape == stack + (n, k) and inverse.shape == a.shape
+    for i in np.ndindex(*stack):
+        no_worse_than_numpy(a[i], solved[i], b, np.linalg.solve(a[i], b), dtype)
+        no_worse_than_numpy(a[i], inverse[i], np.eye(n, dtype=dtype), np.linalg.inv(a[i]), dtype)
+    tol = 1e-3 if EPS[np.dtype(dtype)] > 1e-10 else 1e-10
+    sign, log = by_tiles(la.slogdet, x)
+    expected = np.linalg.slogdet(a)
+    np.testing.assert_allclose(sign, expected.sign, rtol=tol, atol=tol)
+    np.testing.assert_allclose(log, expected.logabsdet, rtol=tol, atol=tol * n)
+    np.testing.assert_allclose(by_tiles(la.det, x), np.linalg.det(a), rtol=tol * n, atol=0)
+    spd = a @ np.conj(np.swapaxes(a, -1, -2)) + n * np.eye(n, dtype=dtype)
+    factor = by_tiles(la.cholesky, tg.asarray(spd, chunks=chunks))
+    np.testing.assert_allclose(factor, np.linalg.cholesky(spd), rtol=tol, atol=tol * np.abs(spd).max())
+
+
+def test_a_singular_matrix_in_a_stack_is_refused_as_numpy_refuses_it():
+    a = np.random.default_rng(5).standard_normal((3, 9, 9))
+    a[1, :, 4] = 0
+    x = tg.asarray(a, chunks=(1, 4, 4))
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        by_tiles(la.inv, x)
+    np.testing.assert_array_equal(by_tiles(la.det, x) == 0, np.linalg.det(a) == 0)

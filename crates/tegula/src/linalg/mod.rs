@@ -18,6 +18,7 @@ mod compose;
 mod least_squares;
 mod norms;
 mod randomized;
+mod stacks;
 mod tiled_cholesky;
 mod tiled_lu;
 mod tiled_qr;
@@ -26,6 +27,7 @@ mod tiles;
 mod tsqr;
 
 use crate::array::Array;
+use stacks::each_matrix;
 use tegula_core::{Result, UnaryOp};
 
 pub use least_squares::Lstsq;
@@ -76,9 +78,11 @@ impl Linalg {
     /// The lower Cholesky factor `L` of each Hermitian positive-definite matrix (`L^H` when
     /// `upper`; only the lower triangle is read). A matrix bigger than `whole_matrix_bytes` in
     /// several blocks is factorised by panels of columns as wide as its smaller first block
-    /// length (at least `min_tile`); a smaller one, or a stack, one whole matrix per task.
+    /// length (at least `min_tile`), each matrix of a stack of them on its own; a smaller one
+    /// one whole matrix per task.
     pub fn cholesky(&self, x: &Array, upper: bool) -> Result<Array> {
         match self.tile_of(x) {
+            Some(_) if x.ndim() > 2 => first(each_matrix(&[x], |m| Ok(vec![self.cholesky(&m[0], upper)?]))),
             Some(tile) => tiled_cholesky::tiled_cholesky(x, upper, tile),
             None => x.linalg(LinalgOp::Cholesky { upper }, &[]),
         }
@@ -87,12 +91,15 @@ impl Linalg {
     /// `t^-1 b` for each triangular matrix `t` (its `lower` or upper triangle read, ones on
     /// its diagonal where `unit_diagonal`) and matrix `b` with as many rows. A 2-d `t` bigger
     /// than `whole_matrix_bytes` in several blocks is solved by tiles (blocked substitution) of
-    /// its smaller first block length, at least `min_tile`; else one whole matrix per task.
+    /// its smaller first block length, at least `min_tile` (each matrix of a stack of them on
+    /// its own, `b` with the same stack axes); else one whole matrix per task.
     pub fn solve_triangular(&self, t: &Array, b: &Array, lower: bool, unit_diagonal: bool) -> Result<Array> {
-        if let Some(tile) = self.tile_of(t) {
-            if b.ndim() == 2 {
-                return tiled_triangular::tiled_solve_triangular(t, b, lower, unit_diagonal, tile);
+        match self.tile_of(t) {
+            Some(_) if same_stack(t, b) => {
+                return first(each_matrix(&[t, b], |m| Ok(vec![self.solve_triangular(&m[0], &m[1], lower, unit_diagonal)?])));
             }
+            Some(tile) if t.ndim() == 2 && b.ndim() == 2 => return tiled_triangular::tiled_solve_triangular(t, b, lower, unit_diagonal, tile),
+            _ => {}
         }
         t.linalg(LinalgOp::SolveTriangular { lower, unit_diagonal }, &[b])
     }
@@ -110,29 +117,33 @@ impl Linalg {
     /// `a^-1 b` for each square `a` and matrix `b` with as many rows (NumPy's `solve` of stacks
     /// of matrices). A 2-d `a` bigger than `whole_matrix_bytes` in several blocks is solved by
     /// an LU factorisation with partial pivoting by tiles of its smaller first block length (at
-    /// least `min_tile`), `b` carried through it; else one whole matrix per task. A singular
-    /// `a` (an exactly zero pivot) is NumPy's `LinAlgError` when computed.
+    /// least `min_tile`), `b` carried through it (each matrix of a stack of them on its own,
+    /// `b` with the same stack axes); else one whole matrix per task. A singular `a` (an
+    /// exactly zero pivot) is NumPy's `LinAlgError` when computed.
     pub fn solve(&self, a: &Array, b: &Array) -> Result<Array> {
         match self.tile_of(a) {
-            Some(tile) if b.ndim() == 2 => tiled_lu::tiled_solve(a, b, tile),
+            Some(_) if same_stack(a, b) => first(each_matrix(&[a, b], |m| Ok(vec![self.solve(&m[0], &m[1])?]))),
+            Some(tile) if a.ndim() == 2 && b.ndim() == 2 => tiled_lu::tiled_solve(a, b, tile),
             _ => a.linalg(LinalgOp::Solve, &[b]),
         }
     }
 
     /// The inverse of each square matrix: by tiles (the LU of `solve`, with the identity as
-    /// `b`) where `x` is one matrix bigger than `whole_matrix_bytes` in several blocks.
+    /// `b`) where `x`'s matrices are bigger than `whole_matrix_bytes` in several blocks.
     pub fn inv(&self, x: &Array) -> Result<Array> {
         match self.tile_of(x) {
+            Some(_) if x.ndim() > 2 => first(each_matrix(&[x], |m| Ok(vec![self.inv(&m[0])?]))),
             Some(tile) => tiled_lu::tiled_inv(x, tile),
             None => x.linalg(LinalgOp::Inv, &[]),
         }
     }
 
     /// The determinant of each square matrix, as NumPy computes it (`sign * exp(log|det|)`; 0
-    /// for a singular one): by tiles (the LU of `solve`) where `x` is one matrix bigger than
+    /// for a singular one): by tiles (the LU of `solve`) where `x`'s matrices are bigger than
     /// `whole_matrix_bytes` in several blocks.
     pub fn det(&self, x: &Array) -> Result<Array> {
         match self.tile_of(x) {
+            Some(_) if x.ndim() > 2 => first(each_matrix(&[x], |m| Ok(vec![self.det(&m[0])?]))),
             Some(tile) => tiled_lu::tiled_det(x, tile),
             None => x.linalg(LinalgOp::Det, &[]),
         }
@@ -141,19 +152,29 @@ impl Linalg {
     /// The sign (a unit complex number for complex input; 0 for a singular matrix) and
     /// `log|det|` of each square matrix, by tiles as `det`.
     pub fn slogdet(&self, x: &Array) -> Result<(Array, Array)> {
-        if let Some(tile) = self.tile_of(x) {
-            return tiled_lu::tiled_slogdet(x, tile);
+        match self.tile_of(x) {
+            Some(_) if x.ndim() > 2 => {
+                let [sign, log]: [Array; 2] = each_matrix(&[x], |m| Ok(<[Array; 2]>::from(self.slogdet(&m[0])?).into()))?.try_into().expect("the sign and the log");
+                return Ok((sign, log));
+            }
+            Some(tile) => return tiled_lu::tiled_slogdet(x, tile),
+            None => {}
         }
         let [sign, log]: [Array; 2] = x.linalg_results(LinalgOp::Slogdet { output: 0 }, &[])?.try_into().expect("the sign and the log");
         Ok((sign, log))
     }
 
-    /// The tile a factorisation or solve by tiles takes for `x`: where `x` is one matrix bigger
-    /// than `whole_matrix_bytes` in several blocks, its smaller first block length, at least
-    /// `min_tile`.
+    /// The tile a factorisation or solve by tiles takes for each matrix of `x` (the last two
+    /// axes): where each is bigger than `whole_matrix_bytes` in several blocks, its smaller
+    /// first block length, at least `min_tile`.
     fn tile_of(&self, x: &Array) -> Option<usize> {
-        let sizes = x.chunks().sizes();
-        let tiled = x.ndim() == 2 && x.nbytes() > self.whole_matrix_bytes && sizes.iter().any(|s| s.len() > 1);
+        let n = x.ndim();
+        let count: usize = x.shape().iter().take(n.saturating_sub(2)).product();
+        if n < 2 || count == 0 {
+            return None;
+        }
+        let sizes = &x.chunks().sizes()[n - 2..];
+        let tiled = x.nbytes() / count > self.whole_matrix_bytes && sizes.iter().any(|s| s.len() > 1);
         tiled.then(|| sizes[0][0].min(sizes[1][0]).max(self.min_tile))
     }
 
@@ -185,6 +206,16 @@ impl Linalg {
         let big = x.ndim() == 2 && x.nbytes() > self.whole_matrix_bytes;
         big && (blocks[1] > 1 || complete && blocks[0] > 1)
     }
+}
+
+/// Whether `b` is a stack of matrices (more than one) with `a`'s stack axes.
+fn same_stack(a: &Array, b: &Array) -> bool {
+    a.ndim() > 2 && b.ndim() == a.ndim() && a.shape()[..a.ndim() - 2] == b.shape()[..b.ndim() - 2]
+}
+
+/// The first of `results`.
+fn first(results: Result<Vec<Array>>) -> Result<Array> {
+    results.map(|mut r| r.swap_remove(0))
 }
 
 /// Whether `x` is one matrix taller than wide in several row blocks.

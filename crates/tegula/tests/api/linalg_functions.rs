@@ -270,3 +270,41 @@ fn big_systems_in_several_blocks_are_solved_inverted_and_their_determinants_take
     assert_eq!((values(&s), values(&l)), (vec![0.0], vec![f64::NEG_INFINITY]));
     assert!(matches!(tiles.solve(&matrix(&A, [6, 3], [2, 2]), &matrix(&rhs[..18], [6, 3], [2, 2])), Err(TegulaError::LinAlg(_))));
 }
+
+#[test]
+fn stacks_of_big_matrices_are_factorised_by_tiles_matrix_by_matrix() {
+    // A 2×3 stack of 7×7 matrices (each needing pivots from other rows) and of 7×2 right-hand
+    // sides: each matrix by tiles gives the answers of one task per whole matrix.
+    let (n, count) = (7, 6);
+    let diagonal = |k: usize| if k % (n + 1) == 0 { 2.0 } else { 0.0 };
+    let entry = |m: usize, k: usize| if k == 0 { 0.0 } else { ((k * 2_654_435_761 + m * 40_503) % 1000) as f64 / 500.0 - 1.0 + diagonal(k) };
+    let dense: Vec<f64> = (0..count * n * n).map(|i| entry(i / (n * n), i % (n * n))).collect();
+    let rhs: Vec<f64> = (0..count * n * 2).map(|k| ((k * 13) % 7) as f64 - 3.0).collect();
+    let stack = |values: &[f64], cols: usize, blocks: [usize; 2]| {
+        let data = ArrayD::from_shape_vec(vec![2, 3, n, cols], values.to_vec()).unwrap();
+        let chunks = [1, 2, blocks[0], blocks[1]].map(AxisChunks::Size).to_vec();
+        Array::from_ndarray(data, &ChunkSpec::PerAxis(chunks)).unwrap()
+    };
+    let (whole, tiles) = (Linalg::default(), Linalg { whole_matrix_bytes: 0, min_tile: 1, ..Linalg::default() });
+    let (a, b) = (stack(&dense, n, [n, n]), stack(&rhs, 2, [n, 2]));
+    let (sign, log) = whole.slogdet(&a).unwrap();
+    let expected = [whole.solve(&a, &b).unwrap(), whole.inv(&a).unwrap(), whole.det(&a).unwrap(), sign, log].map(|x| values(&x));
+    for blocks in [[2, 2], [3, 2], [7, 1]] {
+        let (a, b) = (stack(&dense, n, blocks), stack(&rhs, 2, [blocks[0], 1]));
+        let (sign, log) = tiles.slogdet(&a).unwrap();
+        let by_tiles = [tiles.solve(&a, &b).unwrap(), tiles.inv(&a).unwrap(), tiles.det(&a).unwrap(), sign, log];
+        for ((name, got), want) in ["solve", "inv", "det", "sign", "log"].iter().zip(&by_tiles).zip(&expected) {
+            assert_eq!(got.shape()[..2], [2, 3], "{name}'s stack axes");
+            assert_close(&values(got), want, &format!("{name}, {blocks:?} blocks"));
+        }
+    }
+    // The Cholesky factor of each S-like matrix of a stack, and the tile of the one that is not
+    // positive definite named as the tiled factorisation names it.
+    let spd: Vec<f64> = (0..2).flat_map(|m| S.iter().enumerate().map(move |(k, v)| if k % 6 == 0 { v + m as f64 } else { *v })).collect();
+    let spd_stack = |blocks: usize| Array::from_ndarray(ArrayD::from_shape_vec(vec![2, 5, 5], spd.clone()).unwrap(), &ChunkSpec::PerAxis([1, blocks, blocks].map(AxisChunks::Size).to_vec())).unwrap();
+    assert_close(&values(&tiles.cholesky(&spd_stack(2), false).unwrap()), &values(&whole.cholesky(&spd_stack(5), false).unwrap()), "stacked Cholesky");
+    let indefinite: Vec<f64> = [1.0, 0.0, 0.0, 2.0, 1.0, 0.0, 0.0, 0.0, 1.0].repeat(2);
+    let indefinite = Array::from_ndarray(ArrayD::from_shape_vec(vec![2, 3, 3], indefinite).unwrap(), &ChunkSpec::All(AxisChunks::Size(1))).unwrap();
+    let err = tiles.cholesky(&indefinite, false).unwrap().compute().unwrap_err();
+    assert_eq!(err, TegulaError::LinAlg("Matrix is not positive definite (in diagonal tile 1 of a factorisation by tiles)".into()));
+}
