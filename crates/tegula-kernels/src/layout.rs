@@ -30,12 +30,15 @@ pub fn select(source: &Chunk, axes: &[Select]) -> Result<Chunk> {
     })
 }
 
-/// A selection this many times smaller than the allocation it reads is copied out.
-const NARROW: usize = 4;
+/// A selection more than this many times smaller than the allocation it reads is copied out.
+const NARROW: usize = 2;
 
-/// Whether `view` would keep alive an allocation of several times its own size: a task's
+/// Whether `view` would keep alive an allocation of more than twice its own size: a task's
 /// result is counted at its own size, so a small view held while its source block is freed
-/// (a tile of a strip, waiting for its partner) would hold memory nothing accounts for.
+/// (a tile of a strip, waiting for its partner; a tile of `U` cut from the top of a column
+/// block, held until the substitution at the end of a solve) would hold memory nothing
+/// accounts for. (At four times, the tiles of `U` of the last steps of an out-of-core LU held
+/// half a gigabyte beyond the ledger.)
 fn pins_much_more<T: Clone + Send + Sync + 'static>(view: &Block<T>) -> bool {
     view.pinned_len().is_some_and(|pinned| view.len().saturating_mul(NARROW) < pinned)
 }
