@@ -276,7 +276,7 @@ fn stacks_of_big_matrices_are_factorised_by_tiles_matrix_by_matrix() {
     // A 2×3 stack of 7×7 matrices (each needing pivots from other rows) and of 7×2 right-hand
     // sides: each matrix by tiles gives the answers of one task per whole matrix.
     let (n, count) = (7, 6);
-    let diagonal = |k: usize| if k % (n + 1) == 0 { 2.0 } else { 0.0 };
+    let diagonal = |k: usize| if k.is_multiple_of(n + 1) { 2.0 } else { 0.0 };
     let entry = |m: usize, k: usize| if k == 0 { 0.0 } else { ((k * 2_654_435_761 + m * 40_503) % 1000) as f64 / 500.0 - 1.0 + diagonal(k) };
     let dense: Vec<f64> = (0..count * n * n).map(|i| entry(i / (n * n), i % (n * n))).collect();
     let rhs: Vec<f64> = (0..count * n * 2).map(|k| ((k * 13) % 7) as f64 - 3.0).collect();
@@ -300,7 +300,7 @@ fn stacks_of_big_matrices_are_factorised_by_tiles_matrix_by_matrix() {
     }
     // The Cholesky factor of each S-like matrix of a stack, and the tile of the one that is not
     // positive definite named as the tiled factorisation names it.
-    let spd: Vec<f64> = (0..2).flat_map(|m| S.iter().enumerate().map(move |(k, v)| if k % 6 == 0 { v + m as f64 } else { *v })).collect();
+    let spd: Vec<f64> = (0..2).flat_map(|m| S.iter().enumerate().map(move |(k, v)| if k.is_multiple_of(6) { v + m as f64 } else { *v })).collect();
     let spd_stack = |blocks: usize| Array::from_ndarray(ArrayD::from_shape_vec(vec![2, 5, 5], spd.clone()).unwrap(), &ChunkSpec::PerAxis([1, blocks, blocks].map(AxisChunks::Size).to_vec())).unwrap();
     assert_close(&values(&tiles.cholesky(&spd_stack(2), false).unwrap()), &values(&whole.cholesky(&spd_stack(5), false).unwrap()), "stacked Cholesky");
     let indefinite: Vec<f64> = [1.0, 0.0, 0.0, 2.0, 1.0, 0.0, 0.0, 0.0, 1.0].repeat(2);
