@@ -9,6 +9,7 @@
 //! `n·eps·σ_max`.
 
 use crate::element::Elem;
+use crate::scaling::power_of_two_scaling;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::householder as hh;
 use faer::linalg::qr::no_pivoting::factor::{qr_in_place, qr_in_place_scratch};
@@ -80,10 +81,9 @@ fn tall_scaled_copy<T: RealField + Elem>(x: MatRef<T>) -> Option<(Mat<T>, f64)> 
             largest = largest.max(v.abs());
         }
     }
-    let scale = if largest > 0.0 { 2f64.powi(largest.log2().floor() as i32) } else { 1.0 };
-    // A power of two's reciprocal is exact, in float32 too (as a subnormal at worst).
-    let factor = T::from_f64_impl(1.0 / scale);
-    Some((Mat::from_fn(x.nrows(), x.ncols(), |i, j| x[(i, j)] * factor), scale))
+    let (factors, scale) = if largest > 0.0 { power_of_two_scaling(largest) } else { ([1.0; 2], 1.0) };
+    let [f, g] = factors.map(T::from_f64_impl);
+    Some((Mat::from_fn(x.nrows(), x.ncols(), |i, j| x[(i, j)] * f * g), scale))
 }
 
 /// Stage 1: `a` (`m × n`, `m ≥ n`) times orthogonal matrices on both sides, in place, so that
@@ -605,6 +605,25 @@ mod tests {
         ours
     }
 
+    /// The values through a band of `b` match those of the float64 copy of `x`; returns them.
+    fn assert_matches_float64<T: RealField + Elem>(x: MatRef<T>, b: usize, what: &str) -> Vec<T> {
+        let ours = banded_singular_values(x, b).unwrap();
+        assert_close(x, &ours, &float64_values(x), what);
+        ours
+    }
+
+    /// The singular values of the float64 copy of `x` by faer's SVD: of the copy times the power
+    /// of two that brings its largest magnitude near 1 (exactly: faer's SVD does not scale, and
+    /// fails on tiny matrices), times that power's inverse.
+    fn float64_values<T: RealField + Elem>(x: MatRef<T>) -> Vec<f64> {
+        let largest = x.norm_max().cast::<f64>();
+        let exponent = if largest > 0.0 { largest.log2().round() as i32 } else { 0 };
+        // In two steps: 2^±exponent alone can overflow to infinity or underflow to zero.
+        let times_power = |v: f64, e: i32| v * 2f64.powi(e / 2) * 2f64.powi(e - e / 2);
+        let x64 = Mat::<f64>::from_fn(x.nrows(), x.ncols(), |i, j| times_power(x[(i, j)].cast(), -exponent));
+        x64.svd().unwrap().S().column_vector().iter().map(|&v| times_power(v, exponent)).collect()
+    }
+
     #[test]
     fn float32_laplacian_has_its_closed_form_values() {
         // The 1-D Laplacian, 2 on the diagonal and ∓1 beside it: σ_k = 2 − 2·cos(kπ/(n + 1)).
@@ -614,6 +633,20 @@ mod tests {
         for beside in [-1.0f32, 1.0] {
             let x = Mat::from_fn(n, n, |i, j| if i == j { 2.0 } else if i.abs_diff(j) == 1 { beside } else { 0.0 });
             assert_close(x.as_ref(), &singular_values_two_stage(x.as_ref()).unwrap().unwrap(), &exact, "laplacian");
+        }
+    }
+
+    #[test]
+    fn tiny_and_huge_matrices() {
+        // Largest magnitudes below 2⁻¹²⁸ (float32) and 2⁻¹⁰²² (float64), where the scaling's
+        // factor lies beyond the type's range, some subnormal, and near overflow.
+        let x = random(530, 520, 23);
+        for scale in [1e-39, 1e-42, 1e36] {
+            let tiny = Mat::from_fn(530, 520, |i, j| (x[(i, j)] * scale) as f32);
+            assert_matches_float64(tiny.as_ref(), band_width(520), &format!("float32 times {scale:e}"));
+        }
+        for scale in [1e-300, 1e-310, 1e300] {
+            assert_matches_float64((&x * scale).as_ref(), band_width(520), &format!("times {scale:e}"));
         }
     }
 
