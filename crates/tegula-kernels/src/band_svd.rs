@@ -505,8 +505,9 @@ fn zero_shift_sweep<T: RealField + Copy>(d: &mut [T], e: &mut [T]) {
     e[last - 1] = h * old_s;
 }
 
-/// `(c, s, r)` with `[c s; −s c]·(f, g) = (r, 0)`, as LAPACK's `lartg`; scaled only when `f`
-/// and `g` lie outside the range where their squares are safe.
+/// `(c, s, r)` with `[c s; −s c]·(f, g) = (r, 0)`, as LAPACK's `lartg`; computed from `f` and
+/// `g` divided by the larger magnitude when they lie outside the range where their squares
+/// are safe (there `1/r` could overflow too).
 fn rotation<T: RealField + Copy>(f: T, g: T) -> (T, T, T) {
     if g == T::zero() {
         return (T::one(), T::zero(), f);
@@ -516,15 +517,11 @@ fn rotation<T: RealField + Copy>(f: T, g: T) -> (T, T, T) {
     }
     let big = if T::abs_impl(&f) > T::abs_impl(&g) { T::abs_impl(&f) } else { T::abs_impl(&g) };
     let safe = big > T::sqrt_min_positive_impl() && big < T::sqrt_max_positive_impl() / T::from_f64_impl(4.0);
-    let r = if safe {
-        T::sqrt_impl(&(f * f + g * g))
-    } else {
-        let (f, g) = (f / big, g / big);
-        big * T::sqrt_impl(&(f * f + g * g))
-    };
+    let (f, g, unit) = if safe { (f, g, T::one()) } else { (f / big, g / big, big) };
+    let r = T::sqrt_impl(&(f * f + g * g));
     let r = if f < T::zero() { -r } else { r };
     let inv = T::one() / r;
-    (f * inv, g * inv, r)
+    (f * inv, g * inv, r * unit)
 }
 
 /// `(σ_max, σ_min)` of `[f g; 0 h]`, as LAPACK's `las2` (no overflow, and `σ_min` to high
@@ -740,6 +737,20 @@ mod tests {
         let faer: Vec<f64> = dense.singular_values().unwrap();
         assert_close(dense.as_ref(), &ours, &faer, "bidiagonal");
         assert_eq!(ours[n - 3..], [0.0; 3]);
+    }
+
+    #[test]
+    fn rotations_of_tiny_and_huge_pairs() {
+        // Outside the range of safe squares (where 1/r overflows for subnormal f and g): 3 : 4
+        // pairs, so c = 0.6 and |s| = 0.8.
+        for (f, g, power) in [(3.0, -4.0, -140), (-3.0, 4.0, -149), (3.0, 4.0, 100), (-3.0, -4.0, -70)] {
+            let (f, g) = ((f * 2f64.powi(power)) as f32, (g * 2f64.powi(power)) as f32);
+            let (c, s, r) = rotation(f, g);
+            let sign = f.signum();
+            for (got, want) in [(c, 0.6), (s, 0.8 * sign * g.signum()), (r / g.abs(), 1.25 * sign)] {
+                assert!((got - want).abs() <= 2.0 * f32::EPSILON, "({f:e}, {g:e}): {got} vs {want}");
+            }
+        }
     }
 
     #[test]
