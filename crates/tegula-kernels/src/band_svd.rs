@@ -621,6 +621,18 @@ mod tests {
         x64.svd().unwrap().S().column_vector().iter().map(|&v| times_power(v, exponent)).collect()
     }
 
+    /// `x` rounded to float32.
+    fn float32(x: &Mat<f64>) -> Mat<f32> {
+        Mat::from_fn(x.nrows(), x.ncols(), |i, j| x[(i, j)] as f32)
+    }
+
+    /// Kahan's `n × n` matrix: upper triangular, 1 on the diagonal and −cos θ above it, row
+    /// `i` times sinⁱ θ.
+    fn kahan(n: usize, theta: f64) -> Mat<f64> {
+        let (c, s) = (theta.cos(), theta.sin());
+        Mat::from_fn(n, n, |i, j| s.powi(i as i32) * if i == j { 1.0 } else if j > i { -c } else { 0.0 })
+    }
+
     #[test]
     fn float32_laplacian_has_its_closed_form_values() {
         // The 1-D Laplacian, 2 on the diagonal and ∓1 beside it: σ_k = 2 − 2·cos(kπ/(n + 1)).
@@ -630,6 +642,44 @@ mod tests {
         for beside in [-1.0f32, 1.0] {
             let x = Mat::from_fn(n, n, |i, j| if i == j { 2.0 } else if i.abs_diff(j) == 1 { beside } else { 0.0 });
             assert_close(x.as_ref(), &singular_values_two_stage(x.as_ref()).unwrap().unwrap(), &exact, "laplacian");
+        }
+    }
+
+    #[test]
+    fn kahan_matrices() {
+        // Graded down to sin⁵⁹⁹ θ: 1e-45 for θ = 1, float32's smallest subnormal; for θ = 0.3
+        // float32's last 500 rows are zero, and float64's last rows subnormal, where faer's SVD
+        // fails: there the reference is LAPACK's largest six (NumPy's `svdvals`).
+        for theta in [1.0, 1.2] {
+            assert_matches_float64(kahan(600, theta).as_ref(), band_width(600), "kahan");
+        }
+        let x = kahan(600, 0.3);
+        let lapack = [24.48609627649204, 0.6307649274112994, 0.17438355142873055, 0.05070678095622446, 0.014922570393298966, 0.004405131325968154];
+        let ours = singular_values_two_stage(x.as_ref()).unwrap().unwrap();
+        assert_close(x.as_ref(), &ours[..6], &lapack, "kahan, subnormal rows");
+        for theta in [0.3, 1.0] {
+            assert_matches_float64(float32(&kahan(600, theta)).as_ref(), band_width(600), "kahan, float32");
+        }
+        assert_matches_float64(float32(&kahan(150, 1.2)).as_ref(), 4, "kahan, float32");
+    }
+
+    #[test]
+    fn graded_matrices() {
+        // Rows, columns or both times powers of two, down to float32's subnormals and zero.
+        let graded = |m, n, seed, exponent: fn(usize, usize) -> i32| {
+            let x = random(m, n, seed);
+            Mat::from_fn(m, n, |i, j| x[(i, j)] * 2f64.powi(exponent(i, j)))
+        };
+        let rows_down = |i: usize, _| -(i as i32) / 4;
+        let rows_up = |i: usize, _| i as i32 / 8 - 40;
+        let columns_down = |_, j: usize| -(j as i32) / 3;
+        let both_down = |i: usize, j: usize| -((i + j) as i32) / 6;
+        for (seed, exponent) in [rows_down, rows_up, columns_down, both_down].into_iter().enumerate() {
+            for (m, n, b) in [(560, 530, band_width(530)), (150, 120, 4), (110, 160, 3)] {
+                let x = graded(m, n, seed as u64 + 20, exponent);
+                assert_matches_float64(x.as_ref(), b, "graded");
+                assert_matches_float64(float32(&x).as_ref(), b, "graded, float32");
+            }
         }
     }
 
@@ -644,6 +694,22 @@ mod tests {
         }
         for scale in [1e-300, 1e-310, 1e300] {
             assert_matches_float64((&x * scale).as_ref(), band_width(520), &format!("times {scale:e}"));
+        }
+    }
+
+    #[test]
+    fn rank_deficient_and_zero_columns_at_two_stage_sizes() {
+        let low_rank = &random(530, 30, 24) * &random(30, 520, 25);
+        let mut zero_columns = random(530, 520, 26);
+        (100..200).chain((300..520).step_by(2)).for_each(|j| zero_columns.col_mut(j).fill(0.0));
+        for (x, rank) in [(low_rank, 30), (zero_columns, 310)] {
+            let b = band_width(520);
+            let values = assert_matches_float64(x.as_ref(), b, "rank deficient");
+            let tol = tolerance(x.as_ref(), values[0]);
+            assert!(values[..rank].iter().all(|&v| v > tol) && values[rank..].iter().all(|&v| v <= tol), "rank {rank}");
+            let values = assert_matches_float64(float32(&x).as_ref(), b, "rank deficient, float32");
+            let tol = tolerance(float32(&x).as_ref(), values[0] as f64) as f32;
+            assert!(values[..rank].iter().all(|&v| v > tol) && values[rank..].iter().all(|&v| v <= tol), "rank {rank}, float32");
         }
     }
 
