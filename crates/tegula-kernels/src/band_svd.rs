@@ -9,6 +9,7 @@
 //! `n·eps·σ_max`.
 
 use crate::element::Elem;
+use crate::scaling::power_of_two_scaling;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::householder as hh;
 use faer::linalg::qr::no_pivoting::factor::{qr_in_place, qr_in_place_scratch};
@@ -80,10 +81,9 @@ fn tall_scaled_copy<T: RealField + Elem>(x: MatRef<T>) -> Option<(Mat<T>, f64)> 
             largest = largest.max(v.abs());
         }
     }
-    let scale = if largest > 0.0 { 2f64.powi(largest.log2().floor() as i32) } else { 1.0 };
-    // A power of two's reciprocal is exact, in float32 too (as a subnormal at worst).
-    let factor = T::from_f64_impl(1.0 / scale);
-    Some((Mat::from_fn(x.nrows(), x.ncols(), |i, j| x[(i, j)] * factor), scale))
+    let (factors, scale) = if largest > 0.0 { power_of_two_scaling(largest) } else { ([1.0; 2], 1.0) };
+    let [f, g] = factors.map(T::from_f64_impl);
+    Some((Mat::from_fn(x.nrows(), x.ncols(), |i, j| x[(i, j)] * f * g), scale))
 }
 
 /// Stage 1: `a` (`m × n`, `m ≥ n`) times orthogonal matrices on both sides, in place, so that
@@ -318,23 +318,39 @@ impl<T: RealField + Copy> Band<T> {
 
 /// The Householder reflector `I − τ·v·vᵀ` (`v₀ = 1`) that maps `x` to `(β, 0, …, 0)`, as
 /// LAPACK's `larfg`: `x` is replaced by `v`; returns `(τ, β)`. `τ = 0` (the identity) when
-/// `x` is already of that form.
+/// `x` is already of that form. Computed from `x` divided by its largest magnitude: the band
+/// holds many tiny elements (float32's most of all), whose squares would underflow, and a `τ`
+/// off by more than rounding leaves the reflector not orthogonal, an error as large as the
+/// rows it is then applied to.
 #[inline(always)]
 fn reflector<T: RealField + Copy>(x: &mut [T]) -> (T, T) {
     let alpha = x[0];
-    let tail = dot(&x[1..], &x[1..]);
-    if tail == T::zero() {
+    let tail_largest = largest_magnitude(&x[1..]);
+    if tail_largest == T::zero() {
         x[0] = T::one();
         return (T::zero(), alpha);
     }
-    let norm = T::sqrt_impl(&(alpha * alpha + tail));
+    let abs_alpha = T::abs_impl(&alpha);
+    let largest = if abs_alpha > tail_largest { abs_alpha } else { tail_largest };
+    for x in x.iter_mut() {
+        *x /= largest;
+    }
+    let alpha = x[0];
+    let norm = T::sqrt_impl(&(alpha * alpha + dot(&x[1..], &x[1..])));
     let beta = if alpha > T::zero() { -norm } else { norm };
+    // |alpha − beta| ≥ norm ≥ 1: the reciprocal is finite and at most 1.
     let scale = T::one() / (alpha - beta);
     x[0] = T::one();
     for x in &mut x[1..] {
         *x *= scale;
     }
-    ((beta - alpha) / beta, beta)
+    ((beta - alpha) / beta, beta * largest)
+}
+
+/// The largest `|aᵢ|`.
+#[inline(always)]
+fn largest_magnitude<T: RealField + Copy>(a: &[T]) -> T {
+    a.iter().fold(T::zero(), |m, x| if T::abs_impl(x) > m { T::abs_impl(x) } else { m })
 }
 
 /// `Σ aᵢ·bᵢ` with eight running sums, so that it vectorises (the same order of operations, so
@@ -489,8 +505,9 @@ fn zero_shift_sweep<T: RealField + Copy>(d: &mut [T], e: &mut [T]) {
     e[last - 1] = h * old_s;
 }
 
-/// `(c, s, r)` with `[c s; −s c]·(f, g) = (r, 0)`, as LAPACK's `lartg`; scaled only when `f`
-/// and `g` lie outside the range where their squares are safe.
+/// `(c, s, r)` with `[c s; −s c]·(f, g) = (r, 0)`, as LAPACK's `lartg`; computed from `f` and
+/// `g` divided by the larger magnitude when they lie outside the range where their squares
+/// are safe (there `1/r` could overflow too).
 fn rotation<T: RealField + Copy>(f: T, g: T) -> (T, T, T) {
     if g == T::zero() {
         return (T::one(), T::zero(), f);
@@ -500,15 +517,11 @@ fn rotation<T: RealField + Copy>(f: T, g: T) -> (T, T, T) {
     }
     let big = if T::abs_impl(&f) > T::abs_impl(&g) { T::abs_impl(&f) } else { T::abs_impl(&g) };
     let safe = big > T::sqrt_min_positive_impl() && big < T::sqrt_max_positive_impl() / T::from_f64_impl(4.0);
-    let r = if safe {
-        T::sqrt_impl(&(f * f + g * g))
-    } else {
-        let (f, g) = (f / big, g / big);
-        big * T::sqrt_impl(&(f * f + g * g))
-    };
+    let (f, g, unit) = if safe { (f, g, T::one()) } else { (f / big, g / big, big) };
+    let r = T::sqrt_impl(&(f * f + g * g));
     let r = if f < T::zero() { -r } else { r };
     let inv = T::one() / r;
-    (f * inv, g * inv, r)
+    (f * inv, g * inv, r * unit)
 }
 
 /// `(σ_max, σ_min)` of `[f g; 0 h]`, as LAPACK's `las2` (no overflow, and `σ_min` to high
@@ -566,9 +579,9 @@ mod tests {
         })
     }
 
-    /// `20·max(m, n)·eps·σ_max`: the absolute error LAPACK's accuracy allows.
+    /// `10·max(m, n)·eps·σ_max`: the absolute error LAPACK's accuracy allows.
     fn tolerance<T: RealField + Elem>(x: MatRef<T>, largest: f64) -> f64 {
-        20.0 * x.nrows().max(x.ncols()) as f64 * T::epsilon_impl().cast::<f64>() * largest
+        10.0 * x.nrows().max(x.ncols()) as f64 * T::epsilon_impl().cast::<f64>() * largest
     }
 
     /// Every value within [`tolerance`] of `expected`'s.
@@ -587,6 +600,117 @@ mod tests {
         let faer: Vec<f64> = x.singular_values().unwrap().iter().map(|v| v.cast()).collect();
         assert_close(x, &ours, &faer, &format!("b={b}"));
         ours
+    }
+
+    /// The values through a band of `b` match those of the float64 copy of `x`; returns them.
+    fn assert_matches_float64<T: RealField + Elem>(x: MatRef<T>, b: usize, what: &str) -> Vec<T> {
+        let ours = banded_singular_values(x, b).unwrap();
+        assert_close(x, &ours, &float64_values(x), what);
+        ours
+    }
+
+    /// The singular values of the float64 copy of `x` by faer's SVD: of the copy times the power
+    /// of two that brings its largest magnitude near 1 (exactly: faer's SVD does not scale, and
+    /// fails on tiny matrices), times that power's inverse.
+    fn float64_values<T: RealField + Elem>(x: MatRef<T>) -> Vec<f64> {
+        let largest = x.norm_max().cast::<f64>();
+        let exponent = if largest > 0.0 { largest.log2().round() as i32 } else { 0 };
+        // In two steps: 2^±exponent alone can overflow to infinity or underflow to zero.
+        let times_power = |v: f64, e: i32| v * 2f64.powi(e / 2) * 2f64.powi(e - e / 2);
+        let x64 = Mat::<f64>::from_fn(x.nrows(), x.ncols(), |i, j| times_power(x[(i, j)].cast(), -exponent));
+        x64.svd().unwrap().S().column_vector().iter().map(|&v| times_power(v, exponent)).collect()
+    }
+
+    /// `x` rounded to float32.
+    fn float32(x: &Mat<f64>) -> Mat<f32> {
+        Mat::from_fn(x.nrows(), x.ncols(), |i, j| x[(i, j)] as f32)
+    }
+
+    /// Kahan's `n × n` matrix: upper triangular, 1 on the diagonal and −cos θ above it, row
+    /// `i` times sinⁱ θ.
+    fn kahan(n: usize, theta: f64) -> Mat<f64> {
+        let (c, s) = (theta.cos(), theta.sin());
+        Mat::from_fn(n, n, |i, j| s.powi(i as i32) * if i == j { 1.0 } else if j > i { -c } else { 0.0 })
+    }
+
+    #[test]
+    fn float32_laplacian_has_its_closed_form_values() {
+        // The 1-D Laplacian, 2 on the diagonal and ∓1 beside it: σ_k = 2 − 2·cos(kπ/(n + 1)).
+        // Its band after stage 1 holds many tiny elements, whose squares underflow in float32.
+        let n = 700;
+        let exact: Vec<f64> = (1..=n).rev().map(|k| 2.0 - 2.0 * (k as f64 * std::f64::consts::PI / (n + 1) as f64).cos()).collect();
+        for beside in [-1.0f32, 1.0] {
+            let x = Mat::from_fn(n, n, |i, j| if i == j { 2.0 } else if i.abs_diff(j) == 1 { beside } else { 0.0 });
+            assert_close(x.as_ref(), &singular_values_two_stage(x.as_ref()).unwrap().unwrap(), &exact, "laplacian");
+        }
+    }
+
+    #[test]
+    fn kahan_matrices() {
+        // Graded down to sin⁵⁹⁹ θ: 1e-45 for θ = 1, float32's smallest subnormal; for θ = 0.3
+        // float32's last 500 rows are zero, and float64's last rows subnormal, where faer's SVD
+        // fails: there the reference is LAPACK's largest six (NumPy's `svdvals`).
+        for theta in [1.0, 1.2] {
+            assert_matches_float64(kahan(600, theta).as_ref(), band_width(600), "kahan");
+        }
+        let x = kahan(600, 0.3);
+        let lapack = [24.48609627649204, 0.6307649274112994, 0.17438355142873055, 0.05070678095622446, 0.014922570393298966, 0.004405131325968154];
+        let ours = singular_values_two_stage(x.as_ref()).unwrap().unwrap();
+        assert_close(x.as_ref(), &ours[..6], &lapack, "kahan, subnormal rows");
+        for theta in [0.3, 1.0] {
+            assert_matches_float64(float32(&kahan(600, theta)).as_ref(), band_width(600), "kahan, float32");
+        }
+        assert_matches_float64(float32(&kahan(150, 1.2)).as_ref(), 4, "kahan, float32");
+    }
+
+    #[test]
+    fn graded_matrices() {
+        // Rows, columns or both times powers of two, down to float32's subnormals and zero.
+        let graded = |m, n, seed, exponent: fn(usize, usize) -> i32| {
+            let x = random(m, n, seed);
+            Mat::from_fn(m, n, |i, j| x[(i, j)] * 2f64.powi(exponent(i, j)))
+        };
+        let rows_down = |i: usize, _| -(i as i32) / 4;
+        let rows_up = |i: usize, _| i as i32 / 8 - 40;
+        let columns_down = |_, j: usize| -(j as i32) / 3;
+        let both_down = |i: usize, j: usize| -((i + j) as i32) / 6;
+        for (seed, exponent) in [rows_down, rows_up, columns_down, both_down].into_iter().enumerate() {
+            for (m, n, b) in [(560, 530, band_width(530)), (150, 120, 4), (110, 160, 3)] {
+                let x = graded(m, n, seed as u64 + 20, exponent);
+                assert_matches_float64(x.as_ref(), b, "graded");
+                assert_matches_float64(float32(&x).as_ref(), b, "graded, float32");
+            }
+        }
+    }
+
+    #[test]
+    fn tiny_and_huge_matrices() {
+        // Largest magnitudes below 2⁻¹²⁸ (float32) and 2⁻¹⁰²² (float64), where the scaling's
+        // factor lies beyond the type's range, some subnormal, and near overflow.
+        let x = random(530, 520, 23);
+        for scale in [1e-39, 1e-42, 1e36] {
+            let tiny = Mat::from_fn(530, 520, |i, j| (x[(i, j)] * scale) as f32);
+            assert_matches_float64(tiny.as_ref(), band_width(520), &format!("float32 times {scale:e}"));
+        }
+        for scale in [1e-300, 1e-310, 1e300] {
+            assert_matches_float64((&x * scale).as_ref(), band_width(520), &format!("times {scale:e}"));
+        }
+    }
+
+    #[test]
+    fn rank_deficient_and_zero_columns_at_two_stage_sizes() {
+        let low_rank = &random(530, 30, 24) * &random(30, 520, 25);
+        let mut zero_columns = random(530, 520, 26);
+        (100..200).chain((300..520).step_by(2)).for_each(|j| zero_columns.col_mut(j).fill(0.0));
+        for (x, rank) in [(low_rank, 30), (zero_columns, 310)] {
+            let b = band_width(520);
+            let values = assert_matches_float64(x.as_ref(), b, "rank deficient");
+            let tol = tolerance(x.as_ref(), values[0]);
+            assert!(values[..rank].iter().all(|&v| v > tol) && values[rank..].iter().all(|&v| v <= tol), "rank {rank}");
+            let values = assert_matches_float64(float32(&x).as_ref(), b, "rank deficient, float32");
+            let tol = tolerance(float32(&x).as_ref(), values[0] as f64) as f32;
+            assert!(values[..rank].iter().all(|&v| v > tol) && values[rank..].iter().all(|&v| v <= tol), "rank {rank}, float32");
+        }
     }
 
     #[test]
@@ -679,6 +803,20 @@ mod tests {
         let faer: Vec<f64> = dense.singular_values().unwrap();
         assert_close(dense.as_ref(), &ours, &faer, "bidiagonal");
         assert_eq!(ours[n - 3..], [0.0; 3]);
+    }
+
+    #[test]
+    fn rotations_of_tiny_and_huge_pairs() {
+        // Outside the range of safe squares (where 1/r overflows for subnormal f and g): 3 : 4
+        // pairs, so c = 0.6 and |s| = 0.8.
+        for (f, g, power) in [(3.0, -4.0, -140), (-3.0, 4.0, -149), (3.0, 4.0, 100), (-3.0, -4.0, -70)] {
+            let (f, g) = ((f * 2f64.powi(power)) as f32, (g * 2f64.powi(power)) as f32);
+            let (c, s, r) = rotation(f, g);
+            let sign = f.signum();
+            for (got, want) in [(c, 0.6), (s, 0.8 * sign * g.signum()), (r / g.abs(), 1.25 * sign)] {
+                assert!((got - want).abs() <= 2.0 * f32::EPSILON, "({f:e}, {g:e}): {got} vs {want}");
+            }
+        }
     }
 
     #[test]

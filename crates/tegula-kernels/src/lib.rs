@@ -45,6 +45,7 @@ mod rejection;
 mod row_major;
 pub mod run;
 pub mod scan;
+mod scaling;
 mod select;
 mod shifted_moments;
 pub mod sort;

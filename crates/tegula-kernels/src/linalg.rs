@@ -8,6 +8,7 @@ use crate::chunk::{Block, Chunk, Wrap};
 use crate::element::{Elem, C128, C64};
 use crate::field::Field;
 use crate::row_major::{banded_copy, rows};
+use crate::scaling::power_of_two_scaling;
 use crate::panel_cholesky::{cholesky_panel, cholesky_update};
 use crate::panel_lu::{lu_update, panel_lu};
 use crate::tall_qr::{tall_q_times, tall_r};
@@ -316,10 +317,9 @@ pub(crate) fn scaled<T: Field>(x: MatRef<T>) -> (Mat<T>, f64) {
     if !(largest.is_finite() && largest > 0.0) {
         return (x.to_owned(), 1.0);
     }
-    let scale = 2f64.powi(largest.log2().floor() as i32);
-    // A power of two's reciprocal is exact, in float32 too (as a subnormal at worst).
-    let factor = T::from_f64(1.0 / scale);
-    (Mat::from_fn(x.nrows(), x.ncols(), |r, c| x[(r, c)] * factor), scale)
+    let (factors, scale) = power_of_two_scaling(largest);
+    let [f, g] = factors.map(T::from_f64);
+    (Mat::from_fn(x.nrows(), x.ncols(), |r, c| x[(r, c)] * f * g), scale)
 }
 
 pub(crate) fn not_converged() -> tegula_core::TegulaError {
@@ -446,4 +446,42 @@ fn pinv<T: Field>(x: MatRef<T>, rtol: Option<f64>) -> Result<Vec<T>> {
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `2^exponent`, in two steps (`powi` computes `2⁻ᵏ` as `1 / 2ᵏ`, which overflows for a
+    /// subnormal result).
+    fn two_to_the(exponent: i32) -> f64 {
+        2f64.powi(exponent / 2) * 2f64.powi(exponent - exponent / 2)
+    }
+
+    /// A symmetric `n × n` matrix of integers in `[−8, 8]`, times `2^exponent` (exact down to
+    /// `2⁻¹⁴⁶` in float32 and `2⁻¹⁰⁷¹` in float64, subnormal as it is there).
+    fn integers<T: Field>(n: usize, exponent: i32) -> Mat<T> {
+        Mat::from_fn(n, n, |i, j| T::from_f64(((((i + j) * 7 + i * j % 5) % 17) as f64 - 8.0) * two_to_the(exponent)))
+    }
+
+    /// The singular values and eigenvalues of the integer matrix times `2^exponent` are its own
+    /// times that power, rounded once: the scaling is exact, also where the power's
+    /// reciprocal lies past the type's range. Below and above the two-stage SVD's threshold.
+    fn assert_values_scale_exactly<T: Field<R = T>>(exponent: i32) {
+        let times_power = |values: Vec<T>| values.into_iter().map(|v| T::from_f64(v.cast::<f64>() * two_to_the(exponent))).collect::<Vec<T>>();
+        for n in [40, 520] {
+            let (x, tiny) = (integers::<T>(n, 0), integers::<T>(n, exponent));
+            assert_eq!(singular_values(tiny.as_ref()).unwrap(), times_power(singular_values(x.as_ref()).unwrap()), "{n} × {n}, 2^{exponent}");
+            assert_eq!(eigvalsh(tiny.as_ref()).unwrap(), times_power(eigvalsh(x.as_ref()).unwrap()), "{n} × {n}, 2^{exponent}");
+        }
+    }
+
+    #[test]
+    fn matrices_below_the_scaling_range_scale_exactly() {
+        // Largest magnitudes below 2⁻¹²⁸ (float32) and 2⁻¹⁰²² (float64), and far above 1.
+        crate::field::fixed_splits();
+        assert_values_scale_exactly::<f32>(-140);
+        assert_values_scale_exactly::<f64>(-1066);
+        assert_values_scale_exactly::<f32>(100);
+    }
 }
