@@ -56,7 +56,11 @@ fn banded_singular_values<T: RealField + Elem>(x: MatRef<T>, b: usize) -> Result
     let (mut d, mut e) = Band::from_upper(a.as_ref(), b).bidiagonal();
     bidiagonal_singular_values(&mut d, &mut e)?;
     let mut values: Vec<T> = d.into_iter().map(|v| T::abs_impl(&v) * T::from_f64_impl(scale)).collect();
-    values.sort_by(|p, q| q.partial_cmp(p).expect("finite singular values"));
+    // A NaN (none should come of finite input) is the error NumPy gives, not a panic.
+    if values.iter().any(|v| v.partial_cmp(v).is_none()) {
+        return Err(not_converged());
+    }
+    values.sort_by(|p, q| q.partial_cmp(p).unwrap_or(std::cmp::Ordering::Equal));
     Ok(values)
 }
 
