@@ -451,12 +451,7 @@ fn pinv<T: Field>(x: MatRef<T>, rtol: Option<f64>) -> Result<Vec<T>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// `2^exponent`, in two steps (`powi` computes `2⁻ᵏ` as `1 / 2ᵏ`, which overflows for a
-    /// subnormal result).
-    fn two_to_the(exponent: i32) -> f64 {
-        2f64.powi(exponent / 2) * 2f64.powi(exponent - exponent / 2)
-    }
+    use crate::scaling::two_to_the;
 
     /// A symmetric `n × n` matrix of integers in `[−8, 8]`, times `2^exponent` (exact down to
     /// `2⁻¹⁴⁶` in float32 and `2⁻¹⁰⁷¹` in float64, subnormal as it is there).

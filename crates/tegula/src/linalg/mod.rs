@@ -27,7 +27,7 @@ mod tiles;
 mod tsqr;
 
 use crate::array::Array;
-use stacks::each_matrix;
+use stacks::{each_matrix, each_matrix_one};
 use tegula_core::{Result, UnaryOp};
 
 pub use least_squares::Lstsq;
@@ -82,7 +82,7 @@ impl Linalg {
     /// one whole matrix per task.
     pub fn cholesky(&self, x: &Array, upper: bool) -> Result<Array> {
         match self.tile_of(x) {
-            Some(_) if x.ndim() > 2 => first(each_matrix(&[x], |m| Ok(vec![self.cholesky(&m[0], upper)?]))),
+            Some(_) if x.ndim() > 2 => each_matrix_one(&[x], |m| self.cholesky(&m[0], upper)),
             Some(tile) => tiled_cholesky::tiled_cholesky(x, upper, tile),
             None => x.linalg(LinalgOp::Cholesky { upper }, &[]),
         }
@@ -95,9 +95,7 @@ impl Linalg {
     /// its own, `b` with the same stack axes); else one whole matrix per task.
     pub fn solve_triangular(&self, t: &Array, b: &Array, lower: bool, unit_diagonal: bool) -> Result<Array> {
         match self.tile_of(t) {
-            Some(_) if same_stack(t, b) => {
-                return first(each_matrix(&[t, b], |m| Ok(vec![self.solve_triangular(&m[0], &m[1], lower, unit_diagonal)?])));
-            }
+            Some(_) if same_stack(t, b) => return each_matrix_one(&[t, b], |m| self.solve_triangular(&m[0], &m[1], lower, unit_diagonal)),
             Some(tile) if t.ndim() == 2 && b.ndim() == 2 => return tiled_triangular::tiled_solve_triangular(t, b, lower, unit_diagonal, tile),
             _ => {}
         }
@@ -122,7 +120,7 @@ impl Linalg {
     /// exactly zero pivot) is NumPy's `LinAlgError` when computed.
     pub fn solve(&self, a: &Array, b: &Array) -> Result<Array> {
         match self.tile_of(a) {
-            Some(_) if same_stack(a, b) => first(each_matrix(&[a, b], |m| Ok(vec![self.solve(&m[0], &m[1])?]))),
+            Some(_) if same_stack(a, b) => each_matrix_one(&[a, b], |m| self.solve(&m[0], &m[1])),
             Some(tile) if a.ndim() == 2 && b.ndim() == 2 => tiled_lu::tiled_solve(a, b, tile),
             _ => a.linalg(LinalgOp::Solve, &[b]),
         }
@@ -132,7 +130,7 @@ impl Linalg {
     /// `b`) where `x`'s matrices are bigger than `whole_matrix_bytes` in several blocks.
     pub fn inv(&self, x: &Array) -> Result<Array> {
         match self.tile_of(x) {
-            Some(_) if x.ndim() > 2 => first(each_matrix(&[x], |m| Ok(vec![self.inv(&m[0])?]))),
+            Some(_) if x.ndim() > 2 => each_matrix_one(&[x], |m| self.inv(&m[0])),
             Some(tile) => tiled_lu::tiled_inv(x, tile),
             None => x.linalg(LinalgOp::Inv, &[]),
         }
@@ -143,7 +141,7 @@ impl Linalg {
     /// `whole_matrix_bytes` in several blocks.
     pub fn det(&self, x: &Array) -> Result<Array> {
         match self.tile_of(x) {
-            Some(_) if x.ndim() > 2 => first(each_matrix(&[x], |m| Ok(vec![self.det(&m[0])?]))),
+            Some(_) if x.ndim() > 2 => each_matrix_one(&[x], |m| self.det(&m[0])),
             Some(tile) => tiled_lu::tiled_det(x, tile),
             None => x.linalg(LinalgOp::Det, &[]),
         }
@@ -211,11 +209,6 @@ impl Linalg {
 /// Whether `b` is a stack of matrices (more than one) with `a`'s stack axes.
 fn same_stack(a: &Array, b: &Array) -> bool {
     a.ndim() > 2 && b.ndim() == a.ndim() && a.shape()[..a.ndim() - 2] == b.shape()[..b.ndim() - 2]
-}
-
-/// The first of `results`.
-fn first(results: Result<Vec<Array>>) -> Result<Array> {
-    results.map(|mut r| r.swap_remove(0))
 }
 
 /// Whether `x` is one matrix taller than wide in several row blocks.

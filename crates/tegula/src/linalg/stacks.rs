@@ -4,21 +4,20 @@
 
 use crate::array::Array;
 use crate::ops::IndexItem;
-use tegula_core::Result;
+use tegula_core::{grid, Result};
 
 /// `each(matrices)` for the matrices at every index of the stack axes of `stacks` (all with
 /// the same stack axes), its results stacked back: result `o` has the stack axes, then the
 /// axes of `each`'s result `o`. The stack must not be empty.
 pub(super) fn each_matrix(stacks: &[&Array], each: impl Fn(&[Array]) -> Result<Vec<Array>>) -> Result<Vec<Array>> {
     let stack_shape = &stacks[0].shape()[..stacks[0].ndim() - 2];
-    let count: usize = stack_shape.iter().product();
     let mut per_output: Vec<Vec<Array>> = Vec::new();
-    for flat in 0..count {
-        let index: Vec<IndexItem> = unravel(flat, stack_shape).into_iter().map(|i| IndexItem::Int(i as i64)).collect();
+    for index in grid::block_indices(stack_shape) {
+        let index: Vec<IndexItem> = index.into_iter().map(|i| IndexItem::Int(i as i64)).collect();
         let matrices = stacks.iter().map(|s| s.index(&index)).collect::<Result<Vec<_>>>()?;
         for (o, result) in each(&matrices)?.into_iter().enumerate() {
             if per_output.len() <= o {
-                per_output.push(Vec::with_capacity(count));
+                per_output.push(Vec::new());
             }
             per_output[o].push(result);
         }
@@ -33,25 +32,8 @@ pub(super) fn each_matrix(stacks: &[&Array], each: impl Fn(&[Array]) -> Result<V
         .collect()
 }
 
-/// The C-order index of the `flat`th element of an array of `shape`.
-fn unravel(mut flat: usize, shape: &[usize]) -> Vec<usize> {
-    let mut index = vec![0; shape.len()];
-    for (i, &d) in shape.iter().enumerate().rev() {
-        index[i] = flat % d;
-        flat /= d;
-    }
-    index
-}
-
-#[cfg(test)]
-mod tests {
-    use super::unravel;
-
-    #[test]
-    fn unravel_counts_in_c_order() {
-        assert_eq!(unravel(0, &[2, 3]), vec![0, 0]);
-        assert_eq!(unravel(4, &[2, 3]), vec![1, 1]);
-        assert_eq!(unravel(5, &[2, 3]), vec![1, 2]);
-        assert_eq!(unravel(0, &[]), Vec::<usize>::new());
-    }
+/// [`each_matrix`] of a function with one result.
+pub(super) fn each_matrix_one(stacks: &[&Array], each: impl Fn(&[Array]) -> Result<Array>) -> Result<Array> {
+    let mut stacked = each_matrix(stacks, |m| Ok(vec![each(m)?]))?;
+    Ok(stacked.swap_remove(0))
 }
