@@ -167,6 +167,18 @@ impl LinalgOp {
         }
     }
 
+    /// The input a step of a factorisation by panels updates, its result taking that block's
+    /// place: on a cluster the step runs where that block is (owner computes, as in
+    /// ScaLAPACK), so only the panels it reads move.
+    pub fn updated_input(self) -> Option<usize> {
+        match self {
+            LinalgOp::PanelLu { .. } | LinalgOp::CholeskyPanel { .. } => Some(0),
+            LinalgOp::CholeskyUpdate => Some(1),
+            LinalgOp::LuUpdate => Some(2),
+            _ => None,
+        }
+    }
+
     fn needs_square(self) -> bool {
         use LinalgOp::*;
         matches!(self, Cholesky { .. } | Inv | Solve | SolveTriangular { .. } | Det | Slogdet { .. } | Eigh { .. } | Eig { .. })

@@ -17,7 +17,7 @@ use crate::graph::{TaskGraph, TaskId};
 use crate::memory::added_bytes;
 use serde::Serialize;
 use std::collections::HashMap;
-use tegula_core::{Result, TegulaError};
+use tegula_core::{IoOp, KernelOp, Result, TaskOp, TegulaError};
 
 /// Where things run: a node for each fragment, and for each given block.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,7 +100,7 @@ pub fn check_nodes_fit(graph: &TaskGraph, cuts: &[FragmentCut], needs: &[usize],
 /// Places `cuts` (in plan order) on `nodes` nodes.
 pub fn place(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> Placement {
     let nodes = nodes.max(1);
-    let given_node = block_cyclic(graph, cuts, nodes);
+    let given_node = tiled_2d(graph, block_cyclic(graph, cuts, nodes), nodes);
     let mut state = Cluster::new(nodes);
     for (&t, &n) in &given_node {
         state.hold(t, n, graph.tasks[t].nbytes());
@@ -108,17 +108,39 @@ pub fn place(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> Placement
     let group = subtrees(graph, cuts, nodes);
     let members = tree_members(&group);
     let mut group_node: HashMap<usize, Option<usize>> = HashMap::new();
-    let fragment_node = (0..cuts.len())
+    let fragment_node: Vec<usize> = (0..cuts.len())
         .map(|k| {
-            let whole = group[k].and_then(|g| *group_node.entry(g).or_insert_with(|| state.whole_node(graph, cuts, &members[&g])));
-            let node = whole.unwrap_or_else(|| state.best_node(graph, &cuts[k]));
+            // A step of a factorisation alone in its group runs where the block it updates is.
+            let alone = group[k].is_none_or(|g| members[&g].len() == 1);
+            let owner = alone.then(|| state.owner(graph, &cuts[k])).flatten();
+            let whole = || group[k].and_then(|g| *group_node.entry(g).or_insert_with(|| state.whole_node(graph, cuts, &members[&g])));
+            let node = owner.or_else(whole).unwrap_or_else(|| state.best_node(graph, &cuts[k]));
             state.run(graph, &cuts[k], node);
             node
         })
         .collect();
     let mut trees: Vec<Vec<usize>> = members.into_iter().filter(|(g, m)| m.len() > 1 && group_node[g].is_some()).map(|(_, m)| m).collect();
     trees.sort_unstable_by_key(|m| m.last().copied());
+    let given_node = given_where_first_read(cuts, &fragment_node, given_node);
     Placement { nodes, fragment_node, given_node, trees }
+}
+
+/// `given_node` with each given block moved to the node of the first fragment reading it:
+/// the caller sends a block to any node at the same cost, and fragments were placed knowing
+/// where blocks were dealt, so a block moves only where its first reader did not follow it
+/// (a column of tiles dealt over a grid of nodes, gathered on one of them).
+fn given_where_first_read(cuts: &[FragmentCut], fragment_node: &[usize], mut given_node: HashMap<TaskId, usize>) -> HashMap<TaskId, usize> {
+    let mut moved = std::collections::HashSet::new();
+    for (cut, &node) in cuts.iter().zip(fragment_node) {
+        for i in &cut.inputs {
+            if let Some(at) = given_node.get_mut(i) {
+                if moved.insert(*i) {
+                    *at = node;
+                }
+            }
+        }
+    }
+    given_node
 }
 
 /// How fragments are placed: tegula's own placement (`place`), or the block-cyclic baseline
@@ -195,16 +217,44 @@ fn subtrees(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> Vec<Option
         }
     }
     let share = own.iter().sum::<usize>() / (2 * nodes);
+    let ready = ready_depths(cuts, &parent);
     let mut group: Vec<Option<usize>> = vec![None; cuts.len()];
+    // The latest of its members' `ready` depths, for each group's head.
+    let mut latest: HashMap<usize, usize> = HashMap::new();
     for k in (0..cuts.len()).rev() {
-        // A parent outside every group holds more than a share: `k` may head a group.
-        group[k] = match parent[k].and_then(|p| group[p]) {
-            Some(g) => Some(g),
-            None => (work[k] <= share).then_some(k),
-        };
+        // A parent outside every group holds more than a share: `k` may head a group. A
+        // fragment that could start before a member of its parent's group joins no group
+        // with it: run as one, its work would wait for that member's inputs (the chain of
+        // updates of a factorisation's column, each waiting for another panel).
+        let joined = parent[k].and_then(|p| group[p]).filter(|g| ready[k] >= latest[g]);
+        group[k] = joined.or_else(|| (work[k] <= share).then_some(k));
+        if let Some(g) = group[k] {
+            let l = latest.entry(g).or_default();
+            *l = (*l).max(ready[k]);
+        }
     }
     crate::ranges::join_ranges(graph, cuts, &parent, &work, share, nodes, &mut group);
     group
+}
+
+/// For each fragment, how deep in the plan the blocks it reads from outside its own children
+/// are made: the longest chain of fragments behind any of them (0: blocks the caller gives,
+/// or none). Fragments of equal depth can run side by side.
+fn ready_depths(cuts: &[FragmentCut], parent: &[Option<usize>]) -> Vec<usize> {
+    let mut made_by: HashMap<TaskId, usize> = HashMap::new();
+    let mut depth = vec![0; cuts.len()];
+    let mut ready = vec![0; cuts.len()];
+    for (k, cut) in cuts.iter().enumerate() {
+        for i in &cut.inputs {
+            let Some(&from) = made_by.get(i) else { continue };
+            depth[k] = depth[k].max(depth[from] + 1);
+            if parent[from] != Some(k) {
+                ready[k] = ready[k].max(depth[from] + 1);
+            }
+        }
+        made_by.extend(cut.outputs.iter().map(|&t| (t, k)));
+    }
+    ready
 }
 
 /// The fragment reading all of each fragment's blocks, when there is exactly one and the
@@ -264,6 +314,47 @@ fn block_cyclic(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> HashMa
     given.into_iter().enumerate().map(|(k, t)| (t, k % nodes)).collect()
 }
 
+/// `dealt` (the given blocks dealt round the nodes) with each matrix's blocks laid out as
+/// ScaLAPACK lays a matrix out instead, over the squarest grid of `pr` × `pc` nodes: block
+/// `(i, j)` on grid row `i mod pr` and column `j mod pc` (from the node its first block was
+/// dealt to). The blocks a step of a factorisation or a product reads along a row or a column
+/// of blocks then lie on `pc` or `pr` nodes, not on all of them. A matrix with fewer rows or
+/// columns of blocks than the grid keeps its dealing, which uses every node.
+fn tiled_2d(graph: &TaskGraph, mut dealt: HashMap<TaskId, usize>, nodes: usize) -> HashMap<TaskId, usize> {
+    let pr = (1..=nodes.isqrt()).rev().find(|d| nodes % d == 0).unwrap_or(1);
+    let pc = nodes / pr;
+    if pr == 1 {
+        return dealt;
+    }
+    let mut matrices: HashMap<u64, Vec<(TaskId, usize, usize)>> = HashMap::new();
+    for &t in dealt.keys() {
+        if let TaskOp::Io(IoOp::Load { resource, region }) = &graph.tasks[t].op {
+            if let [(row, _), (column, _)] = region[..] {
+                matrices.entry(*resource).or_default().push((t, row, column));
+            }
+        }
+    }
+    for blocks in matrices.values() {
+        // Each block's row and column of blocks: the rank of its start among the starts.
+        let rank = |starts: Vec<usize>| -> HashMap<usize, usize> {
+            let mut starts = starts;
+            starts.sort_unstable();
+            starts.dedup();
+            starts.into_iter().enumerate().map(|(k, s)| (s, k)).collect()
+        };
+        let rows = rank(blocks.iter().map(|b| b.1).collect());
+        let columns = rank(blocks.iter().map(|b| b.2).collect());
+        if rows.len() < pr || columns.len() < pc {
+            continue;
+        }
+        let first = blocks.iter().min_by_key(|b| (b.1, b.2)).map_or(0, |b| dealt[&b.0]);
+        for &(t, row, column) in blocks {
+            dealt.insert(t, (first + (rows[&row] % pr) * pc + columns[&column] % pc) % nodes);
+        }
+    }
+    dealt
+}
+
 /// The loads a placement puts on each node, kept while fragments are placed.
 struct Cluster {
     held: Vec<usize>,
@@ -294,6 +385,21 @@ impl Cluster {
             .collect()
     }
 
+    /// Where the block a step of a factorisation in `cut` updates lies (`LinalgOp::updated_input`,
+    /// through the views of it the fragment takes): the step runs there.
+    fn owner(&self, graph: &TaskGraph, cut: &FragmentCut) -> Option<usize> {
+        let inside: std::collections::HashSet<TaskId> = cut.tasks.iter().copied().collect();
+        cut.tasks.iter().find_map(|&t| {
+            let TaskOp::Kernel(KernelOp::Linalg { op }) = graph.tasks[t].op else { return None };
+            let mut block = *graph.tasks[t].inputs.get(op.updated_input()?)?;
+            while inside.contains(&block) {
+                let [view] = graph.tasks[block].inputs[..] else { return None };
+                block = view;
+            }
+            Some(*self.copies.get(&block)?.first()?)
+        })
+    }
+
     /// The node minimising the sum of the largest held, received and sent bytes once `cut`
     /// runs there; then the fewest bytes moved; then the least held.
     fn best_node(&self, graph: &TaskGraph, cut: &FragmentCut) -> usize {
@@ -310,7 +416,7 @@ impl Cluster {
             let held = max_held.max(self.held[node] + made + moved);
             let received = max_in.max(self.bytes_in[node] + moved);
             let sent = out.iter().map(|(&from, &bytes)| self.bytes_out[from] + bytes).fold(max_out, usize::max);
-            (held + received + sent, moved, self.held[node], node)
+            (held + received + sent + moved, moved, self.held[node], node)
         };
         (0..self.held.len()).min_by_key(|&n| cost(n)).unwrap_or(0)
     }

@@ -315,3 +315,38 @@ fn a_row_block_read_by_several_fragments_on_its_node_stays_in_one() {
         assert!(plan.fragments.len() <= 12 + 2 + 2 * 2 * count + 1, "{spelling:?}, {count} nodes: {} fragments", plan.fragments.len());
     }
 }
+
+/// The longest chain of fragments, each reading a block the one before made.
+fn longest_chain(plan: &ClusterPlan) -> usize {
+    let mut depth_of: HashMap<usize, usize> = HashMap::new();
+    let mut longest = 0;
+    for f in &plan.fragments {
+        let depth = 1 + f.inputs.iter().filter_map(|t| depth_of.get(t)).max().copied().unwrap_or(0);
+        depth_of.extend(f.outputs.iter().map(|&t| (t, depth)));
+        longest = longest.max(depth);
+    }
+    longest
+}
+
+#[test]
+fn the_steps_of_a_factorisation_by_panels_run_side_by_side_and_where_their_blocks_are() {
+    // An SPD matrix too big to factorise whole, in 8 × 8 blocks: the updates of one step (one
+    // per column block right of the panel) are fragments that run at once, not one fragment
+    // per column waiting for every panel left of it; and they run where their column blocks
+    // are, so the factorisation copies less than each node fetching every column it updates.
+    let n = 64;
+    let data: Vec<f64> = (0..n * n).map(|i| if i / n == i % n { 4.0 * n as f64 } else { ((i / n + i % n) % 7) as f64 / 7.0 }).collect();
+    let a = Array::from_ndarray(ndarray::ArrayD::from_shape_vec(vec![n, n], data).unwrap(), &chunks(8)).unwrap();
+    let la = tegula::linalg::Linalg { whole_matrix_bytes: 0, min_tile: 8, ..tegula::linalg::Linalg::default() };
+    let rhs = Generator::new(3).random(&[n, 2], &ChunkSpec::PerAxis(vec![AxisChunks::Size(8), AxisChunks::Size(2)])).unwrap();
+    for (name, x) in [("cholesky", la.cholesky(&a, false).unwrap()), ("solve", la.solve(&a, &rhs).unwrap())] {
+        let plan = plan_cluster(&[&x], true, &Spec::default(), nodes(4)).unwrap();
+        let chain = longest_chain(&plan);
+        assert!(plan.fragments.len() >= 2 * chain, "{name}: {} fragments in a chain of {chain}", plan.fragments.len());
+        let expected = x.compute().unwrap();
+        assert_eq!(run_on_cluster(&[&x], 4)[0].typed::<f64>().unwrap(), expected.typed::<f64>().unwrap(), "{name}");
+        // Each column block shipped whole to every node, once per step, is an upper bound.
+        let column = n * n * 8 / 8;
+        assert!(plan.simulation.bytes_between_nodes < 8 * 3 * column, "{name}: {} bytes moved", plan.simulation.bytes_between_nodes);
+    }
+}
