@@ -321,7 +321,7 @@ fn block_cyclic(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> HashMa
 /// of blocks then lie on `pc` or `pr` nodes, not on all of them. A matrix with fewer rows or
 /// columns of blocks than the grid keeps its dealing, which uses every node.
 fn tiled_2d(graph: &TaskGraph, mut dealt: HashMap<TaskId, usize>, nodes: usize) -> HashMap<TaskId, usize> {
-    let pr = (1..=nodes.isqrt()).rev().find(|d| nodes % d == 0).unwrap_or(1);
+    let pr = (1..=nodes.isqrt()).rev().find(|&d| nodes.is_multiple_of(d)).unwrap_or(1);
     let pc = nodes / pr;
     if pr == 1 {
         return dealt;
