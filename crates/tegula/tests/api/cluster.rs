@@ -207,12 +207,13 @@ fn a_product_copies_no_more_than_whole_rows_per_node_would() {
     let (x, y) = (rng.random(&[4 * b, 4 * b], &chunks(b)).unwrap(), rng.random(&[4 * b, 4 * b], &chunks(b)).unwrap());
     let plan = plan_cluster(&[&x.matmul(&y).unwrap()], true, &Spec::default(), nodes(3)).unwrap();
     assert!(plan.simulation.bytes_between_nodes <= 32 * b * b * 8, "{}", plan.simulation);
-    // The products stay spread: 5 or 6 of the 16 output blocks on each node.
+    // The products stay spread: no node runs more than 6 of the 16 output blocks (⌈16 / 3⌉,
+    // what the busiest node runs however they are dealt), and every node some.
     let mut products = [0; 3];
     for (f, &node) in plan.fragments.iter().zip(&plan.placement.fragment_node) {
         products[node] += usize::from(!f.inputs.is_empty());
     }
-    assert!(products.iter().all(|&p| (5..=6).contains(&p)), "{products:?}");
+    assert!(products.iter().all(|&p| (4..=6).contains(&p)), "{products:?}");
 }
 
 /// `op` over the first axis of `planes` generated planes of 512² elements, a block each.
