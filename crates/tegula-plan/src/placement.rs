@@ -130,13 +130,11 @@ pub fn place(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> Placement
 /// where blocks were dealt, so a block moves only where its first reader did not follow it
 /// (a column of tiles dealt over a grid of nodes, gathered on one of them).
 fn given_where_first_read(cuts: &[FragmentCut], fragment_node: &[usize], mut given_node: HashMap<TaskId, usize>) -> HashMap<TaskId, usize> {
-    let mut moved = std::collections::HashSet::new();
-    for (cut, &node) in cuts.iter().zip(fragment_node) {
+    // From the last reader back, so the first one's node is written last.
+    for (cut, &node) in cuts.iter().zip(fragment_node).rev() {
         for i in &cut.inputs {
             if let Some(at) = given_node.get_mut(i) {
-                if moved.insert(*i) {
-                    *at = node;
-                }
+                *at = node;
             }
         }
     }
@@ -336,8 +334,7 @@ fn tiled_2d(graph: &TaskGraph, mut dealt: HashMap<TaskId, usize>, nodes: usize) 
     }
     for blocks in matrices.values() {
         // Each block's row and column of blocks: the rank of its start among the starts.
-        let rank = |starts: Vec<usize>| -> HashMap<usize, usize> {
-            let mut starts = starts;
+        let rank = |mut starts: Vec<usize>| -> HashMap<usize, usize> {
             starts.sort_unstable();
             starts.dedup();
             starts.into_iter().enumerate().map(|(k, s)| (s, k)).collect()
@@ -388,11 +385,10 @@ impl Cluster {
     /// Where the block a step of a factorisation in `cut` updates lies (`LinalgOp::updated_input`,
     /// through the views of it the fragment takes): the step runs there.
     fn owner(&self, graph: &TaskGraph, cut: &FragmentCut) -> Option<usize> {
-        let inside: std::collections::HashSet<TaskId> = cut.tasks.iter().copied().collect();
         cut.tasks.iter().find_map(|&t| {
             let TaskOp::Kernel(KernelOp::Linalg { op }) = graph.tasks[t].op else { return None };
             let mut block = *graph.tasks[t].inputs.get(op.updated_input()?)?;
-            while inside.contains(&block) {
+            while cut.tasks.contains(&block) {
                 let [view] = graph.tasks[block].inputs[..] else { return None };
                 block = view;
             }
