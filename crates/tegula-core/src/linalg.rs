@@ -89,17 +89,24 @@ pub enum LinalgOp {
     /// times those top rows.
     LuUpdate,
     /// A step of a Cholesky factorisation by tiles: a tall panel of columns (the rows from
-    /// the diagonal down) with its top square's lower factor `L` (zeros above its diagonal;
-    /// only its lower triangle read) and the rows below divided by `L^H` on the right.
+    /// the diagonal down; a diagonal tile alone in a factorisation by tiles) with its top
+    /// square's lower factor `L` (zeros above its diagonal; only its lower triangle read) and
+    /// the rows below divided by `L^H` on the right.
     CholeskyPanel {
         /// The panel's diagonal tile, which an error names.
         tile: u32,
     },
-    /// The update of a column block's rows from its diagonal tile down (input 1) by a
-    /// factorised panel left of it (`CholeskyPanel`'s result, input 0, its rows from an
-    /// earlier diagonal down): less the panel's rows level with the block times the adjoint
-    /// of the panel's rows level with the block's diagonal tile.
+    /// A tile below a factorised diagonal tile (`CholeskyPanel`'s result, input 0) divided by
+    /// its factor's adjoint on the right (input 1, `B L^-H`): a tile of `L` below the diagonal.
+    CholeskyBelow,
+    /// A tile of the trailing matrix (input 1) less the product of two tiles of `L` left of it,
+    /// the one level with it (input 0) times the adjoint of the one level with its column's
+    /// diagonal (input 2).
     CholeskyUpdate,
+    /// A diagonal tile of the trailing matrix (input 1) less the product of the tile of `L`
+    /// level with it (input 0) and that tile's adjoint, on and below the diagonal only (a
+    /// SYRK: half the flops; the factorisation never reads above the diagonal).
+    CholeskyDiagonalUpdate,
 }
 
 impl LinalgOp {
@@ -153,27 +160,33 @@ impl LinalgOp {
             LinalgOp::PanelLu { .. } => "panel-lu",
             LinalgOp::LuUpdate => "lu-update",
             LinalgOp::CholeskyPanel { .. } => "cholesky-panel",
+            LinalgOp::CholeskyBelow => "cholesky-below",
             LinalgOp::CholeskyUpdate => "cholesky-update",
+            LinalgOp::CholeskyDiagonalUpdate => "cholesky-diagonal-update",
         }
     }
 
-    /// The number of inputs: 2 for the solves, the QR apply and the Cholesky update, 3 for
-    /// the LU update, else 1.
+    /// The number of inputs: 2 for the solves, the QR apply, a tile below a Cholesky factor
+    /// and a diagonal tile's update, 3 for the LU and Cholesky updates, else 1.
     pub fn arity(self) -> usize {
         match self {
-            LinalgOp::Solve | LinalgOp::SolveTriangular { .. } | LinalgOp::QrApply | LinalgOp::CholeskyUpdate => 2,
-            LinalgOp::LuUpdate => 3,
+            LinalgOp::Solve
+            | LinalgOp::SolveTriangular { .. }
+            | LinalgOp::QrApply
+            | LinalgOp::CholeskyBelow
+            | LinalgOp::CholeskyDiagonalUpdate => 2,
+            LinalgOp::LuUpdate | LinalgOp::CholeskyUpdate => 3,
             _ => 1,
         }
     }
 
-    /// The input a step of a factorisation by panels updates, its result taking that block's
-    /// place: on a cluster the step runs where that block is (owner computes, as in
-    /// ScaLAPACK), so only the panels it reads move.
+    /// The input a step of a factorisation by tiles or panels updates, its result taking that
+    /// block's place: on a cluster the step runs where that block is (owner computes, as in
+    /// ScaLAPACK), so only the factors it reads move.
     pub fn updated_input(self) -> Option<usize> {
         match self {
             LinalgOp::PanelLu { .. } | LinalgOp::CholeskyPanel { .. } => Some(0),
-            LinalgOp::CholeskyUpdate => Some(1),
+            LinalgOp::CholeskyBelow | LinalgOp::CholeskyUpdate | LinalgOp::CholeskyDiagonalUpdate => Some(1),
             LinalgOp::LuUpdate => Some(2),
             _ => None,
         }
@@ -219,13 +232,23 @@ impl LinalgOp {
         if matches!(self, LinalgOp::PanelLu { .. } | LinalgOp::CholeskyPanel { .. }) && matrices[0].0 < matrices[0].1 {
             return Err(crate::shape_err!("{}: a panel of {} rows is wider ({})", self.name(), matrices[0].0, matrices[0].1));
         }
-        if self == LinalgOp::CholeskyUpdate && (matrices[1].0 > matrices[0].0 || matrices[1].1 > matrices[1].0) {
-            return Err(crate::shape_err!("cholesky-update: a panel of shape {:?}, block {:?}", matrices[0], matrices[1]));
+        if self == LinalgOp::CholeskyBelow && (matrices[0].0 != matrices[0].1 || matrices[1].1 != matrices[0].0) {
+            return Err(crate::shape_err!("cholesky-below: a factor of shape {:?}, tile {:?}", matrices[0], matrices[1]));
+        }
+        if let (LinalgOp::CholeskyUpdate, [left, tile, right]) = (self, matrices) {
+            if left.0 != tile.0 || right.0 != tile.1 || left.1 != right.1 {
+                return Err(crate::shape_err!("cholesky-update: tiles of shapes {left:?}, {tile:?}, {right:?}"));
+            }
+        }
+        if let (LinalgOp::CholeskyDiagonalUpdate, [left, tile]) = (self, matrices) {
+            if left.0 != tile.0 || tile.0 != tile.1 {
+                return Err(crate::shape_err!("cholesky-diagonal-update: tiles of shapes {left:?}, {tile:?}"));
+            }
         }
         if self == LinalgOp::LuUpdate && (matrices[1] != (1, matrices[0].1) || matrices[2].0 != matrices[0].0) {
             return Err(crate::shape_err!("lu-update: a panel of shape {:?}, swaps {:?}, block {:?}", matrices[0], matrices[1], matrices[2]));
         }
-        if self.arity() == 2 && !matches!(self, LinalgOp::QrApply | LinalgOp::CholeskyUpdate) && matrices[1].0 != matrices[0].0 {
+        if self.arity() == 2 && !matches!(self, LinalgOp::QrApply | LinalgOp::CholeskyBelow) && matrices[1].0 != matrices[0].0 {
             return Err(crate::shape_err!(
                 "{}: Input operand 1 has a mismatch in its core dimension 0 (size {} is different from {})",
                 self.name(),
@@ -268,7 +291,7 @@ impl LinalgOp {
             PanelLu { .. } => vec![1, n],
             LuUpdate => vec![m, matrices[2].1],
             CholeskyPanel { .. } => vec![m, n],
-            CholeskyUpdate => vec![matrices[1].0, matrices[1].1],
+            CholeskyBelow | CholeskyUpdate | CholeskyDiagonalUpdate => vec![matrices[1].0, matrices[1].1],
         }
     }
 }

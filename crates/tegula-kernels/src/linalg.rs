@@ -9,7 +9,7 @@ use crate::element::{Elem, C128, C64};
 use crate::field::Field;
 use crate::row_major::{banded_copy, rows};
 use crate::scaling::power_of_two_scaling;
-use crate::panel_cholesky::{cholesky_panel, cholesky_update};
+use crate::panel_cholesky::{cholesky_below, cholesky_diagonal_update, cholesky_panel, cholesky_update};
 use crate::panel_lu::{lu_update, panel_lu};
 use crate::tall_qr::{tall_q_times, tall_r};
 use faer::linalg::solvers::{DenseSolveCore, Solve};
@@ -130,10 +130,20 @@ fn typed<T: Field>(op: LinalgOp, inputs: &[Chunk]) -> Result<Chunk> {
             each(&a, &shape(&[m, block.dim().2]), |i| Ok(lu_update(a.view(i), swaps.view(i), block.view(i))))
         }
         LinalgOp::CholeskyPanel { tile } => each(&a, &shape(&[m, n]), |i| cholesky_panel(a.view(i), tile)),
+        LinalgOp::CholeskyBelow => {
+            let tile = b.ok_or_else(|| internal_err!("cholesky-below needs two inputs"))?;
+            let (_, rows, cols) = tile.dim();
+            each(&a, &shape(&[rows, cols]), |i| Ok(cholesky_below(a.view(i), tile.view(i))))
+        }
         LinalgOp::CholeskyUpdate => {
-            let block = b.ok_or_else(|| internal_err!("cholesky-update needs two inputs"))?;
-            let (_, rows, cols) = block.dim();
-            each(&a, &shape(&[rows, cols]), |i| Ok(cholesky_update(a.view(i), block.view(i))))
+            let (Some(tile), Some(right)) = (b, c) else { return Err(internal_err!("cholesky-update needs three inputs")) };
+            let (_, rows, cols) = tile.dim();
+            each(&a, &shape(&[rows, cols]), |i| Ok(cholesky_update(a.view(i), tile.view(i), right.view(i))))
+        }
+        LinalgOp::CholeskyDiagonalUpdate => {
+            let tile = b.ok_or_else(|| internal_err!("cholesky-diagonal-update needs two inputs"))?;
+            let (_, rows, cols) = tile.dim();
+            each(&a, &shape(&[rows, cols]), |i| Ok(cholesky_diagonal_update(a.view(i), tile.view(i))))
         }
     }
 }

@@ -238,7 +238,7 @@ fn gram<T: faer::traits::ComplexField>(lhs: MatRef<T>, rhs: MatRef<T>, mut dst: 
 /// sum over the contracted axis — but for an output with a side of at most `NARROW` (a vector
 /// times a matrix), whose sums it splits: those run on the calling thread (Gram products) or
 /// are split by `small_sided`, so that their bits do not depend on the number of threads.
-fn parallelism(m: usize, n: usize) -> Par {
+pub(crate) fn parallelism(m: usize, n: usize) -> Par {
     const SMALL: usize = 512 * 512;
     match spare_threads() {
         _ if m.min(n) <= NARROW => Par::Seq,

@@ -1,10 +1,13 @@
-//! The two kernels of a Cholesky factorisation by column panels (right-looking, as LAPACK's
-//! blocked `potrf`): `LinalgOp::CholeskyPanel` factorises a step's panel, its rows from the
-//! diagonal down (the diagonal tile's factor, the rows below it divided by that factor);
-//! `LinalgOp::CholeskyUpdate` takes the panel's product out of a column block right of it,
-//! as one GEMM that accumulates into the block.
+//! The kernels of a Cholesky factorisation, by column panels (right-looking, as LAPACK's
+//! blocked `potrf`) or by tiles (as PLASMA's and Dask's): `LinalgOp::CholeskyPanel`
+//! factorises a panel, its rows from the diagonal down (the diagonal tile's factor, the rows
+//! below it divided by that factor), or a diagonal tile alone; `LinalgOp::CholeskyBelow`
+//! divides a tile below a factorised diagonal tile by that factor; `LinalgOp::CholeskyUpdate`
+//! takes the product of two tiles of `L` out of a tile of the trailing matrix, as one GEMM
+//! that accumulates into it.
 
 use crate::field::Field;
+use crate::matmul::parallelism;
 use crate::row_major::rows;
 use faer::linalg::{matmul::matmul, triangular_solve::solve_lower_triangular_in_place};
 use faer::{Accum, MatMut, MatRef, Side};
@@ -27,15 +30,39 @@ pub(crate) fn cholesky_panel<T: Field>(x: MatRef<T>, tile: u32) -> Result<Vec<T>
     Ok(out)
 }
 
-/// `block` (a column block's rows from its diagonal tile down) less `P_b P_d^H`, row-major:
-/// `P_b` the rows of the factorised `panel` level with the block (its last rows), `P_d` those
-/// level with the block's diagonal tile (the first of them).
-pub(crate) fn cholesky_update<T: Field>(panel: MatRef<T>, block: MatRef<T>) -> Vec<T> {
-    let (m, w) = block.shape();
-    let level = panel.subrows(panel.nrows() - m, m);
-    let mut out = rows(block);
+/// `tile` times the inverse of `factor`'s adjoint on the right (`factor`: a lower Cholesky
+/// factor, zeros above its diagonal), row-major: a tile of `L` below the diagonal.
+pub(crate) fn cholesky_below<T: Field>(factor: MatRef<T>, tile: MatRef<T>) -> Vec<T> {
+    let (m, w) = tile.shape();
+    let mut out = rows(tile);
+    let below = MatMut::from_row_major_slice_mut(&mut out, m, w);
+    // B L^-H, transposed: conj(L)^-1 B^T, with L copied column-major (faer's triangular
+    // solves run at a fraction of their speed on a row-major factor).
+    solve_lower_triangular_in_place(factor.to_owned().as_ref().conjugate(), below.transpose_mut(), faer::get_global_parallelism());
+    out
+}
+
+/// `tile` less `left right^H`, row-major: `left` the tile of `L` level with `tile` in the
+/// panel's column, `right` the one level with `tile`'s column's diagonal.
+pub(crate) fn cholesky_update<T: Field>(left: MatRef<T>, tile: MatRef<T>, right: MatRef<T>) -> Vec<T> {
+    let (m, w) = tile.shape();
+    let mut out = rows(tile);
     let target = MatMut::from_row_major_slice_mut(&mut out, m, w);
-    matmul(target, Accum::Add, level, level.subrows(0, w).adjoint(), -T::one_impl(), faer::get_global_parallelism());
+    // Split only when another thread is idle, as products are (the same bits either way).
+    matmul(target, Accum::Add, left, right.adjoint(), -T::one_impl(), parallelism(m, w));
+    out
+}
+
+/// The diagonal `tile` less `left left^H` on and below its diagonal (above it as it was),
+/// row-major: faer's triangular product computes only the blocks it keeps, half a GEMM.
+pub(crate) fn cholesky_diagonal_update<T: Field>(left: MatRef<T>, tile: MatRef<T>) -> Vec<T> {
+    use faer::linalg::matmul::triangular::{matmul, BlockStructure};
+    let full = BlockStructure::Rectangular;
+    let n = tile.nrows();
+    let mut out = rows(tile);
+    let target = MatMut::from_row_major_slice_mut(&mut out, n, n);
+    let (lower, minus_one) = (BlockStructure::TriangularLower, -T::one_impl());
+    matmul(target, lower, Accum::Add, left, full, left.adjoint(), full, minus_one, parallelism(n, n));
     out
 }
 
@@ -49,18 +76,37 @@ mod tests {
     }
 
     #[test]
-    fn a_panel_and_its_update_continue_the_factorisation_of_the_whole_matrix() {
-        // A = G G^T + n I in two column panels of 3 and 4: L's first panel times its top
-        // rows' adjoint is what the update takes out of the second.
+    fn tiles_below_and_their_updates_continue_the_factorisation_of_the_whole_matrix() {
+        // A = G G^T + n I in tiles of 3 rows and columns (the last of 1): the first diagonal
+        // tile's factor, the tiles below divided by it, and the trailing tiles less their
+        // products are what the whole matrix's factor holds there.
         let n = 7;
         let g = Mat::from_fn(n, n, |i, j| ((i * 5 + j * 3) % 7) as f64 - 3.0);
         let a = &g * g.transpose() + Mat::<f64>::identity(n, n) * (n as f64);
         let l = a.llt(Side::Lower).unwrap().L().to_owned();
-        let panel = row_major(&cholesky_panel(a.subcols(0, 3), 0).unwrap(), n, 3);
         let close = |x: MatRef<f64>, y: MatRef<f64>| (0..x.nrows()).all(|i| (0..x.ncols()).all(|j| (x[(i, j)] - y[(i, j)]).abs() < 1e-10));
-        assert!(close(panel.as_ref(), l.subcols(0, 3)));
-        let updated = row_major(&cholesky_update(panel.as_ref(), a.submatrix(3, 3, 4, 4)), 4, 4);
-        let rest = updated.llt(Side::Lower).unwrap().L().to_owned();
+        let diagonal = row_major(&cholesky_panel(a.submatrix(0, 0, 3, 3), 0).unwrap(), 3, 3);
+        assert!(close(diagonal.as_ref(), l.submatrix(0, 0, 3, 3)));
+        let spans = [(3, 3), (6, 1)];
+        let below: Vec<Mat<f64>> = spans.iter().map(|&(r, h)| row_major(&cholesky_below(diagonal.as_ref(), a.submatrix(r, 0, h, 3)), h, 3)).collect();
+        for (&(r, h), tile) in spans.iter().zip(&below) {
+            assert!(close(tile.as_ref(), l.submatrix(r, 0, h, 3)));
+        }
+        // The trailing matrix's lower tiles, updated (the diagonal ones on and below their
+        // diagonal only, the rest as they were), factorise as the rest of L.
+        let mut rest = Mat::<f64>::zeros(4, 4);
+        for (i, &(r, h)) in spans.iter().enumerate() {
+            for (j, &(c, w)) in spans.iter().enumerate().take(i) {
+                let updated = row_major(&cholesky_update(below[i].as_ref(), a.submatrix(r, c, h, w), below[j].as_ref()), h, w);
+                rest.submatrix_mut(r - 3, c - 3, h, w).copy_from(&updated);
+            }
+            let tile = a.submatrix(r, r, h, h);
+            let updated = row_major(&cholesky_diagonal_update(below[i].as_ref(), tile), h, h);
+            let full = row_major(&cholesky_update(below[i].as_ref(), tile, below[i].as_ref()), h, h);
+            assert!((0..h).all(|p| (0..h).all(|q| if q <= p { (updated[(p, q)] - full[(p, q)]).abs() < 1e-10 } else { updated[(p, q)] == tile[(p, q)] })));
+            rest.submatrix_mut(r - 3, r - 3, h, h).copy_from(&updated);
+        }
+        let rest = rest.llt(Side::Lower).unwrap().L().to_owned();
         assert!(close(rest.as_ref(), l.submatrix(3, 3, 4, 4)));
     }
 

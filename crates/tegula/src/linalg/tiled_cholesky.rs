@@ -1,39 +1,46 @@
-//! Cholesky of a matrix too big for one task, by column panels (right-looking, as LAPACK's
-//! blocked `potrf`): for each column of tiles in turn, its rows from the diagonal down are one
-//! panel, factorised in one task (the diagonal tile's factor, the rows below divided by it:
-//! `LinalgOp::CholeskyPanel`); then every column block right of it, from its own diagonal
-//! down, less the panel's product, as one GEMM per block (`LinalgOp::CholeskyUpdate`). Only
-//! the lower triangle of the matrix is read, as NumPy's `cholesky` reads it; the plan stays
-//! lazy: one graph of panel factorisations and updates.
+//! Cholesky of a matrix too big for one task, by square tiles (right-looking, as PLASMA's and
+//! Dask's): for each diagonal tile in turn, its factor (`LinalgOp::CholeskyPanel` of the tile
+//! alone, POTRF), each tile below it divided by that factor's adjoint (`CholeskyBelow`,
+//! TRSM), then each lower tile of the trailing matrix less the product of the two tiles of
+//! that column level with its row and its column (`CholeskyUpdate`, a GEMM; on the diagonal
+//! `CholeskyDiagonalUpdate`, a SYRK: half the flops). A task reads and makes tiles, never a
+//! column of them, so the tiles of a trailing matrix can be updated where they lie, on any of
+//! a cluster's nodes. Only the lower triangle of the matrix is read, as NumPy's `cholesky`
+//! reads it; the plan stays lazy.
 
 use super::adjoint;
-use super::tiles::{slice, spans};
+use super::tiles::{assemble, slice, spans, Tile};
 use crate::array::Array;
-use crate::constant::whole;
 use tegula_core::{LinalgOp, Result};
 
 /// The lower Cholesky factor `L` of the Hermitian positive-definite matrix `x` (`L^H` when
-/// `upper`), in panels of `tile` columns.
+/// `upper`), in tiles of `tile` rows and columns.
 pub(super) fn tiled_cholesky(x: &Array, upper: bool, tile: usize) -> Result<Array> {
     let op = LinalgOp::Cholesky { upper: false };
     op.check(&[(x.shape()[0], x.shape()[1])])?;
     // Integers factorised in float64, as by the whole-matrix kernel (and NumPy).
     let x = x.astype(op.compute_dtype(x.dtype())?)?;
-    let n = x.shape()[0];
-    let spans = spans(n, tile);
-    // What is left of each column block to factorise: its rows from its diagonal tile down.
-    let mut left: Vec<Array> = spans.iter().map(|&(start, stop)| slice(&x, (start, n), (start, stop))).collect::<Result<_>>()?;
-    let mut columns = Vec::with_capacity(spans.len());
-    for (k, &(start, stop)) in spans.iter().enumerate() {
-        let panel = left[k].linalg(LinalgOp::CholeskyPanel { tile: k as u32 }, &[])?;
-        for block in &mut left[k + 1..] {
-            *block = panel.linalg(LinalgOp::CholeskyUpdate, &[block])?;
+    let spans = spans(x.shape()[0], tile);
+    // The lower tiles, `tiles[i][j]` for `j <= i`: what is left of the matrix to factorise,
+    // then, column by column, `L`.
+    let mut tiles: Vec<Vec<Array>> =
+        spans.iter().enumerate().map(|(i, &rows)| spans[..=i].iter().map(|&cols| slice(&x, rows, cols)).collect()).collect::<Result<_>>()?;
+    for k in 0..spans.len() {
+        let factor = tiles[k][k].linalg(LinalgOp::CholeskyPanel { tile: k as u32 }, &[])?;
+        for row in &mut tiles[k + 1..] {
+            row[k] = factor.linalg(LinalgOp::CholeskyBelow, &[&row[k]])?;
         }
-        // Column k of `L`: zeros above the diagonal tile, then the panel.
-        let above = Array::zeros(&[start, stop - start], x.dtype(), &whole())?;
-        columns.push(Array::concatenate(&[&above, &panel], Some(0))?);
+        tiles[k][k] = factor;
+        for i in k + 1..spans.len() {
+            for j in k + 1..i {
+                tiles[i][j] = tiles[i][k].linalg(LinalgOp::CholeskyUpdate, &[&tiles[i][j], &tiles[j][k]])?;
+            }
+            tiles[i][i] = tiles[i][k].linalg(LinalgOp::CholeskyDiagonalUpdate, &[&tiles[i][i]])?;
+        }
     }
-    let lower = Array::concatenate(&columns.iter().collect::<Vec<_>>(), Some(1))?;
+    // Zeros above the diagonal.
+    let rows: Vec<Vec<Tile>> = tiles.into_iter().map(|row| (0..spans.len()).map(|j| row.get(j).cloned()).collect()).collect();
+    let lower = assemble(&rows, &spans, &spans, x.dtype())?;
     if upper {
         adjoint(&lower)
     } else {
