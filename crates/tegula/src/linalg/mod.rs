@@ -77,9 +77,9 @@ impl Linalg {
 
     /// The lower Cholesky factor `L` of each Hermitian positive-definite matrix (`L^H` when
     /// `upper`; only the lower triangle is read). A matrix bigger than `whole_matrix_bytes` in
-    /// several blocks is factorised by panels of columns as wide as its smaller first block
-    /// length (at least `min_tile`), each matrix of a stack of them on its own; a smaller one
-    /// one whole matrix per task.
+    /// several blocks is factorised by square tiles of its smaller first block length (at
+    /// least `min_tile`), each matrix of a stack of them on its own; a smaller one one whole
+    /// matrix per task.
     pub fn cholesky(&self, x: &Array, upper: bool) -> Result<Array> {
         match self.tile_of(x) {
             Some(_) if x.ndim() > 2 => each_matrix_one(&[x], |m| self.cholesky(&m[0], upper)),
