@@ -5,7 +5,6 @@
 //! panel's swaps and factor to a column block right of it (or of the right-hand sides).
 
 use crate::field::Field;
-use crate::matmul::parallelism;
 use crate::row_major::rows;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::lu::partial_pivoting::factor as lu;
@@ -67,8 +66,7 @@ pub(crate) fn lu_update<T: Field>(panel: MatRef<T>, swaps: MatRef<T>, block: Mat
     let par = faer::get_global_parallelism();
     let (mut top, bottom) = MatMut::from_row_major_slice_mut(&mut out, m, c).split_at_row_mut(w);
     solve_unit_lower_triangular_in_place(panel.subrows(0, w), top.as_mut(), par);
-    // Split only when another thread is idle, as products are (the same bits either way).
-    matmul(bottom, Accum::Add, panel.subrows(w, m - w), top.as_ref(), -T::one_impl(), parallelism(m - w, c));
+    matmul(bottom, Accum::Add, panel.subrows(w, m - w), top.as_ref(), -T::one_impl(), par);
     out
 }
 
