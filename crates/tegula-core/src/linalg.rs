@@ -240,10 +240,9 @@ impl LinalgOp {
                 return Err(crate::shape_err!("cholesky-update: tiles of shapes {left:?}, {tile:?}, {right:?}"));
             }
         }
-        if let (LinalgOp::CholeskyDiagonalUpdate, [left, tile]) = (self, matrices) {
-            if left.0 != tile.0 || tile.0 != tile.1 {
-                return Err(crate::shape_err!("cholesky-diagonal-update: tiles of shapes {left:?}, {tile:?}"));
-            }
+        // Its tile level with the left one's rows: the check of every two-input op below.
+        if self == LinalgOp::CholeskyDiagonalUpdate && matrices[1].0 != matrices[1].1 {
+            return Err(crate::shape_err!("cholesky-diagonal-update: a diagonal tile of shape {:?}", matrices[1]));
         }
         if self == LinalgOp::LuUpdate && (matrices[1] != (1, matrices[0].1) || matrices[2].0 != matrices[0].0) {
             return Err(crate::shape_err!("lu-update: a panel of shape {:?}, swaps {:?}, block {:?}", matrices[0], matrices[1], matrices[2]));

@@ -1,10 +1,11 @@
-//! The kernels of a Cholesky factorisation, by column panels (right-looking, as LAPACK's
-//! blocked `potrf`) or by tiles (as PLASMA's and Dask's): `LinalgOp::CholeskyPanel`
-//! factorises a panel, its rows from the diagonal down (the diagonal tile's factor, the rows
-//! below it divided by that factor), or a diagonal tile alone; `LinalgOp::CholeskyBelow`
-//! divides a tile below a factorised diagonal tile by that factor; `LinalgOp::CholeskyUpdate`
-//! takes the product of two tiles of `L` out of a tile of the trailing matrix, as one GEMM
-//! that accumulates into it.
+//! The kernels of a Cholesky factorisation by tiles (right-looking, as PLASMA's and Dask's):
+//! `LinalgOp::CholeskyPanel` factorises a diagonal tile (or a panel, its rows from the
+//! diagonal down: the diagonal tile's factor, the rows below it divided by that factor);
+//! `LinalgOp::CholeskyBelow` divides a tile below a factorised diagonal tile by that factor;
+//! `LinalgOp::CholeskyUpdate` takes the product of two tiles of `L` out of a tile of the
+//! trailing matrix, as one GEMM that accumulates into it, and
+//! `LinalgOp::CholeskyDiagonalUpdate` a tile's product with itself out of a diagonal tile, its
+//! lower half only.
 
 use crate::field::Field;
 use crate::matmul::parallelism;
@@ -25,9 +26,14 @@ pub(crate) fn cholesky_panel<T: Field>(x: MatRef<T>, tile: u32) -> Result<Vec<T>
     let mut out = rows(x);
     let (mut top, below) = MatMut::from_row_major_slice_mut(&mut out, m, w).split_at_row_mut(w);
     top.copy_from(llt.L());
-    // B L^-H, transposed: conj(L)^-1 B^T.
-    solve_lower_triangular_in_place(llt.L().conjugate(), below.transpose_mut(), faer::get_global_parallelism());
+    divide_by_adjoint(llt.L(), below);
     Ok(out)
+}
+
+/// `below` (row-major) times `L^-H` on the right, in place, for a lower factor `L` read by
+/// columns: transposed, `conj(L)^-1 B^T`.
+fn divide_by_adjoint<T: Field>(factor: MatRef<T>, below: MatMut<T>) {
+    solve_lower_triangular_in_place(factor.conjugate(), below.transpose_mut(), faer::get_global_parallelism());
 }
 
 /// `tile` times the inverse of `factor`'s adjoint on the right (`factor`: a lower Cholesky
@@ -35,10 +41,9 @@ pub(crate) fn cholesky_panel<T: Field>(x: MatRef<T>, tile: u32) -> Result<Vec<T>
 pub(crate) fn cholesky_below<T: Field>(factor: MatRef<T>, tile: MatRef<T>) -> Vec<T> {
     let (m, w) = tile.shape();
     let mut out = rows(tile);
-    let below = MatMut::from_row_major_slice_mut(&mut out, m, w);
-    // B L^-H, transposed: conj(L)^-1 B^T, with L copied column-major (faer's triangular
-    // solves run at a fraction of their speed on a row-major factor).
-    solve_lower_triangular_in_place(factor.to_owned().as_ref().conjugate(), below.transpose_mut(), faer::get_global_parallelism());
+    // The factor copied column-major: faer's triangular solves run at a fraction of their
+    // speed on a row-major one.
+    divide_by_adjoint(factor.to_owned().as_ref(), MatMut::from_row_major_slice_mut(&mut out, m, w));
     out
 }
 
