@@ -10,8 +10,10 @@
 use crate::field::Field;
 use crate::matmul::parallelism;
 use crate::row_major::rows;
+use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::linalg::cholesky::llt::factor::{self as llt, LltError};
 use faer::linalg::{matmul::matmul, triangular_solve::solve_lower_triangular_in_place};
-use faer::{Accum, MatMut, MatRef, Side};
+use faer::{Accum, Mat, MatMut, MatRef};
 use tegula_core::{linalg_err, Result};
 
 /// The panel `x` (at least as tall as wide) factorised, row-major: its top square's lower
@@ -20,20 +22,40 @@ use tegula_core::{linalg_err, Result};
 /// square is not positive definite.
 pub(crate) fn cholesky_panel<T: Field>(x: MatRef<T>, tile: u32) -> Result<Vec<T>> {
     let (m, w) = x.shape();
-    let llt = x.subrows(0, w).llt(Side::Lower).map_err(|_| {
+    let factor = lower_factor(x.subrows(0, w)).map_err(|_| {
         linalg_err!("Matrix is not positive definite (in diagonal tile {tile} of a factorisation by tiles)")
     })?;
     let mut out = rows(x);
     let (mut top, below) = MatMut::from_row_major_slice_mut(&mut out, m, w).split_at_row_mut(w);
-    top.copy_from(llt.L());
-    divide_by_adjoint(llt.L(), below);
+    top.copy_from(&factor);
+    divide_by_adjoint(factor.as_ref(), below);
     Ok(out)
 }
 
+/// The lower Cholesky factor of square `x` (its lower triangle read), column-major with zeros
+/// above the diagonal, as faer's `llt` makes it but on the threads that are idle
+/// (`parallelism`) instead of faer's fixed splits: its blocking depends on the size alone, so
+/// the bits are the same either way, and a tile factorised while the other threads run
+/// updates no longer waits for them.
+fn lower_factor<T: Field>(x: MatRef<T>) -> std::result::Result<Mat<T>, LltError> {
+    let n = x.nrows();
+    let par = parallelism(n, n);
+    let mut factor = Mat::zeros(n, n);
+    factor.copy_from_triangular_lower(x);
+    let mut scratch = MemBuffer::new(llt::cholesky_in_place_scratch::<T>(n, par, Default::default()));
+    llt::cholesky_in_place(factor.as_mut(), Default::default(), par, MemStack::new(&mut scratch), Default::default())?;
+    for j in 1..n {
+        factor.col_mut(j).subrows_mut(0, j).fill(T::zero_impl());
+    }
+    Ok(factor)
+}
+
 /// `below` (row-major) times `L^-H` on the right, in place, for a lower factor `L` read by
-/// columns: transposed, `conj(L)^-1 B^T`.
+/// columns: transposed, `conj(L)^-1 B^T`. On the idle threads (`parallelism`; the bits do not
+/// depend on them, faer's blocking following the shapes, and narrow tiles run on one thread).
 fn divide_by_adjoint<T: Field>(factor: MatRef<T>, below: MatMut<T>) {
-    solve_lower_triangular_in_place(factor.conjugate(), below.transpose_mut(), faer::get_global_parallelism());
+    let par = parallelism(below.nrows(), below.ncols());
+    solve_lower_triangular_in_place(factor.conjugate(), below.transpose_mut(), par);
 }
 
 /// `tile` times the inverse of `factor`'s adjoint on the right (`factor`: a lower Cholesky
@@ -74,7 +96,7 @@ pub(crate) fn cholesky_diagonal_update<T: Field>(left: MatRef<T>, tile: MatRef<T
 #[cfg(test)]
 mod tests {
     use super::*;
-    use faer::Mat;
+    use faer::Side;
 
     fn row_major(data: &[f64], m: usize, n: usize) -> Mat<f64> {
         Mat::from_fn(m, n, |i, j| data[i * n + j])
