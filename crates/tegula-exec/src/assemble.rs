@@ -2,6 +2,7 @@
 
 use crate::caller_memory::CallerRegion;
 use crate::executor::OutputSink;
+use crate::fresh_pages::FreshPages;
 use ndarray::{ArrayD, Axis, IxDyn, Slice};
 use std::mem::MaybeUninit;
 use std::sync::Mutex;
@@ -127,11 +128,14 @@ trait Filling: Send {
 
 /// An array of `chunks`'s shape for blocks like `_like`, not yet written.
 fn filling<T: Elem + Wrap>(_like: &Block<T>, chunks: &Chunks) -> Box<dyn Filling> {
+    let array = ArrayD::uninit(IxDyn(&chunks.shape()));
+    let fresh = FreshPages::of(array.as_ptr() as *const u8, array.len() * std::mem::size_of::<T>());
     Box::new(Filled::<T> {
-        array: ArrayD::uninit(IxDyn(&chunks.shape())),
+        array,
         starts: chunks.sizes().iter().map(|s| offsets(s)).collect(),
         chunks: chunks.clone(),
         written: vec![false; chunks.nblocks()],
+        fresh,
     })
 }
 
@@ -141,6 +145,8 @@ struct Filled<T> {
     /// The first element of every block, per axis.
     starts: Vec<Vec<usize>>,
     written: Vec<bool>,
+    /// The array's pages no block has been written to.
+    fresh: FreshPages,
 }
 
 impl<T> Filled<T> {
@@ -154,11 +160,27 @@ impl<T> Filled<T> {
         let shape = self.chunks.block_shape(&idx);
         Ok((idx, shape))
     }
+
+    /// Readies the pages block `idx` (of `shape`) lies on to be written: those still fresh
+    /// take memory the computation freed (`FreshPages`).
+    fn before_writing(&mut self, idx: &[usize], shape: &[usize]) {
+        if shape.contains(&0) {
+            return;
+        }
+        let strides = self.array.strides();
+        let at = |corner: &dyn Fn(usize, usize) -> usize| -> usize {
+            idx.iter().zip(shape).enumerate().map(|(axis, (&b, &n))| corner(self.starts[axis][b], n) * strides[axis] as usize).sum()
+        };
+        let (first, last) = (at(&|start, _| start), at(&|start, n| start + n - 1));
+        let size = std::mem::size_of::<T>();
+        self.fresh.before_writing(self.array.as_ptr() as *const u8, first * size..(last + 1) * size);
+    }
 }
 
 impl<T: Elem + Wrap> Filling for Filled<T> {
     fn place(&mut self, block: usize, dtype: DType) -> Result<CallerRegion> {
         let (idx, shape) = self.unwritten(block)?;
+        self.before_writing(&idx, &shape);
         let region = idx.iter().zip(&shape).enumerate().map(|(axis, (&b, &n))| (self.starts[axis][b], self.starts[axis][b] + n)).collect();
         Ok(CallerRegion::here(self.array.as_mut_ptr() as u64, dtype, &self.chunks.shape(), region))
     }
@@ -175,6 +197,7 @@ impl<T: Elem + Wrap> Filling for Filled<T> {
         if source.shape() != shape.as_slice() {
             return Err(internal_err!("block {block} of shape {:?} where the grid has {shape:?}", source.shape()));
         }
+        self.before_writing(&idx, &shape);
         let mut place = self.array.view_mut();
         for (axis, (&b, &n)) in idx.iter().zip(&shape).enumerate() {
             let start = self.starts[axis][b];

@@ -11,6 +11,7 @@ pub mod device;
 mod dispatch;
 mod executor;
 pub mod fragment;
+mod fresh_pages;
 mod function;
 pub mod leftovers;
 pub mod held;
