@@ -257,6 +257,11 @@ fn decode_resource(r: &EncodedResource) -> Result<(ResourceKind, Arc<dyn Any + S
     })
 }
 
+/// How long the memory a fragment freed stays kept for the next fragment to reuse: longer
+/// than a cluster takes between two fragments of a computation, or two computations of a loop.
+#[cfg(target_os = "linux")]
+const FRAGMENT_REUSE_LINGER: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Runs `graph` (a fragment's, decoded) given the blocks its `IoOp::Input` tasks name, on
 /// `threads` threads within `spec`'s budget; returns its outputs' blocks, in order.
 pub fn run_fragment(
@@ -269,7 +274,7 @@ pub fn run_fragment(
     // A worker runs a computation's fragments one after another: each reuses the memory the
     // one before it freed instead of fresh pages.
     #[cfg(target_os = "linux")]
-    let _reuse = tegula_core::reuse::reuse_lingering(spec.memory, threaded::REUSE_LINGER);
+    let _reuse = tegula_core::reuse::reuse_lingering(spec.memory, FRAGMENT_REUSE_LINGER);
     let inputs = Inputs::new(graph, given)?;
     let (results, report) = threaded::run(graph, &inputs, threads, spec, observer, None)?;
     let blocks = graph.outputs.iter().flat_map(|o| o.blocks.iter()).map(|&t| take_result(&results, t)).collect::<Result<_>>()?;

@@ -157,15 +157,6 @@ fn handed_over(graph: &TaskGraph, consumers: &[Vec<TaskId>], sink: Option<&dyn O
     places
 }
 
-/// How long the memory a computation freed stays kept after it, for the next to reuse: longer
-/// than a cluster takes between two fragments of a computation, or a loop between two
-/// computations. Pages the process gave back come again cleared, and on a virtual machine
-/// often at 0.5 GB/s once the host has taken them (a few seconds after), where reused ones
-/// are written at 10 GB/s and more: a Cholesky factorisation of 12000² in 2000² blocks,
-/// repeated, took 6.1 s instead of 7.0.
-#[cfg(target_os = "linux")]
-pub(crate) const REUSE_LINGER: std::time::Duration = std::time::Duration::from_secs(2);
-
 pub fn run(
     graph: &TaskGraph,
     inputs: &Inputs,
@@ -199,7 +190,7 @@ pub fn run(
     };
     let disk = SpillDir::new(&spec.spill_dir);
     #[cfg(target_os = "linux")]
-    let _reuse = tegula_core::reuse::reuse_lingering(spec.memory, REUSE_LINGER);
+    let _reuse = tegula_core::reuse::reuse_within(spec.memory);
     let start = Instant::now();
     let cancel = &spec.cancel;
     let run = Run { graph, inputs, threads, rank, consumers, disk, state: Mutex::new(state), observer, start, cancel, sink, places };
