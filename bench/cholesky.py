@@ -4,9 +4,9 @@ whole matrix and Dask's ``da.linalg.cholesky`` in the same blocks, over a sweep 
 sizes, with the GEMM rate measured in the same run (the better of NumPy's whole product and
 tegula's product of the matrix in one block, which runs the GEMM tegula chose). Rates count
 n³/3 flops. tegula's first compute of each block size is reported apart (its fresh memory),
-and so is one after a rest of ``REST`` seconds with the last result held: tegula keeps the
-memory a computation freed for two seconds, for the next to reuse, and on a virtual machine
-memory given back comes again slowly once the host has taken it.
+and so is one after a rest of ``REST`` seconds with the last result held: on a virtual machine
+memory given back comes again slowly once the host has taken it, and a run right after another
+may reuse what that one gave back.
 
     python bench/cholesky.py [--n 12000] [--blocks 1000 2000 3000 4000] [--no-dask] [--no-numpy]
 
