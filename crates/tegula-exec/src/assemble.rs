@@ -167,11 +167,13 @@ impl<T> Filled<T> {
         if shape.contains(&0) {
             return;
         }
-        let strides = self.array.strides();
-        let at = |corner: &dyn Fn(usize, usize) -> usize| -> usize {
-            idx.iter().zip(shape).enumerate().map(|(axis, (&b, &n))| corner(self.starts[axis][b], n) * strides[axis] as usize).sum()
-        };
-        let (first, last) = (at(&|start, _| start), at(&|start, n| start + n - 1));
+        // The offsets of the block's first and last elements (the array is row-major).
+        let (mut first, mut last) = (0, 0);
+        for (axis, (&b, &n)) in idx.iter().zip(shape).enumerate() {
+            let (start, stride) = (self.starts[axis][b], self.array.strides()[axis] as usize);
+            first += start * stride;
+            last += (start + n - 1) * stride;
+        }
         let size = std::mem::size_of::<T>();
         self.fresh.before_writing(self.array.as_ptr() as *const u8, first * size..(last + 1) * size);
     }

@@ -35,15 +35,11 @@ impl FreshPages {
         let from = start.saturating_sub(self.first) / PAGE;
         let to = (end.saturating_sub(self.first).div_ceil(PAGE)).min(self.fresh.len());
         let mut page = from;
-        while page < to {
-            if !self.fresh[page] {
-                page += 1;
-                continue;
-            }
-            let run = page..(page..to).find(|&p| !self.fresh[p]).unwrap_or(to);
-            refill(self.first + run.start * PAGE, run.len() * PAGE);
-            self.fresh[run.clone()].iter_mut().for_each(|f| *f = false);
-            page = run.end;
+        while let Some(start) = (page..to).find(|&p| self.fresh[p]) {
+            let end = (start..to).find(|&p| !self.fresh[p]).unwrap_or(to);
+            refill(self.first + start * PAGE, (end - start) * PAGE);
+            self.fresh[start..end].fill(false);
+            page = end;
         }
     }
 }
