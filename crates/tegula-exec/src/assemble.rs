@@ -3,8 +3,9 @@
 use crate::caller_memory::CallerRegion;
 use crate::executor::OutputSink;
 use crate::fresh_pages::FreshPages;
-use ndarray::{ArrayD, Axis, IxDyn, Slice};
+use ndarray::{ArrayD, Axis, Dimension, IxDyn, Slice};
 use std::mem::MaybeUninit;
+use std::ops::Range;
 use std::sync::Mutex;
 use tegula_core::grid::{block_indices, offsets, unravel};
 use tegula_core::{internal_err, Chunks, DType, Piece, Result, Scalar};
@@ -97,6 +98,14 @@ impl OutputSink for OutputArrays<'_> {
         }
     }
 
+    fn put_zeros(&self, output: usize, block: usize) -> Result<bool> {
+        let (_, mut joining) = self.joining(output, true)?;
+        match &mut *joining {
+            Joining::Filling(filling) => filling.zeros(block).map(|()| true),
+            _ => Err(internal_err!("output {output} was given before its zeros")),
+        }
+    }
+
     fn place_of(&self, output: usize, block: usize) -> Result<Option<CallerRegion>> {
         let (o, mut joining) = self.joining(output, true)?;
         match &mut *joining {
@@ -122,6 +131,9 @@ trait Filling: Send {
     fn place(&mut self, block: usize, dtype: DType) -> Result<CallerRegion>;
     /// Block `block` was written at its `place`.
     fn mark_written(&mut self, block: usize) -> Result<()>;
+    /// Block `block` holds zeros: written by `finish` where the array's pages do not hold
+    /// zeros already.
+    fn zeros(&mut self, block: usize) -> Result<()>;
     /// The array, once every block has been written.
     fn finish(self: Box<Self>) -> Result<Chunk>;
 }
@@ -135,6 +147,7 @@ fn filling<T: Elem + Wrap>(_like: &Block<T>, chunks: &Chunks) -> Box<dyn Filling
         starts: chunks.sizes().iter().map(|s| offsets(s)).collect(),
         chunks: chunks.clone(),
         written: vec![false; chunks.nblocks()],
+        zeros: Vec::new(),
         fresh,
     })
 }
@@ -145,6 +158,8 @@ struct Filled<T> {
     /// The first element of every block, per axis.
     starts: Vec<Vec<usize>>,
     written: Vec<bool>,
+    /// The blocks of zeros, written last.
+    zeros: Vec<usize>,
     /// The array's pages no block has been written to.
     fresh: FreshPages,
 }
@@ -176,6 +191,29 @@ impl<T> Filled<T> {
         }
         let size = std::mem::size_of::<T>();
         self.fresh.before_writing(self.array.as_ptr() as *const u8, first * size..(last + 1) * size);
+    }
+
+    /// The byte ranges of the array block `block` covers, in order, adjacent ones joined.
+    fn byte_runs(&self, block: usize) -> Vec<Range<usize>> {
+        let idx = unravel(block, &self.chunks.numblocks());
+        let shape = self.chunks.block_shape(&idx);
+        let size = std::mem::size_of::<T>();
+        let Some((&row, outer)) = shape.split_last() else { return vec![0..size] };
+        if row == 0 || outer.contains(&0) {
+            return Vec::new();
+        }
+        let strides = self.array.strides();
+        let first: usize = idx.iter().enumerate().map(|(axis, &b)| self.starts[axis][b] * strides[axis] as usize).sum();
+        let mut runs: Vec<Range<usize>> = Vec::new();
+        for at in ndarray::indices(outer) {
+            let offset = first + at.slice().iter().zip(strides.iter()).map(|(&i, &s)| i * s as usize).sum::<usize>();
+            let run = offset * size..(offset + row) * size;
+            match runs.last_mut() {
+                Some(last) if last.end == run.start => last.end = run.end,
+                _ => runs.push(run),
+            }
+        }
+        runs
     }
 }
 
@@ -210,9 +248,23 @@ impl<T: Elem + Wrap> Filling for Filled<T> {
         Ok(())
     }
 
-    fn finish(self: Box<Self>) -> Result<Chunk> {
+    fn zeros(&mut self, block: usize) -> Result<()> {
+        self.unwritten(block)?;
+        self.written[block] = true;
+        self.zeros.push(block);
+        Ok(())
+    }
+
+    fn finish(mut self: Box<Self>) -> Result<Chunk> {
         if self.written.iter().any(|&w| !w) {
             return Err(internal_err!("an output assembled with blocks missing"));
+        }
+        let runs: Vec<Range<usize>> = self.zeros.iter().flat_map(|&b| self.byte_runs(b)).collect();
+        let elements = self.array.as_slice_memory_order_mut().ok_or_else(|| internal_err!("an output array not contiguous"))?;
+        // SAFETY: the bytes of the array's elements, written as bytes.
+        let bytes = unsafe { std::slice::from_raw_parts_mut(elements.as_mut_ptr().cast::<MaybeUninit<u8>>(), std::mem::size_of_val(elements)) };
+        for run in runs {
+            self.fresh.zero_unless_fresh(bytes, run);
         }
         // SAFETY: the blocks tile the array (a chunk grid), and every one has been written.
         let array = unsafe { self.array.assume_init() };

@@ -34,6 +34,12 @@ pub trait OutputSink: Sync {
     /// Block `block` (row-major over its grid) of output `output`, on the host.
     fn put(&self, output: usize, block: usize, chunk: Chunk) -> Result<()>;
 
+    /// Block `block` of output `output` holds only zeros: true when the sink has taken it so,
+    /// and no block need be made (the default: false, it comes by `put`).
+    fn put_zeros(&self, _output: usize, _block: usize) -> Result<bool> {
+        Ok(false)
+    }
+
     /// Where block `block` of output `output` lies in this process's memory, for a worker
     /// process to write it there itself; `None` (the default): it comes by `put`.
     fn place_of(&self, _output: usize, _block: usize) -> Result<Option<CallerRegion>> {

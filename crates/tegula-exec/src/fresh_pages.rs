@@ -1,7 +1,9 @@
 //! The pages of a result array not written yet, given memory the computation freed before a
 //! block is copied onto them: a fresh page costs the kernel a clearing on first touch (on a
-//! virtual machine, often a fault to the host), a reused one nothing (`reuse::refill`).
+//! virtual machine, often a fault to the host), a reused one nothing (`reuse::refill`). A
+//! fresh page reads as zeros, so blocks of zeros need not be written there at all.
 
+use std::mem::MaybeUninit;
 use std::ops::Range;
 
 /// The kernel's page.
@@ -10,7 +12,7 @@ const PAGE: usize = 4096;
 /// Arrays of at least this many bytes are mapped apart (as the allocator's big regions).
 const BIG: usize = 1 << 20;
 
-/// Which whole pages of an array's memory hold nothing yet.
+/// Which whole pages of an array's memory hold nothing yet (and read as zeros).
 pub(crate) struct FreshPages {
     /// The address of the first whole page of the array.
     first: usize,
@@ -20,8 +22,8 @@ pub(crate) struct FreshPages {
 
 impl FreshPages {
     /// The whole pages of `bytes` bytes at `base`, just allocated: fresh where the kernel has
-    /// not backed them yet (a region the allocator reused is backed already). None of an array
-    /// under `BIG`, which lies among other allocations.
+    /// neither backed them yet nor swapped them out (a region the allocator reused is backed or
+    /// swapped). None of an array under `BIG`, which lies among other allocations.
     pub(crate) fn of(base: *const u8, bytes: usize) -> FreshPages {
         let (start, end) = ((base as usize).next_multiple_of(PAGE), base as usize + bytes);
         let pages = if bytes < BIG { 0 } else { end.saturating_sub(start) / PAGE };
@@ -42,16 +44,42 @@ impl FreshPages {
             page = end;
         }
     }
+
+    /// Writes zeros over bytes `span` of `array` (the memory these pages are of) but on the
+    /// pages still fresh, which hold zeros already.
+    pub(crate) fn zero_unless_fresh(&self, array: &mut [MaybeUninit<u8>], span: Range<usize>) {
+        let base = array.as_ptr() as usize;
+        let mut at = span.start;
+        while at < span.end {
+            let addr = base + at;
+            let next_page = if addr < self.first { self.first } else { addr - (addr - self.first) % PAGE + PAGE };
+            let end = (next_page - base).min(span.end);
+            if !self.is_fresh(addr) {
+                array[at..end].fill(MaybeUninit::new(0));
+            }
+            at = end;
+        }
+    }
+
+    /// Whether the page holding address `addr` is fresh.
+    fn is_fresh(&self, addr: usize) -> bool {
+        addr.checked_sub(self.first).is_some_and(|off| self.fresh.get(off / PAGE) == Some(&true))
+    }
 }
 
-/// Whether each of `pages` pages at `start` is not backed by memory yet.
+/// Whether each of `pages` pages at `start` is neither backed by memory nor swapped out (never
+/// written since mapped: zeros), from `/proc/self/pagemap` (none where it cannot be read).
 #[cfg(target_os = "linux")]
 fn unbacked(start: usize, pages: usize) -> Vec<bool> {
-    let mut resident = vec![0u8; pages];
-    // SAFETY: the range is whole pages of an allocation the caller holds; `resident` has a
-    // byte per page.
-    let ok = pages == 0 || unsafe { libc::mincore(start as *mut libc::c_void, pages * PAGE, resident.as_mut_ptr()) } == 0;
-    resident.iter().map(|&r| ok && r & 1 == 0).collect()
+    use std::os::unix::fs::FileExt;
+    /// A page's entry: bit 63 present, bit 62 swapped.
+    const IN_USE: u64 = 0b11 << 62;
+    let mut entries = vec![0u8; pages * 8];
+    let read = std::fs::File::open("/proc/self/pagemap").and_then(|f| f.read_exact_at(&mut entries, (start / PAGE * 8) as u64));
+    if read.is_err() {
+        return vec![false; pages];
+    }
+    entries.chunks_exact(8).map(|e| u64::from_le_bytes(e.try_into().expect("eight bytes")) & IN_USE == 0).collect()
 }
 
 #[cfg(not(target_os = "linux"))]

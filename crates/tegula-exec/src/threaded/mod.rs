@@ -8,7 +8,9 @@
 //! counts against its device's, with the copies of inputs moved to it from other devices.
 //! When the next task does not fit, the chunks needed furthest in the future are spilled to
 //! disk — while other tasks compute, if that makes enough room, else once nothing runs. A
-//! result is freed after its last consumer has run. Kernels split big blocks over the same
+//! result is freed after its last consumer has run; given a sink, an output block goes there
+//! then (or once made, where no task reads it), while the memory the run frees is kept for
+//! the output's pages. Kernels split big blocks over the same
 //! pool, so the process keeps one thread budget. Once the spec's cancel token is set, no task
 //! starts and the run ends with `TegulaError::Interrupted`.
 
@@ -27,8 +29,9 @@ use crate::Report;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-use tegula_core::{internal_err, Cancel, Result, Spec, TegulaError};
+use tegula_core::{internal_err, Cancel, Result, SourceOp, Spec, TaskOp, TegulaError};
 use tegula_kernels::parallel::with_spare_threads;
+use tegula_kernels::raw::with_bytes;
 use tegula_kernels::Chunk;
 use tegula_plan::fragments::work_bytes;
 use tegula_plan::memory::projected_peak;
@@ -71,8 +74,9 @@ struct Run<'a> {
     cancel: &'a Cancel,
     /// Where output blocks go as soon as they are made, if anywhere.
     sink: Option<&'a dyn OutputSink>,
-    /// The places (output, block) of each task's result handed to `sink` once made: the
-    /// blocks of outputs that no task reads.
+    /// The places (output, block) of each task's result in the outputs, given a sink: a block
+    /// no task reads goes there once made, one other tasks read once the last of them has
+    /// run (while the computation's freed memory is kept for the output's pages to take).
     places: Vec<Vec<(usize, usize)>>,
 }
 
@@ -129,7 +133,7 @@ impl Executor for Threaded {
     fn execute_into(&self, graph: &TaskGraph, spec: &Spec, observer: Option<&dyn Observer>, sink: &dyn OutputSink) -> Result<Report> {
         let inputs = Inputs::new(graph, &[])?;
         let (results, report) = run(graph, &inputs, self.threads, spec, observer, Some(sink))?;
-        // The blocks some task read were kept to the end.
+        // The blocks some task read that were on disk when the last of them ran.
         for (o, output) in graph.outputs.iter().enumerate() {
             for (b, &t) in output.blocks.iter().enumerate() {
                 if let Some(chunk) = &results[t] {
@@ -141,16 +145,14 @@ impl Executor for Threaded {
     }
 }
 
-/// Where each task's result goes as soon as it is made, given a sink: the places (output,
-/// block) of the output blocks no task reads (none for every task without a sink).
-fn handed_over(graph: &TaskGraph, consumers: &[Vec<TaskId>], sink: Option<&dyn OutputSink>) -> Vec<Vec<(usize, usize)>> {
+/// Where each task's result goes, given a sink: the places (output, block) of the output
+/// blocks (none for every task without a sink).
+fn output_places(graph: &TaskGraph, sink: Option<&dyn OutputSink>) -> Vec<Vec<(usize, usize)>> {
     let mut places = vec![Vec::new(); graph.tasks.len()];
     if sink.is_some() {
         for (o, output) in graph.outputs.iter().enumerate() {
             for (b, &t) in output.blocks.iter().enumerate() {
-                if consumers[t].is_empty() {
-                    places[t].push((o, b));
-                }
+                places[t].push((o, b));
             }
         }
     }
@@ -167,7 +169,7 @@ pub fn run(
 ) -> Result<(Vec<Option<Chunk>>, Report)> {
     let n = graph.tasks.len();
     let consumers = graph.consumers();
-    let places = handed_over(graph, &consumers, sink);
+    let places = output_places(graph, sink);
     let rank = static_order(graph, &consumers);
     let threads = jobs_for(graph, &rank, threads, spec.memory);
     let waiting: Vec<usize> = graph.tasks.iter().map(|t| t.inputs.len()).collect();
@@ -204,14 +206,27 @@ pub fn run(
         return Err(e);
     }
     for o in &graph.outputs {
-        for &b in o.blocks.iter().filter(|&&b| run.places[b].is_empty()) {
-            if state.results[b].is_none() {
+        for &b in &o.blocks {
+            if state.results[b].is_none() && !handed(&run.places[b], &run.consumers[b], state.left[b]) {
                 let spilled = state.spilled.get(&b).ok_or_else(|| internal_err!("output task {b} has no result"))?;
                 state.results[b] = Some(run.disk.read(spilled)?);
             }
         }
     }
     Ok((state.results, report(n, &state.ledgers)))
+}
+
+/// Whether an output block (in `places`, read by `consumers`, with `left` reads to come) has
+/// gone to the sink: once made where no task reads it, else once the last task reading it has
+/// run (its reads left then count nothing).
+fn handed(places: &[(usize, usize)], consumers: &[TaskId], left: usize) -> bool {
+    !places.is_empty() && (consumers.is_empty() || left == 0)
+}
+
+/// Whether `op` makes a block of zeros (every byte zero: not -0.0).
+fn makes_zeros(op: &TaskOp) -> bool {
+    let TaskOp::Source(SourceOp::Full { value, dtype, .. }) = op else { return false };
+    with_bytes(&Chunk::full(*dtype, &[1], value.clone()), |bytes| bytes.iter().all(|&b| b == 0))
 }
 
 /// How many jobs run on `threads` threads: one per thread, or two where the plan cannot run
@@ -257,6 +272,8 @@ fn job<'a>(scope: &rayon::Scope<'a>, run: &'a Run<'a>) {
     // Results no task reads any more, dropped once the lock is let go (freeing memory under
     // it would hold the other threads up).
     let mut unread: Vec<Chunk> = Vec::new();
+    // Output blocks no task reads any more, put in the sink once the lock is let go.
+    let mut read: Vec<(TaskId, Chunk)> = Vec::new();
     let Ok(mut s) = run.state.lock() else { return };
     while s.error.is_none() {
         if run.cancel.is_set() {
@@ -284,6 +301,7 @@ fn job<'a>(scope: &rayon::Scope<'a>, run: &'a Run<'a>) {
         let spare = run.threads.saturating_sub(s.running + s.ready.len());
         drop(s);
         unread.clear();
+        let put = run.put_read(&mut read);
         let ran: Vec<_> = taken
             .into_iter()
             .map(|(id, args)| {
@@ -296,8 +314,11 @@ fn job<'a>(scope: &rayon::Scope<'a>, run: &'a Run<'a>) {
             Ok(s) => s,
             Err(_) => return,
         };
+        if let Err(e) = put {
+            s.error.get_or_insert(e);
+        }
         for (id, started, outcome) in ran {
-            run.finish(&mut s, id, outcome, &mut unread);
+            run.finish(&mut s, id, outcome, &mut unread, &mut read);
             run.observe(&mut s, id, started);
         }
         let more = s.ready.len().min(run.threads.saturating_sub(s.jobs));
@@ -305,6 +326,18 @@ fn job<'a>(scope: &rayon::Scope<'a>, run: &'a Run<'a>) {
         for _ in 0..more {
             scope.spawn(|scope| job(scope, run));
         }
+    }
+    if read.is_empty() {
+        s.jobs -= 1;
+        return;
+    }
+    // The job ends once the blocks it took from memory are in the sink: the run returns only
+    // after every job has ended.
+    drop(s);
+    let put = run.put_read(&mut read);
+    let Ok(mut s) = run.state.lock() else { return };
+    if let Err(e) = put {
+        s.error.get_or_insert(e);
     }
     s.jobs -= 1;
 }
@@ -350,6 +383,9 @@ impl Run<'_> {
 
     /// Reads spilled inputs back and runs the kernel; returns the result and the inputs read.
     fn execute(&self, id: TaskId, args: Vec<Arg>) -> Result<Made> {
+        if self.zeros_taken(id)? {
+            return Ok(Made { result: None, bytes: 0, reloaded: Vec::new() });
+        }
         let task = &self.graph.tasks[id];
         let mut chunks = Vec::with_capacity(args.len());
         let mut reloaded: Vec<(TaskId, Chunk)> = Vec::new();
@@ -376,11 +412,23 @@ impl Run<'_> {
         Ok(Made { result: Some(out), bytes, reloaded })
     }
 
-    /// Hands the result of task `id` to the sink where it goes there as soon as it is made.
+    /// Whether task `id`'s block went to the sink without being made: a block of zeros of one
+    /// output, which no task reads, where the sink takes zeros so (an array's fresh pages hold
+    /// them already: the upper half of a Cholesky factor is never touched).
+    fn zeros_taken(&self, id: TaskId) -> Result<bool> {
+        let (Some(sink), [(o, b)]) = (self.sink, self.places[id].as_slice()) else { return Ok(false) };
+        if !self.consumers[id].is_empty() || !makes_zeros(&self.graph.tasks[id].op) {
+            return Ok(false);
+        }
+        sink.put_zeros(*o, *b)
+    }
+
+    /// Hands the result of task `id` to the sink where it goes there as soon as it is made:
+    /// an output block no task reads.
     fn hand_over(&self, id: TaskId, made: Made) -> Result<Made> {
         let (Some(sink), Some(chunk)) = (self.sink, &made.result) else { return Ok(made) };
         let places = &self.places[id];
-        if places.is_empty() {
+        if places.is_empty() || !self.consumers[id].is_empty() {
             return Ok(made);
         }
         let chunk = to_host(self.graph.tasks[id].device, chunk.clone())?;
@@ -391,9 +439,22 @@ impl Run<'_> {
         Ok(Made { result: None, bytes: 0, ..made })
     }
 
+    /// Puts the output blocks in `read` in the sink, emptying it.
+    fn put_read(&self, read: &mut Vec<(TaskId, Chunk)>) -> Result<()> {
+        let Some(sink) = self.sink else { return Ok(()) };
+        for (id, chunk) in read.drain(..) {
+            let chunk = to_host(self.graph.tasks[id].device, chunk)?;
+            for &(o, b) in &self.places[id] {
+                sink.put(o, b, chunk.clone())?;
+            }
+        }
+        Ok(())
+    }
+
     /// Ends task `id`: keeps its result (unless it went to the sink), keeps inputs read back
-    /// that are still needed, frees inputs whose last reader this was, and readies consumers.
-    fn finish(&self, s: &mut State, id: TaskId, outcome: Result<Made>, unread: &mut Vec<Chunk>) {
+    /// that are still needed, frees inputs whose last reader this was (output blocks in memory
+    /// go to `read`, for the sink), and readies consumers.
+    fn finish(&self, s: &mut State, id: TaskId, outcome: Result<Made>, unread: &mut Vec<Chunk>, read: &mut Vec<(TaskId, Chunk)>) {
         let task = &self.graph.tasks[id];
         s.running -= 1;
         s.ledgers[self.device(id)].end(task);
@@ -425,6 +486,11 @@ impl Run<'_> {
             s.left[i] -= 1;
             if s.left[i] == 0 {
                 unread.extend(self.free(s, i));
+            } else if s.left[i] == self.places[i].len() && s.results[i].is_some() {
+                // Only the outputs read it now: it goes to the sink (one on disk is read back
+                // at the end).
+                s.left[i] = 0;
+                read.extend(self.free(s, i).map(|c| (i, c)));
             }
         }
         for &c in &self.consumers[id] {
