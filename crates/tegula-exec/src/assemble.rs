@@ -198,7 +198,11 @@ impl<T> Filled<T> {
         let idx = unravel(block, &self.chunks.numblocks());
         let shape = self.chunks.block_shape(&idx);
         let size = std::mem::size_of::<T>();
-        let Some((&row, outer)) = shape.split_last() else { return vec![0..size] };
+        let Some((&row, outer)) = shape.split_last() else {
+            // A 0-d array: its one element.
+            let element: Range<usize> = 0..size;
+            return vec![element];
+        };
         if row == 0 || outer.contains(&0) {
             return Vec::new();
         }

@@ -226,7 +226,7 @@ fn handed(places: &[(usize, usize)], consumers: &[TaskId], left: usize) -> bool 
 /// Whether `op` makes a block of zeros (every byte zero: not -0.0).
 fn makes_zeros(op: &TaskOp) -> bool {
     let TaskOp::Source(SourceOp::Full { value, dtype, .. }) = op else { return false };
-    with_bytes(&Chunk::full(*dtype, &[1], value.clone()), |bytes| bytes.iter().all(|&b| b == 0))
+    with_bytes(&Chunk::full(*dtype, &[1], *value), |bytes| bytes.iter().all(|&b| b == 0))
 }
 
 /// How many jobs run on `threads` threads: one per thread, or two where the plan cannot run
