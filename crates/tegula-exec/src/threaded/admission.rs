@@ -75,9 +75,11 @@ impl Run<'_> {
         self.consumers[v].iter().filter(|&&c| !s.done[c]).map(|&c| self.rank[c]).min().unwrap_or(usize::MAX)
     }
 
-    /// Writes `victims` to disk without holding the lock, then records them as spilled.
-    pub(super) fn spill<'s>(&'s self, s: MutexGuard<'s, State>, victims: Vec<(TaskId, Chunk)>) -> MutexGuard<'s, State> {
+    /// Writes `victims` to disk without holding the lock, then records them as spilled; the
+    /// results in `unread` (freed, no longer counted) are dropped first.
+    pub(super) fn spill<'s>(&'s self, s: MutexGuard<'s, State>, victims: Vec<(TaskId, Chunk)>, unread: &mut Vec<Chunk>) -> MutexGuard<'s, State> {
         drop(s);
+        unread.clear();
         let written: Vec<(TaskId, usize, Result<Spilled>)> =
             victims.into_iter().map(|(v, chunk)| (v, held_bytes(self.graph, v, &chunk), self.disk.write(v, &chunk))).collect();
         let mut s = match self.state.lock() {

@@ -284,7 +284,9 @@ fn job<'a>(scope: &rayon::Scope<'a>, run: &'a Run<'a>) {
         let need = run.need(&s, id);
         if !s.ledgers[run.device(id)].fits(need) {
             if let Some(victims) = run.evict(&mut s, id, need) {
-                s = run.spill(s, victims);
+                // The results freed before are let go of now, not after the writes: the ledger
+                // no longer counts them.
+                s = run.spill(s, victims, &mut unread);
                 continue;
             }
             if s.running > 0 || !s.spilling.is_empty() {
