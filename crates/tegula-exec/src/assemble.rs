@@ -183,14 +183,15 @@ impl<T> Filled<T> {
             return;
         }
         // The offsets of the block's first and last elements (the array is row-major).
-        let (mut first, mut last) = (0, 0);
-        for (axis, (&b, &n)) in idx.iter().zip(shape).enumerate() {
-            let (start, stride) = (self.starts[axis][b], self.array.strides()[axis] as usize);
-            first += start * stride;
-            last += (start + n - 1) * stride;
-        }
+        let first = self.first_element(idx);
+        let last = first + shape.iter().zip(self.array.strides()).map(|(&n, &stride)| (n - 1) * stride as usize).sum::<usize>();
         let size = std::mem::size_of::<T>();
         self.fresh.before_writing(self.array.as_ptr() as *const u8, first * size..(last + 1) * size);
+    }
+
+    /// The offset in the array of the first element of block `idx`.
+    fn first_element(&self, idx: &[usize]) -> usize {
+        idx.iter().zip(self.array.strides()).enumerate().map(|(axis, (&b, &stride))| self.starts[axis][b] * stride as usize).sum()
     }
 
     /// The byte ranges of the array block `block` covers, in order, adjacent ones joined.
@@ -206,8 +207,7 @@ impl<T> Filled<T> {
         if row == 0 || outer.contains(&0) {
             return Vec::new();
         }
-        let strides = self.array.strides();
-        let first: usize = idx.iter().enumerate().map(|(axis, &b)| self.starts[axis][b] * strides[axis] as usize).sum();
+        let (first, strides) = (self.first_element(&idx), self.array.strides());
         let mut runs: Vec<Range<usize>> = Vec::new();
         for at in ndarray::indices(outer) {
             let offset = first + at.slice().iter().zip(strides.iter()).map(|(&i, &s)| i * s as usize).sum::<usize>();

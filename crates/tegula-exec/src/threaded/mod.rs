@@ -428,29 +428,25 @@ impl Run<'_> {
     /// Hands the result of task `id` to the sink where it goes there as soon as it is made:
     /// an output block no task reads.
     fn hand_over(&self, id: TaskId, made: Made) -> Result<Made> {
-        let (Some(sink), Some(chunk)) = (self.sink, &made.result) else { return Ok(made) };
-        let places = &self.places[id];
-        if places.is_empty() || !self.consumers[id].is_empty() {
+        let (Some(_), Some(chunk)) = (self.sink, &made.result) else { return Ok(made) };
+        if self.places[id].is_empty() || !self.consumers[id].is_empty() {
             return Ok(made);
         }
-        let chunk = to_host(self.graph.tasks[id].device, chunk.clone())?;
-        for &(o, b) in places {
-            sink.put(o, b, chunk.clone())?;
-        }
+        self.put(id, chunk.clone())?;
         // Its memory is the caller's array now, as a block written to a store is the store's.
         Ok(Made { result: None, bytes: 0, ..made })
     }
 
     /// Puts the output blocks in `read` in the sink, emptying it.
     fn put_read(&self, read: &mut Vec<(TaskId, Chunk)>) -> Result<()> {
+        read.drain(..).try_for_each(|(id, chunk)| self.put(id, chunk))
+    }
+
+    /// Puts task `id`'s result, on the host, in its every place in the sink (if any).
+    fn put(&self, id: TaskId, chunk: Chunk) -> Result<()> {
         let Some(sink) = self.sink else { return Ok(()) };
-        for (id, chunk) in read.drain(..) {
-            let chunk = to_host(self.graph.tasks[id].device, chunk)?;
-            for &(o, b) in &self.places[id] {
-                sink.put(o, b, chunk.clone())?;
-            }
-        }
-        Ok(())
+        let chunk = to_host(self.graph.tasks[id].device, chunk)?;
+        self.places[id].iter().try_for_each(|&(o, b)| sink.put(o, b, chunk.clone()))
     }
 
     /// Ends task `id`: keeps its result (unless it went to the sink), keeps inputs read back
