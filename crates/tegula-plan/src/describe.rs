@@ -36,6 +36,9 @@ pub struct Operation {
     pub bytes_written: usize,
     /// The most bytes held while one of its tasks runs, one task at a time in static order.
     pub peak: usize,
+    /// What its tasks do, for pictures that tell them apart: "read" (from a store), "write"
+    /// (to a store) or "compute".
+    pub kind: &'static str,
 }
 
 /// A plan: its operations in dependency order, and for every task its operation and its
@@ -46,7 +49,8 @@ pub struct PlanDescription {
     pub operations: Vec<Operation>,
     /// The operation of each task, by index into `operations`.
     pub task_operation: Vec<usize>,
-    /// Each task's place in the static order.
+    /// Each task's place in the static order (empty when described without it:
+    /// `Detail::Operations`, whose peaks are all zero).
     pub rank: Vec<usize>,
     /// The most bytes held at once, one task at a time in static order.
     pub projected_peak: usize,
@@ -54,19 +58,59 @@ pub struct PlanDescription {
     pub largest_block: usize,
 }
 
+/// How much of a plan to describe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Detail {
+    /// Nothing.
+    #[default]
+    None,
+    /// Its operations and each task's operation, without the static order and the projected
+    /// peaks (which take an ordering of every task: a live view does without them).
+    Operations,
+    /// Everything `describe` says.
+    Full,
+}
+
+impl From<bool> for Detail {
+    /// `true`: everything; `false`: nothing.
+    fn from(full: bool) -> Detail {
+        if full { Detail::Full } else { Detail::None }
+    }
+}
+
+/// The plan `graph` of the expressions `roots` described in `detail` (`None` for `Detail::None`).
+pub fn describe_in(roots: &[NodeRef], graph: &TaskGraph, detail: Detail) -> Option<PlanDescription> {
+    match detail {
+        Detail::None => None,
+        Detail::Operations => Some(describe_with(roots, graph, false)),
+        Detail::Full => Some(describe_with(roots, graph, true)),
+    }
+}
+
 /// The plan `graph` of the expressions `roots`, described per operation and per task.
 pub fn describe(roots: &[NodeRef], graph: &TaskGraph) -> PlanDescription {
+    describe_with(roots, graph, true)
+}
+
+/// `describe`; without `ordered`, `rank` is empty and every peak zero.
+fn describe_with(roots: &[NodeRef], graph: &TaskGraph, ordered: bool) -> PlanDescription {
     let nodes = topological(roots);
     let index: HashMap<u64, usize> = nodes.iter().enumerate().map(|(i, n)| (n.id, i)).collect();
     let mut operations: Vec<Operation> = nodes.iter().map(|n| operation(n, &index)).collect();
-    let rank = static_order(graph, &graph.consumers());
-    let held = held_while_running(graph, &rank);
+    let rank = if ordered { static_order(graph, &graph.consumers()) } else { Vec::new() };
+    let held = if ordered { held_while_running(graph, &rank) } else { vec![0; graph.tasks.len()] };
     let mut task_operation = Vec::with_capacity(graph.tasks.len());
+    // A node's tasks mostly come one after another: its index is looked up once per run.
+    let mut last: Option<(u64, usize)> = None;
     for (id, t) in graph.tasks.iter().enumerate() {
+        let found = match last {
+            Some((node, i)) if node == t.node => i,
+            _ => *index.get(&t.node).unwrap_or(&usize::MAX),
+        };
         // A task of a node built while lowering (not reachable from the roots) is shown as an
         // operation of its own kind.
-        let i = *index.get(&t.node).unwrap_or(&usize::MAX);
-        let i = if i == usize::MAX { extra_operation(&mut operations, t) } else { i };
+        let i = if found == usize::MAX { extra_operation(&mut operations, t) } else { found };
+        last = Some((t.node, found));
         let op = &mut operations[i];
         op.tasks += 1;
         if matches!(t.op, TaskOp::Kernel(KernelOp::Fused { .. }) | TaskOp::Kernel(KernelOp::FusedReduce { .. })) && op.fused.is_none() {
@@ -74,8 +118,14 @@ pub fn describe(roots: &[NodeRef], graph: &TaskGraph) -> PlanDescription {
         }
         let inputs_bytes: usize = t.inputs.iter().map(|&i| graph.tasks[i].nbytes()).sum();
         match t.op {
-            TaskOp::Io(IoOp::Read { .. }) => op.bytes_read += t.nbytes(),
-            TaskOp::Io(IoOp::Write { .. }) => op.bytes_written += inputs_bytes,
+            TaskOp::Io(IoOp::Read { .. }) => {
+                op.bytes_read += t.nbytes();
+                op.kind = "read";
+            }
+            TaskOp::Io(IoOp::Write { .. }) => {
+                op.bytes_written += inputs_bytes;
+                op.kind = "write";
+            }
             // Views of their input's block: nothing is copied.
             TaskOp::Kernel(KernelOp::Transpose { .. } | KernelOp::ExpandDims { .. }) => {}
             _ => {
@@ -108,6 +158,7 @@ fn operation(n: &NodeRef, index: &HashMap<u64, usize>) -> Operation {
         bytes_read: 0,
         bytes_written: 0,
         peak: 0,
+        kind: "compute",
     }
 }
 
@@ -130,6 +181,7 @@ fn extra_operation(operations: &mut Vec<Operation>, task: &Task) -> usize {
         bytes_read: 0,
         bytes_written: 0,
         peak: 0,
+        kind: "compute",
     });
     operations.len() - 1
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use tegula_exec::{Executor, Observer, Report, Threaded};
 use tegula_kernels::Chunk;
 use tegula_plan::memory::{check_fits, check_results_fit};
-use tegula_plan::describe::{describe, PlanDescription};
+use tegula_plan::describe::{describe, describe_in, Detail, PlanDescription};
 use tegula_plan::product_blocks::merge_product_blocks;
 use tegula_plan::rechunk_stages::stage_rechunks;
 use tegula_plan::{explain::explain, lower, Fusion, NodeRef, TaskGraph};
@@ -128,20 +128,24 @@ pub fn compute(arrays: &[&Array], options: impl Into<ComputeOptions>) -> Result<
 }
 
 /// `compute`, telling `observer` about each task as it ends (see `tegula::execute::Progress` and
-/// `tegula::execute::Trace`); with `describe`, also the description of the plan that ran, whose
-/// `task_operation` names each event's operation.
+/// `tegula::execute::Trace`); with `describe_plan` (`true` or a `Detail`), also the description
+/// of the plan that ran, whose `task_operation` names each event's operation (given to the
+/// observer too, before the first task).
 pub fn compute_observed(
     arrays: &[&Array],
     options: impl Into<ComputeOptions>,
     observer: Option<&dyn Observer>,
-    describe_plan: bool,
+    describe_plan: impl Into<Detail>,
 ) -> Result<(Vec<Chunk>, Report, Option<PlanDescription>)> {
     let options = options.into();
     let spec = budget_left(options.spec()?)?;
     let roots: Vec<NodeRef> = arrays.iter().map(|a| a.node.clone()).collect();
     let roots = staged(&roots, spec.memory);
     let graph = plan_staged_within(&roots, options.fuse, spec.memory)?;
-    let description = describe_plan.then(|| describe(&roots, &graph));
+    let description = describe_in(&roots, &graph, describe_plan.into());
+    if let (Some(observer), Some(plan)) = (observer, &description) {
+        observer.planned(plan);
+    }
     let (chunks, report) = tegula_exec::compute_observed(&graph, options.executor.as_ref(), &spec, observer)?;
     Ok((chunks, report, description))
 }

@@ -17,6 +17,8 @@ pub struct EncodedFragment {
     pub inputs: Vec<TaskId>,
     /// The plan's tasks whose blocks it returns, in order.
     pub outputs: Vec<TaskId>,
+    /// The plan's tasks it runs, in topological order.
+    pub tasks: Vec<TaskId>,
 }
 
 /// The fragments computing `arrays` (in an order where each one's inputs come from earlier
@@ -29,7 +31,7 @@ pub fn plan_fragments(arrays: &[&Array], fuse: bool, spec: &Spec) -> Result<(Vec
         .into_iter()
         .map(|c| {
             let bytes = Fragment::encode_sharing(sub_graph(&graph, &c)?, None, &functions)?.to_bytes()?;
-            Ok(EncodedFragment { bytes, inputs: c.inputs, outputs: c.outputs })
+            Ok(EncodedFragment { bytes, inputs: c.inputs, outputs: c.outputs, tasks: c.tasks })
         })
         .collect::<Result<_>>()?;
     Ok((fragments, graph.outputs.into_iter().map(|o| o.blocks).collect()))

@@ -16,7 +16,7 @@ use tegula_core::{Chunks, Result, TegulaError};
 use tegula_exec::{HeldBlocks, Observer, Report};
 use tegula_plan::construct::layout::{self, IndexItem};
 use tegula_plan::construct::{creation, join, store};
-use tegula_plan::describe::{describe, PlanDescription};
+use tegula_plan::describe::{describe_in, Detail, PlanDescription};
 use tegula_plan::{next_id, NodeRef, Resource, ResourceKind};
 use tegula_store::{ChunkSink, ChunkSource, Codec, ZarrOptions, ZarrSink, ZarrSource};
 
@@ -34,7 +34,7 @@ pub fn persist_observed(
     arrays: &[&Array],
     options: impl Into<ComputeOptions>,
     observer: Option<&dyn Observer>,
-    describe_plan: bool,
+    describe_plan: impl Into<Detail>,
 ) -> Result<(Vec<Array>, Report, Option<PlanDescription>)> {
     let options = options.into();
     let whole = options.spec()?;
@@ -54,7 +54,10 @@ pub fn persist_observed(
     }
     let roots: Vec<NodeRef> = parts.iter().flat_map(|p| p.memory.iter().chain(p.disk.iter().map(|d| &d.write)).cloned()).collect();
     let graph = plan_within(&roots, options.fuse, spec.memory)?;
-    let description = describe_plan.then(|| describe(&roots, &graph));
+    let description = describe_in(&roots, &graph, describe_plan.into());
+    if let (Some(observer), Some(plan)) = (observer, &description) {
+        observer.planned(plan);
+    }
     let (blocks, report) = options.executor.execute(&graph, &spec, observer)?;
     let mut results = graph.outputs.iter().zip(blocks);
     let mut kept = Vec::with_capacity(parts.len());

@@ -6,6 +6,7 @@
 
 use super::{Arg, Run, State};
 use crate::ledger::held_bytes;
+use crate::observe::SpillEvent;
 use crate::spill::Spilled;
 use std::cmp::Reverse;
 use std::sync::MutexGuard;
@@ -80,12 +81,15 @@ impl Run<'_> {
     pub(super) fn spill<'s>(&'s self, s: MutexGuard<'s, State>, victims: Vec<(TaskId, Chunk)>, unread: &mut Vec<Chunk>) -> MutexGuard<'s, State> {
         drop(s);
         unread.clear();
+        let start = self.start.elapsed();
         let written: Vec<(TaskId, usize, Result<Spilled>)> =
             victims.into_iter().map(|(v, chunk)| (v, held_bytes(self.graph, v, &chunk), self.disk.write(v, &chunk))).collect();
+        let end = self.start.elapsed();
         let mut s = match self.state.lock() {
             Ok(s) => s,
             Err(poisoned) => poisoned.into_inner(),
         };
+        let mut kept = 0;
         for (v, bytes, outcome) in written {
             s.spilling.remove(&v);
             // The chunk leaves memory whatever happened; if its last reader ran meanwhile, the
@@ -95,6 +99,7 @@ impl Run<'_> {
             ledger.release(bytes);
             match outcome {
                 Ok(file) if needed => {
+                    kept += bytes;
                     ledger.spilled_bytes += bytes;
                     ledger.on_disk += file.nbytes();
                     s.spilled.insert(v, file);
@@ -104,6 +109,10 @@ impl Run<'_> {
                     s.error.get_or_insert(e);
                 }
             }
+        }
+        if let Some(observer) = self.observer.filter(|_| kept > 0) {
+            let thread = rayon::current_thread_index().unwrap_or(0);
+            observer.spilled(&SpillEvent { thread, start, end, bytes: kept });
         }
         tegula_core::memory::return_free_memory();
         s

@@ -274,6 +274,8 @@ fn job<'a>(scope: &rayon::Scope<'a>, run: &'a Run<'a>) {
     let mut unread: Vec<Chunk> = Vec::new();
     // Output blocks no task reads any more, put in the sink once the lock is let go.
     let mut read: Vec<(TaskId, Chunk)> = Vec::new();
+    // Events of tasks that ended, told to the observer once the lock is let go.
+    let mut ended: Vec<TaskEvent> = Vec::new();
     let Ok(mut s) = run.state.lock() else { return };
     while s.error.is_none() {
         if run.cancel.is_set() {
@@ -303,13 +305,18 @@ fn job<'a>(scope: &rayon::Scope<'a>, run: &'a Run<'a>) {
         let spare = run.threads.saturating_sub(s.running + s.ready.len());
         drop(s);
         unread.clear();
+        run.tell(&mut ended);
         let put = run.put_read(&mut read);
+        // Clock reads only for an observer that wants times: one per task, since each task
+        // of a batch starts when the one before it ends.
+        let mut clock = run.observer.filter(|o| o.timed()).map(|_| run.start.elapsed());
         let ran: Vec<_> = taken
             .into_iter()
             .map(|(id, args)| {
-                // A clock read per task only for an observer that wants times.
-                let started = run.observer.filter(|o| o.timed()).map(|_| run.start.elapsed());
-                (id, started, with_spare_threads(spare, || run.execute(id, args)).and_then(|done| run.hand_over(id, done)))
+                let started = clock;
+                let outcome = with_spare_threads(spare, || run.execute(id, args)).and_then(|done| run.hand_over(id, done));
+                clock = clock.map(|_| run.start.elapsed());
+                (id, started.zip(clock), outcome)
             })
             .collect();
         s = match run.state.lock() {
@@ -319,9 +326,12 @@ fn job<'a>(scope: &rayon::Scope<'a>, run: &'a Run<'a>) {
         if let Err(e) = put {
             s.error.get_or_insert(e);
         }
-        for (id, started, outcome) in ran {
+        for (id, times, outcome) in ran {
             run.finish(&mut s, id, outcome, &mut unread, &mut read);
-            run.observe(&mut s, id, started);
+            s.finished += 1;
+            if run.observer.is_some() {
+                ended.push(run.event(&s, id, times));
+            }
         }
         let more = s.ready.len().min(run.threads.saturating_sub(s.jobs));
         s.jobs += more;
@@ -331,11 +341,14 @@ fn job<'a>(scope: &rayon::Scope<'a>, run: &'a Run<'a>) {
     }
     if read.is_empty() {
         s.jobs -= 1;
+        drop(s);
+        run.tell(&mut ended);
         return;
     }
     // The job ends once the blocks it took from memory are in the sink: the run returns only
     // after every job has ended.
     drop(s);
+    run.tell(&mut ended);
     let put = run.put_read(&mut read);
     let Ok(mut s) = run.state.lock() else { return };
     if let Err(e) = put {
@@ -514,23 +527,30 @@ impl Run<'_> {
         block
     }
 
-    /// Tells the observer, if any, that task `id` (started at `started`, if it wants times) has
-    /// ended.
-    fn observe(&self, s: &mut State, id: TaskId, started: Option<Duration>) {
-        s.finished += 1;
-        let Some(observer) = self.observer else { return };
-        let event = TaskEvent {
+    /// Tells the observer, if any, of the tasks in `ended` (outside the state's lock, so
+    /// another job's tasks may be told first), emptying it.
+    fn tell(&self, ended: &mut Vec<TaskEvent>) {
+        if let Some(observer) = self.observer.filter(|_| !ended.is_empty()) {
+            observer.tasks_done(ended);
+        }
+        ended.clear();
+    }
+
+    /// What the observer is told of task `id`, which ran `times` (start and end, when it
+    /// wants times), the latest to end.
+    fn event(&self, s: &State, id: TaskId, times: Option<(Duration, Duration)>) -> TaskEvent {
+        let (start, end) = times.unwrap_or_default();
+        TaskEvent {
             task: id,
             thread: rayon::current_thread_index().unwrap_or(0),
-            start: started.unwrap_or_default(),
-            end: started.map_or(Duration::ZERO, |_| self.start.elapsed()),
+            start,
+            end,
             bytes: s.results[id].as_ref().map_or_else(|| self.graph.tasks[id].nbytes(), Chunk::nbytes),
             held: s.ledgers.iter().map(|l| l.live).sum(),
             on_disk: s.ledgers.iter().map(|l| l.on_disk).sum(),
             done: s.finished,
             total: self.graph.tasks.len(),
-        };
-        observer.task_done(&event);
+        }
     }
 }
 

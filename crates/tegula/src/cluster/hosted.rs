@@ -7,8 +7,7 @@ use super::plan::{ClusterPlan, Nodes};
 use tegula_exec::ClusterReport;
 use tegula_plan::placement::Simulation;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tegula_core::{Result, Spec, TegulaError};
 use tegula_exec::{register_executor, Executor, ExecutorConfig, MakeExecutor, Observer, Report, TaskEvent};
@@ -112,36 +111,53 @@ impl HostedExecutor {
     }
 }
 
-/// What a [`ClusterRunner`] tells as fragments end: each of a fragment's outputs becomes a task
-/// event for the computation's observer (its progress bar, its trace), the node in place of
-/// the thread.
+/// What a [`ClusterRunner`] tells as fragments end: each task of the caller's plan a fragment
+/// ran becomes a task event for the computation's observer (its progress bar, its trace, its
+/// live view), the node in place of the thread, once (a free task copied into several
+/// fragments counts where it first ended). The blocks the caller gives count as done on their
+/// nodes when the run starts.
 pub struct FragmentProgress<'a> {
     observer: Option<&'a dyn Observer>,
-    /// The blocks of the caller's plan each fragment makes (not those the cluster plan adds).
-    outputs: Vec<Vec<TaskId>>,
+    /// The caller's tasks each fragment runs (not those the cluster plan adds).
+    tasks: Vec<Vec<TaskId>>,
     bytes: Vec<usize>,
-    done: AtomicUsize,
-    total: usize,
+    /// Which tasks were reported, and how many.
+    reported: Mutex<(Vec<bool>, usize)>,
     /// Seconds since the epoch when the computation started.
     start: f64,
 }
 
 impl<'a> FragmentProgress<'a> {
     fn new(observer: Option<&'a dyn Observer>, plan: &ClusterPlan, graph: &TaskGraph) -> FragmentProgress<'a> {
-        let outputs: Vec<Vec<TaskId>> = plan.fragments.iter().map(|f| f.outputs.iter().copied().filter(|&t| t < graph.tasks.len()).collect()).collect();
-        let total = outputs.iter().map(Vec::len).sum();
+        let tasks = plan.fragments.iter().map(|f| f.tasks.iter().copied().filter(|&t| t < graph.tasks.len()).collect()).collect();
         let bytes = graph.tasks.iter().map(|t| t.nbytes()).collect();
-        FragmentProgress { observer, outputs, bytes, done: AtomicUsize::new(0), total, start: seconds_since_epoch() }
+        let progress = FragmentProgress { observer, tasks, bytes, reported: Mutex::new((vec![false; graph.tasks.len()], 0)), start: seconds_since_epoch() };
+        for (task, node) in plan.given() {
+            progress.report(&[task], node, progress.start, progress.start);
+        }
+        progress
     }
 
     /// Fragment `fragment` ran on `node` from `start` to `end` (seconds since the epoch).
     pub fn done(&self, fragment: usize, node: usize, start: f64, end: f64) {
-        let (Some(observer), Some(outputs)) = (self.observer, self.outputs.get(fragment)) else { return };
+        if let Some(tasks) = self.tasks.get(fragment) {
+            self.report(tasks, node, start, end);
+        }
+    }
+
+    fn report(&self, tasks: &[TaskId], node: usize, start: f64, end: f64) {
+        let Some(observer) = self.observer else { return };
+        let Ok(mut reported) = self.reported.lock() else { return };
+        let (seen, done) = &mut *reported;
+        let total = seen.len();
         let since = |t: f64| Duration::from_secs_f64((t - self.start).max(0.0));
-        for &task in outputs {
-            let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
-            let bytes = self.bytes.get(task).copied().unwrap_or(0);
-            observer.task_done(&TaskEvent { task, thread: node, start: since(start), end: since(end), bytes, held: 0, on_disk: 0, done, total: self.total });
+        for &task in tasks {
+            if task >= total || std::mem::replace(&mut seen[task], true) {
+                continue;
+            }
+            *done += 1;
+            let bytes = self.bytes[task];
+            observer.task_done(&TaskEvent { task, thread: node, start: since(start), end: since(end), bytes, held: 0, on_disk: 0, done: *done, total });
         }
     }
 }

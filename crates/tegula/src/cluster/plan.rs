@@ -86,7 +86,7 @@ impl ClusterPlan {
             .into_iter()
             .map(|c| {
                 let bytes = Fragment::encode_sharing(sub_graph(&graph, &c)?, None, &functions)?.to_bytes()?;
-                Ok(EncodedFragment { bytes, inputs: c.inputs, outputs: c.outputs })
+                Ok(EncodedFragment { bytes, inputs: c.inputs, outputs: c.outputs, tasks: c.tasks })
             })
             .collect::<Result<_>>()?;
         Ok(ClusterPlan { graph, fragments, needs, placement, simulation })

@@ -7,8 +7,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 use tegula::cluster::{register_hosted_executor, run_fragment, ClusterPlan, ClusterRunner, Fragment, FragmentProgress, RunnerOutput};
-use tegula::execute::{executor, ExecutorConfig, Observer, Spec, TaskEvent};
+use tegula::execute::{executor, ExecutorConfig, Spec, Trace};
 use tegula::random::Generator;
+use tegula::ops::{ReduceOp, ReduceSpec};
 use tegula::{compute, Array, AxisChunks, Chunk, ChunkSpec, ComputeOptions, Result, TegulaError};
 
 /// Runs each fragment in this process, in order, on the node the plan names; loses a node in
@@ -77,15 +78,6 @@ fn threaded() -> Vec<Chunk> {
     compute(&refs, ComputeOptions::default()).unwrap().0
 }
 
-#[derive(Default)]
-struct Counted(AtomicUsize);
-
-impl Observer for Counted {
-    fn task_done(&self, _: &TaskEvent) {
-        self.0.fetch_add(1, Ordering::SeqCst);
-    }
-}
-
 #[test]
 fn a_rust_engine_by_name_gives_the_threaded_results_and_is_planned_again_when_nodes_leave() {
     let cluster = LocalCluster::new(3, 1);
@@ -101,16 +93,23 @@ fn a_rust_engine_by_name_gives_the_threaded_results_and_is_planned_again_when_no
 }
 
 #[test]
-fn every_output_block_reaches_the_observer() {
+fn every_task_reaches_the_observer_once() {
     let cluster = LocalCluster::new(2, 0);
     let hosted = tegula::cluster::HostedExecutor::new(cluster, None);
-    let x = Generator::new(6).random(&[40, 12], &ChunkSpec::All(AxisChunks::Size(5))).unwrap().add_scalar(2.0).unwrap();
-    let seen = Counted::default();
+    let a = Generator::new(6).random(&[40, 12], &ChunkSpec::All(AxisChunks::Size(5))).unwrap();
+    let x = a.add_scalar(2.0).unwrap().reduce(&ReduceSpec { axes: Some(vec![0]), ..ReduceSpec::new(ReduceOp::Sum) }).unwrap();
+    let seen = Trace::new();
     let options = ComputeOptions { executor: Arc::new(hosted), ..ComputeOptions::default() };
     let (chunks, report, _) = tegula::execute::compute_observed(&[&x], options, Some(&seen), false).unwrap();
     assert_eq!(chunks[0].typed::<f64>().unwrap(), x.compute().unwrap().typed::<f64>().unwrap());
-    // One event per block of the result (8 by 3), each made by some fragment.
-    assert_eq!(seen.0.load(Ordering::SeqCst), 24);
+    // Every task of the plan once (its blocks, partial sums and their combines), with the
+    // count of those seen so far and the plan's total.
+    let events = seen.events();
+    let mut tasks: Vec<usize> = events.iter().map(|e| e.task).collect();
+    tasks.sort_unstable();
+    assert_eq!(tasks, (0..report.tasks).collect::<Vec<_>>());
+    assert!(events.iter().enumerate().all(|(i, e)| e.done == i + 1 && e.total == report.tasks));
+    assert!(events.iter().all(|e| e.thread < 2));
     assert!(report.cluster.is_some());
 }
 

@@ -28,10 +28,14 @@ proptest! {
         let events = trace.events();
         prop_assert_eq!(events.len(), report.tasks);
         let mut seen = vec![false; report.tasks];
-        for (k, e) in events.iter().enumerate() {
+        // `done` counts the tasks in the order they ended (threads' batches may be told in
+        // either order).
+        let mut done: Vec<usize> = events.iter().map(|e| e.done).collect();
+        done.sort_unstable();
+        prop_assert_eq!(done, (1..=report.tasks).collect::<Vec<_>>());
+        for e in &events {
             prop_assert!(!seen[e.task]);
             seen[e.task] = true;
-            prop_assert_eq!(e.done, k + 1);
             prop_assert_eq!(e.total, report.tasks);
             prop_assert!(e.start <= e.end);
             prop_assert!(e.thread < threads);
@@ -82,4 +86,30 @@ fn a_trace_follows_spilled_bytes() {
     assert!(report.spilled_bytes > 0, "{report:?}");
     let most_on_disk = trace.events().iter().map(|e| e.on_disk).max().unwrap();
     assert!(most_on_disk > 0 && most_on_disk <= report.spilled_bytes);
+}
+
+#[test]
+fn a_trace_is_read_while_it_grows_and_tells_spills_and_the_plan() {
+    let y = expression(11, 600, 100);
+    let options = ComputeOptions { executor: std::sync::Arc::new(Threaded { threads: 2 }), fuse: true, spec: Some(Spec { memory: 2_000_000, ..Spec::default() }) };
+    let trace = Trace::new();
+    let (_, report, plan) = compute_observed(&[&y], options, Some(&trace), true).unwrap();
+    // The plan reached the observer before any task, as the one returned.
+    let planned = trace.plan().expect("the plan was given to the observer");
+    assert_eq!(planned.task_operation, plan.unwrap().task_operation);
+    // Read in pieces, the events are the whole trace in order.
+    let whole = trace.events();
+    let (first, rest) = (trace.events_from(0), trace.events_from(whole.len() / 3));
+    assert_eq!(first, whole);
+    assert_eq!(rest, whole[whole.len() / 3..]);
+    assert!(trace.events_from(whole.len() + 5).is_empty());
+    // Each spill is one event, within the computation and on a pool thread (a plan that
+    // spills runs two jobs per thread, on a pool twice as big), and together they wrote what
+    // the report says was spilled.
+    let spills = trace.spills_from(0);
+    assert!(!spills.is_empty());
+    let end = whole.iter().map(|e| e.end).max().unwrap();
+    assert!(spills.iter().all(|s| s.start <= s.end && s.end <= end && s.thread < 4 && s.bytes > 0), "{spills:?} end {end:?}");
+    assert_eq!(spills.iter().map(|s| s.bytes).sum::<usize>(), report.spilled_bytes);
+    assert_eq!(trace.spills_from(1), spills[1..]);
 }
