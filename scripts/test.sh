@@ -7,6 +7,7 @@ export TEGULA_CARGO_PROFILE=ci
 step() { printf '\n== %s (%s)\n' "$1" "$(date -u +%T)"; }
 step "set up: test tools and the extension"
 MATURIN_PEP517_ARGS="--profile $TEGULA_CARGO_PROFILE" bash scripts/setup.sh -r requirements-dev.txt
+bash scripts/browser.sh
 step "Rust tests"
 cargo test --workspace --profile "$TEGULA_CARGO_PROFILE" --quiet
 step "Python suite, threaded executor"

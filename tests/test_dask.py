@@ -20,6 +20,7 @@ from hypothesis import given, settings
 import tegula as tg
 from tegula._dask import Runner
 from cluster_workloads import FAMILIES, same, slow_double, workloads
+from dashboard_check import watch_a_computation
 from test_execution import expressions
 
 WORKERS = 3
@@ -302,3 +303,9 @@ def test_persist_keeps_the_blocks_the_workers_computed(tmp_path, client):
     expected = x.compute(scheduler="threads")
     same(kept.compute(scheduler="threads"), expected)
     same((kept @ kept.T).compute(scheduler=client), (x @ x.T).compute(scheduler="threads"))
+
+
+def test_the_live_view_shows_one_row_per_worker(client, tmp_path):
+    board = tg.dashboard(port=0, show=False)
+    final, ran_on = watch_a_computation(board, tmp_path, client, blocks=90, row_label="node")
+    assert len(ran_on) >= 2 and max(ran_on) < WORKERS

@@ -19,6 +19,7 @@ from ray.cluster_utils import Cluster
 
 import tegula as tg
 from cluster_workloads import FAMILIES, same, slow_double, workloads
+from dashboard_check import watch_a_computation
 from test_execution import expressions
 
 NODES = 3
@@ -275,3 +276,9 @@ def test_persist_keeps_the_blocks_the_workers_computed(tmp_path, cluster):
     expected = x.compute(scheduler="threads")
     same(kept.compute(scheduler="threads"), expected)
     same((kept @ kept.T).compute(scheduler="ray"), (x @ x.T).compute(scheduler="threads"))
+
+
+def test_the_live_view_shows_one_row_per_node(cluster, tmp_path):
+    board = tg.dashboard(port=0, show=False)
+    final, ran_on = watch_a_computation(board, tmp_path, "ray", blocks=90, row_label="node")
+    assert len(ran_on) >= 2 and max(ran_on) < NODES

@@ -30,6 +30,7 @@ from ._selection import nan_to_num, piecewise, select
 from ._stacking import (append, array_split, atleast_1d, atleast_2d, atleast_3d, block, column_stack, dsplit,
                         dstack, hsplit, hstack, split, vsplit, vstack)
 from ._map_blocks import apply_gufunc, as_gufunc, atop, blockwise, gufunc, map_blocks
+from ._dashboard import dashboard
 from ._report import report
 from ._visualize import visualize
 from ._nanfunctions import NANFUNCTIONS
@@ -103,7 +104,7 @@ __all__ = sorted(
      "einsum", "median", "pad", "ptp", "diagonal", "trace", "allclose", "array_equal", "isclose",
      "array_split", "atleast_1d", "atleast_2d", "atleast_3d", "column_stack", "dsplit", "dstack", "hsplit",
      "hstack", "split", "vsplit", "vstack", "fliplr", "flipud", "rot90", "diag", "inner", "kron", "cov", "corrcoef",
-     "append", "indices", "nan_to_num", "select", "report", "visualize", "map_blocks", "blockwise", "apply_gufunc", "percentile", "quantile", "argsort", "cumprod", "cumsum", "cumulative_prod", "cumulative_sum", "searchsorted", "sort",
+     "append", "indices", "nan_to_num", "select", "report", "dashboard", "visualize", "map_blocks", "blockwise", "apply_gufunc", "percentile", "quantile", "argsort", "cumprod", "cumsum", "cumulative_prod", "cumulative_sum", "searchsorted", "sort",
      "isneginf", "isposinf", "nanmedian", "nanpercentile", "nanquantile",
      "average", "gradient", "trapezoid",
      "argwhere", "ravel_multi_index", "tril_indices", "tril_indices_from", "triu_indices", "triu_indices_from", "unravel_index",

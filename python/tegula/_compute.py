@@ -2,7 +2,7 @@
 settings of ``tg.config``, a progress bar, and a trace when a report is recording. Below the
 array type, so ``Array.compute`` and ``tegula.compute`` both call it."""
 
-from . import _progress, _report, _tegula, config
+from . import _dashboard, _live, _progress, _report, _tegula, config
 
 
 def executor_name(scheduler=None, placement=None):
@@ -15,23 +15,31 @@ def executor_name(scheduler=None, placement=None):
 
 def run_compute(handles, scheduler, num_workers, fuse, progress=None, placement=None, persist=False):
     """The native compute (or persist) with the settings of ``tg.config``, a progress bar as
-    ``progress`` and the settings say, and traced when an execution report (``tg.report``) is
-    recording."""
+    ``progress`` and the settings say, traced when an execution report (``tg.report``) is
+    recording, and fed to the live view when one serves (``tg.dashboard``)."""
     settings = config.explicit()
     scheduler = executor_name(scheduler, placement)
     num_workers = config.get("num_workers") if num_workers is None else config.checked_num_workers(num_workers)
     bar = _progress.resolve(progress)
     recorder = _report.active()
+    live = _dashboard.feed(scheduler, num_workers, config.get("memory"))
     run = _tegula.persist if persist else _tegula.compute
+    interval = _progress.INTERVAL if bar is not None or live is None else _live.INTERVAL
     try:
         computed, info = run(
             handles, scheduler, num_workers, fuse, settings.get("memory"), settings.get("spill_dir"),
-            progress=bar, interval=_progress.INTERVAL, trace=recorder is not None,
+            progress=bar, interval=interval, trace=recorder is not None, live=live,
         )
+    except BaseException as e:
+        if live is not None:
+            live.finish(error=e)
+        raise
     finally:
         if bar is not None:  # also ends the line of a failed or interrupted computation
             bar.close()
     trace = info.pop("trace", None)
+    if live is not None:
+        live.finish(info)
     if recorder is not None:
         recorder.add(trace, info, scheduler, num_workers)
     return computed, info

@@ -2,12 +2,15 @@
 the block (each task's thread, start and end, the memory held and spilled after it) and then
 writes one self-contained HTML file: per computation, a task stream per thread over time,
 memory in use and on disk over time against the budget, and a table of time and bytes per
-operation."""
+operation. A file name ending in ``.json`` gets the computations' timeline instead, in Chrome's
+trace-event format (one event per task), which Perfetto's UI and ``chrome://tracing`` open."""
 
+import json
 import time
 
 import numpy as np
 
+from ._chrome_trace import chrome_trace
 from ._svg import category_colour, escape, human_bytes, human_seconds
 
 _recording: list["report"] = []
@@ -46,8 +49,12 @@ class report:  # noqa: N801 - used as `with tg.report(...)`, like a function
 
     def __exit__(self, *exc):
         _recording.remove(self)
-        with open(self.filename, "w", encoding="utf-8") as f:
-            f.write(self.html())
+        if str(self.filename).lower().endswith(".json"):
+            with open(self.filename, "w", encoding="utf-8") as f:
+                json.dump(chrome_trace(self.computations), f)
+        else:
+            with open(self.filename, "w", encoding="utf-8") as f:
+                f.write(self.html())
         return False
 
     def add(self, trace, info, scheduler, num_workers):
@@ -57,10 +64,15 @@ class report:  # noqa: N801 - used as `with tg.report(...)`, like a function
         )
 
     def html(self):
-        sections = "\n".join(_section(i, c) for i, c in enumerate(self.computations))
-        if not sections:
-            sections = "<p>No computation ran while the report was recording.</p>"
-        return _PAGE.format(title=escape(self.title), sections=sections)
+        return render(self.computations, self.title)
+
+
+def render(computations, title):
+    """The report's page of `computations` (as ``report.add`` records them)."""
+    sections = "\n".join(_section(i, c) for i, c in enumerate(computations))
+    if not sections:
+        sections = "<p>No computation ran while the report was recording.</p>"
+    return _PAGE.format(title=escape(title), sections=sections)
 
 
 _PAGE = """<!DOCTYPE html>
@@ -274,6 +286,6 @@ def _operation_table(trace, ops, durations):
             f"{escape(_operation_name(op))}</td><td>{len(mine):,}</td><td>{human_seconds(float(mine.sum()))}</td>"
             f"<td>{float(mine.sum()) / total_time:.1%}</td><td>{human_seconds(float(mine.mean()))}</td>"
             f"<td>{human_bytes(op['bytes_read'])}</td><td>{human_bytes(op['bytes_written'])}</td>"
-            f"<td>{human_bytes(op['peak'])}</td></tr>"
+            f"<td>{'–' if op['peak'] is None else human_bytes(op['peak'])}</td></tr>"
         )
     return f'<table class="operations">{head}{"".join(rows)}</table>'

@@ -24,7 +24,7 @@ __all__ = [
     "broadcast_to", "checked", "cho_solve", "cholesky", "digitize", "histogram", "histogramdd",
     "ClusterPlan", "compute", "Dispatch", "concatenate", "cond", "count_nonzero", "cross", "default_spec",
     "det", "device_names", "device_transfers", "diagonal", "einsum", "fftfreq", "fftshift",
-    "FragmentEvents", "from_numpy", "from_object", "full", "_Generator", "intersect1d", "inv", "isin",
+    "FragmentEvents", "from_numpy", "from_object", "full", "_Generator", "_Trace", "intersect1d", "inv", "isin",
     "kept_bytes", "linspace", "lstsq", "map_blocks", "matrix_norm", "matrix_power", "matrix_rank",
     "median", "memory_budget", "moveaxis", "multi_dot", "norm", "open_npy", "open_zarr", "overlap",
     "pad", "persist", "pinv", "plan_fragments", "ptp", "qr", "quantile",
@@ -130,6 +130,13 @@ def concatenate(arrays: Sequence[_Array], axis: int | None) -> _Array: ...
 def stack(arrays: Sequence[_Array], axis: int) -> _Array: ...
 def broadcast_to(x: _Array, shape: Sequence[int]) -> _Array: ...
 def weak_scalar_dtype(value: _Scalar, array_dtype: str) -> str: ...
+
+@final
+class _Trace:
+    """A computation's trace kept for the live view (``_live``): columns made when asked for."""
+
+    def __len__(self) -> int: ...
+    def columns(self) -> dict[str, Any]: ...
 
 @final
 class _Generator:
@@ -262,6 +269,7 @@ def compute(
     progress: _Progress | None = None,
     interval: float = 0.1,
     trace: bool = False,
+    live: Callable[[dict[str, Any]], object] | None = None,
 ) -> tuple[list[NDArray[Any]], dict[str, Any]]: ...
 def persist(
     arrays: Sequence[_Array],
@@ -273,6 +281,7 @@ def persist(
     progress: _Progress | None = None,
     interval: float = 0.1,
     trace: bool = False,
+    live: Callable[[dict[str, Any]], object] | None = None,
 ) -> tuple[list[_Array], dict[str, Any]]: ...
 def map_blocks(
     function: Callable[[tuple[int, ...], list[NDArray[Any]]], NDArray[Any]],

@@ -12,7 +12,8 @@ second where someone watches — a terminal or a notebook, not a script's redire
 ``num_workers`` (default: one per core), for computations that do not name their own, as
 ``dask.config.set(scheduler=...)``; ``placement``: on a Dask cluster, ``"tegula"`` (the
 default: each fragment pinned to the worker tegula's placement chose) or ``"dask"`` (left to
-Dask's scheduler).
+Dask's scheduler); ``dashboard``: ``False`` (the default), or ``True``, a port or
+``"address:port"`` to start the live view (``tg.dashboard``) at the next computation.
 
 >>> import tegula as tg
 >>> with tg.config.set(memory="1GB"):
@@ -23,8 +24,8 @@ Dask's scheduler).
 changed. ``with tg.config.set(...):`` changes them only inside the block and only for the code
 it runs: the current thread (or asyncio task, as a ``contextvars`` context), never computations
 that other threads run meanwhile; the previous settings are back at the end. Unset, they come
-from the environment (``TEGULA_MEMORY``, ``TEGULA_SPILL_DIR``, ``TEGULA_SCHEDULER``), else the machine (half its RAM,
-its temporary directory)."""
+from the environment (``TEGULA_MEMORY``, ``TEGULA_SPILL_DIR``, ``TEGULA_SCHEDULER``,
+``TEGULA_DASHBOARD``), else the machine (half its RAM, its temporary directory)."""
 
 import contextvars
 import dis
@@ -37,7 +38,7 @@ import numpy as np
 
 from . import _tegula
 
-_KEYS = ("memory", "spill_dir", "strict_promotion", "progress", "scheduler", "num_workers", "placement")
+_KEYS = ("memory", "spill_dir", "strict_promotion", "progress", "scheduler", "num_workers", "placement", "dashboard")
 _settings: dict[str, object] = {}  # process-wide, from ``set(...)`` outside a ``with`` statement
 _scoped: contextvars.ContextVar[dict[str, object]] = contextvars.ContextVar("tegula_config", default={})  # from ``with set(...)`` blocks
 
@@ -119,6 +120,8 @@ def get(key):
         return None
     if key == "placement":
         return "tegula"
+    if key == "dashboard":
+        return _dashboard_from_env()
     memory, spill_dir = _tegula.default_spec()
     return memory if key == "memory" else spill_dir
 
@@ -165,6 +168,8 @@ def _normalise(key, value):
         return value
     if key == "num_workers":
         return checked_num_workers(value)
+    if key == "dashboard":
+        return _checked_dashboard(value)
     if key == "memory":
         if isinstance(value, str):
             return _tegula.memory_budget(value)
@@ -178,6 +183,31 @@ def _normalise(key, value):
         raise ValueError("spill_dir must name a directory, got ''")
     _tegula.remove_dead_owners(path)  # what killed processes left there
     return path
+
+
+def _dashboard_from_env():
+    value = os.environ.get("TEGULA_DASHBOARD", "").strip()
+    if value.lower() in ("", "0", "false", "no", "off"):
+        return False
+    if value.lower() in ("1", "true", "yes", "on"):
+        return True
+    return _checked_dashboard(int(value) if value.isdigit() else value)
+
+
+def _checked_dashboard(value):
+    """``dashboard`` as given: a bool, a port (an int from 0 to 65535) or ``"address:port"``."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, numbers.Integral):
+        if not 0 <= value <= 65535:
+            raise ValueError(f"dashboard port must be from 0 to 65535, got {value}")
+        return int(value)
+    if isinstance(value, str):
+        address, colon, port = value.rpartition(":")
+        if not colon or not port.isdigit() or not 0 <= int(port) <= 65535:
+            raise ValueError(f"dashboard must be True, False, a port or 'address:port', got {value!r}")
+        return value
+    raise TypeError(f"dashboard must be True, False, a port or 'address:port', got {value!r}")
 
 
 def checked_num_workers(value):

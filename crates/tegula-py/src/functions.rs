@@ -4,7 +4,7 @@ use crate::array::{wrap, PyArrayHandle};
 use crate::convert::{block_to_numpy, chunk_from_numpy, chunk_spec, dtype, numpy_time_dtype, opt_dtype, scalar, shape};
 use crate::errors::IntoPy;
 use crate::options::{compute_options, report_dict};
-use crate::watch::{compute_watched, persist_watched, trace_dict};
+use crate::watch::{compute_watched, persist_watched, trace_dict, Watch};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -222,7 +222,7 @@ impl PyGenerator {
 /// what the executor measured.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (arrays, scheduler="threads", num_workers=None, fuse=true, memory=None, spill_dir=None, progress=None, interval=0.1, trace=false))]
+#[pyo3(signature = (arrays, scheduler="threads", num_workers=None, fuse=true, memory=None, spill_dir=None, progress=None, interval=0.1, trace=false, live=None))]
 pub fn compute<'py>(
     py: Python<'py>,
     arrays: Vec<PyRef<'py, PyArrayHandle>>,
@@ -234,10 +234,11 @@ pub fn compute<'py>(
     progress: Option<Py<PyAny>>,
     interval: f64,
     trace: bool,
+    live: Option<Py<PyAny>>,
 ) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyDict>)> {
     let options = compute_options(scheduler, num_workers, fuse, memory, spill_dir)?;
     let handles: Vec<Array> = arrays.iter().map(|a| a.inner.clone()).collect();
-    let (chunks, report, traced) = compute_watched(py, &handles, options, progress, interval, trace)?;
+    let (chunks, report, traced) = compute_watched(py, &handles, options, Watch { progress, live, interval, trace })?;
     let arrays = chunks.into_iter().zip(&handles).map(|(c, a)| block_to_numpy(py, c, a.dtype()));
     let out = PyList::new(py, arrays.collect::<PyResult<Vec<_>>>()?)?;
     Ok((out, traced_report(py, &report, traced)?))
@@ -256,7 +257,7 @@ fn traced_report<'py>(py: Python<'py>, report: &tegula::execute::Report, traced:
 /// returns arrays reading the kept blocks and what the executor measured.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (arrays, scheduler="threads", num_workers=None, fuse=true, memory=None, spill_dir=None, progress=None, interval=0.1, trace=false))]
+#[pyo3(signature = (arrays, scheduler="threads", num_workers=None, fuse=true, memory=None, spill_dir=None, progress=None, interval=0.1, trace=false, live=None))]
 pub fn persist<'py>(
     py: Python<'py>,
     arrays: Vec<PyRef<'py, PyArrayHandle>>,
@@ -268,10 +269,11 @@ pub fn persist<'py>(
     progress: Option<Py<PyAny>>,
     interval: f64,
     trace: bool,
+    live: Option<Py<PyAny>>,
 ) -> PyResult<(Vec<PyArrayHandle>, Bound<'py, PyDict>)> {
     let options = compute_options(scheduler, num_workers, fuse, memory, spill_dir)?;
     let handles: Vec<Array> = arrays.iter().map(|a| a.inner.clone()).collect();
-    let (kept, report, traced) = persist_watched(py, &handles, options, progress, interval, trace)?;
+    let (kept, report, traced) = persist_watched(py, &handles, options, Watch { progress, live, interval, trace })?;
     Ok((kept.into_iter().map(wrap).collect(), traced_report(py, &report, traced)?))
 }
 

@@ -42,6 +42,7 @@ fn _tegula(m: &Bound<'_, PyModule>) -> PyResult<()> {
     tegula::execute::remove_dead_owners(std::path::Path::new("/dev/shm"));
     m.add_function(wrap_pyfunction!(options::remove_dead_owners, m)?)?;
     m.add_class::<array::PyArrayHandle>()?;
+    m.add_class::<watch::PyTrace>()?;
     algorithms::register(m)?;
     linalg::register(m)?;
     fft::register(m)?;
