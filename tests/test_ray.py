@@ -280,5 +280,8 @@ def test_persist_keeps_the_blocks_the_workers_computed(tmp_path, cluster):
 
 def test_the_live_view_shows_one_row_per_node(cluster, tmp_path):
     board = tg.dashboard(port=0, show=False)
-    final, ran_on = watch_a_computation(board, tmp_path, "ray", blocks=90, row_label="node")
+    try:
+        final, ran_on = watch_a_computation(board, tmp_path, "ray", blocks=90, row_label="node")
+    finally:
+        board.close()  # the computations of later tests are not fed to it
     assert len(ran_on) >= 2 and max(ran_on) < NODES
