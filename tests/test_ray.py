@@ -5,11 +5,13 @@ bit; the bytes Ray moved between nodes must match tegula's placement simulator; 
 and a worker killed mid-compute must not change the result; errors reach the caller as
 themselves."""
 
+import json
 import os
 import signal
 import sys
 import threading
 import time
+import urllib.request
 
 import numpy as np
 import pytest
@@ -285,3 +287,22 @@ def test_the_live_view_shows_one_row_per_node(cluster, tmp_path):
     finally:
         board.close()  # the computations of later tests are not fed to it
     assert len(ran_on) >= 2 and max(ran_on) < NODES
+
+
+def test_the_live_view_counts_the_bytes_each_node_receives_and_sends(cluster, tmp_path):
+    board = tg.dashboard(port=0, show=False)
+    try:
+        rng = np.random.default_rng(5)
+        a = rng.standard_normal((600, 400))
+        x = tg.asarray(a, chunks=(50, 100))
+        with tg.report(str(tmp_path / "trace.json")) as recorded:
+            got = (x @ x.T).sum(axis=0).compute(scheduler="ray")
+        np.testing.assert_allclose(got, (a @ a.T).sum(axis=0), rtol=1e-10)
+        with urllib.request.urlopen(f"http://127.0.0.1:{board.port}/api/state") as r:
+            latest = json.load(r)["current"]
+    finally:
+        board.close()
+    received = sum(b[0] for b in latest["node_bytes"].values())
+    sent = sum(b[1] for b in latest["node_bytes"].values())
+    simulated = recorded.computations[0]["info"]["simulated"]["bytes_between_nodes"]
+    assert received == sent == simulated > 0

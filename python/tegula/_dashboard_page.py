@@ -145,6 +145,11 @@ function drawStream(c) {
     const y = (index.get(row) || 0) * ROW;
     g.fillStyle = "#222"; g.fillRect(x(s), y + ROW - 7, Math.max(2, x(e) - x(s)), 5);
   }
+  for (const [from, to, at] of c.transfers) {
+    if (at < t0) continue;
+    const y = (index.get(to) || 0) * ROW;
+    g.fillStyle = "#17becf"; g.fillRect(x(at) - 1, y, 3, ROW);
+  }
   const used = [...new Set(rects.map(r => r[1]))].sort((a, b) => a - b);
   const legend = document.getElementById("legend");
   const entry = (fill, label) => el("span", {}, [el("span", { class: "swatch", style: "background:" + fill }), label]);
@@ -152,6 +157,7 @@ function drawStream(c) {
   if (used.some(op => kinds[op] === "read")) extra.push(entry("#2ca02c", "read from storage (top band)"));
   if (used.some(op => kinds[op] === "write")) extra.push(entry("#9467bd", "write to storage (top band)"));
   if (c.spills.length) extra.push(entry("#222", "spill to disk (bottom band)"));
+  if (c.transfers.length) extra.push(entry("#17becf", "blocks received from other nodes (tick)"));
   legend.replaceChildren(...used.map(op => entry(colour(op), c.operations[op].label)), ...extra);
 }
 
@@ -212,7 +218,14 @@ function drawPlan(c) {
 
 function drawNodes(c) {
   const box = document.getElementById("nodes");
-  if (!c.nodes) { box.replaceChildren(); return; }
+  const moved = Object.entries(c.node_bytes);
+  if (!c.nodes && !moved.length) { box.replaceChildren(); return; }
+  if (!c.nodes) {
+    const rows = [el("tr", {}, ["node", "received", "sent"].map(h => el("th", {}, [h])))];
+    moved.forEach(([n, b]) => rows.push(el("tr", { class: "node-bytes" }, [el("td", {}, [n]), el("td", {}, [bytes(b[0])]), el("td", {}, [bytes(b[1])])])));
+    box.replaceChildren(el("h2", {}, ["Per node so far (as placed)"]), el("table", {}, rows));
+    return;
+  }
   const keys = ["fragments", "bytes_made", "bytes_in", "bytes_out", "peak_bytes"];
   const rows = [el("tr", {}, ["node", "fragments", "made", "received", "sent", "peak held"].map(h => el("th", {}, [h])))];
   c.nodes.nodes.forEach((n, i) => rows.push(el("tr", {}, [el("td", {}, [String(i)]), ...keys.map(k => el("td", {}, [k === "fragments" ? String(n[k]) : bytes(n[k])]))])));

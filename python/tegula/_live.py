@@ -24,6 +24,7 @@ STREAM_SENT = 2_000
 MEMORY_POINTS = 600
 
 _SPILL_COLUMNS = ("spill_thread", "spill_start", "spill_end", "spill_bytes")
+_TRANSFER_COLUMNS = ("transfer_from", "transfer_to", "transfer_at", "transfer_bytes")
 
 
 def row_label(scheduler):
@@ -60,6 +61,8 @@ class Computation:
         self.stream = {k: np.zeros(0, np.float64 if k in ("start", "end") else np.int64) for k in ("thread", "operation", "start", "end")}
         self.spills = []  # (thread, start, end, bytes)
         self.spilled = 0
+        self.transfers = []  # (from node, to node, when, bytes)
+        self.node_bytes = {}  # node: [bytes received, bytes sent], as the plan moves them
         self.memory = []  # (seconds, held, on disk): the most held in each hand-over
         self.info = None
 
@@ -87,6 +90,11 @@ class Computation:
             self.spills.append((t, s, e, b))
             self.spilled += b
             self.rows.add(t)
+        for source, target, at, b in zip(*(delta[k] for k in _TRANSFER_COLUMNS)):
+            self.transfers.append((source, target, at, b))
+            self.node_bytes.setdefault(target, [0, 0])[0] += b
+            self.node_bytes.setdefault(source, [0, 0])[1] += b
+        del self.transfers[:-STREAM_SENT]
 
     def finish(self, info=None, error=None):
         """The computation ended: with the executor's report `info`, or with `error`."""
@@ -163,6 +171,8 @@ class Computation:
             },
             "spills": self.spills[-STREAM_SENT:],
             "spilled": self.spilled,
+            "transfers": self.transfers,
+            "node_bytes": {str(n): b for n, b in sorted(self.node_bytes.items())},
             "memory": _thinned(self.memory, MEMORY_POINTS),
             "nodes": _node_figures(self.info),
         }

@@ -42,7 +42,7 @@ pub use fragment::{run_fragment, Fragment, FunctionBytes};
 pub use function::BlockFunction;
 pub use held::HeldBlocks;
 pub use shared::SharedArrays;
-pub use observe::{Both, Observer, Progress, SpillEvent, TaskEvent, Trace, TraceDelta};
+pub use observe::{Both, Observer, Progress, SpillEvent, TaskEvent, Trace, TraceCursor, TraceDelta, TransferEvent};
 use tegula_core::{Result, Spec};
 use tegula_kernels::Chunk;
 use tegula_plan::TaskGraph;

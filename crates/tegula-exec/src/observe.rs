@@ -1,6 +1,6 @@
 //! Watching a computation: the executor tells an `Observer` about each task as it ends, with
-//! the time it ran, the thread that ran it and the memory held and spilled just after, and
-//! about each spill. Two observers are provided: `Progress` (counters a progress bar reads
+//! the time it ran, the thread that ran it and the memory held and spilled just after, about
+//! each spill, and on clusters about the bytes moved between nodes. Two observers are provided: `Progress` (counters a progress bar reads
 //! from another thread) and `Trace` (every event kept, for an execution report, and readable
 //! while the computation runs, for a live view).
 
@@ -48,6 +48,21 @@ pub struct SpillEvent {
     pub bytes: usize,
 }
 
+/// Bytes a node received from another for a fragment that ran there, as the cluster plan
+/// says they moved (a cluster runner moves each block its fragments need from where it was
+/// made), at `at` (from the start of the computation: when that fragment started).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TransferEvent {
+    /// The node that sent them.
+    pub from: usize,
+    /// The node that received them.
+    pub to: usize,
+    /// When the fragment that read them started.
+    pub at: Duration,
+    /// Bytes of the blocks moved.
+    pub bytes: usize,
+}
+
 /// Told about every task as it ends. An executor may call it while holding its lock, so it
 /// must be quick (count, or push to a list); never compute in it. Tasks are told in the order
 /// they ended, except that the threaded executor tells each thread's batch of small tasks
@@ -63,9 +78,11 @@ pub trait Observer: Sync {
     }
     /// Called once before the first task runs, with the plan about to run, when the caller
     /// described it.
-    fn planned(&self, _plan: &PlanDescription) {}
+    fn planned(&self, _plan: &Arc<PlanDescription>) {}
     /// Called after each spill (executors that spill blocks of their own).
     fn spilled(&self, _event: &SpillEvent) {}
+    /// Called for the blocks a node received from another (executors over clusters).
+    fn transferred(&self, _event: &TransferEvent) {}
     /// Whether events carry their end time (a clock read per task, under the lock).
     fn timed(&self) -> bool {
         true
@@ -115,6 +132,7 @@ impl Observer for Progress {
 pub struct Trace {
     events: Mutex<Paged<TaskEvent>>,
     spills: Mutex<Vec<SpillEvent>>,
+    transfers: Mutex<Vec<TransferEvent>>,
     plan: Mutex<Option<Arc<PlanDescription>>>,
 }
 
@@ -136,6 +154,10 @@ impl Trace {
     pub fn spills_from(&self, from: usize) -> Vec<SpillEvent> {
         self.spills.lock().map(|e| e.get(from..).unwrap_or_default().to_vec()).unwrap_or_default()
     }
+    /// A copy of the transfers between nodes after the first `from`.
+    pub fn transfers_from(&self, from: usize) -> Vec<TransferEvent> {
+        self.transfers.lock().map(|e| e.get(from..).unwrap_or_default().to_vec()).unwrap_or_default()
+    }
     /// The plan running, once the executor was given it.
     pub fn plan(&self) -> Option<Arc<PlanDescription>> {
         self.plan.lock().ok().and_then(|p| p.clone())
@@ -148,13 +170,14 @@ impl Trace {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
-    /// The events after the first `from` and the spills after the first `spills_from`, summed
-    /// up for a live view (`None` until the plan is known): a pass over the new events, no
-    /// copy of them but the latest `keep`.
-    pub fn delta(&self, from: usize, spills_from: usize, keep: usize) -> Option<TraceDelta> {
+    /// What happened since `cursor` (which it moves past), summed up for a live view (`None`
+    /// until the plan is known): a pass over the new events, no copy of them but the latest
+    /// `keep`.
+    pub fn delta(&self, cursor: &mut TraceCursor, keep: usize) -> Option<TraceDelta> {
         let plan = self.plan()?;
         let mut delta = TraceDelta { per_operation: vec![(0, 0); plan.operations.len()], ..TraceDelta::default() };
         if let Ok(events) = self.events.lock() {
+            let from = cursor.events.min(events.len);
             for e in events.from(from) {
                 if let Some(op) = plan.task_operation.get(e.task).and_then(|&o| delta.per_operation.get_mut(o)) {
                     op.0 += 1;
@@ -164,12 +187,27 @@ impl Trace {
                     delta.most_held = Some(*e);
                 }
             }
-            delta.ended = events.len.saturating_sub(from);
+            delta.ended = events.len - from;
             delta.latest = events.from(events.len.saturating_sub(keep).max(from)).copied().collect();
+            cursor.events = events.len;
         }
-        delta.spills = self.spills_from(spills_from);
+        delta.spills = self.spills_from(cursor.spills);
+        cursor.spills += delta.spills.len();
+        delta.transfers = self.transfers_from(cursor.transfers);
+        cursor.transfers += delta.transfers.len();
         Some(delta)
     }
+}
+
+/// How much of a trace a reader has seen: events, spills and transfers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TraceCursor {
+    /// Task events seen.
+    pub events: usize,
+    /// Spills seen.
+    pub spills: usize,
+    /// Transfers seen.
+    pub transfers: usize,
 }
 
 impl Observer for Trace {
@@ -181,14 +219,19 @@ impl Observer for Trace {
             events.extend(ended);
         }
     }
-    fn planned(&self, plan: &PlanDescription) {
+    fn planned(&self, plan: &Arc<PlanDescription>) {
         if let Ok(mut kept) = self.plan.lock() {
-            *kept = Some(Arc::new(plan.clone()));
+            *kept = Some(plan.clone());
         }
     }
     fn spilled(&self, event: &SpillEvent) {
         if let Ok(mut spills) = self.spills.lock() {
             spills.push(*event);
+        }
+    }
+    fn transferred(&self, event: &TransferEvent) {
+        if let Ok(mut transfers) = self.transfers.lock() {
+            transfers.push(*event);
         }
     }
 }
@@ -244,6 +287,8 @@ pub struct TraceDelta {
     pub most_held: Option<TaskEvent>,
     /// The spills since.
     pub spills: Vec<SpillEvent>,
+    /// The transfers between nodes since.
+    pub transfers: Vec<TransferEvent>,
 }
 
 /// Tells several observers.
@@ -258,13 +303,17 @@ impl Observer for Both<'_> {
         self.0.tasks_done(events);
         self.1.tasks_done(events);
     }
-    fn planned(&self, plan: &PlanDescription) {
+    fn planned(&self, plan: &Arc<PlanDescription>) {
         self.0.planned(plan);
         self.1.planned(plan);
     }
     fn spilled(&self, event: &SpillEvent) {
         self.0.spilled(event);
         self.1.spilled(event);
+    }
+    fn transferred(&self, event: &TransferEvent) {
+        self.0.transferred(event);
+        self.1.transferred(event);
     }
     fn timed(&self) -> bool {
         self.0.timed() || self.1.timed()

@@ -98,7 +98,7 @@ fn describe_with(roots: &[NodeRef], graph: &TaskGraph, ordered: bool) -> PlanDes
     let index: HashMap<u64, usize> = nodes.iter().enumerate().map(|(i, n)| (n.id, i)).collect();
     let mut operations: Vec<Operation> = nodes.iter().map(|n| operation(n, &index)).collect();
     let rank = if ordered { static_order(graph, &graph.consumers()) } else { Vec::new() };
-    let held = if ordered { held_while_running(graph, &rank) } else { vec![0; graph.tasks.len()] };
+    let held = if ordered { held_while_running(graph, &rank) } else { Vec::new() };
     let mut task_operation = Vec::with_capacity(graph.tasks.len());
     // A node's tasks mostly come one after another: its index is looked up once per run.
     let mut last: Option<(u64, usize)> = None;
@@ -133,7 +133,7 @@ fn describe_with(roots: &[NodeRef], graph: &TaskGraph, ordered: bool) -> PlanDes
                 op.bytes_written += t.nbytes();
             }
         }
-        op.peak = op.peak.max(held[id]);
+        op.peak = op.peak.max(held.get(id).copied().unwrap_or(0));
         task_operation.push(i);
     }
     PlanDescription {

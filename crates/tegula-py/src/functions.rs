@@ -245,7 +245,7 @@ pub fn compute<'py>(
 }
 
 /// What the executor measured, as a dict, with the trace of every task when there is one.
-fn traced_report<'py>(py: Python<'py>, report: &tegula::execute::Report, traced: Option<(Vec<tegula::execute::TaskEvent>, tegula::execute::PlanDescription)>) -> PyResult<Bound<'py, PyDict>> {
+fn traced_report<'py>(py: Python<'py>, report: &tegula::execute::Report, traced: Option<(Vec<tegula::execute::TaskEvent>, std::sync::Arc<tegula::execute::PlanDescription>)>) -> PyResult<Bound<'py, PyDict>> {
     let info = report_dict(py, report)?;
     if let Some((events, plan)) = traced {
         info.set_item("trace", trace_dict(py, &events, &plan)?)?;

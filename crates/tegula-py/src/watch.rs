@@ -9,14 +9,14 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tegula::{Array, Chunk, ComputeOptions, execute::{Detail, Observer, Operation, PlanDescription, Progress, Report, TaskEvent, Trace}};
+use tegula::{Array, Chunk, ComputeOptions, execute::{Detail, Observer, Operation, PlanDescription, Progress, Report, TaskEvent, Trace, TraceCursor}};
 
 /// What a watched computation returns: its arrays, its report, and when traced its events
 /// with the description of the plan that ran.
-pub type Watched<T = Vec<Chunk>> = (T, Report, Option<(Vec<TaskEvent>, PlanDescription)>);
+pub type Watched<T = Vec<Chunk>> = (T, Report, Option<(Vec<TaskEvent>, Arc<PlanDescription>)>);
 
 /// What a watched run returns before its events are collected.
-type Observed<T> = tegula::Result<(T, Report, Option<PlanDescription>)>;
+type Observed<T> = tegula::Result<(T, Report, Option<Arc<PlanDescription>>)>;
 
 /// How a computation is watched from Python: `progress(done, total, bytes, seconds)` called
 /// every `interval` seconds while it runs and once at the end; `live(delta)` as often, with the
@@ -120,8 +120,7 @@ fn run_watched<T: Send + 'static>(
 /// How much of a running computation's trace a live view was given.
 #[derive(Default)]
 struct LiveCursor {
-    events: usize,
-    spills: usize,
+    seen: TraceCursor,
     planned: bool,
 }
 
@@ -134,14 +133,14 @@ impl LiveCursor {
     /// `operation_bytes` (tasks and bytes made per operation), the latest tasks' `thread`,
     /// `operation`, `start` and `end` (at most `LIVE_LATEST`), `held_at`, `held` and `on_disk`
     /// after the one that left the most memory held, the spills' `spill_thread`,
-    /// `spill_start`, `spill_end` and `spill_bytes`, `seconds` since the computation started;
+    /// `spill_start`, `spill_end` and `spill_bytes`, the transfers between nodes'
+    /// `transfer_from`, `transfer_to`, `transfer_at` and `transfer_bytes`, `seconds` since the
+    /// computation started;
     /// in the first only, `operations`, `tasks` (the plan's count), `ordered` (whether the
     /// operations have their projected peaks) and `trace`, the computation's `_Trace`.
     fn next<'py>(&mut self, py: Python<'py>, trace: &Arc<Trace>, seconds: f64) -> PyResult<Option<Bound<'py, PyDict>>> {
         let Some(plan) = trace.plan() else { return Ok(None) };
-        let Some(delta) = trace.delta(self.events, self.spills, LIVE_LATEST) else { return Ok(None) };
-        self.events += delta.ended;
-        self.spills += delta.spills.len();
+        let Some(delta) = trace.delta(&mut self.seen, LIVE_LATEST) else { return Ok(None) };
         let out = PyDict::new(py);
         if !std::mem::replace(&mut self.planned, true) {
             out.set_item("operations", operations_list(py, &plan.operations)?)?;
@@ -167,6 +166,11 @@ impl LiveCursor {
         out.set_item("spill_start", spills.iter().map(|e| e.start.as_secs_f64()).collect::<Vec<_>>())?;
         out.set_item("spill_end", spills.iter().map(|e| e.end.as_secs_f64()).collect::<Vec<_>>())?;
         out.set_item("spill_bytes", spills.iter().map(|e| e.bytes).collect::<Vec<_>>())?;
+        let moved = &delta.transfers;
+        out.set_item("transfer_from", moved.iter().map(|e| e.from).collect::<Vec<_>>())?;
+        out.set_item("transfer_to", moved.iter().map(|e| e.to).collect::<Vec<_>>())?;
+        out.set_item("transfer_at", moved.iter().map(|e| e.at.as_secs_f64()).collect::<Vec<_>>())?;
+        out.set_item("transfer_bytes", moved.iter().map(|e| e.bytes).collect::<Vec<_>>())?;
         out.set_item("seconds", seconds)?;
         Ok(Some(out))
     }

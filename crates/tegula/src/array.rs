@@ -136,13 +136,13 @@ pub fn compute_observed(
     options: impl Into<ComputeOptions>,
     observer: Option<&dyn Observer>,
     describe_plan: impl Into<Detail>,
-) -> Result<(Vec<Chunk>, Report, Option<PlanDescription>)> {
+) -> Result<(Vec<Chunk>, Report, Option<Arc<PlanDescription>>)> {
     let options = options.into();
     let spec = budget_left(options.spec()?)?;
     let roots: Vec<NodeRef> = arrays.iter().map(|a| a.node.clone()).collect();
     let roots = staged(&roots, spec.memory);
     let graph = plan_staged_within(&roots, options.fuse, spec.memory)?;
-    let description = describe_in(&roots, &graph, describe_plan.into());
+    let description = describe_in(&roots, &graph, describe_plan.into()).map(Arc::new);
     if let (Some(observer), Some(plan)) = (observer, &description) {
         observer.planned(plan);
     }

@@ -116,7 +116,7 @@ pub mod execute {
     pub use tegula_exec::leftovers::remove_dead_owners;
     pub use tegula_exec::{
         default_threads, executor, executor_names, let_go_of_pools, register_executor, BlockFunction, Both, Executor, ExecutorConfig,
-        MakeExecutor, Observer, ProcessPool, Progress, Report, SharedArrays, SpillEvent, TaskEvent, Threaded, Trace, TraceDelta,
+        MakeExecutor, Observer, ProcessPool, Progress, Report, SharedArrays, SpillEvent, TaskEvent, Threaded, Trace, TraceCursor, TraceDelta, TransferEvent,
     };
     pub use tegula_plan::describe::{Detail, Operation, PlanDescription};
     pub use tegula_plan::TaskGraph;

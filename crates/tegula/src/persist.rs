@@ -35,7 +35,7 @@ pub fn persist_observed(
     options: impl Into<ComputeOptions>,
     observer: Option<&dyn Observer>,
     describe_plan: impl Into<Detail>,
-) -> Result<(Vec<Array>, Report, Option<PlanDescription>)> {
+) -> Result<(Vec<Array>, Report, Option<Arc<PlanDescription>>)> {
     let options = options.into();
     let whole = options.spec()?;
     let cap = whole.memory / KEPT_SHARE;
@@ -54,7 +54,7 @@ pub fn persist_observed(
     }
     let roots: Vec<NodeRef> = parts.iter().flat_map(|p| p.memory.iter().chain(p.disk.iter().map(|d| &d.write)).cloned()).collect();
     let graph = plan_within(&roots, options.fuse, spec.memory)?;
-    let description = describe_in(&roots, &graph, describe_plan.into());
+    let description = describe_in(&roots, &graph, describe_plan.into()).map(Arc::new);
     if let (Some(observer), Some(plan)) = (observer, &description) {
         observer.planned(plan);
     }

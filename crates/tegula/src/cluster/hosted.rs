@@ -6,11 +6,11 @@
 use super::plan::{ClusterPlan, Nodes};
 use tegula_exec::ClusterReport;
 use tegula_plan::placement::Simulation;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tegula_core::{Result, Spec, TegulaError};
-use tegula_exec::{register_executor, Executor, ExecutorConfig, MakeExecutor, Observer, Report, TaskEvent};
+use tegula_exec::{register_executor, Executor, ExecutorConfig, MakeExecutor, Observer, Report, TaskEvent, TransferEvent};
 use tegula_kernels::Chunk;
 use tegula_plan::{TaskGraph, TaskId};
 
@@ -115,7 +115,8 @@ impl HostedExecutor {
 /// ran becomes a task event for the computation's observer (its progress bar, its trace, its
 /// live view), the node in place of the thread, once (a free task copied into several
 /// fragments counts where it first ended). The blocks the caller gives count as done on their
-/// nodes when the run starts.
+/// nodes when the run starts. The blocks a fragment was given from other nodes (where their
+/// makers ran, or where the caller's blocks were placed) are told as transfers.
 pub struct FragmentProgress<'a> {
     observer: Option<&'a dyn Observer>,
     /// The caller's tasks each fragment runs (not those the cluster plan adds).
@@ -123,15 +124,67 @@ pub struct FragmentProgress<'a> {
     bytes: Vec<usize>,
     /// Which tasks were reported, and how many.
     reported: Mutex<(Vec<bool>, usize)>,
+    /// Where each block a fragment is given comes from: its maker, by fragment, or the
+    /// caller's node.
+    sources: Sources,
     /// Seconds since the epoch when the computation started.
     start: f64,
+}
+
+/// Where the blocks fragments are given are made, and how big they are.
+struct Sources {
+    inputs: Vec<Vec<TaskId>>,
+    made_by: HashMap<TaskId, usize>,
+    given: HashMap<TaskId, usize>,
+    bytes: Vec<usize>,
+    /// The node each fragment ran on (where it was placed, until it has run), and the blocks
+    /// each node was given already (a node keeps a block its fragments read again).
+    ran_on: Mutex<Delivered>,
+}
+
+/// The node each fragment ran on, and the (block, node) pairs delivered.
+type Delivered = (Vec<usize>, HashSet<(TaskId, usize)>);
+
+impl Sources {
+    fn new(plan: &ClusterPlan) -> Sources {
+        let made_by = plan.fragments.iter().enumerate().flat_map(|(f, frag)| frag.outputs.iter().map(move |&t| (t, f))).collect();
+        Sources {
+            inputs: plan.fragments.iter().map(|f| f.inputs.clone()).collect(),
+            made_by,
+            given: plan.given().into_iter().collect(),
+            bytes: plan.task_bytes(),
+            ran_on: Mutex::new((plan.placement.fragment_node.clone(), HashSet::new())),
+        }
+    }
+
+    /// Fragment `fragment` ran on `node`: the bytes it was given from each other node.
+    fn received(&self, fragment: usize, node: usize) -> Vec<(usize, usize)> {
+        let Ok(mut state) = self.ran_on.lock() else { return Vec::new() };
+        let (ran_on, delivered) = &mut *state;
+        if let Some(n) = ran_on.get_mut(fragment) {
+            *n = node;
+        }
+        let mut from: Vec<(usize, usize)> = Vec::new();
+        for &t in self.inputs.get(fragment).map_or(&[][..], |i| i.as_slice()) {
+            let source = self.made_by.get(&t).and_then(|&f| ran_on.get(f).copied()).or_else(|| self.given.get(&t).copied());
+            match source {
+                Some(n) if n != node && delivered.insert((t, node)) => match from.iter_mut().find(|(m, _)| *m == n) {
+                    Some((_, bytes)) => *bytes += self.bytes.get(t).copied().unwrap_or(0),
+                    None => from.push((n, self.bytes.get(t).copied().unwrap_or(0))),
+                },
+                _ => {}
+            }
+        }
+        from
+    }
 }
 
 impl<'a> FragmentProgress<'a> {
     fn new(observer: Option<&'a dyn Observer>, plan: &ClusterPlan, graph: &TaskGraph) -> FragmentProgress<'a> {
         let tasks = plan.fragments.iter().map(|f| f.tasks.iter().copied().filter(|&t| t < graph.tasks.len()).collect()).collect();
         let bytes = graph.tasks.iter().map(|t| t.nbytes()).collect();
-        let progress = FragmentProgress { observer, tasks, bytes, reported: Mutex::new((vec![false; graph.tasks.len()], 0)), start: seconds_since_epoch() };
+        let reported = Mutex::new((vec![false; graph.tasks.len()], 0));
+        let progress = FragmentProgress { observer, tasks, bytes, reported, sources: Sources::new(plan), start: seconds_since_epoch() };
         for (task, node) in plan.given() {
             progress.report(&[task], node, progress.start, progress.start);
         }
@@ -142,6 +195,11 @@ impl<'a> FragmentProgress<'a> {
     pub fn done(&self, fragment: usize, node: usize, start: f64, end: f64) {
         if let Some(tasks) = self.tasks.get(fragment) {
             self.report(tasks, node, start, end);
+        }
+        let Some(observer) = self.observer else { return };
+        let at = Duration::from_secs_f64((start - self.start).max(0.0));
+        for (from, bytes) in self.sources.received(fragment, node) {
+            observer.transferred(&TransferEvent { from, to: node, at, bytes });
         }
     }
 

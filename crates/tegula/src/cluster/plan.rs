@@ -106,6 +106,12 @@ impl ClusterPlan {
         Dispatch::new(jobs, self.outputs().into_iter().flatten(), admission, fetch_batch)
     }
 
+    /// The bytes of each task's block, by task (the cluster plan's tasks: the caller's, then
+    /// those placement added).
+    pub fn task_bytes(&self) -> Vec<usize> {
+        self.graph.tasks.iter().map(|t| t.nbytes()).collect()
+    }
+
     /// The bytes of the blocks each fragment makes for others or returns, together.
     pub fn output_bytes(&self) -> Vec<usize> {
         self.fragments.iter().map(|f| f.outputs.iter().map(|&t| self.graph.tasks[t].nbytes()).sum()).collect()

@@ -120,3 +120,22 @@ fn nodes_that_keep_leaving_are_an_error_not_a_hang() {
     assert!(matches!(err, TegulaError::Io(ref m) if m.contains("attempts")), "{err}");
     assert_eq!(cluster.planned_for.lock().unwrap().len(), 4);
 }
+
+#[test]
+fn the_blocks_each_node_receives_are_told_as_the_placement_moves_them() {
+    let cluster = LocalCluster::new(3, 0);
+    let hosted = tegula::cluster::HostedExecutor::new(cluster, None);
+    let arrays = workload();
+    let refs: Vec<&Array> = arrays.iter().collect();
+    let seen = Trace::new();
+    let options = ComputeOptions { executor: Arc::new(hosted), ..ComputeOptions::default() };
+    let (_, report, _) = tegula::execute::compute_observed(&refs, options, Some(&seen), false).unwrap();
+    let transfers = seen.transfers_from(0);
+    // Every transfer is between two nodes of the three, and together they are the bytes the
+    // simulated placement moves (each block once to each node that reads it).
+    assert!(transfers.iter().all(|t| t.from != t.to && t.from < 3 && t.to < 3 && t.bytes > 0));
+    let moved: usize = transfers.iter().map(|t| t.bytes).sum();
+    let simulated = report.cluster.unwrap().simulated.bytes_between_nodes;
+    assert!(simulated > 0);
+    assert_eq!(moved, simulated);
+}
