@@ -44,11 +44,12 @@ def s3(tmp_path_factory):
 
 # Modules the process-pool pass (scripts/test.sh's second run, TEGULA_SCHEDULER=processes)
 # leaves out, because the default scheduler changes nothing in them: they name their
-# executors themselves (Ray's and Dask's clusters; the executor comparisons), never compute,
+# executors themselves (Ray's and Dask's clusters; the executor comparisons; the live view's,
+# whose page is watched on threads and on the process pool by name), never compute,
 # or run their cases in child processes of their own. The first pass runs them all.
 SCHEDULER_INDEPENDENT = {
     "test_ray.py", "test_dask.py", "test_executors.py", "test_cli.py",
-    "test_docstrings.py", "test_html.py", "test_simulate.py",
+    "test_docstrings.py", "test_html.py", "test_simulate.py", "test_dashboard.py",
 }
 
 
