@@ -319,3 +319,71 @@ impl Observer for Both<'_> {
         self.0.timed() || self.1.timed()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paged_items_read_back_in_order_from_any_position() {
+        let items: Vec<u32> = (0..3 * PAGE as u32 + 17).collect();
+        let mut paged = Paged::default();
+        // Slices of uneven lengths, some crossing page boundaries, one longer than a page.
+        let mut at = 0;
+        for (k, len) in [1, PAGE - 1, 3, PAGE + 5, 0, 700].into_iter().cycle().enumerate() {
+            if at == items.len() || k > 100 {
+                break;
+            }
+            let end = (at + len).min(items.len());
+            paged.extend(&items[at..end]);
+            at = end;
+        }
+        assert_eq!(paged.len, items.len());
+        assert!(paged.pages.iter().rev().skip(1).all(|p| p.len() == PAGE));
+        for from in [0, 1, PAGE - 1, PAGE, PAGE + 1, 2 * PAGE + 3, items.len() - 1, items.len(), items.len() + 4] {
+            let read: Vec<u32> = paged.from(from).copied().collect();
+            assert_eq!(read, items.get(from..).unwrap_or_default());
+        }
+    }
+
+    #[test]
+    fn a_delta_sums_up_what_ended_since_the_cursor() {
+        let trace = Trace::new();
+        let plan = PlanDescription { operations: vec![operation(), operation()], task_operation: vec![0, 1, 0, 1, 1], rank: Vec::new(), projected_peak: 0, largest_block: 0 };
+        assert!(trace.delta(&mut TraceCursor::default(), 2).is_none(), "no plan yet");
+        let event = |task, held| TaskEvent { task, thread: 0, start: Duration::ZERO, end: Duration::from_millis(task as u64), bytes: 10 * (task + 1), held, on_disk: 0, done: task + 1, total: 5 };
+        trace.planned(&Arc::new(plan));
+        trace.tasks_done(&[event(0, 5), event(1, 9), event(2, 3)]);
+        let mut cursor = TraceCursor::default();
+        let first = trace.delta(&mut cursor, 2).unwrap();
+        assert_eq!((first.ended, first.per_operation.clone()), (3, vec![(2, 10 + 30), (1, 20)]));
+        assert_eq!(first.latest.iter().map(|e| e.task).collect::<Vec<_>>(), vec![1, 2]);
+        assert_eq!(first.most_held.map(|e| e.task), Some(1));
+        trace.tasks_done(&[event(3, 1), event(4, 2)]);
+        trace.spilled(&SpillEvent { thread: 1, start: Duration::ZERO, end: Duration::from_millis(1), bytes: 7 });
+        let second = trace.delta(&mut cursor, 10).unwrap();
+        assert_eq!((second.ended, second.per_operation), (2, vec![(0, 0), (2, 40 + 50)]));
+        assert_eq!(second.latest.iter().map(|e| e.task).collect::<Vec<_>>(), vec![3, 4]);
+        assert_eq!(second.spills.len(), 1);
+        assert_eq!(cursor, TraceCursor { events: 5, spills: 1, transfers: 0 });
+        let none = trace.delta(&mut cursor, 10).unwrap();
+        assert_eq!((none.ended, none.most_held, none.latest.len()), (0, None, 0));
+    }
+
+    fn operation() -> tegula_plan::describe::Operation {
+        tegula_plan::describe::Operation {
+            label: "op".into(),
+            inputs: Vec::new(),
+            shape: Vec::new(),
+            dtype: tegula_core::DType::Float64,
+            chunk_shape: Vec::new(),
+            blocks: 1,
+            tasks: 0,
+            fused: None,
+            bytes_read: 0,
+            bytes_written: 0,
+            peak: 0,
+            kind: "compute",
+        }
+    }
+}
