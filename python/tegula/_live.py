@@ -219,7 +219,6 @@ class Computations:
     def feed(self, computation, delta):
         with self.lock:
             computation.feed(delta)
-            self._within_kept_events()
 
     def finish(self, computation, info=None, error=None):
         with self.lock:
@@ -233,6 +232,8 @@ class Computations:
             return c, (None if c is None else c.trace)
 
     def _within_kept_events(self):
+        """Drops the oldest traces beyond ``MAX_KEPT_EVENTS`` (once a computation ends: a
+        running one's trace is needed whole for its report)."""
         kept = [c for c in self.items if c.events_kept()]
         total = sum(c.events_kept() for c in kept)
         for c in kept:
