@@ -7,6 +7,7 @@
 
 mod assemble;
 mod caller_memory;
+mod clock;
 pub mod device;
 mod dispatch;
 mod executor;

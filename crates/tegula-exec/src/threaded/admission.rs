@@ -81,10 +81,10 @@ impl Run<'_> {
     pub(super) fn spill<'s>(&'s self, s: MutexGuard<'s, State>, victims: Vec<(TaskId, Chunk)>, unread: &mut Vec<Chunk>) -> MutexGuard<'s, State> {
         drop(s);
         unread.clear();
-        let start = self.start.elapsed();
+        let start = self.clock.elapsed();
         let written: Vec<(TaskId, usize, Result<Spilled>)> =
             victims.into_iter().map(|(v, chunk)| (v, held_bytes(self.graph, v, &chunk), self.disk.write(v, &chunk))).collect();
-        let end = self.start.elapsed();
+        let end = self.clock.elapsed();
         let mut s = match self.state.lock() {
             Ok(s) => s,
             Err(poisoned) => poisoned.into_inner(),

@@ -18,6 +18,7 @@
 mod admission;
 mod ready;
 use ready::ReadyTasks;
+use crate::clock::Clock;
 use crate::ledger::{held_bytes, Ledger};
 use crate::observe::{Observer, TaskEvent};
 use crate::device::to_host;
@@ -28,7 +29,7 @@ use crate::state::{take_result, Inputs};
 use crate::Report;
 use std::collections::HashMap;
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tegula_core::{internal_err, Cancel, Result, SourceOp, Spec, TaskOp, TegulaError};
 use tegula_kernels::parallel::with_spare_threads;
 use tegula_kernels::raw::with_bytes;
@@ -70,7 +71,7 @@ struct Run<'a> {
     disk: SpillDir,
     state: Mutex<State>,
     observer: Option<&'a dyn Observer>,
-    start: Instant,
+    clock: Clock,
     cancel: &'a Cancel,
     /// Where output blocks go as soon as they are made, if anywhere.
     sink: Option<&'a dyn OutputSink>,
@@ -193,9 +194,9 @@ pub fn run(
     let disk = SpillDir::new(&spec.spill_dir);
     #[cfg(target_os = "linux")]
     let _reuse = tegula_core::reuse::reuse_within(spec.memory);
-    let start = Instant::now();
+    let clock = Clock::start();
     let cancel = &spec.cancel;
-    let run = Run { graph, inputs, threads, rank, consumers, disk, state: Mutex::new(state), observer, start, cancel, sink, places };
+    let run = Run { graph, inputs, threads, rank, consumers, disk, state: Mutex::new(state), observer, clock, cancel, sink, places };
     pool(threads)?.scope(|scope| {
         for _ in 0..first_jobs {
             scope.spawn(|scope| job(scope, &run));
@@ -309,13 +310,13 @@ fn job<'a>(scope: &rayon::Scope<'a>, run: &'a Run<'a>) {
         let put = run.put_read(&mut read);
         // Clock reads only for an observer that wants times: one per task, since each task
         // of a batch starts when the one before it ends.
-        let mut clock = run.observer.filter(|o| o.timed()).map(|_| run.start.elapsed());
+        let mut clock = run.observer.filter(|o| o.timed()).map(|_| run.clock.elapsed());
         let ran: Vec<_> = taken
             .into_iter()
             .map(|(id, args)| {
                 let started = clock;
                 let outcome = with_spare_threads(spare, || run.execute(id, args)).and_then(|done| run.hand_over(id, done));
-                clock = clock.map(|_| run.start.elapsed());
+                clock = clock.map(|_| run.clock.elapsed());
                 (id, started.zip(clock), outcome)
             })
             .collect();
