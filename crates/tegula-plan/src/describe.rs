@@ -102,7 +102,9 @@ fn describe_with(roots: &[NodeRef], graph: &TaskGraph, ordered: bool) -> PlanDes
     let mut task_operation = Vec::with_capacity(graph.tasks.len());
     // A node's tasks mostly come one after another: its index is looked up once per run.
     let mut last: Option<(u64, usize)> = None;
+    let mut largest_block = 0;
     for (id, t) in graph.tasks.iter().enumerate() {
+        largest_block = largest_block.max(t.nbytes());
         let found = match last {
             Some((node, i)) if node == t.node => i,
             _ => *index.get(&t.node).unwrap_or(&usize::MAX),
@@ -141,24 +143,38 @@ fn describe_with(roots: &[NodeRef], graph: &TaskGraph, ordered: bool) -> PlanDes
         task_operation,
         rank,
         projected_peak: held.iter().copied().max().unwrap_or(0),
-        largest_block: graph.tasks.iter().map(|t| t.nbytes()).max().unwrap_or(0),
+        largest_block,
     }
 }
 
 fn operation(n: &NodeRef, index: &HashMap<u64, usize>) -> Operation {
     Operation {
-        label: n.label(),
         inputs: n.inputs.iter().map(|x| index[&x.id]).collect(),
         shape: n.shape(),
-        dtype: n.dtype,
         chunk_shape: n.chunks.max_block_shape(),
         blocks: n.chunks.nblocks(),
-        tasks: 0,
-        fused: None,
-        bytes_read: 0,
-        bytes_written: 0,
-        peak: 0,
-        kind: "compute",
+        ..Operation::new(n.label(), n.dtype)
+    }
+}
+
+impl Operation {
+    /// An operation named `label` of no inputs, shape or blocks, whose tasks are yet to be
+    /// counted.
+    fn new(label: String, dtype: DType) -> Operation {
+        Operation {
+            label,
+            inputs: Vec::new(),
+            shape: Vec::new(),
+            dtype,
+            chunk_shape: Vec::new(),
+            blocks: 0,
+            tasks: 0,
+            fused: None,
+            bytes_read: 0,
+            bytes_written: 0,
+            peak: 0,
+            kind: "compute",
+        }
     }
 }
 
@@ -169,19 +185,6 @@ fn extra_operation(operations: &mut Vec<Operation>, task: &Task) -> usize {
     if let Some(i) = operations.iter().position(|o| o.label == label && o.blocks == 0) {
         return i;
     }
-    operations.push(Operation {
-        label,
-        inputs: Vec::new(),
-        shape: Vec::new(),
-        dtype: task.dtype,
-        chunk_shape: Vec::new(),
-        blocks: 0,
-        tasks: 0,
-        fused: None,
-        bytes_read: 0,
-        bytes_written: 0,
-        peak: 0,
-        kind: "compute",
-    });
+    operations.push(Operation::new(label, task.dtype));
     operations.len() - 1
 }
