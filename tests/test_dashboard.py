@@ -70,6 +70,19 @@ def test_a_finished_computation_opens_as_a_report_and_a_timeline(board):
     assert len(timeline["traceEvents"]) == state(board, number)["current"]["tasks"]
 
 
+def test_a_page_left_open_is_answered_unchanged_until_something_changes(board):
+    x = tg.arange(5_000, chunks=500)
+    assert (x + 1).sum().compute() == sum(range(1, 5_001))
+    first = state(board)
+    again = json.loads(_get(board.port, f"/api/state?v={first['version']}")[1])
+    assert again == {"unchanged": True, "version": first["version"]}
+    assert (x * 3).max().compute() == 3 * 4_999
+    after = json.loads(_get(board.port, f"/api/state?v={first['version']}")[1])
+    assert after["version"] > first["version"]
+    assert after["current"]["number"] == first["current"]["number"] + 1
+    assert after["current"]["state"] == "finished" and after["current"]["done"] == after["current"]["tasks"] > 0
+
+
 def test_a_failed_computation_is_shown_failed(board):
     def boom(block):
         raise ZeroDivisionError("no")

@@ -175,7 +175,8 @@ def _route(path, query):
     if path == "/api/state":
         number = _int(query, "c")
         since = _int(query, "since") or 0
-        return 200, "application/json", json.dumps(computations.state(number, since)).encode()
+        answer = computations.state(number, since, _int(query, "v"))
+        return 200, "application/json", json.dumps(answer).encode()
     parts = path.strip("/").split("/")
     if len(parts) == 2 and parts[0] in ("report", "trace"):
         c, trace = computations.finished_trace(int(parts[1].removesuffix(".json")))

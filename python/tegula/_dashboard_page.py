@@ -56,6 +56,7 @@ const embedded = params.has("embed");
 if (embedded) document.body.classList.add("embed");
 let chosen = params.has("c") ? Number(params.get("c")) : null;  // null: follow the latest
 let shown = null, seq = 0, rects = [], lastAnswer = null;
+let version = null, versionOf;  // the state last drawn, and the computation asked for then
 const LONGEST = 20, ROW = 18;
 let WINDOW = LONGEST;
 const PALETTE = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#eeca3b", "#b279a2", "#ff9da6", "#9d755d", "#bab0ac"];
@@ -79,10 +80,15 @@ async function poll() {
   const q = new URLSearchParams({ since: String(seq) });
   const want = chosen !== null ? chosen : shown;
   if (want !== null) q.set("c", String(want));
+  if (version !== null && versionOf === want) q.set("v", String(version));
   if (token) q.set("token", token);
   try {
     const r = await fetch("api/state?" + q.toString(), { cache: "no-store" });
-    if (r.ok) draw(await r.json());
+    if (r.ok) {
+      const answer = await r.json();
+      if (!answer.unchanged) draw(answer);
+      version = answer.version; versionOf = want;
+    }
   } catch (e) { text("state", "dashboard unreachable"); }
   setTimeout(poll, 500);
 }

@@ -22,6 +22,9 @@ STREAM_KEPT = 20_000
 STREAM_SENT = 2_000
 # Points of memory over time one answer sends at most.
 MEMORY_POINTS = 600
+# Hand-overs a computation holds before folding them in: they are folded when the page asks,
+# not on the computation's way back to its caller.
+PENDING_MOST = 8
 
 _SPILL_COLUMNS = ("spill_thread", "spill_start", "spill_end", "spill_bytes")
 _TRANSFER_COLUMNS = ("transfer_from", "transfer_to", "transfer_at", "transfer_bytes")
@@ -65,9 +68,21 @@ class Computation:
         self.node_bytes = {}  # node: [bytes received, bytes sent], as the plan moves them
         self.memory = []  # (seconds, held, on disk): the most held in each hand-over
         self.info = None
+        self.pending = []  # hand-overs not folded in yet
 
     def feed(self, delta):
-        """Takes one hand-over (see ``LiveCursor`` in the extension)."""
+        """Takes one hand-over (see ``LiveCursor`` in the extension), folded in later."""
+        self.pending.append(delta)
+        if len(self.pending) >= PENDING_MOST:
+            self.settle()
+
+    def settle(self):
+        """Folds in the hand-overs taken since the last call."""
+        pending, self.pending = self.pending, []
+        for delta in pending:
+            self._fold(delta)
+
+    def _fold(self, delta):
         if "operations" in delta:
             # Described without the static order: no projected peaks (the report shows none).
             self.operations = [o if delta["ordered"] else {**o, "peak": None} for o in delta["operations"]]
@@ -75,7 +90,8 @@ class Computation:
             self.native_trace = delta["trace"]
             self.op_done = np.zeros(len(self.operations), np.int64)
             self.op_bytes = np.zeros(len(self.operations), np.int64)
-        self.state = "running"
+        if self.state == "planning":  # a hand-over may be folded in after the end
+            self.state = "running"
         self.seconds = float(delta["seconds"])
         self.done += int(delta["ended"])
         self.op_done += delta["operation_done"].astype(np.int64)
@@ -103,12 +119,14 @@ class Computation:
         self.info = info
         self.ended = time.time()
         if info is None:
+            self.settle()
             self.native_trace = None
 
     @property
     def trace(self):
         """The whole trace of a finished computation, as ``tg.report`` records it (made once,
         when first asked for); None while it runs, or when it failed or was dropped."""
+        self.settle()
         if self.columns is None and self.native_trace is not None and self.ended is not None:
             columns = self.native_trace.columns()
             self.columns = {**columns, "operations": self.operations}
@@ -121,10 +139,12 @@ class Computation:
         return 0 if self.native_trace is None else len(self.native_trace)
 
     def drop_trace(self):
+        self.settle()
         self.native_trace = None
         self.columns = None
 
     def summary(self):
+        self.settle()
         return {
             "number": self.number,
             "state": self.state,
@@ -146,6 +166,7 @@ class Computation:
         """What the page needs to draw this computation: every figure, and the task stream's
         rectangles after the first `since` events (at most ``STREAM_SENT``, the latest; the
         others are counted in ``skipped``)."""
+        self.settle()
         new = max(0, self.done - since)
         sent = min(new, len(self.stream["end"]), STREAM_SENT)
         tail = slice(len(self.stream["end"]) - sent, None)
@@ -207,10 +228,12 @@ class Computations:
         self.lock = threading.Lock()
         self.items = []
         self.count = 0
+        self.version = 0  # changes whenever anything the page shows may have
 
     def start(self, scheduler, workers, budget):
         with self.lock:
             self.count += 1
+            self.version += 1
             c = Computation(self.count, scheduler, workers, budget)
             self.items.append(c)
             del self.items[:-MAX_COMPUTATIONS]
@@ -218,10 +241,12 @@ class Computations:
 
     def feed(self, computation, delta):
         with self.lock:
+            self.version += 1
             computation.feed(delta)
 
     def finish(self, computation, info=None, error=None):
         with self.lock:
+            self.version += 1
             computation.finish(info, error)
             self._within_kept_events()
 
@@ -242,13 +267,17 @@ class Computations:
             total -= c.events_kept()
             c.drop_trace()
 
-    def state(self, number, since):
+    def state(self, number, since, version=None):
         """The page's answer: every computation listed, and the one numbered `number` (the
-        latest when None or unknown) drawn."""
+        latest when None or unknown) drawn; only ``{"unchanged": True}`` when nothing changed
+        since the answer of `version` (a page left open between computations costs nothing)."""
         with self.lock:
+            if version == self.version:
+                return {"unchanged": True, "version": version}
             chosen = next((c for c in self.items if c.number == number), None) or (self.items[-1] if self.items else None)
             return {
                 "now": time.time(),
+                "version": self.version,
                 "computations": [c.summary() for c in self.items],
                 "current": None if chosen is None else chosen.answer(since if chosen.number == number else 0),
             }
