@@ -3,7 +3,7 @@ open in headless Chromium and without any view, alternating, in one process; and
 computation of about a million tasks, the bytes the page fetched per second and how long each
 of its answers took to come (is it still responsive?).
 
-    .venv/bin/python bench/dashboard.py [--rounds 15] [--blocks 10000] [--million 1000000]
+    .venv/bin/python bench/dashboard.py [--rounds 15] [--repeats 5] [--blocks 10000] [--million 1000000]
 
 Chromium is Debian's chromium-headless-shell (``bash scripts/browser.sh``)."""
 
@@ -24,38 +24,48 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from cdp import Browser  # noqa: E402 - the tests' DevTools driver
 
 
-def timed(y):
+def timed(y, repeats=1):
+    """Seconds per computation of `y`, over `repeats` back to back, and its value."""
     start = time.perf_counter()
-    out = y.compute()
-    return time.perf_counter() - start, out
+    for _ in range(repeats):
+        out = y.compute()
+    return (time.perf_counter() - start) / repeats, out
 
 
-def small_tasks(board, page, blocks, rounds):
-    """Alternates three settings: no live view, the live view serving with no page open, and
-    the page open (polling twice a second)."""
+def small_tasks(board, page, blocks, rounds, repeats):
+    """Alternates three settings, in a random order each round: no live view, the live view
+    serving with no page open, and the page open (polling twice a second; frozen in the other
+    settings, as a closed page).
+    Each round's `repeats` computations start at a random moment of the page's polling, as a
+    user's would; one computation after a pause varies by ±50% on a small virtual machine, so
+    each figure is the mean of the round's, after one untimed."""
     data = np.random.default_rng(0).random(blocks * 100)
     y = tg.asarray(data, chunks=100).sum()
     planned = y.task_count()
     timed(y)
+    pause = np.random.default_rng(1)
     times = {"none": [], "serving": [], "page": []}
     for _ in range(rounds):
-        for setting in times:
-            if setting == "none":
+        for setting in pause.permutation(list(times)):
+            if setting == "none" and board in _dashboard._running:
                 _dashboard._running.remove(board)
-            elif board not in _dashboard._running:
+            elif setting != "none" and board not in _dashboard._running:
                 _dashboard._running.append(board)
-            page.call("Page.navigate", url=board.link if setting == "page" else "about:blank")
-            time.sleep(0.6)
-            t, out = timed(y)
+            page.call("Page.setWebLifecycleState", state="active" if setting == "page" else "frozen")
+            time.sleep(pause.uniform(0.6, 1.1))
+            timed(y)  # wakes both cores of an idle virtual machine, untimed
+            t, out = timed(y, repeats)
             times[setting].append(t)
             assert out == data.sum() or np.isclose(out, data.sum())
             if setting != "none":
-                assert _dashboard.computations.items[-1].done == planned
+                assert _dashboard.computations.state(None, 0)["current"]["done"] == planned
     none = statistics.median(times["none"])
-    print(f"x.sum() over {planned:,} tasks ({blocks:,} blocks of 100), median of {rounds} rounds of the three settings")
+    print(f"x.sum() over {planned:,} tasks ({blocks:,} blocks of 100), median of {rounds} rounds of the three settings, {repeats} computations each")
+    print(f"  {'':<26}{'median':>11}   / no live view   median of each round's ratio")
     for setting, label in (("none", "no live view"), ("serving", "live view, no page open"), ("page", "live view, page open")):
         t = statistics.median(times[setting])
-        print(f"  {label:<26}{t * 1e3:8.2f} ms   / no live view {t / none:.3f}")
+        paired = statistics.median(a / b for a, b in zip(times[setting], times["none"]))
+        print(f"  {label:<26}{t * 1e3:8.2f} ms   {t / none:13.3f}   {paired:13.3f}")
 
 
 def million_tasks(board, page, tasks):
@@ -69,6 +79,7 @@ def million_tasks(board, page, tasks):
         done["value"] = y.compute()
         done["seconds"] = time.perf_counter() - start
 
+    page.call("Page.setWebLifecycleState", state="active")
     page.call("Page.navigate", url=board.link)
     time.sleep(1)
     sent_before = board.bytes_sent
@@ -98,13 +109,14 @@ def million_tasks(board, page, tasks):
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--repeats", type=int, default=5, help="computations back to back per round and setting")
     parser.add_argument("--blocks", type=int, default=10_000, help="blocks of the small-task sum (about two tasks each)")
     parser.add_argument("--million", type=int, default=1_000_000)
     args = parser.parse_args()
     board = tg.dashboard(port=0, show=False)
     with Browser() as browser:
         page = browser.open(board.link)
-        small_tasks(board, page, args.blocks, args.rounds)
+        small_tasks(board, page, args.blocks, args.rounds, args.repeats)
         if args.million:
             million_tasks(board, page, args.million)
     board.close()
