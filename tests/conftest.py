@@ -49,7 +49,7 @@ def s3(tmp_path_factory):
 # or run their cases in child processes of their own. The first pass runs them all.
 SCHEDULER_INDEPENDENT = {
     "test_ray.py", "test_dask.py", "test_executors.py", "test_cli.py",
-    "test_docstrings.py", "test_html.py", "test_simulate.py", "test_dashboard.py",
+    "test_docstrings.py", "test_html.py", "test_simulate.py", "test_dashboard.py", "test_notebook.py",
 }
 
 
