@@ -1,10 +1,13 @@
 """A headless Chromium driven over the DevTools protocol: open a page, evaluate JavaScript in
-it, take screenshots. Used by the live view's tests and by scripts/dashboard_screenshots.py;
+it, take screenshots. Used by the live view's tests, bench/dashboard.py and docs/make_screenshots.py;
 Chromium comes from Debian's chromium-headless-shell (scripts/browser.sh installs it)."""
 
 import base64
+import contextlib
 import json
+import os
 import re
+import signal
 import shutil
 import subprocess
 import tempfile
@@ -34,7 +37,9 @@ class Browser:
         args = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
                 "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0", f"--user-data-dir={self.profile}",
                 f"--window-size={width},{height}", "about:blank"]
-        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        # A process group of its own: Debian's command is a shell script that starts the browser
+        # as its child, which killing the script alone would leave running (and polling).
+        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
         self.port = self._devtools_port()
         # Keep reading its stderr so a chatty Chromium never blocks on a full pipe.
         threading.Thread(target=self.process.stderr.read, daemon=True).start()
@@ -63,8 +68,8 @@ class Browser:
         return page
 
     def close(self):
-        if self.process.poll() is None:
-            self.process.kill()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait()
         shutil.rmtree(self.profile, ignore_errors=True)
 
