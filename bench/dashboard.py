@@ -79,6 +79,8 @@ def million_tasks(board, page, tasks):
         done["value"] = y.compute()
         done["seconds"] = time.perf_counter() - start
 
+    if board not in _dashboard._running:  # the small tasks' last setting may have been without it
+        _dashboard._running.append(board)
     page.call("Page.setWebLifecycleState", state="active")
     page.call("Page.navigate", url=board.link)
     time.sleep(1)
