@@ -83,6 +83,17 @@ def test_a_page_left_open_is_answered_unchanged_until_something_changes(board):
     assert after["current"]["state"] == "finished" and after["current"]["done"] == after["current"]["tasks"] > 0
 
 
+def test_kept_traces_stay_within_their_limit_while_no_page_asks(board, monkeypatch):
+    from tegula import _live
+
+    monkeypatch.setattr(_live, "MAX_KEPT_EVENTS", 1_000)
+    x = tg.arange(30_000, chunks=100)
+    for k in range(6):
+        assert (x + k).sum().compute() == sum(range(30_000)) + 30_000 * k
+    # The latest is counted (and kept: it alone fits), though nothing asked for it.
+    assert 0 < _dashboard.computations.items[-1].events_kept() <= sum(c.events_kept() for c in _dashboard.computations.items) <= 1_000
+
+
 def test_a_failed_computation_is_shown_failed(board):
     def boom(block):
         raise ZeroDivisionError("no")

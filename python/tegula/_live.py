@@ -71,7 +71,11 @@ class Computation:
         self.pending = []  # hand-overs not folded in yet
 
     def feed(self, delta):
-        """Takes one hand-over (see ``LiveCursor`` in the extension), folded in later."""
+        """Takes one hand-over (see ``LiveCursor`` in the extension), folded in later; its
+        trace at once, so the kept events are counted (``MAX_KEPT_EVENTS``) whether or not a
+        page asks."""
+        if "trace" in delta:
+            self.native_trace = delta["trace"]
         self.pending.append(delta)
         if len(self.pending) >= PENDING_MOST:
             self.settle()
