@@ -91,7 +91,6 @@ class Computation:
             # Described without the static order: no projected peaks (the report shows none).
             self.operations = [o if delta["ordered"] else {**o, "peak": None} for o in delta["operations"]]
             self.tasks = int(delta["tasks"])
-            self.native_trace = delta["trace"]
             self.op_done = np.zeros(len(self.operations), np.int64)
             self.op_bytes = np.zeros(len(self.operations), np.int64)
         if self.state == "planning":  # a hand-over may be folded in after the end
@@ -143,7 +142,7 @@ class Computation:
         return 0 if self.native_trace is None else len(self.native_trace)
 
     def drop_trace(self):
-        self.settle()
+        self.settle()  # a hand-over not folded in yet holds the trace too
         self.native_trace = None
         self.columns = None
 

@@ -415,19 +415,6 @@ mod tests {
     }
 
     fn operation() -> tegula_plan::describe::Operation {
-        tegula_plan::describe::Operation {
-            label: "op".into(),
-            inputs: Vec::new(),
-            shape: Vec::new(),
-            dtype: tegula_core::DType::Float64,
-            chunk_shape: Vec::new(),
-            blocks: 1,
-            tasks: 0,
-            fused: None,
-            bytes_read: 0,
-            bytes_written: 0,
-            peak: 0,
-            kind: "compute",
-        }
+        tegula_plan::describe::Operation { blocks: 1, ..tegula_plan::describe::Operation::new("op".into(), tegula_core::DType::Float64) }
     }
 }

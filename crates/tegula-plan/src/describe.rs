@@ -160,7 +160,7 @@ fn operation(n: &NodeRef, index: &HashMap<u64, usize>) -> Operation {
 impl Operation {
     /// An operation named `label` of no inputs, shape or blocks, whose tasks are yet to be
     /// counted.
-    fn new(label: String, dtype: DType) -> Operation {
+    pub fn new(label: String, dtype: DType) -> Operation {
         Operation {
             label,
             inputs: Vec::new(),
