@@ -2,6 +2,7 @@
 //! Cloning a chunk and taking a slice or transpose of it share the data (no copy).
 //! `with_chunk!` and `with_dtype!` are the only places that match over every element type.
 
+use crate::device_block::DeviceBlock;
 use crate::element::{Elem, C128, C64};
 use half::f16;
 use ndarray::{ArcArray, Array, ArrayRef, ArrayView, Axis, IntoNdProducer, IxDyn, RawArrayView, ShapeBuilder};
@@ -281,6 +282,8 @@ pub enum Chunk {
     Complex64(Block<C64>),
     /// A block of `complex128` elements.
     Complex128(Block<C128>),
+    /// A block in a device's memory, of any dtype (only that device's kernels read it).
+    Device(DeviceBlock),
 }
 
 /// Runs `$body` with `$a` bound to the typed array inside chunk `$c` (generic code).
@@ -302,6 +305,7 @@ macro_rules! with_chunk {
             $crate::Chunk::Float64($a) => $body,
             $crate::Chunk::Complex64($a) => $body,
             $crate::Chunk::Complex128($a) => $body,
+            $crate::Chunk::Device(d) => $crate::device_block::off_host(d),
         }
     };
 }
@@ -359,11 +363,17 @@ impl Chunk {
         fn of<T: Elem>(_: &Block<T>) -> DType {
             T::DTYPE
         }
-        with_chunk!(self, a => of(a))
+        match self {
+            Chunk::Device(d) => d.dtype().storage(),
+            _ => with_chunk!(self, a => of(a)),
+        }
     }
     /// Its length along each axis.
     pub fn shape(&self) -> &[usize] {
-        with_chunk!(self, a => a.shape())
+        match self {
+            Chunk::Device(d) => d.shape(),
+            _ => with_chunk!(self, a => a.shape()),
+        }
     }
     /// The number of axes.
     pub fn ndim(&self) -> usize {
@@ -377,9 +387,17 @@ impl Chunk {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
-    /// The bytes of its elements (NumPy's `nbytes`).
+    /// The bytes of its elements (NumPy's `nbytes`); for a block on a device, the bytes it
+    /// takes there.
     pub fn nbytes(&self) -> usize {
-        self.len() * self.dtype().itemsize()
+        match self {
+            Chunk::Device(d) => d.device_bytes(),
+            _ => self.len() * self.dtype().itemsize(),
+        }
+    }
+    /// Whether its elements are in a device's memory rather than the host's.
+    pub fn is_on_device(&self) -> bool {
+        matches!(self, Chunk::Device(_))
     }
 
     /// The typed array inside, or an internal error when the dtype is not `T`'s.

@@ -15,6 +15,7 @@ pub mod bitcast;
 mod bucket_search;
 pub mod buckets;
 pub mod chunk;
+pub mod device_block;
 mod cmath;
 pub mod complex;
 pub mod drawn;
@@ -62,6 +63,7 @@ mod ziggurat;
 mod zip;
 
 pub use chunk::{Block, Chunk, Wrap};
+pub use device_block::DeviceBlock;
 pub use element::Elem;
 pub use random::stream_key;
 pub use run::{generate, run};

@@ -4,7 +4,7 @@
 use numpy::{
     PyArray, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArray, PyUntypedArrayMethods,
 };
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyList, PyString, PyTuple};
 use tegula::{AxisChunks, Block, Chunk, ChunkSpec, DType, Scalar, Element, ops::IndexItem};
@@ -224,6 +224,7 @@ pub fn chunk_to_numpy<'py>(py: Python<'py>, chunk: Chunk) -> PyResult<Bound<'py,
         ($($v:ident),*) => {
             match chunk {
                 $(Chunk::$v(a) => owned_to_numpy(py, a.into_owned()),)*
+                Chunk::Device(d) => Err(PyRuntimeError::new_err(format!("internal error: a block still on a device reached Python: {d:?}"))),
             }
         };
     }

@@ -1,0 +1,221 @@
+//! The GPU as a tegula `Device`: blocks in its buffers, element-wise programs run as shaders,
+//! reshapes as views of the same buffer, and every other kernel on the CPU (its inputs copied
+//! out, its result copied back), counted so users and tests see what ran where.
+
+use crate::context::{open, Context};
+use crate::dispatch::Pipelines;
+use crate::elementwise::shader;
+use crate::memory::buffer_of;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use tegula_core::program::{FusedBlock, Instr, Program};
+use tegula_core::{internal_err, DType, KernelOp, Result, SourceOp};
+use tegula_exec::Device;
+use tegula_kernels::{Chunk, DeviceBlock};
+
+/// A GPU found by wgpu: its blocks, kernels and memory budget.
+pub struct Gpu {
+    name: String,
+    context: Context,
+    pipelines: Pipelines,
+    /// The bytes of blocks it may hold at once; 0: each computation's budget.
+    memory: AtomicUsize,
+    counts: Counts,
+}
+
+/// What the GPU has done so far.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct GpuCounts {
+    /// Kernels run as shaders.
+    pub kernels: usize,
+    /// Kernels of tasks placed on the GPU that ran on the CPU (no shader for them).
+    pub on_cpu: usize,
+    /// Blocks copied to the GPU, and their bytes.
+    pub uploads: usize,
+    pub uploaded_bytes: usize,
+    /// Blocks copied from the GPU, and their bytes.
+    pub downloads: usize,
+    pub downloaded_bytes: usize,
+}
+
+#[derive(Default)]
+struct Counts {
+    kernels: AtomicUsize,
+    on_cpu: AtomicUsize,
+    uploads: AtomicUsize,
+    uploaded_bytes: AtomicUsize,
+    downloads: AtomicUsize,
+    downloaded_bytes: AtomicUsize,
+}
+
+impl std::fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Gpu({:?}: {} on {:?})", self.name, self.context.info.name, self.context.info.backend)
+    }
+}
+
+impl Gpu {
+    /// The best GPU wgpu finds, as a device called `name`; a `ValueError` naming what is
+    /// missing when there is none.
+    pub fn open(name: &str) -> Result<Gpu> {
+        Ok(Gpu { name: name.to_string(), context: open()?, pipelines: Pipelines::default(), memory: AtomicUsize::new(0), counts: Counts::default() })
+    }
+
+    /// The adapter's name, kind, driver and backend, for people.
+    pub fn description(&self) -> String {
+        let i = &self.context.info;
+        format!("{} ({:?}, {} {}, {:?})", i.name, i.device_type, i.driver, i.driver_info, i.backend)
+    }
+
+    /// Whether shaders compute in float64 on it.
+    pub fn has_float64(&self) -> bool {
+        self.context.f64
+    }
+
+    /// Sets the bytes of blocks it may hold at once (`None`: each computation's budget).
+    pub fn set_memory(&self, bytes: Option<usize>) {
+        self.memory.store(bytes.unwrap_or(0), Ordering::Relaxed);
+    }
+
+    /// What it has done so far.
+    pub fn counts(&self) -> GpuCounts {
+        let c = &self.counts;
+        let get = |a: &AtomicUsize| a.load(Ordering::Relaxed);
+        GpuCounts {
+            kernels: get(&c.kernels),
+            on_cpu: get(&c.on_cpu),
+            uploads: get(&c.uploads),
+            uploaded_bytes: get(&c.uploaded_bytes),
+            downloads: get(&c.downloads),
+            downloaded_bytes: get(&c.downloaded_bytes),
+        }
+    }
+
+    /// `op` as a shader over `inputs` (blocks on this GPU), or `None` where it has none.
+    fn on_gpu(&self, op: &KernelOp, inputs: &[Chunk]) -> Result<Option<Chunk>> {
+        let first = || inputs.first().ok_or_else(|| internal_err!("{} without its input", op.label()));
+        let (program, shape) = match op {
+            KernelOp::ToDevice => return Ok(Some(first()?.clone())),
+            KernelOp::Reshape { shape } => return Ok(reshaped(first()?, shape.clone())),
+            KernelOp::ExpandDims { axes } => {
+                let mut shape = first()?.shape().to_vec();
+                axes.iter().for_each(|&a| shape.insert(a.min(shape.len()), 1));
+                return Ok(reshaped(first()?, shape));
+            }
+            KernelOp::Fused(block) => return self.fused(block, inputs),
+            _ => match one_step(op, inputs) {
+                Some(p) => p,
+                None => return Ok(None),
+            },
+        };
+        self.elementwise(&program, inputs, &shape)
+    }
+
+    /// A fused program over `inputs`; its sources made on the host and copied in as inputs
+    /// (the same values as the CPU's, bit for bit).
+    fn fused(&self, block: &FusedBlock, inputs: &[Chunk]) -> Result<Option<Chunk>> {
+        if block.sources.is_empty() {
+            return self.elementwise(&block.program, inputs, &block.shape);
+        }
+        let mut program = Program::clone(&block.program);
+        let mut all = inputs.to_vec();
+        for step in &mut program.steps {
+            if let Instr::Source(j) = step.instr {
+                step.instr = Instr::Input(all.len());
+                all.push(self.generate(block.source(j)?)?);
+            }
+        }
+        self.elementwise(&program, &all, &block.shape)
+    }
+
+    fn elementwise(&self, program: &Program, inputs: &[Chunk], shape: &[usize]) -> Result<Option<Chunk>> {
+        let blocks = inputs.iter().map(buffer_of).collect::<Result<Vec<_>>>()?;
+        if blocks.iter().any(|(_, b)| b.lane.is_none()) {
+            return Ok(None);
+        }
+        let described: Vec<(DType, Vec<usize>)> = blocks.iter().map(|(d, _)| (d.dtype(), d.shape().to_vec())).collect();
+        let Some(shader) = shader(program, &described, shape, self.context.f64) else { return Ok(None) };
+        let dtype = program.dtype().ok_or_else(|| internal_err!("an empty fused program"))?;
+        let lane = crate::lanes::Lane::of(dtype, self.context.f64).ok_or_else(|| internal_err!("a shader's result has no lane"))?;
+        let n: usize = shape.iter().product();
+        let out = self.context.new_buffer(n * lane.size())?;
+        let table = self.context.words(&shader.table)?;
+        let doubles = if shader.doubles.is_empty() { None } else { Some(self.context.doubles(&shader.doubles)?) };
+        let mut bound: Vec<&wgpu::Buffer> = vec![&out, &table];
+        bound.extend(shader.inputs.iter().map(|&i| &blocks[i].1.buffer));
+        bound.extend(doubles.as_ref());
+        self.context.dispatch(&self.pipelines, &shader.source, &bound, n)?;
+        self.counts.kernels.fetch_add(1, Ordering::Relaxed);
+        Ok(Some(self.context.block(dtype, shape, out, Some(lane))))
+    }
+
+    /// `op` run on the CPU: inputs copied out, the result copied back.
+    fn on_cpu(&self, op: &KernelOp, inputs: &[Chunk]) -> Result<Chunk> {
+        self.counts.on_cpu.fetch_add(1, Ordering::Relaxed);
+        let host = inputs.iter().map(|c| self.to_host(c)).collect::<Result<Vec<_>>>()?;
+        self.to_device(&tegula_kernels::run(op, &host)?)
+    }
+}
+
+/// A device block read as another shape of as many elements.
+fn reshaped(chunk: &Chunk, shape: Vec<usize>) -> Option<Chunk> {
+    match chunk {
+        Chunk::Device(d) if shape.iter().product::<usize>() == d.shape().iter().product::<usize>() => {
+            Some(Chunk::Device(DeviceBlock::reshaped(d, &shape)))
+        }
+        _ => None,
+    }
+}
+
+/// A one-kernel element-wise op as a program of one step over its inputs, and the shape of
+/// its result (the inputs broadcast together).
+fn one_step(op: &KernelOp, inputs: &[Chunk]) -> Option<(Program, Vec<usize>)> {
+    let mut program = Program::default();
+    let args: Vec<usize> = inputs.iter().enumerate().map(|(i, c)| program.push(Instr::Input(i), c.dtype())).collect();
+    let shape = tegula_core::shape::broadcast_all(&inputs.iter().map(|c| c.shape()).collect::<Vec<_>>()).ok()?;
+    match (op, args.as_slice()) {
+        (KernelOp::Unary { op, compute }, &[a]) => program.push(Instr::Unary { op: *op, compute: *compute, arg: a }, op.signature(*compute).ok()?.output),
+        (KernelOp::Binary { op, compute }, &[a, b]) => {
+            program.push(Instr::Binary { op: *op, compute: *compute, args: [a, b] }, op.signature(*compute, *compute).ok()?.output)
+        }
+        (KernelOp::Where { compute }, &[c, a, b]) => program.push(Instr::Where { compute: *compute, args: [c, a, b] }, *compute),
+        (KernelOp::Cast { dtype }, &[a]) => program.push(Instr::Cast { arg: a }, dtype.storage()),
+        _ => return None,
+    };
+    Some((program, shape))
+}
+
+impl Device for Gpu {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn memory(&self) -> Option<usize> {
+        Some(self.memory.load(Ordering::Relaxed)).filter(|&m| m > 0)
+    }
+    fn generate(&self, op: &SourceOp) -> Result<Chunk> {
+        // Made on the host, so values (random numbers too) are the CPU's bit for bit.
+        self.to_device(&tegula_kernels::generate(op)?)
+    }
+    fn run(&self, op: &KernelOp, inputs: &[Chunk]) -> Result<Chunk> {
+        match self.on_gpu(op, inputs)? {
+            Some(chunk) => Ok(chunk),
+            None => self.on_cpu(op, inputs),
+        }
+    }
+    fn to_host(&self, chunk: &Chunk) -> Result<Chunk> {
+        if !chunk.is_on_device() {
+            return Ok(chunk.clone());
+        }
+        let host = self.context.download(chunk)?;
+        self.counts.downloads.fetch_add(1, Ordering::Relaxed);
+        self.counts.downloaded_bytes.fetch_add(host.nbytes(), Ordering::Relaxed);
+        Ok(host)
+    }
+    fn to_device(&self, chunk: &Chunk) -> Result<Chunk> {
+        if chunk.is_on_device() {
+            return Ok(chunk.clone());
+        }
+        self.counts.uploads.fetch_add(1, Ordering::Relaxed);
+        self.counts.uploaded_bytes.fetch_add(chunk.nbytes(), Ordering::Relaxed);
+        self.context.upload(chunk)
+    }
+}
