@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Sets everything up, then runs every test: the Rust workspace and the Python suite. One build
-# serves both: the `ci` profile (Cargo.toml), for the extension and for the Rust tests.
+# serves both: the `ci` profile (Cargo.toml), for the extension and for the Rust tests, with the
+# GPU device (the `gpu` feature, tested on Mesa's software Vulkan driver where no GPU is).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export TEGULA_CARGO_PROFILE=ci
 step() { printf '\n== %s (%s)\n' "$1" "$(date -u +%T)"; }
 step "set up: test tools and the extension"
-MATURIN_PEP517_ARGS="--profile $TEGULA_CARGO_PROFILE" bash scripts/setup.sh -r requirements-dev.txt
+MATURIN_PEP517_ARGS="--profile $TEGULA_CARGO_PROFILE --features gpu" bash scripts/setup.sh -r requirements-dev.txt
 bash scripts/browser.sh
+bash scripts/vulkan.sh
 step "Rust tests"
-cargo test --workspace --profile "$TEGULA_CARGO_PROFILE" --quiet
+cargo test --workspace --features tegula-py/gpu --profile "$TEGULA_CARGO_PROFILE" --quiet
 step "Python suite, threaded executor"
 .venv/bin/python -m pytest -q --durations=15
 # The executor's own tests again with every computation on the process pool

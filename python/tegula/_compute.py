@@ -23,6 +23,8 @@ def run_compute(handles, scheduler, num_workers, fuse, progress=None, placement=
     bar = _progress.resolve(progress)
     recorder = _report.active()
     live = _dashboard.feed(scheduler, num_workers, config.get("memory"))
+    if "gpu" in _tegula.device_names():  # opened: its budget is this computation's setting
+        _tegula.set_gpu_memory(config.get("device_memory"))
     run = _tegula.persist if persist else _tegula.compute
     interval = _progress.INTERVAL if bar is not None or live is None else _live.INTERVAL
     try:

@@ -96,8 +96,12 @@ def _check_device(device):
     """Refuses a ``device`` that is not one of tegula's (``None``: the default, the CPU)."""
     from . import _tegula
 
-    if device is not None and device not in _tegula.device_names():
-        raise ValueError(f"no device {device!r}; tegula's devices are {', '.join(map(repr, _tegula.device_names()))}")
+    if device is None or device in _tegula.device_names():
+        return
+    if device == "gpu":
+        _tegula.find_device(device)  # opens the GPU, or says what is missing
+        return
+    raise ValueError(f"no device {device!r}; tegula's devices are {', '.join(map(repr, _tegula.device_names()))}")
 
 
 def _on(device, x):
@@ -118,6 +122,10 @@ class Info:
     def devices(self):
         from . import _tegula
 
+        try:
+            _tegula.find_device("gpu")  # listed once opened, where there is one
+        except ValueError:
+            pass
         return tuple(_tegula.device_names())
 
     def default_dtypes(self, *, device=None):

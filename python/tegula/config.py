@@ -13,7 +13,9 @@ second where someone watches — a terminal or a notebook, not a script's redire
 ``dask.config.set(scheduler=...)``; ``placement``: on a Dask cluster, ``"tegula"`` (the
 default: each fragment pinned to the worker tegula's placement chose) or ``"dask"`` (left to
 Dask's scheduler); ``dashboard``: ``False`` (the default), or ``True``, a port or
-``"address:port"`` to start the live view (``tg.dashboard``) at the next computation.
+``"address:port"`` to start the live view (``tg.dashboard``) at the next computation;
+``device_memory``: the bytes of blocks the GPU may hold at once (as ``memory``; unset: each
+computation's budget), blocks past it spilled to the host.
 
 >>> import tegula as tg
 >>> with tg.config.set(memory="1GB"):
@@ -38,7 +40,8 @@ import numpy as np
 
 from . import _tegula
 
-_KEYS = ("memory", "spill_dir", "strict_promotion", "progress", "scheduler", "num_workers", "placement", "dashboard")
+_KEYS = ("memory", "spill_dir", "strict_promotion", "progress", "scheduler", "num_workers", "placement", "dashboard",
+         "device_memory")
 _settings: dict[str, object] = {}  # process-wide, from ``set(...)`` outside a ``with`` statement
 _scoped: contextvars.ContextVar[dict[str, object]] = contextvars.ContextVar("tegula_config", default={})  # from ``with set(...)`` blocks
 
@@ -122,6 +125,8 @@ def get(key):
         return "tegula"
     if key == "dashboard":
         return _dashboard_from_env()
+    if key == "device_memory":
+        return None
     memory, spill_dir = _tegula.default_spec()
     return memory if key == "memory" else spill_dir
 
@@ -170,13 +175,13 @@ def _normalise(key, value):
         return checked_num_workers(value)
     if key == "dashboard":
         return _checked_dashboard(value)
-    if key == "memory":
+    if key in ("memory", "device_memory"):
         if isinstance(value, str):
             return _tegula.memory_budget(value)
         if not isinstance(value, numbers.Real):
-            raise TypeError(f"memory must be a number of bytes or a size like '2GB', got {value!r}")
+            raise TypeError(f"{key} must be a number of bytes or a size like '2GB', got {value!r}")
         if isinstance(value, (bool, np.bool_)) or not math.isfinite(value) or value < 1:
-            raise ValueError(f"memory must be at least one byte (a number of bytes or a size like '2GB'), got {value!r}")
+            raise ValueError(f"{key} must be at least one byte (a number of bytes or a size like '2GB'), got {value!r}")
         return int(value)
     path = os.fspath(value)
     if not path:

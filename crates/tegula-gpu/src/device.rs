@@ -196,6 +196,11 @@ impl Device for Gpu {
         self.to_device(&tegula_kernels::generate(op)?)
     }
     fn run(&self, op: &KernelOp, inputs: &[Chunk]) -> Result<Chunk> {
+        if inputs.iter().any(|c| !c.is_on_device()) {
+            // A host block among them (given on the host): copied in first.
+            let moved = inputs.iter().map(|c| self.to_device(c)).collect::<Result<Vec<_>>>()?;
+            return self.run(op, &moved);
+        }
         match self.on_gpu(op, inputs)? {
             Some(chunk) => Ok(chunk),
             None => self.on_cpu(op, inputs),

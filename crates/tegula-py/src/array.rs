@@ -47,7 +47,7 @@ impl PyArrayHandle {
     }
     /// The array on the device named `name`.
     fn to_device(&self, name: &str) -> PyResult<PyArrayHandle> {
-        Ok(wrap(self.inner.to_device(tegula::execute::device_id(name).py()?)))
+        Ok(wrap(self.inner.to_device(tegula::execute::find_device(name).py()?)))
     }
     fn task_count(&self) -> PyResult<usize> {
         self.inner.task_count().py()

@@ -17,6 +17,56 @@ pub fn device_names() -> Vec<String> {
     tegula::execute::device_names()
 }
 
+/// Checks that the device `name` exists, opening the GPU when that is its name; a
+/// `ValueError` naming what is missing otherwise.
+#[pyfunction]
+pub fn find_device(name: &str) -> PyResult<()> {
+    tegula::execute::find_device(name).py().map(drop)
+}
+
+/// The GPU: its adapter, whether it computes in float64, and what it has done so far (kernels
+/// run as shaders and on the CPU, blocks and bytes copied each way); a `ValueError` naming
+/// what is missing when there is none.
+#[pyfunction]
+pub fn gpu_info(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
+    let info = pyo3::types::PyDict::new(py);
+    #[cfg(feature = "gpu")]
+    {
+        let gpu = tegula::execute::gpu().py()?;
+        let c = gpu.counts();
+        info.set_item("adapter", gpu.description())?;
+        info.set_item("float64", gpu.has_float64())?;
+        info.set_item("memory", tegula::execute::Device::memory(gpu.as_ref()))?;
+        for (k, v) in [
+            ("kernels", c.kernels),
+            ("on_cpu", c.on_cpu),
+            ("uploads", c.uploads),
+            ("uploaded_bytes", c.uploaded_bytes),
+            ("downloads", c.downloads),
+            ("downloaded_bytes", c.downloaded_bytes),
+        ] {
+            info.set_item(k, v)?;
+        }
+    }
+    #[cfg(not(feature = "gpu"))]
+    tegula::execute::gpu().py()?;
+    Ok(info)
+}
+
+/// Sets the bytes of blocks the GPU may hold at once (`None`: each computation's budget).
+#[pyfunction]
+#[pyo3(signature = (memory=None))]
+pub fn set_gpu_memory(memory: Option<usize>) -> PyResult<()> {
+    #[cfg(feature = "gpu")]
+    tegula::execute::gpu().py()?.set_memory(memory);
+    #[cfg(not(feature = "gpu"))]
+    {
+        let _ = memory;
+        tegula::execute::gpu().py()?;
+    }
+    Ok(())
+}
+
 /// Adds a device called `name` made of the host's cores and memory, with a budget of `memory`
 /// bytes of its own (`None`: each computation's), whose transfers are counted.
 #[pyfunction]

@@ -81,5 +81,8 @@ fn _tegula(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(devices::device_names, m)?)?;
     m.add_function(wrap_pyfunction!(devices::add_host_device, m)?)?;
     m.add_function(wrap_pyfunction!(devices::device_transfers, m)?)?;
+    m.add_function(wrap_pyfunction!(devices::find_device, m)?)?;
+    m.add_function(wrap_pyfunction!(devices::gpu_info, m)?)?;
+    m.add_function(wrap_pyfunction!(devices::set_gpu_memory, m)?)?;
     Ok(())
 }

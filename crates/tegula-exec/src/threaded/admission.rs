@@ -5,6 +5,7 @@
 //! decides when to call them; ordering is the plan's (`tegula_plan::order`).
 
 use super::{Arg, Run, State};
+use crate::device::to_host;
 use crate::ledger::held_bytes;
 use crate::observe::SpillEvent;
 use crate::spill::Spilled;
@@ -83,7 +84,7 @@ impl Run<'_> {
         unread.clear();
         let start = self.clock.elapsed();
         let written: Vec<(TaskId, usize, Result<Spilled>)> =
-            victims.into_iter().map(|(v, chunk)| (v, held_bytes(self.graph, v, &chunk), self.disk.write(v, &chunk))).collect();
+            victims.into_iter().map(|(v, chunk)| (v, held_bytes(self.graph, v, &chunk), self.spill_one(v, chunk))).collect();
         let end = self.clock.elapsed();
         let mut s = match self.state.lock() {
             Ok(s) => s,
@@ -116,6 +117,11 @@ impl Run<'_> {
         }
         tegula_core::memory::return_free_memory();
         s
+    }
+
+    /// Writes task `v`'s result to disk, from the host (a block on a device copied out first).
+    fn spill_one(&self, v: TaskId, chunk: Chunk) -> Result<Spilled> {
+        self.disk.write(v, &to_host(self.graph.tasks[v].device, chunk)?)
     }
 
     /// Starts task `id`, which adds `need` bytes (`Run::need`): promises its memory and

@@ -412,7 +412,8 @@ impl Run<'_> {
                 Arg::OnDisk(i, file) => match reloaded.iter().find(|(r, _)| *r == i) {
                     Some((_, c)) => c.clone(),
                     None => {
-                        let c = self.disk.read(&file)?;
+                        // Back on the device that made it (spill files are the host's).
+                        let c = self.inputs.device(self.graph, i).to_device(&self.disk.read(&file)?)?;
                         reloaded.push((i, c.clone()));
                         c
                     }
