@@ -1,10 +1,11 @@
-//! The GPU as a tegula `Device`: blocks in its buffers, element-wise programs run as shaders,
-//! reshapes as views of the same buffer, and every other kernel on the CPU (its inputs copied
-//! out, its result copied back), counted so users and tests see what ran where.
+//! The GPU as a tegula `Device`: blocks in its buffers, element-wise programs and reductions
+//! (`reduce.rs`) run as shaders, reshapes as views of the same buffer, and every other kernel
+//! on the CPU (its inputs copied out, its result copied back), counted so users and tests see
+//! what ran where.
 
 use crate::context::{open, Context};
 use crate::dispatch::Pipelines;
-use crate::elementwise::shader;
+use crate::elementwise::{element, shader, Element};
 use crate::memory::buffer_of;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tegula_core::program::{FusedBlock, Instr, Program};
@@ -15,7 +16,7 @@ use tegula_kernels::{Chunk, DeviceBlock};
 /// A GPU found by wgpu: its blocks, kernels and memory budget.
 pub struct Gpu {
     name: String,
-    context: Context,
+    pub(crate) context: Context,
     pipelines: Pipelines,
     /// The bytes of blocks it may hold at once; 0: each computation's budget.
     memory: AtomicUsize,
@@ -101,7 +102,21 @@ impl Gpu {
                 axes.iter().for_each(|&a| shape.insert(a.min(shape.len()), 1));
                 return Ok(reshaped(first()?, shape));
             }
-            KernelOp::Fused(block) => return self.fused(block, inputs),
+            KernelOp::Fused(block) => {
+                let (program, all) = self.with_sources(block, inputs)?;
+                return self.elementwise(&program, &all, &block.shape);
+            }
+            KernelOp::FusedReduce { block, op, axes } => {
+                let (program, all) = self.with_sources(block, inputs)?;
+                return self.reduce(*op, axes, &program, &all, &block.shape);
+            }
+            KernelOp::ReducePartial { op, axes } => {
+                let mut program = Program::default();
+                program.push(Instr::Input(0), first()?.dtype());
+                return self.reduce(*op, axes, &program, inputs, first()?.shape());
+            }
+            KernelOp::ReduceCombine { op } => return self.combine(*op, inputs),
+            KernelOp::ReduceFinish { finish, squeeze, dtype } => return self.finish(*finish, squeeze, *dtype, first()?),
             _ => match one_step(op, inputs) {
                 Some(p) => p,
                 None => return Ok(None),
@@ -110,12 +125,9 @@ impl Gpu {
         self.elementwise(&program, inputs, &shape)
     }
 
-    /// A fused program over `inputs`; its sources made on the host and copied in as inputs
-    /// (the same values as the CPU's, bit for bit).
-    fn fused(&self, block: &FusedBlock, inputs: &[Chunk]) -> Result<Option<Chunk>> {
-        if block.sources.is_empty() {
-            return self.elementwise(&block.program, inputs, &block.shape);
-        }
+    /// A fused block's program and inputs, its sources made on the host and copied in as
+    /// inputs (the same values as the CPU's, bit for bit).
+    fn with_sources(&self, block: &FusedBlock, inputs: &[Chunk]) -> Result<(Program, Vec<Chunk>)> {
         let mut program = Program::clone(&block.program);
         let mut all = inputs.to_vec();
         for step in &mut program.steps {
@@ -124,28 +136,47 @@ impl Gpu {
                 all.push(self.generate(block.source(j)?)?);
             }
         }
-        self.elementwise(&program, &all, &block.shape)
+        Ok((program, all))
     }
 
-    fn elementwise(&self, program: &Program, inputs: &[Chunk], shape: &[usize]) -> Result<Option<Chunk>> {
+    pub(crate) fn elementwise(&self, program: &Program, inputs: &[Chunk], shape: &[usize]) -> Result<Option<Chunk>> {
+        let Some(element) = self.element(program, inputs, shape)? else { return Ok(None) };
+        let n: usize = shape.iter().product();
+        let out = self.context.new_buffer(n * element.lane.size())?;
+        self.launch(&shader(&element), &element, inputs, &[&out], element.table.clone(), n)?;
+        let dtype = program.dtype().ok_or_else(|| internal_err!("an empty fused program"))?;
+        Ok(Some(self.context.block(dtype, shape, out, Some(element.lane))))
+    }
+
+    /// `program` over `inputs` as a WGSL function, where every input has a lane and every
+    /// step a WGSL form.
+    pub(crate) fn element(&self, program: &Program, inputs: &[Chunk], shape: &[usize]) -> Result<Option<Element>> {
         let blocks = inputs.iter().map(buffer_of).collect::<Result<Vec<_>>>()?;
         if blocks.iter().any(|(_, b)| b.lane.is_none()) {
             return Ok(None);
         }
         let described: Vec<(DType, Vec<usize>)> = blocks.iter().map(|(d, _)| (d.dtype(), d.shape().to_vec())).collect();
-        let Some(shader) = shader(program, &described, shape, self.context.f64) else { return Ok(None) };
-        let dtype = program.dtype().ok_or_else(|| internal_err!("an empty fused program"))?;
-        let lane = crate::lanes::Lane::of(dtype, self.context.f64).ok_or_else(|| internal_err!("a shader's result has no lane"))?;
-        let n: usize = shape.iter().product();
-        let out = self.context.new_buffer(n * lane.size())?;
-        let table = self.context.words(&shader.table)?;
-        let doubles = if shader.doubles.is_empty() { None } else { Some(self.context.doubles(&shader.doubles)?) };
-        let mut bound: Vec<&wgpu::Buffer> = vec![&out, &table];
-        bound.extend(shader.inputs.iter().map(|&i| &blocks[i].1.buffer));
+        Ok(element(program, &described, shape, self.context.f64))
+    }
+
+    /// Runs `source`, a shader calling `element`, over `n` invocations: `outputs` bound first
+    /// (binding 0), then `table`, `element`'s inputs and constants, then `more` outputs' buffers.
+    pub(crate) fn launch(&self, source: &str, element: &Element, inputs: &[Chunk], outputs: &[&wgpu::Buffer], table: Vec<u32>, n: usize) -> Result<()> {
+        let table = self.context.words(&table)?;
+        let doubles = if element.doubles.is_empty() { None } else { Some(self.context.doubles(&element.doubles)?) };
+        let blocks = element.inputs.iter().map(|&i| buffer_of(&inputs[i]).map(|(_, b)| &b.buffer)).collect::<Result<Vec<_>>>()?;
+        let mut bound: Vec<&wgpu::Buffer> = vec![outputs[0], &table];
+        bound.extend(blocks);
         bound.extend(doubles.as_ref());
-        self.context.dispatch(&self.pipelines, &shader.source, &bound, n)?;
+        bound.extend(&outputs[1..]);
+        self.dispatch(source, &bound, n)
+    }
+
+    /// Runs `source` over `n` invocations with `buffers` bound in order; counted.
+    pub(crate) fn dispatch(&self, source: &str, buffers: &[&wgpu::Buffer], n: usize) -> Result<()> {
+        self.context.dispatch(&self.pipelines, source, buffers, n)?;
         self.counts.kernels.fetch_add(1, Ordering::Relaxed);
-        Ok(Some(self.context.block(dtype, shape, out, Some(lane))))
+        Ok(())
     }
 
     /// `op` run on the CPU: inputs copied out, the result copied back.
@@ -157,7 +188,7 @@ impl Gpu {
 }
 
 /// A device block read as another shape of as many elements.
-fn reshaped(chunk: &Chunk, shape: Vec<usize>) -> Option<Chunk> {
+pub(crate) fn reshaped(chunk: &Chunk, shape: Vec<usize>) -> Option<Chunk> {
     match chunk {
         Chunk::Device(d) if shape.iter().product::<usize>() == d.shape().iter().product::<usize>() => {
             Some(Chunk::Device(DeviceBlock::reshaped(d, &shape)))

@@ -13,19 +13,24 @@ use tegula_core::{BinaryOp, DType, Scalar, UnaryOp};
 use tegula_kernels::raw::with_bytes;
 use tegula_kernels::Chunk;
 
-/// A program's shader for one block: its source, and the table of numbers it reads
-/// (binding 1); `float64` constants go in a table of their own (the last binding).
-pub struct Shader {
+/// A program as a WGSL function `element(i: u32) -> T` of the block's row-major element `i`,
+/// with the declarations of the inputs it reads (from binding 2 on, then its float64
+/// constants), the helpers it calls, and the table of numbers it reads from binding 1: the
+/// element count and the shape first, then the inputs' strides and the constants. A shader
+/// adds its result's binding (0), the table's (1) and an entry point that calls it.
+pub struct Element {
     pub source: String,
     pub table: Vec<u32>,
     pub doubles: Vec<f64>,
-    /// The task inputs the shader reads, in binding order (from binding 2).
+    /// The task inputs it reads, in binding order (from binding 2).
     pub inputs: Vec<usize>,
+    /// The lane of its values.
+    pub lane: Lane,
 }
 
-/// The shader computing `program` over a block of `shape` from inputs of these dtypes and
-/// shapes (each broadcast to `shape`); `None` when a step has no exact WGSL form.
-pub fn shader(program: &Program, inputs: &[(DType, Vec<usize>)], shape: &[usize], f64: bool) -> Option<Shader> {
+/// `program` over a block of `shape` from inputs of these dtypes and shapes (each broadcast to
+/// `shape`); `None` when a step has no exact WGSL form.
+pub fn element(program: &Program, inputs: &[(DType, Vec<usize>)], shape: &[usize], f64: bool) -> Option<Element> {
     let lane = |d: DType| Lane::of(d, f64);
     let ndim = shape.len();
     let n = u32::try_from(shape.iter().product::<usize>()).ok()?;
@@ -87,13 +92,7 @@ pub fn shader(program: &Program, inputs: &[(DType, Vec<usize>)], shape: &[usize]
     }
     let last = program.steps.len().checked_sub(1)?;
     let result = lane(program.steps[last].dtype)?;
-    let stored = match result {
-        Lane::Bool => format!("select(0u, 1u, s{last})"),
-        _ => format!("s{last}"),
-    };
     let mut source = String::new();
-    let _ = writeln!(source, "@group(0) @binding(0) var<storage, read_write> out: array<{}>;", result.stored());
-    let _ = writeln!(source, "@group(0) @binding(1) var<storage, read> table: array<u32>;");
     for (b, &i) in used.iter().enumerate() {
         let _ = writeln!(source, "@group(0) @binding({}) var<storage, read> in{b}: array<{}>;", b + 2, lane(inputs[i].0)?.stored());
     }
@@ -101,12 +100,11 @@ pub fn shader(program: &Program, inputs: &[(DType, Vec<usize>)], shape: &[usize]
         let _ = writeln!(source, "@group(0) @binding({}) var<storage, read> doubles: array<f64>;", used.len() + 2);
     }
     source.push_str(HELPERS);
-    let doubles_used = program.steps.iter().any(|s| lane(s.dtype) == Some(Lane::F64))
-        || program.steps.iter().any(|s| computes_in(&s.instr).is_some_and(|d| lane(d) == Some(Lane::F64)));
-    if doubles_used {
+    let in_doubles = |d: DType| lane(d) == Some(Lane::F64);
+    if program.steps.iter().any(|s| in_doubles(s.dtype) || computes_in(&s.instr).is_some_and(in_doubles)) {
         source.push_str(HELPERS_64);
     }
-    let _ = writeln!(source, "{} {{\n    {}\n    if (i >= table[0]) {{ return; }}", crate::dispatch::ENTRY, crate::dispatch::ELEMENT_INDEX);
+    let _ = writeln!(source, "fn element(i: u32) -> {} {{", result.wgsl());
     if !offsets.is_empty() {
         // The element's coordinates, last axis fastest.
         let _ = writeln!(source, "    var rest = i;");
@@ -116,8 +114,27 @@ pub fn shader(program: &Program, inputs: &[(DType, Vec<usize>)], shape: &[usize]
         source.push_str(&offsets);
     }
     source.push_str(&body);
-    let _ = writeln!(source, "    out[i] = {stored};\n}}");
-    Some(Shader { source, table, doubles, inputs: used })
+    let _ = writeln!(source, "    return s{last};\n}}");
+    Some(Element { source, table, doubles, inputs: used, lane: result })
+}
+
+/// The shader writing each element of `element` to the result (binding 0).
+pub fn shader(element: &Element) -> String {
+    let mut source = String::new();
+    let _ = writeln!(source, "@group(0) @binding(0) var<storage, read_write> out: array<{}>;", element.lane.stored());
+    let _ = writeln!(source, "@group(0) @binding(1) var<storage, read> table: array<u32>;");
+    source.push_str(&element.source);
+    let _ = writeln!(source, "{} {{\n    {}\n    if (i >= table[0]) {{ return; }}", crate::dispatch::ENTRY, crate::dispatch::ELEMENT_INDEX);
+    let _ = writeln!(source, "    out[i] = {};\n}}", stored(element.lane, "element(i)"));
+    source
+}
+
+/// A value of `lane` as its buffer holds it (a boolean as a 0 or 1 word).
+pub fn stored(lane: Lane, value: &str) -> String {
+    match lane {
+        Lane::Bool => format!("select(0u, 1u, {value})"),
+        _ => value.to_string(),
+    }
 }
 
 /// The dtype a step computes in, when it names one.
@@ -131,7 +148,7 @@ fn computes_in(instr: &Instr) -> Option<DType> {
 /// Functions every shader may call: float32 tests on the bits (NaN-safe whatever the compiler
 /// assumes of comparisons), and NumPy's integer floor division and remainder (`x // 0` and
 /// `x % 0` are 0, the quotient rounds towards -inf, the remainder takes the divisor's sign).
-const HELPERS: &str = "
+pub const HELPERS: &str = "
 fn nan32(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }
 fn inf32(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }
 fn floor_div(a: i32, b: i32) -> i32 {
@@ -150,7 +167,7 @@ fn floor_rem(a: i32, b: i32) -> i32 {
 
 /// The float64 tests, only in shaders that compute in float64 (a device without float64
 /// compiles no shader naming it).
-const HELPERS_64: &str = "
+pub const HELPERS_64: &str = "
 fn nan64(x: f64) -> bool { return !(x == x); }
 fn inf64(x: f64) -> bool { return abs(x) > 1.7976931348623157e308lf; }
 ";
@@ -191,7 +208,7 @@ fn constant(v: Scalar, dtype: DType, lane: Lane, table: &mut Vec<u32>, doubles: 
 }
 
 /// `e`, a value of `from`, as NumPy's `astype(to)` makes it.
-fn cast(e: &str, from: DType, to: DType, f64: bool) -> Option<String> {
+pub fn cast(e: &str, from: DType, to: DType, f64: bool) -> Option<String> {
     let (a, b) = (Lane::of(from, f64)?, Lane::of(to, f64)?);
     let converted = match (a, b) {
         _ if from == to => return Some(e.to_string()),
@@ -270,7 +287,7 @@ fn unary(op: UnaryOp, lane: Lane, a: &str) -> Option<String> {
 }
 
 /// `op(a, b)` computed in `lane`, where WGSL computes it as NumPy does.
-fn binary(op: BinaryOp, lane: Lane, a: &str, b: &str) -> Option<String> {
+pub fn binary(op: BinaryOp, lane: Lane, a: &str, b: &str) -> Option<String> {
     use BinaryOp::*;
     let float = lane.is_float();
     let bits = if lane == Lane::F64 { "64" } else { "32" };

@@ -14,5 +14,6 @@ mod dispatch;
 mod elementwise;
 mod lanes;
 mod memory;
+mod reduce;
 
 pub use device::{Gpu, GpuCounts};

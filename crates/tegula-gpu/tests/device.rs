@@ -114,3 +114,73 @@ fn kernels_without_a_shader_run_on_the_cpu() {
     assert_eq!(gpu.counts().on_cpu, before.on_cpu + 1);
     assert_eq!(bits(&gpu.to_host(&got).unwrap()), bits(&tegula_kernels::run(&op, &[a]).unwrap()));
 }
+
+/// Within `tol` relative to the largest magnitude, NaN for NaN.
+fn close(got: &Chunk, want: &Chunk, tol: f64) {
+    let (g, w) = (got.cast(DType::Float64), want.cast(DType::Float64));
+    let (g, w) = (g.typed::<f64>().unwrap(), w.typed::<f64>().unwrap());
+    assert_eq!(g.shape(), w.shape());
+    let scale = w.iter().filter(|v| v.is_finite()).fold(1.0f64, |m, v| m.max(v.abs()));
+    for (a, b) in g.iter().zip(w.iter()) {
+        assert!((a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= tol * scale, "{a} against the CPU's {b}");
+    }
+}
+
+#[test]
+fn reductions_equal_the_cpus() {
+    use tegula_core::{Finish, PartialReduce};
+    let Some(gpu) = gpu() else { return };
+    let a = f32s(&[37, 3, 300], |i| ((i * 7919) % 1000) as f32 / 100.0 - 5.0);
+    let with_nan = f32s(&[40, 50], |i| if i == 777 { f32::NAN } else { (i % 91) as f32 - 45.0 });
+    let small = i8s(&[20, 9], |i| ((i * 13) % 7) as i8 - 3);
+    let cases: Vec<(KernelOp, Chunk, bool)> = vec![
+        (KernelOp::ReducePartial { op: PartialReduce::Sum { acc: DType::Float32 }, axes: Arc::from([0usize]) }, a.clone(), false),
+        (KernelOp::ReducePartial { op: PartialReduce::Sum { acc: DType::Float32 }, axes: Arc::from([0usize, 2]) }, a.clone(), false),
+        (KernelOp::ReducePartial { op: PartialReduce::Sum { acc: DType::Float32 }, axes: Arc::from([0usize, 1, 2]) }, a.clone(), false),
+        (KernelOp::ReducePartial { op: PartialReduce::Max, axes: Arc::from([1usize]) }, a.clone(), true),
+        (KernelOp::ReducePartial { op: PartialReduce::Min, axes: Arc::from([0usize, 1]) }, with_nan.clone(), true),
+        (KernelOp::ReducePartial { op: PartialReduce::Max, axes: Arc::from([1usize]) }, with_nan.clone(), true),
+        (KernelOp::ReducePartial { op: PartialReduce::Any, axes: Arc::from([0usize]) }, small.clone(), true),
+        (KernelOp::ReducePartial { op: PartialReduce::All, axes: Arc::from([1usize]) }, small.clone(), true),
+        (KernelOp::ReducePartial { op: PartialReduce::Min, axes: Arc::from([0usize, 1]) }, small.clone(), true),
+    ];
+    for (op, input, exact) in cases {
+        let before = gpu.counts();
+        let got = gpu.to_host(&gpu.run(&op, &[gpu.to_device(&input).unwrap()]).unwrap()).unwrap();
+        assert_eq!(gpu.counts().on_cpu, before.on_cpu, "{op:?} ran on the GPU");
+        let want = tegula_kernels::run(&op, &[input]).unwrap();
+        if exact {
+            assert_eq!(bits(&got), bits(&want), "{op:?}");
+        } else {
+            assert_eq!(got.dtype(), want.dtype());
+            close(&got, &want, 1e-5);
+        }
+    }
+    // Partials combined, then finished as a mean.
+    let parts: Vec<Chunk> = (0..3).map(|k| f32s(&[1, 4], |i| (i + k) as f32 * 1.5)).collect();
+    let combine = KernelOp::ReduceCombine { op: PartialReduce::Sum { acc: DType::Float32 } };
+    let on: Vec<Chunk> = parts.iter().map(|c| gpu.to_device(c).unwrap()).collect();
+    let combined = gpu.run(&combine, &on).unwrap();
+    assert_eq!(bits(&gpu.to_host(&combined).unwrap()), bits(&tegula_kernels::run(&combine, &parts).unwrap()));
+    let finish = KernelOp::ReduceFinish { finish: Finish::DivideBy(6.0), squeeze: vec![0], dtype: DType::Float32 };
+    let host_combined = tegula_kernels::run(&combine, &parts).unwrap();
+    let got = gpu.to_host(&gpu.run(&finish, &[combined]).unwrap()).unwrap();
+    assert_eq!(bits(&got), bits(&tegula_kernels::run(&finish, &[host_combined]).unwrap()));
+}
+
+#[test]
+fn a_fused_reduction_equals_the_cpus() {
+    use tegula_core::PartialReduce;
+    let Some(gpu) = gpu() else { return };
+    let mut p = Program::default();
+    let a = p.push(Instr::Input(0), DType::Float32);
+    let k = p.push(Instr::Scalar(Scalar::Float(0.5)), DType::Float32);
+    p.push(Instr::Binary { op: BinaryOp::Subtract, compute: DType::Float32, args: [a, k] }, DType::Float32);
+    let block = FusedBlock { program: Arc::new(p), sources: Vec::new(), shape: vec![64, 70] };
+    for axes in [vec![0usize], vec![1], vec![0, 1]] {
+        let op = KernelOp::FusedReduce { block: block.clone(), op: PartialReduce::Max, axes: Arc::from(axes) };
+        let input = f32s(&[64, 70], |i| ((i * 31) % 97) as f32 / 7.0);
+        let got = gpu.to_host(&gpu.run(&op, &[gpu.to_device(&input).unwrap()]).unwrap()).unwrap();
+        assert_eq!(bits(&got), bits(&tegula_kernels::run(&op, &[input]).unwrap()));
+    }
+}

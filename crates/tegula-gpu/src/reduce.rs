@@ -1,0 +1,182 @@
+//! Reductions on the GPU: the partial sum, product, extremes, `any` or `all` over some axes of
+//! a block (of a fused program's values, never stored: `FusedReduce`), in two passes — each
+//! output element's reduced elements cut into segments that invocations fold in parallel,
+//! then each output element folding its segments' partials in order —, and the combining and
+//! finishing of partials as element-wise programs. Each fold starts from its first element, as
+//! the CPU's do; sums may round differently from the CPU's, whose segments differ.
+
+use crate::device::Gpu;
+use crate::elementwise::{binary, cast, stored};
+use crate::lanes::Lane;
+use std::fmt::Write;
+use tegula_core::program::{Instr, Program};
+use tegula_core::{BinaryOp, DType, Finish, PartialReduce, Result, Scalar};
+use tegula_kernels::Chunk;
+
+/// Enough invocations to keep a GPU busy: the reduced elements of few outputs are cut into
+/// segments until about this many fold at once.
+const BUSY: usize = 1 << 16;
+
+/// The fewest elements a segment folds (fewer: the second pass costs more than it saves).
+const SEGMENT_LEAST: usize = 256;
+
+/// How `op` folds a value into a running partial, and the partial's dtype for input `dtype`.
+fn fold(op: PartialReduce, dtype: DType) -> Option<(BinaryOp, DType)> {
+    Some(match op {
+        PartialReduce::Sum { acc } => (BinaryOp::Add, acc),
+        PartialReduce::Prod { acc } => (BinaryOp::Multiply, acc),
+        PartialReduce::Min => (BinaryOp::Minimum, dtype),
+        PartialReduce::Max => (BinaryOp::Maximum, dtype),
+        PartialReduce::Any => (BinaryOp::LogicalOr, DType::Bool),
+        PartialReduce::All => (BinaryOp::LogicalAnd, DType::Bool),
+        _ => return None,
+    })
+}
+
+impl Gpu {
+    /// The partial `op` over `axes` of `program`'s values over a block of `shape`, or `None`
+    /// where the GPU has no shader for it.
+    pub(crate) fn reduce(&self, op: PartialReduce, axes: &[usize], program: &Program, inputs: &[Chunk], shape: &[usize]) -> Result<Option<Chunk>> {
+        let dtype = program.dtype().unwrap_or(DType::Bool);
+        let Some((step, acc)) = fold(op, dtype) else { return Ok(None) };
+        let reduced: usize = axes.iter().map(|&a| shape[a]).product();
+        let f64 = self.has_float64();
+        let Some(acc_lane) = Lane::of(acc, f64) else { return Ok(None) };
+        if axes.is_empty() || reduced == 0 || axes.iter().any(|&a| a >= shape.len()) {
+            return Ok(None);
+        }
+        let Some(element) = self.element(program, inputs, shape)? else { return Ok(None) };
+        let (Some(value), Some(folded)) = (cast("v", dtype, acc, f64), binary(step, acc_lane, "acc", "w")) else { return Ok(None) };
+        let outputs = shape.iter().product::<usize>() / reduced;
+        let segments = (BUSY / outputs.max(1)).clamp(1, reduced.div_ceil(SEGMENT_LEAST).max(1));
+        let per_segment = reduced.div_ceil(segments);
+        // The table: the program's, then the output count, segments and their length, then
+        // each kept axis's length and stride in the block, then each reduced axis's.
+        let mut table = element.table.clone();
+        let at = table.len();
+        table.extend([outputs as u32, segments as u32, per_segment as u32, reduced as u32]);
+        let strides = row_major_strides(shape);
+        let kept: Vec<usize> = (0..shape.len()).filter(|a| !axes.contains(a)).collect();
+        let mut source = String::new();
+        let _ = writeln!(source, "@group(0) @binding(0) var<storage, read_write> out: array<{}>;", acc_lane.stored());
+        let _ = writeln!(source, "@group(0) @binding(1) var<storage, read> table: array<u32>;");
+        source.push_str(&element.source);
+        let _ = writeln!(source, "{} {{\n    {}", crate::dispatch::ENTRY, crate::dispatch::ELEMENT_INDEX);
+        let _ = writeln!(source, "    if (i >= table[{at}u] * table[{}u]) {{ return; }}", at + 1);
+        let _ = writeln!(source, "    let o = i / table[{}u]; let s = i % table[{}u];", at + 1, at + 1);
+        // The block element where output `o`'s reduced elements start.
+        let _ = writeln!(source, "    var rest = o; var base = 0u;");
+        for &a in kept.iter().rev() {
+            let k = table.len();
+            table.extend([shape[a] as u32, strides[a] as u32]);
+            let _ = writeln!(source, "    base += (rest % table[{k}u]) * table[{}u]; rest = rest / table[{k}u];", k + 1);
+        }
+        let _ = writeln!(source, "    let first = s * table[{}u];", at + 2);
+        let _ = writeln!(source, "    let last = min(first + table[{}u], table[{}u]);", at + 2, at + 3);
+        let _ = writeln!(source, "    var acc: {};\n    {{\n        let v = element(base + offset(first));\n        acc = {value};\n    }}", acc_lane.wgsl());
+        let _ = writeln!(source, "    for (var j = first + 1u; j < last; j++) {{");
+        let _ = writeln!(source, "        let v = element(base + offset(j));\n        let w = {value};\n        acc = {folded};\n    }}");
+        let _ = writeln!(source, "    out[i] = {};\n}}", stored(acc_lane, "acc"));
+        // Where the `j`th reduced element lies, past `base`.
+        let _ = writeln!(source, "fn offset(j: u32) -> u32 {{\n    var rest = j; var at = 0u;");
+        for &a in axes.iter().rev() {
+            let k = table.len();
+            table.extend([shape[a] as u32, strides[a] as u32]);
+            let _ = writeln!(source, "    at += (rest % table[{k}u]) * table[{}u]; rest = rest / table[{k}u];", k + 1);
+        }
+        let _ = writeln!(source, "    return at;\n}}");
+        let partials = self.context.new_buffer(outputs * segments * acc_lane.size())?;
+        self.launch(&source, &element, inputs, &[&partials], table, outputs * segments)?;
+        let out_shape: Vec<usize> = (0..shape.len()).map(|a| if axes.contains(&a) { 1 } else { shape[a] }).collect();
+        if segments == 1 {
+            return Ok(Some(self.context.block(acc, &out_shape, partials, Some(acc_lane))));
+        }
+        let out = self.context.new_buffer(outputs * acc_lane.size())?;
+        self.fold_segments(step, acc_lane, &partials, &out, outputs, segments)?;
+        Ok(Some(self.context.block(acc, &out_shape, out, Some(acc_lane))))
+    }
+
+    /// Each output's `segments` partials folded in order into `out`.
+    fn fold_segments(&self, step: BinaryOp, lane: Lane, partials: &wgpu::Buffer, out: &wgpu::Buffer, outputs: usize, segments: usize) -> Result<()> {
+        let folded = binary(step, lane, "acc", "w").ok_or_else(|| tegula_core::internal_err!("no fold for {step:?}"))?;
+        let load = |at: &str| match lane {
+            Lane::Bool => format!("partials[{at}] != 0u"),
+            _ => format!("partials[{at}]"),
+        };
+        let mut source = String::new();
+        let _ = writeln!(source, "@group(0) @binding(0) var<storage, read_write> out: array<{}>;", lane.stored());
+        let _ = writeln!(source, "@group(0) @binding(1) var<storage, read> table: array<u32>;");
+        let _ = writeln!(source, "@group(0) @binding(2) var<storage, read> partials: array<{}>;", lane.stored());
+        source.push_str(crate::elementwise::HELPERS);
+        if lane == Lane::F64 {
+            source.push_str(crate::elementwise::HELPERS_64);
+        }
+        let _ = writeln!(source, "{} {{\n    {}\n    if (i >= table[0]) {{ return; }}", crate::dispatch::ENTRY, crate::dispatch::ELEMENT_INDEX);
+        let _ = writeln!(source, "    let first = i * table[1];\n    var acc: {} = {};", lane.wgsl(), load("first"));
+        let _ = writeln!(source, "    for (var s = 1u; s < table[1]; s++) {{\n        let w = {};\n        acc = {folded};\n    }}", load("first + s"));
+        let _ = writeln!(source, "    out[i] = {};\n}}", stored(lane, "acc"));
+        let table = self.context.words(&[outputs as u32, segments as u32])?;
+        self.dispatch(&source, &[out, &table, partials], outputs)
+    }
+
+    /// `KernelOp::ReduceCombine`: same-shaped partials folded in order, as a program.
+    pub(crate) fn combine(&self, op: PartialReduce, inputs: &[Chunk]) -> Result<Option<Chunk>> {
+        let Some(first) = inputs.first() else { return Ok(None) };
+        let Some((step, acc)) = fold(op, first.dtype()) else { return Ok(None) };
+        if inputs.iter().any(|c| c.dtype() != acc || c.shape() != first.shape()) {
+            return Ok(None);
+        }
+        let mut program = Program::default();
+        let mut running = program.push(Instr::Input(0), acc);
+        for i in 1..inputs.len() {
+            let next = program.push(Instr::Input(i), acc);
+            running = program.push(Instr::Binary { op: step, compute: acc, args: [running, next] }, acc);
+        }
+        let shape = first.shape().to_vec();
+        self.elementwise(&program, inputs, &shape)
+    }
+
+    /// `KernelOp::ReduceFinish` for the partials that finish element by element (the sum
+    /// itself, `+ 0.0`, the mean's division), as a program, then `squeeze`d and cast.
+    pub(crate) fn finish(&self, finish: Finish, squeeze: &[usize], dtype: DType, input: &Chunk) -> Result<Option<Chunk>> {
+        let from = input.dtype();
+        if from.is_complex() {
+            return Ok(None);
+        }
+        let mut program = Program::default();
+        let x = program.push(Instr::Input(0), from);
+        let plus_zero = |p: &mut Program, x: usize, d: DType| {
+            if d.is_float() {
+                let zero = p.push(Instr::Scalar(Scalar::Float(0.0)), d);
+                p.push(Instr::Binary { op: BinaryOp::Add, compute: d, args: [x, zero] }, d)
+            } else {
+                x
+            }
+        };
+        let value = match finish {
+            Finish::Identity => x,
+            Finish::AddZero => plus_zero(&mut program, x, from),
+            Finish::DivideBy(n) => {
+                let wide = program.push(Instr::Cast { arg: x }, DType::Float64);
+                let summed = plus_zero(&mut program, wide, DType::Float64);
+                let count = program.push(Instr::Scalar(Scalar::Float(n)), DType::Float64);
+                program.push(Instr::Binary { op: BinaryOp::Divide, compute: DType::Float64, args: [summed, count] }, DType::Float64)
+            }
+            _ => return Ok(None),
+        };
+        program.push(Instr::Cast { arg: value }, dtype.storage());
+        let shape = input.shape().to_vec();
+        let Some(done) = self.elementwise(&program, std::slice::from_ref(input), &shape)? else { return Ok(None) };
+        let kept: Vec<usize> = shape.iter().enumerate().filter(|(a, _)| !squeeze.contains(a)).map(|(_, &l)| l).collect();
+        Ok(crate::device::reshaped(&done, kept))
+    }
+}
+
+/// Each axis's stride, in elements, in a row-major block of `shape`.
+fn row_major_strides(shape: &[usize]) -> Vec<usize> {
+    let mut strides = vec![1; shape.len()];
+    for a in (0..shape.len().saturating_sub(1)).rev() {
+        strides[a] = strides[a + 1] * shape[a + 1];
+    }
+    strides
+}
