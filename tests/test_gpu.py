@@ -187,3 +187,59 @@ def test_a_computation_bigger_than_the_gpus_budget_spills_to_the_host():
     expected = ((x - x[::-1]) * x).compute()
     assert_gpu_matches(got, expected)
     assert_gpu_matches(got_centred, got - total)
+
+
+REDUCTIONS = {
+    "sum": (lambda d: d.kind == "f", lambda xp, x, axis: xp.sum(x, axis=axis)),
+    "mean": (lambda d: d.kind == "f", lambda xp, x, axis: xp.mean(x, axis=axis)),
+    "prod": (lambda d: d == np.float64, lambda xp, x, axis: xp.prod(x / 64 + 1, axis=axis)),
+    "min": (lambda d: True, lambda xp, x, axis: xp.min(x, axis=axis)),
+    "max": (lambda d: True, lambda xp, x, axis: xp.max(x, axis=axis)),
+    "any": (lambda d: True, lambda xp, x, axis: xp.any(x, axis=axis)),
+    "all": (lambda d: True, lambda xp, x, axis: xp.all(x, axis=axis)),
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), name=st.sampled_from(sorted(REDUCTIONS)))
+@needs_gpu
+def test_reductions_on_the_gpu_equal_numpy(data, name):
+    applies, reduce = REDUCTIONS[name]
+    dtype = np.dtype(data.draw(st.sampled_from([d for d in GPU_DTYPES if applies(np.dtype(d))])))
+    shape = data.draw(shapes(min_dims=1, max_dims=3, min_side=1, max_side=12))
+    a, x = data.draw(chunked_arrays(dtype, shape, max_magnitude=1e3, allow_infinity=False))
+    axes = data.draw(st.lists(st.integers(0, len(shape) - 1), unique=True, max_size=len(shape)))
+    axis = None if not axes else tuple(sorted(axes))
+    with quiet():
+        expected = np.asarray(reduce(np, a, axis))
+    before = _tegula.gpu_info()["on_cpu"]
+    got = reduce(tg, x.to_device("gpu"), axis).compute()
+    if expected.dtype.kind == "f":
+        # Sums in another order than NumPy's: to rounding, relative to the largest magnitude.
+        single = expected.dtype == np.float32
+        scale = float(np.abs(reduce(np, np.abs(a), axis)).max(initial=1.0)) if name in ("sum", "mean") else 0.0
+        assert_same(got, expected, rtol=1e-5 if single else 1e-12, atol=(1e-5 if single else 1e-12) * scale)
+    else:
+        assert_same(got, expected, exact=True)
+    # Integer sums accumulate in int64, which shaders lack; the mean divides in float64.
+    in_lanes = _tegula.gpu_info()["float64"] or (dtype != np.float64 and name != "mean")
+    if in_lanes and (dtype.kind == "f" or name not in ("sum", "mean", "prod")):
+        assert _tegula.gpu_info()["on_cpu"] == before, "the reduction ran on the GPU"
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+@needs_gpu
+def test_matrix_products_on_the_gpu_equal_numpy(data):
+    dtype = np.dtype(data.draw(st.sampled_from(["float32", "float64"])))
+    m, k, n = (data.draw(st.integers(1, 40)) for _ in range(3))
+    a, x = data.draw(chunked_arrays(dtype, (m, k), max_magnitude=10, allow_nan=False, allow_infinity=False))
+    b, y = data.draw(chunked_arrays(dtype, (k, n), max_magnitude=10, allow_nan=False, allow_infinity=False))
+    before = _tegula.gpu_info()
+    got = (x.to_device("gpu") @ y.to_device("gpu")).compute()
+    single = dtype == np.float32
+    scale = float((np.abs(a) @ np.abs(b)).max(initial=1.0))
+    assert_same(got, a @ b, rtol=1e-5 if single else 1e-12, atol=(1e-5 if single else 1e-12) * scale)
+    after = _tegula.gpu_info()
+    if after["float64"] or single:
+        assert after["on_cpu"] == before["on_cpu"], "the product ran on the GPU"

@@ -116,6 +116,10 @@ impl Gpu {
                 return self.reduce(*op, axes, &program, inputs, first()?.shape());
             }
             KernelOp::ReduceCombine { op } => return self.combine(*op, inputs),
+            KernelOp::Matmul { dtype } => match inputs {
+                [a, b] => return self.matmul(*dtype, a, b),
+                _ => return Ok(None),
+            },
             KernelOp::ReduceFinish { finish, squeeze, dtype } => return self.finish(*finish, squeeze, *dtype, first()?),
             _ => match one_step(op, inputs) {
                 Some(p) => p,
@@ -170,6 +174,13 @@ impl Gpu {
         bound.extend(doubles.as_ref());
         bound.extend(&outputs[1..]);
         self.dispatch(source, &bound, n)
+    }
+
+    /// Runs `source` in `groups` workgroups with `buffers` bound in order; counted.
+    pub(crate) fn dispatch_groups(&self, source: &str, buffers: &[&wgpu::Buffer], groups: (u32, u32)) -> Result<()> {
+        self.context.dispatch_groups(&self.pipelines, source, buffers, groups)?;
+        self.counts.kernels.fetch_add(1, Ordering::Relaxed);
+        Ok(())
     }
 
     /// Runs `source` over `n` invocations with `buffers` bound in order; counted.

@@ -27,9 +27,14 @@ impl Context {
     /// Runs `source` (entry point `main`) once per element of `n`, with `buffers` bound as
     /// bindings 0, 1, … of group 0; waits for nothing (the queue keeps the order).
     pub fn dispatch(&self, pipelines: &Pipelines, source: &str, buffers: &[&wgpu::Buffer], n: usize) -> Result<()> {
-        let pipeline = self.pipeline(pipelines, source)?;
         let groups = u32::try_from(n.div_ceil(GROUP as usize)).map_err(|_| internal_err!("a GPU kernel over {n} elements"))?;
-        let (x, y) = (groups.clamp(1, MOST_GROUPS), groups.div_ceil(MOST_GROUPS).max(1));
+        self.dispatch_groups(pipelines, source, buffers, (groups.clamp(1, MOST_GROUPS), groups.div_ceil(MOST_GROUPS).max(1)))
+    }
+
+    /// Runs `source` (entry point `main`) in `x` × `y` workgroups of its own size, with
+    /// `buffers` bound as bindings 0, 1, … of group 0.
+    pub fn dispatch_groups(&self, pipelines: &Pipelines, source: &str, buffers: &[&wgpu::Buffer], (x, y): (u32, u32)) -> Result<()> {
+        let pipeline = self.pipeline(pipelines, source)?;
         let layout = pipeline.get_bind_group_layout(0);
         let entries: Vec<wgpu::BindGroupEntry> =
             buffers.iter().enumerate().map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() }).collect();

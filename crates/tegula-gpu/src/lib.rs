@@ -13,6 +13,7 @@ mod device;
 mod dispatch;
 mod elementwise;
 mod lanes;
+mod matmul;
 mod memory;
 mod reduce;
 

@@ -184,3 +184,17 @@ fn a_fused_reduction_equals_the_cpus() {
         assert_eq!(bits(&got), bits(&tegula_kernels::run(&op, &[input]).unwrap()));
     }
 }
+
+#[test]
+fn matrix_products_equal_the_cpus_to_rounding() {
+    let Some(gpu) = gpu() else { return };
+    for (m, k, n) in [(1, 1, 1), (17, 33, 5), (40, 16, 48), (3, 0, 4), (64, 100, 31)] {
+        let a = f32s(&[m, k], |i| ((i * 37) % 23) as f32 / 7.0 - 1.5);
+        let b = f32s(&[k, n], |i| ((i * 11) % 19) as f32 / 5.0 - 2.0);
+        let op = KernelOp::Matmul { dtype: DType::Float32 };
+        let before = gpu.counts();
+        let got = gpu.to_host(&gpu.run(&op, &[gpu.to_device(&a).unwrap(), gpu.to_device(&b).unwrap()]).unwrap()).unwrap();
+        assert_eq!(gpu.counts().on_cpu, before.on_cpu, "{m}x{k}x{n} ran on the GPU");
+        close(&got, &tegula_kernels::run(&op, &[a, b]).unwrap(), 1e-5);
+    }
+}
