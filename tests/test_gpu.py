@@ -241,5 +241,6 @@ def test_matrix_products_on_the_gpu_equal_numpy(data):
     scale = float((np.abs(a) @ np.abs(b)).max(initial=1.0))
     assert_same(got, a @ b, rtol=1e-5 if single else 1e-12, atol=(1e-5 if single else 1e-12) * scale)
     after = _tegula.gpu_info()
-    if after["float64"] or single:
+    # Where the contracted axis is cut differently, one operand is rechunked: on the CPU.
+    if (after["float64"] or single) and x.chunks[1] == y.chunks[0]:
         assert after["on_cpu"] == before["on_cpu"], "the product ran on the GPU"

@@ -40,7 +40,7 @@ fn bits(c: &Chunk) -> (DType, Vec<usize>, Vec<u8>) {
 fn blocks_come_back_as_they_went() {
     let Some(gpu) = gpu() else { return };
     let floats = f32s(&[3, 5], |i| if i == 4 { f32::NAN } else { i as f32 - 7.5 });
-    let small = i8s(&[7], |i| (i as i8) * 37 - 100);
+    let small = i8s(&[7], |i| (i as i8).wrapping_mul(37).wrapping_sub(100));
     let flags = Chunk::Bool(Block::from(ArrayD::from_shape_vec(IxDyn(&[5]), vec![true, false, false, true, true]).unwrap()));
     let halves = Chunk::Float16(Block::from(ArrayD::from_elem(IxDyn(&[3]), half::f16::from_f32(1.5))));
     let empty = f32s(&[0, 4], |_| 0.0);
