@@ -180,7 +180,7 @@ def test_a_computation_bigger_than_the_gpus_budget_spills_to_the_host():
     z = (y - y[::-1]) * y
     centred = z - z.sum()
     with tg.config.set(memory="1GB", device_memory=budget):
-        (got, total, got_centred), report = tg.compute(z, z.sum(), centred, report=True)
+        (got, total, got_centred), report = tg.compute(z, z.sum(), centred, scheduler="threads", report=True)
     index = _tegula.device_names().index("gpu")
     assert 0 < report["device_peak_bytes"][index] <= budget
     assert report["spilled_bytes"] > 0
