@@ -15,6 +15,8 @@ mod elementwise;
 mod lanes;
 mod matmul;
 mod memory;
+mod peaks;
 mod reduce;
 
 pub use device::{Gpu, GpuCounts};
+pub use peaks::Peaks;

@@ -198,3 +198,11 @@ fn matrix_products_equal_the_cpus_to_rounding() {
         close(&got, &tegula_kernels::run(&op, &[a, b]).unwrap(), 1e-5);
     }
 }
+
+#[test]
+fn the_gpus_limits_are_measured() {
+    let Some(gpu) = gpu() else { return };
+    let peaks = gpu.peaks().unwrap();
+    assert!(peaks.bytes_per_second > 1e6 && peaks.bytes_per_second.is_finite(), "{peaks:?}");
+    assert!(peaks.flops > 1e6 && peaks.flops.is_finite(), "{peaks:?}");
+}

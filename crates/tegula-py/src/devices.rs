@@ -53,6 +53,23 @@ pub fn gpu_info(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
     Ok(info)
 }
 
+/// The GPU's own limits, measured now: `bytes_per_second` streamed through its memory (read
+/// and written) and float32 `flops`; a `ValueError` naming what is missing when there is none.
+#[pyfunction]
+pub fn gpu_peaks(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
+    let peaks = pyo3::types::PyDict::new(py);
+    #[cfg(feature = "gpu")]
+    {
+        let gpu = tegula::execute::gpu().py()?;
+        let measured = py.detach(|| gpu.peaks()).py()?;
+        peaks.set_item("bytes_per_second", measured.bytes_per_second)?;
+        peaks.set_item("flops", measured.flops)?;
+    }
+    #[cfg(not(feature = "gpu"))]
+    tegula::execute::gpu().py()?;
+    Ok(peaks)
+}
+
 /// Sets the bytes of blocks the GPU may hold at once (`None`: each computation's budget).
 #[pyfunction]
 #[pyo3(signature = (memory=None))]

@@ -83,6 +83,7 @@ fn _tegula(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(devices::device_transfers, m)?)?;
     m.add_function(wrap_pyfunction!(devices::find_device, m)?)?;
     m.add_function(wrap_pyfunction!(devices::gpu_info, m)?)?;
+    m.add_function(wrap_pyfunction!(devices::gpu_peaks, m)?)?;
     m.add_function(wrap_pyfunction!(devices::set_gpu_memory, m)?)?;
     Ok(())
 }

@@ -116,7 +116,7 @@ pub mod execute {
     pub use tegula_exec::device::{add_device, device, device_id, device_names, transfer, Cpu, Device, HostDevice};
     pub use crate::gpu::{find_device, gpu, GPU};
     #[cfg(feature = "gpu")]
-    pub use tegula_gpu::{Gpu, GpuCounts};
+    pub use tegula_gpu::{Gpu, GpuCounts, Peaks};
     pub use tegula_exec::leftovers::remove_dead_owners;
     pub use tegula_exec::{
         default_threads, executor, executor_names, let_go_of_pools, register_executor, BlockFunction, Both, Executor, ExecutorConfig,
