@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export TEGULA_CARGO_PROFILE=ci
+# The crate features of that build (tests that run Cargo themselves pass them, to reuse it).
+export TEGULA_CARGO_FEATURES=tegula/gpu
 step() { printf '\n== %s (%s)\n' "$1" "$(date -u +%T)"; }
 step "set up: test tools and the extension"
 MATURIN_PEP517_ARGS="--profile $TEGULA_CARGO_PROFILE --features gpu" bash scripts/setup.sh -r requirements-dev.txt

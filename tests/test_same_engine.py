@@ -20,9 +20,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def rust_bits():
     """Each workload's values as printed by the Rust example (hex of float64 bits), built in the
     Cargo profile ``TEGULA_CARGO_PROFILE`` names (scripts/test.sh's, else ``dev``), with the GEMM
-    this process chose (``TEGULA_BLAS`` names NumPy's OpenBLAS to it)."""
+    this process chose (``TEGULA_BLAS`` names NumPy's OpenBLAS to it), and the features
+    ``TEGULA_CARGO_FEATURES`` names (scripts/test.sh's, so the example reuses its build)."""
     profile = os.environ.get("TEGULA_CARGO_PROFILE", "dev")
-    command = ["cargo", "run", "-q", "-p", "tegula", "--profile", profile, "--example", "workloads", "--", "--small", "--bits"]
+    features = os.environ.get("TEGULA_CARGO_FEATURES")
+    command = ["cargo", "run", "-q", "-p", "tegula", "--profile", profile, *(["--features", features] if features else []),
+               "--example", "workloads", "--", "--small", "--bits"]
     gemm = tg.config.gemm()
     env = {**os.environ, **({"TEGULA_BLAS": gemm["library"]} if gemm else {})}
     out = subprocess.run(command,
