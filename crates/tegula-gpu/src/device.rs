@@ -94,39 +94,38 @@ impl Gpu {
     /// `op` as a shader over `inputs` (blocks on this GPU), or `None` where it has none.
     fn on_gpu(&self, op: &KernelOp, inputs: &[Chunk]) -> Result<Option<Chunk>> {
         let first = || inputs.first().ok_or_else(|| internal_err!("{} without its input", op.label()));
-        let (program, shape) = match op {
-            KernelOp::ToDevice => return Ok(Some(first()?.clone())),
-            KernelOp::Reshape { shape } => return Ok(reshaped(first()?, shape.clone())),
+        match op {
+            KernelOp::ToDevice => Ok(Some(first()?.clone())),
+            KernelOp::Reshape { shape } => Ok(reshaped(first()?, shape.clone())),
             KernelOp::ExpandDims { axes } => {
                 let mut shape = first()?.shape().to_vec();
                 axes.iter().for_each(|&a| shape.insert(a.min(shape.len()), 1));
-                return Ok(reshaped(first()?, shape));
+                Ok(reshaped(first()?, shape))
             }
             KernelOp::Fused(block) => {
                 let (program, all) = self.with_sources(block, inputs)?;
-                return self.elementwise(&program, &all, &block.shape);
+                self.elementwise(&program, &all, &block.shape)
             }
             KernelOp::FusedReduce { block, op, axes } => {
                 let (program, all) = self.with_sources(block, inputs)?;
-                return self.reduce(*op, axes, &program, &all, &block.shape);
+                self.reduce(*op, axes, &program, &all, &block.shape)
             }
             KernelOp::ReducePartial { op, axes } => {
                 let mut program = Program::default();
                 program.push(Instr::Input(0), first()?.dtype());
-                return self.reduce(*op, axes, &program, inputs, first()?.shape());
+                self.reduce(*op, axes, &program, inputs, first()?.shape())
             }
-            KernelOp::ReduceCombine { op } => return self.combine(*op, inputs),
+            KernelOp::ReduceCombine { op } => self.combine(*op, inputs),
+            KernelOp::ReduceFinish { finish, squeeze, dtype } => self.finish(*finish, squeeze, *dtype, first()?),
             KernelOp::Matmul { dtype } => match inputs {
-                [a, b] => return self.matmul(*dtype, a, b),
-                _ => return Ok(None),
+                [a, b] => self.matmul(*dtype, a, b),
+                _ => Ok(None),
             },
-            KernelOp::ReduceFinish { finish, squeeze, dtype } => return self.finish(*finish, squeeze, *dtype, first()?),
             _ => match one_step(op, inputs) {
-                Some(p) => p,
-                None => return Ok(None),
+                Some((program, shape)) => self.elementwise(&program, inputs, &shape),
+                None => Ok(None),
             },
-        };
-        self.elementwise(&program, inputs, &shape)
+        }
     }
 
     /// A fused block's program and inputs, its sources made on the host and copied in as
@@ -147,7 +146,7 @@ impl Gpu {
         let Some(element) = self.element(program, inputs, shape)? else { return Ok(None) };
         let n: usize = shape.iter().product();
         let out = self.context.new_buffer(n * element.lane.size())?;
-        self.launch(&shader(&element), &element, inputs, &[&out], element.table.clone(), n)?;
+        self.launch(&shader(&element), &element, inputs, &out, &element.table, n)?;
         let dtype = program.dtype().ok_or_else(|| internal_err!("an empty fused program"))?;
         Ok(Some(self.context.block(dtype, shape, out, Some(element.lane))))
     }
@@ -163,16 +162,15 @@ impl Gpu {
         Ok(element(program, &described, shape, self.context.f64))
     }
 
-    /// Runs `source`, a shader calling `element`, over `n` invocations: `outputs` bound first
-    /// (binding 0), then `table`, `element`'s inputs and constants, then `more` outputs' buffers.
-    pub(crate) fn launch(&self, source: &str, element: &Element, inputs: &[Chunk], outputs: &[&wgpu::Buffer], table: Vec<u32>, n: usize) -> Result<()> {
-        let table = self.context.words(&table)?;
+    /// Runs `source`, a shader calling `element`, over `n` invocations: `out` bound first
+    /// (binding 0), then `table`, then `element`'s inputs and constants.
+    pub(crate) fn launch(&self, source: &str, element: &Element, inputs: &[Chunk], out: &wgpu::Buffer, table: &[u32], n: usize) -> Result<()> {
+        let table = self.context.words(table)?;
         let doubles = if element.doubles.is_empty() { None } else { Some(self.context.doubles(&element.doubles)?) };
         let blocks = element.inputs.iter().map(|&i| buffer_of(&inputs[i]).map(|(_, b)| &b.buffer)).collect::<Result<Vec<_>>>()?;
-        let mut bound: Vec<&wgpu::Buffer> = vec![outputs[0], &table];
+        let mut bound: Vec<&wgpu::Buffer> = vec![out, &table];
         bound.extend(blocks);
         bound.extend(doubles.as_ref());
-        bound.extend(&outputs[1..]);
         self.dispatch(source, &bound, n)
     }
 

@@ -66,11 +66,7 @@ impl Gpu {
         let _ = writeln!(source, "    let o = i / table[{}u]; let s = i % table[{}u];", at + 1, at + 1);
         // The block element where output `o`'s reduced elements start.
         let _ = writeln!(source, "    var rest = o; var base = 0u;");
-        for &a in kept.iter().rev() {
-            let k = table.len();
-            table.extend([shape[a] as u32, strides[a] as u32]);
-            let _ = writeln!(source, "    base += (rest % table[{k}u]) * table[{}u]; rest = rest / table[{k}u];", k + 1);
-        }
+        offset_lines(&mut source, &mut table, "base", &kept, shape, &strides);
         let _ = writeln!(source, "    let first = s * table[{}u];", at + 2);
         let _ = writeln!(source, "    let last = min(first + table[{}u], table[{}u]);", at + 2, at + 3);
         let _ = writeln!(source, "    var acc: {};\n    {{\n        let v = element(base + offset(first));\n        acc = {value};\n    }}", acc_lane.wgsl());
@@ -79,14 +75,10 @@ impl Gpu {
         let _ = writeln!(source, "    out[i] = {};\n}}", stored(acc_lane, "acc"));
         // Where the `j`th reduced element lies, past `base`.
         let _ = writeln!(source, "fn offset(j: u32) -> u32 {{\n    var rest = j; var at = 0u;");
-        for &a in axes.iter().rev() {
-            let k = table.len();
-            table.extend([shape[a] as u32, strides[a] as u32]);
-            let _ = writeln!(source, "    at += (rest % table[{k}u]) * table[{}u]; rest = rest / table[{k}u];", k + 1);
-        }
+        offset_lines(&mut source, &mut table, "at", axes, shape, &strides);
         let _ = writeln!(source, "    return at;\n}}");
         let partials = self.context.new_buffer(outputs * segments * acc_lane.size())?;
-        self.launch(&source, &element, inputs, &[&partials], table, outputs * segments)?;
+        self.launch(&source, &element, inputs, &partials, &table, outputs * segments)?;
         let out_shape: Vec<usize> = (0..shape.len()).map(|a| if axes.contains(&a) { 1 } else { shape[a] }).collect();
         if segments == 1 {
             return Ok(Some(self.context.block(acc, &out_shape, partials, Some(acc_lane))));
@@ -169,6 +161,16 @@ impl Gpu {
         let Some(done) = self.elementwise(&program, std::slice::from_ref(input), &shape)? else { return Ok(None) };
         let kept: Vec<usize> = shape.iter().enumerate().filter(|(a, _)| !squeeze.contains(a)).map(|(_, &l)| l).collect();
         Ok(crate::device::reshaped(&done, kept))
+    }
+}
+
+/// WGSL lines adding to `target` the offset, in the block, of the index `rest` counts over
+/// `axes` (last fastest), their lengths and strides appended to `table`.
+fn offset_lines(source: &mut String, table: &mut Vec<u32>, target: &str, axes: &[usize], shape: &[usize], strides: &[usize]) {
+    for &a in axes.iter().rev() {
+        let k = table.len();
+        table.extend([shape[a] as u32, strides[a] as u32]);
+        let _ = writeln!(source, "    {target} += (rest % table[{k}u]) * table[{}u]; rest = rest / table[{k}u];", k + 1);
     }
 }
 
