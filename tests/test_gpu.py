@@ -6,13 +6,15 @@ Without a GPU (a build without the ``gpu`` feature, or no adapter) every test bu
 skips, saying why; CI builds the feature and installs Mesa's software Vulkan driver, so there
 they all run."""
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
 import tegula as tg
 from tegula import _tegula
-from strategies import assert_same, chunked_arrays, float_to_int_defined, quiet, same_bytes, shapes
+from strategies import assert_same, chunked_arrays, chunkings, float_to_int_defined, quiet, same_bytes, shapes
 
 
 def _missing():
@@ -134,6 +136,39 @@ def test_element_wise_expressions_on_the_gpu_equal_numpy(data):
     assert_gpu_matches(got, on_cpu.compute())
 
 
+@st.composite
+def basic_indices(draw, shape):
+    """A basic index of an array of ``shape``: per axis a slice (any step, negative too) or
+    an integer, and sometimes a new axis."""
+    index = []
+    for n in shape:
+        if n and draw(st.booleans()) and len(index) < len(shape) - 1:
+            index.append(draw(st.integers(-n, n - 1)))
+        else:
+            bound = st.one_of(st.none(), st.integers(-n - 2, n + 2))
+            index.append(slice(draw(bound), draw(bound), draw(st.sampled_from([None, 1, 2, 3, -1, -2]))))
+        if draw(st.integers(0, 5)) == 0:
+            index.append(None)
+    return tuple(index)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+@needs_gpu
+def test_transposes_slices_and_rechunks_on_the_gpu_equal_numpy(data):
+    dtype = np.dtype(data.draw(st.sampled_from(GPU_DTYPES + ["int64", "complex128"])))
+    shape = data.draw(shapes(min_dims=1, max_dims=3, max_side=9))
+    a, x = data.draw(chunked_arrays(dtype, shape))
+    index = data.draw(basic_indices(shape))
+    perm = data.draw(st.permutations(range(np.empty(shape)[index].ndim)))
+    expected = np.transpose(a[index], perm)
+    new_chunks, _ = data.draw(chunkings(expected.shape))
+    before = _tegula.gpu_info()["on_cpu"]
+    got = x.to_device("gpu")[index].transpose(perm).rechunk(new_chunks).compute()
+    assert _tegula.gpu_info()["on_cpu"] == before
+    assert same_bytes(got, expected)
+
+
 @needs_gpu
 def test_the_work_runs_on_the_gpu_and_comes_back_once():
     a = np.linspace(-3, 3, 40 * 30, dtype=np.float32).reshape(40, 30)
@@ -170,6 +205,31 @@ def test_kernels_without_a_shader_run_on_the_cpu_with_numpys_results():
                           (tg.exp(x).sum(axis=1).compute(), np.exp(a).sum(axis=1))):
         assert_same(got, expected)
     assert _tegula.gpu_info()["on_cpu"] > before
+
+
+def copied_tasks(plan):
+    """The tasks ``explain`` shows run on the host, their blocks copied there and back."""
+    return sum(int(m) for m in re.findall(r"on the host, copied there and back: (\d+) of", plan))
+
+
+@needs_gpu
+def test_explain_shows_the_kernels_the_gpu_runs_on_the_cpu():
+    a = np.linspace(-2, 2, 96, dtype=np.float32).reshape(8, 12)
+    x = tg.asarray(a, chunks=(4, 5)).to_device("gpu")
+    for expression, runs_on_cpu in ((lambda: (x * 2 + 1).sum(axis=0), False),
+                                    (lambda: x @ x.T, False),
+                                    (lambda: x[::-3, 1:9:2].rechunk((3, 2)).T, False),
+                                    (lambda: tg.sin(x), True),
+                                    (lambda: tg.sort(x, axis=1), True),
+                                    (lambda: tg.exp(x).sum(axis=1), True),
+                                    (lambda: x.astype("int64").sum(), True),
+                                    (lambda: x.var(axis=0), True)):
+        y = expression()
+        shown = copied_tasks(y.explain())
+        before = _tegula.gpu_info()["on_cpu"]
+        y.compute()
+        assert _tegula.gpu_info()["on_cpu"] - before == shown, y.explain()
+        assert (shown > 0) == runs_on_cpu, y.explain()
 
 
 @needs_gpu

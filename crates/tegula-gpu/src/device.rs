@@ -9,7 +9,7 @@ use crate::elementwise::{element, shader, Element};
 use crate::memory::buffer_of;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tegula_core::program::{FusedBlock, Instr, Program};
-use tegula_core::{internal_err, DType, KernelOp, Result, SourceOp};
+use tegula_core::{internal_err, DType, KernelOp, Result, SourceOp, TaskOp};
 use tegula_exec::Device;
 use tegula_kernels::{Chunk, DeviceBlock};
 
@@ -117,6 +117,9 @@ impl Gpu {
             }
             KernelOp::ReduceCombine { op } => self.combine(*op, inputs),
             KernelOp::ReduceFinish { finish, squeeze, dtype } => self.finish(*finish, squeeze, *dtype, first()?),
+            KernelOp::Transpose { perm } => self.transpose(first()?, perm),
+            KernelOp::Select { axes } => self.select(first()?, axes),
+            KernelOp::Assemble { shape, pieces } => self.assemble(inputs, shape, pieces),
             KernelOp::Matmul { dtype } => match inputs {
                 [a, b] => self.matmul(*dtype, a, b),
                 _ => Ok(None),
@@ -131,13 +134,10 @@ impl Gpu {
     /// A fused block's program and inputs, its sources made on the host and copied in as
     /// inputs (the same values as the CPU's, bit for bit).
     fn with_sources(&self, block: &FusedBlock, inputs: &[Chunk]) -> Result<(Program, Vec<Chunk>)> {
-        let mut program = Program::clone(&block.program);
+        let (program, sources) = sources_as_inputs(block, inputs.len());
         let mut all = inputs.to_vec();
-        for step in &mut program.steps {
-            if let Instr::Source(j) = step.instr {
-                step.instr = Instr::Input(all.len());
-                all.push(self.generate(block.source(j)?)?);
-            }
+        for (j, _) in sources {
+            all.push(self.generate(block.source(j)?)?);
         }
         Ok((program, all))
     }
@@ -206,12 +206,32 @@ pub(crate) fn reshaped(chunk: &Chunk, shape: Vec<usize>) -> Option<Chunk> {
     }
 }
 
+/// A fused block's program with its sources read as inputs numbered from `first`, and the
+/// sources in that order with their dtypes.
+pub(crate) fn sources_as_inputs(block: &FusedBlock, first: usize) -> (Program, Vec<(usize, DType)>) {
+    let mut program = Program::clone(&block.program);
+    let mut sources = Vec::new();
+    for step in &mut program.steps {
+        if let Instr::Source(j) = step.instr {
+            step.instr = Instr::Input(first + sources.len());
+            sources.push((j, step.dtype));
+        }
+    }
+    (program, sources)
+}
+
 /// A one-kernel element-wise op as a program of one step over its inputs, and the shape of
 /// its result (the inputs broadcast together).
 fn one_step(op: &KernelOp, inputs: &[Chunk]) -> Option<(Program, Vec<usize>)> {
-    let mut program = Program::default();
-    let args: Vec<usize> = inputs.iter().enumerate().map(|(i, c)| program.push(Instr::Input(i), c.dtype())).collect();
+    let dtypes: Vec<DType> = inputs.iter().map(Chunk::dtype).collect();
     let shape = tegula_core::shape::broadcast_all(&inputs.iter().map(|c| c.shape()).collect::<Vec<_>>()).ok()?;
+    Some((one_step_program(op, &dtypes)?, shape))
+}
+
+/// A one-kernel element-wise op as a program of one step over inputs of `dtypes`.
+pub(crate) fn one_step_program(op: &KernelOp, dtypes: &[DType]) -> Option<Program> {
+    let mut program = Program::default();
+    let args: Vec<usize> = dtypes.iter().enumerate().map(|(i, &d)| program.push(Instr::Input(i), d)).collect();
     match (op, args.as_slice()) {
         (KernelOp::Unary { op, compute }, &[a]) => program.push(Instr::Unary { op: *op, compute: *compute, arg: a }, op.signature(*compute).ok()?.output),
         (KernelOp::Binary { op, compute }, &[a, b]) => {
@@ -221,7 +241,7 @@ fn one_step(op: &KernelOp, inputs: &[Chunk]) -> Option<(Program, Vec<usize>)> {
         (KernelOp::Cast { dtype }, &[a]) => program.push(Instr::Cast { arg: a }, dtype.storage()),
         _ => return None,
     };
-    Some((program, shape))
+    Some(program)
 }
 
 impl Device for Gpu {
@@ -254,6 +274,14 @@ impl Device for Gpu {
         self.counts.downloads.fetch_add(1, Ordering::Relaxed);
         self.counts.downloaded_bytes.fetch_add(host.nbytes(), Ordering::Relaxed);
         Ok(host)
+    }
+    fn computes(&self, op: &TaskOp, inputs: &[DType]) -> bool {
+        match op {
+            TaskOp::Kernel(kernel) => self.has_shader(kernel, inputs),
+            // Sources are made on the host (`generate`); I/O never runs on a GPU.
+            TaskOp::Source(_) => false,
+            TaskOp::Io(_) => true,
+        }
     }
     fn to_device(&self, chunk: &Chunk) -> Result<Chunk> {
         if chunk.is_on_device() {

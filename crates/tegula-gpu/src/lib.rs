@@ -13,10 +13,12 @@ mod device;
 mod dispatch;
 mod elementwise;
 mod lanes;
+mod layout;
 mod matmul;
 mod memory;
 mod peaks;
 mod reduce;
+mod supports;
 
 pub use device::{Gpu, GpuCounts};
 pub use peaks::Peaks;

@@ -12,19 +12,33 @@ use tegula_kernels::Chunk;
 /// The side of a tile, and of a workgroup.
 const TILE: usize = 16;
 
+/// A product's lane and the WGSL reading an element of each operand (`a[ia]`, `b[ib]`) in it.
+pub(crate) struct Loads {
+    lane: Lane,
+    a: String,
+    b: String,
+}
+
+/// How a product in `dtype` of operands of dtypes `a` and `b` reads them, or `None` where the
+/// GPU has no shader for it (a product in integers, or in a dtype without a lane).
+pub(crate) fn loads(dtype: DType, a: DType, b: DType, f64: bool) -> Option<Loads> {
+    let lane = Lane::of(dtype, f64).filter(|l| l.is_float())?;
+    Lane::of(a, f64)?;
+    Lane::of(b, f64)?;
+    Some(Loads { lane, a: cast("a[ia]", a, dtype, f64)?, b: cast("b[ib]", b, dtype, f64)? })
+}
+
 impl Gpu {
     /// `a @ b` computed in `dtype`, or `None` where the GPU has no shader for it.
     pub(crate) fn matmul(&self, dtype: DType, a: &Chunk, b: &Chunk) -> Result<Option<Chunk>> {
-        let (Some(lane), Some(la), Some(lb)) = (Lane::of(dtype, self.has_float64()), self.lane_of(a)?, self.lane_of(b)?) else { return Ok(None) };
+        let (Some(la), Some(lb)) = (self.lane_of(a)?, self.lane_of(b)?) else { return Ok(None) };
+        let Some(Loads { lane, a: load_a, b: load_b }) = loads(dtype, a.dtype(), b.dtype(), self.has_float64()) else { return Ok(None) };
         let ([m, k], [k2, n]) = (a.shape(), b.shape()) else { return Ok(None) };
         let (m, k, n) = (*m, *k, *n);
         let groups = (n.div_ceil(TILE), m.div_ceil(TILE));
-        if !lane.is_float() || *k2 != k || groups.0 > 65_535 || groups.1 > 65_535 || m * n == 0 {
+        if *k2 != k || groups.0 > 65_535 || groups.1 > 65_535 || m * n == 0 {
             return Ok(None);
         }
-        let (Some(load_a), Some(load_b)) = (cast("a[ia]", a.dtype(), dtype, self.has_float64()), cast("b[ib]", b.dtype(), dtype, self.has_float64())) else {
-            return Ok(None);
-        };
         let t = lane.wgsl();
         let mut source = String::new();
         let _ = writeln!(source, "@group(0) @binding(0) var<storage, read_write> out: array<{t}>;");

@@ -21,7 +21,7 @@ const BUSY: usize = 1 << 16;
 const SEGMENT_LEAST: usize = 256;
 
 /// How `op` folds a value into a running partial, and the partial's dtype for input `dtype`.
-fn fold(op: PartialReduce, dtype: DType) -> Option<(BinaryOp, DType)> {
+pub(crate) fn fold(op: PartialReduce, dtype: DType) -> Option<(BinaryOp, DType)> {
     Some(match op {
         PartialReduce::Sum { acc } => (BinaryOp::Add, acc),
         PartialReduce::Prod { acc } => (BinaryOp::Multiply, acc),
@@ -33,20 +33,34 @@ fn fold(op: PartialReduce, dtype: DType) -> Option<(BinaryOp, DType)> {
     })
 }
 
+/// How a partial folds values of one dtype on the GPU: the step, the partial's dtype and
+/// lane, and the WGSL of a value `v` in the partial's dtype and of `acc` folded with `w`.
+pub(crate) struct Folding {
+    step: BinaryOp,
+    acc: DType,
+    lane: Lane,
+    value: String,
+    folded: String,
+}
+
+/// How `op` folds values of `dtype`, or `None` where the GPU has no shader for it.
+pub(crate) fn folding(op: PartialReduce, dtype: DType, f64: bool) -> Option<Folding> {
+    let (step, acc) = fold(op, dtype)?;
+    let lane = Lane::of(acc, f64)?;
+    Some(Folding { step, acc, lane, value: cast("v", dtype, acc, f64)?, folded: binary(step, lane, "acc", "w")? })
+}
+
 impl Gpu {
     /// The partial `op` over `axes` of `program`'s values over a block of `shape`, or `None`
     /// where the GPU has no shader for it.
     pub(crate) fn reduce(&self, op: PartialReduce, axes: &[usize], program: &Program, inputs: &[Chunk], shape: &[usize]) -> Result<Option<Chunk>> {
         let dtype = program.dtype().unwrap_or(DType::Bool);
-        let Some((step, acc)) = fold(op, dtype) else { return Ok(None) };
+        let Some(Folding { step, acc, lane: acc_lane, value, folded }) = folding(op, dtype, self.has_float64()) else { return Ok(None) };
         let reduced: usize = axes.iter().map(|&a| shape[a]).product();
-        let f64 = self.has_float64();
-        let Some(acc_lane) = Lane::of(acc, f64) else { return Ok(None) };
         if axes.is_empty() || reduced == 0 || axes.iter().any(|&a| a >= shape.len()) {
             return Ok(None);
         }
         let Some(element) = self.element(program, inputs, shape)? else { return Ok(None) };
-        let (Some(value), Some(folded)) = (cast("v", dtype, acc, f64), binary(step, acc_lane, "acc", "w")) else { return Ok(None) };
         let outputs = shape.iter().product::<usize>() / reduced;
         let segments = (BUSY / outputs.max(1)).clamp(1, reduced.div_ceil(SEGMENT_LEAST).max(1));
         let per_segment = reduced.div_ceil(segments);
@@ -114,16 +128,10 @@ impl Gpu {
     /// `KernelOp::ReduceCombine`: same-shaped partials folded in order, as a program.
     pub(crate) fn combine(&self, op: PartialReduce, inputs: &[Chunk]) -> Result<Option<Chunk>> {
         let Some(first) = inputs.first() else { return Ok(None) };
-        let Some((step, acc)) = fold(op, first.dtype()) else { return Ok(None) };
-        if inputs.iter().any(|c| c.dtype() != acc || c.shape() != first.shape()) {
+        if inputs.iter().any(|c| c.dtype() != first.dtype() || c.shape() != first.shape()) {
             return Ok(None);
         }
-        let mut program = Program::default();
-        let mut running = program.push(Instr::Input(0), acc);
-        for i in 1..inputs.len() {
-            let next = program.push(Instr::Input(i), acc);
-            running = program.push(Instr::Binary { op: step, compute: acc, args: [running, next] }, acc);
-        }
+        let Some(program) = combine_program(op, first.dtype(), inputs.len()) else { return Ok(None) };
         let shape = first.shape().to_vec();
         self.elementwise(&program, inputs, &shape)
     }
@@ -131,37 +139,59 @@ impl Gpu {
     /// `KernelOp::ReduceFinish` for the partials that finish element by element (the sum
     /// itself, `+ 0.0`, the mean's division), as a program, then `squeeze`d and cast.
     pub(crate) fn finish(&self, finish: Finish, squeeze: &[usize], dtype: DType, input: &Chunk) -> Result<Option<Chunk>> {
-        let from = input.dtype();
-        if from.is_complex() {
-            return Ok(None);
-        }
-        let mut program = Program::default();
-        let x = program.push(Instr::Input(0), from);
-        let plus_zero = |p: &mut Program, x: usize, d: DType| {
-            if d.is_float() {
-                let zero = p.push(Instr::Scalar(Scalar::Float(0.0)), d);
-                p.push(Instr::Binary { op: BinaryOp::Add, compute: d, args: [x, zero] }, d)
-            } else {
-                x
-            }
-        };
-        let value = match finish {
-            Finish::Identity => x,
-            Finish::AddZero => plus_zero(&mut program, x, from),
-            Finish::DivideBy(n) => {
-                let wide = program.push(Instr::Cast { arg: x }, DType::Float64);
-                let summed = plus_zero(&mut program, wide, DType::Float64);
-                let count = program.push(Instr::Scalar(Scalar::Float(n)), DType::Float64);
-                program.push(Instr::Binary { op: BinaryOp::Divide, compute: DType::Float64, args: [summed, count] }, DType::Float64)
-            }
-            _ => return Ok(None),
-        };
-        program.push(Instr::Cast { arg: value }, dtype.storage());
+        let Some(program) = finish_program(finish, input.dtype(), dtype) else { return Ok(None) };
         let shape = input.shape().to_vec();
         let Some(done) = self.elementwise(&program, std::slice::from_ref(input), &shape)? else { return Ok(None) };
         let kept: Vec<usize> = shape.iter().enumerate().filter(|(a, _)| !squeeze.contains(a)).map(|(_, &l)| l).collect();
         Ok(crate::device::reshaped(&done, kept))
     }
+}
+
+/// `count` partials of `op` in `dtype` folded in order, as a program; `None` where `op`'s
+/// partials are not folded element by element.
+pub(crate) fn combine_program(op: PartialReduce, dtype: DType, count: usize) -> Option<Program> {
+    let (step, acc) = fold(op, dtype)?;
+    if acc != dtype {
+        return None;
+    }
+    let mut program = Program::default();
+    let mut running = program.push(Instr::Input(0), acc);
+    for i in 1..count {
+        let next = program.push(Instr::Input(i), acc);
+        running = program.push(Instr::Binary { op: step, compute: acc, args: [running, next] }, acc);
+    }
+    Some(program)
+}
+
+/// The program finishing a partial of dtype `from` into `dtype`, for the finishes made
+/// element by element; `None` for the others.
+pub(crate) fn finish_program(finish: Finish, from: DType, dtype: DType) -> Option<Program> {
+    if from.is_complex() {
+        return None;
+    }
+    let mut program = Program::default();
+    let x = program.push(Instr::Input(0), from);
+    let plus_zero = |p: &mut Program, x: usize, d: DType| {
+        if d.is_float() {
+            let zero = p.push(Instr::Scalar(Scalar::Float(0.0)), d);
+            p.push(Instr::Binary { op: BinaryOp::Add, compute: d, args: [x, zero] }, d)
+        } else {
+            x
+        }
+    };
+    let value = match finish {
+        Finish::Identity => x,
+        Finish::AddZero => plus_zero(&mut program, x, from),
+        Finish::DivideBy(n) => {
+            let wide = program.push(Instr::Cast { arg: x }, DType::Float64);
+            let summed = plus_zero(&mut program, wide, DType::Float64);
+            let count = program.push(Instr::Scalar(Scalar::Float(n)), DType::Float64);
+            program.push(Instr::Binary { op: BinaryOp::Divide, compute: DType::Float64, args: [summed, count] }, DType::Float64)
+        }
+        _ => return None,
+    };
+    program.push(Instr::Cast { arg: value }, dtype.storage());
+    Some(program)
 }
 
 /// WGSL lines adding to `target` the offset, in the block, of the index `rest` counts over

@@ -115,6 +115,31 @@ fn kernels_without_a_shader_run_on_the_cpu() {
     assert_eq!(bits(&gpu.to_host(&got).unwrap()), bits(&tegula_kernels::run(&op, &[a]).unwrap()));
 }
 
+#[test]
+fn transposes_selections_and_assembled_blocks_equal_the_cpus_and_say_they_run_on_the_gpu() {
+    let Some(gpu) = gpu() else { return };
+    let a = f32s(&[4, 5, 3], |i| i as f32 - 20.5);
+    let wide = Chunk::Int64(Block::from(ArrayD::from_shape_vec(IxDyn(&[4, 5]), (0..20).map(|i| (i as i64) << 40).collect()).unwrap()));
+    let range = |start, stop, step| tegula_core::Select::Range { start, stop, step };
+    let piece = |input, src: Vec<(usize, usize)>, dst| tegula_core::Piece { input, src, dst };
+    let cases = [
+        (KernelOp::Transpose { perm: vec![2, 0, 1] }, vec![a.clone()]),
+        (KernelOp::Select { axes: vec![range(0, 4, -3), tegula_core::Select::NewAxis, tegula_core::Select::Index(2), range(1, 3, 1)] }, vec![a.clone()]),
+        (KernelOp::Transpose { perm: vec![1, 0] }, vec![wide.clone()]),
+        (KernelOp::Assemble { shape: vec![5, 4], pieces: vec![piece(0, vec![(1, 4), (0, 4)], vec![0, 0]), piece(1, vec![(0, 2), (1, 5)], vec![3, 0])] }, vec![wide.clone(), wide]),
+    ];
+    for (op, inputs) in cases {
+        let dtypes: Vec<DType> = inputs.iter().map(Chunk::dtype).collect();
+        assert!(gpu.computes(&tegula_core::TaskOp::Kernel(op.clone()), &dtypes), "{op:?}");
+        let on: Vec<Chunk> = inputs.iter().map(|c| gpu.to_device(c).unwrap()).collect();
+        let before = gpu.counts();
+        let got = gpu.to_host(&gpu.run(&op, &on).unwrap()).unwrap();
+        assert_eq!(gpu.counts().on_cpu, before.on_cpu, "{op:?}");
+        let want = tegula_kernels::run(&op, &inputs).unwrap();
+        assert_eq!(bits(&got), bits(&want), "{op:?}");
+    }
+}
+
 /// Within `tol` relative to the largest magnitude, NaN for NaN.
 fn close(got: &Chunk, want: &Chunk, tol: f64) {
     let (g, w) = (got.cast(DType::Float64), want.cast(DType::Float64));

@@ -13,9 +13,14 @@ use std::fmt::Write;
 use tegula_core::shape::fmt_shape;
 
 /// The plan `graph` of `roots` as text, one line per operation, then its size, projected peak
-/// and the memory `budget`.
-pub fn explain(roots: &[NodeRef], graph: &TaskGraph, budget: usize) -> String {
+/// and the memory `budget`. `made_on_host` says, per task (or is empty), which tasks placed on
+/// a device run on the host instead, their blocks copied there and back.
+pub fn explain(roots: &[NodeRef], graph: &TaskGraph, budget: usize, made_on_host: &[bool]) -> String {
     let plan = describe(roots, graph);
+    let mut on_host = vec![0; plan.operations.len()];
+    for (task, _) in made_on_host.iter().enumerate().filter(|(_, &m)| m) {
+        on_host[plan.task_operation[task]] += 1;
+    }
     let mut out = String::new();
     for (i, op) in plan.operations.iter().enumerate() {
         let inputs: Vec<String> = op.inputs.iter().map(|x| format!("%{x}")).collect();
@@ -39,7 +44,11 @@ pub fn explain(roots: &[NodeRef], graph: &TaskGraph, budget: usize) -> String {
                 human_bytes(op.peak)
             );
         }
-        let _ = writeln!(out, "{}", op.fused.as_ref().map(|l| format!("  {l}")).unwrap_or_default());
+        let _ = write!(out, "{}", op.fused.as_ref().map(|l| format!("  {l}")).unwrap_or_default());
+        if on_host[i] > 0 {
+            let _ = write!(out, "  on the host, copied there and back: {} of {} tasks", on_host[i], op.tasks);
+        }
+        let _ = writeln!(out);
     }
     let _ = writeln!(
         out,

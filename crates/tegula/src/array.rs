@@ -4,6 +4,7 @@ use crate::budget::budget_left;
 use tegula_core::shape::fmt_shape;
 use tegula_core::{Chunks, DType, Result, Spec};
 use std::sync::Arc;
+use tegula_exec::device::made_on_host;
 use tegula_exec::{Executor, Observer, Report, Threaded};
 use tegula_kernels::Chunk;
 use tegula_plan::memory::{check_fits, check_results_fit};
@@ -71,7 +72,10 @@ impl Array {
     /// `explain` against the budget of `spec`.
     pub fn explain_with(&self, spec: &Spec) -> Result<String> {
         let roots = staged(std::slice::from_ref(&self.node), spec.memory);
-        Ok(explain(&roots, &plan(&roots, true)?, spec.memory))
+        let graph = plan(&roots, true)?;
+        let inputs = |t: &tegula_plan::graph::Task| t.inputs.iter().map(|&i| graph.tasks[i].dtype).collect();
+        let on_host = made_on_host(graph.tasks.iter().map(|t| (t.device, &t.op, inputs(t))))?;
+        Ok(explain(&roots, &graph, spec.memory, &on_host))
     }
 
     /// Computes the array on all cores.

@@ -14,7 +14,7 @@ pub use cpu::Cpu;
 pub use host::HostDevice;
 
 use std::sync::{Arc, OnceLock, RwLock};
-use tegula_core::{internal_err, value_err, DeviceId, KernelOp, Result, SourceOp};
+use tegula_core::{internal_err, value_err, DType, DeviceId, KernelOp, Result, SourceOp, TaskOp};
 use tegula_kernels::Chunk;
 
 /// A place where kernels run and blocks live.
@@ -32,6 +32,18 @@ pub trait Device: Send + Sync + std::fmt::Debug {
     fn to_host(&self, chunk: &Chunk) -> Result<Chunk>;
     /// A block of the host's memory, copied to this device.
     fn to_device(&self, chunk: &Chunk) -> Result<Chunk>;
+    /// Whether it computes `op`, over inputs of these dtypes, itself. Where it does not, its
+    /// `generate` or `run` still gives the block, made on the host and copied in (inputs
+    /// copied out first): `explain` shows those tasks.
+    fn computes(&self, _op: &TaskOp, _inputs: &[DType]) -> bool {
+        true
+    }
+}
+
+/// For each task of `tasks` (its device, op and inputs' dtypes), whether its device makes its
+/// block on the host and copies it in (`Device::computes`); all false on the CPU.
+pub fn made_on_host<'a>(tasks: impl Iterator<Item = (DeviceId, &'a TaskOp, Vec<DType>)>) -> Result<Vec<bool>> {
+    tasks.map(|(on, op, inputs)| Ok(on != DeviceId::CPU && !device(on)?.computes(op, &inputs))).collect()
 }
 
 type Table = RwLock<Vec<Arc<dyn Device>>>;

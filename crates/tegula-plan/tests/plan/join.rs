@@ -73,7 +73,7 @@ fn stacking_is_new_axes_then_a_concatenation() {
     assert_eq!(count(&g, |op| matches!(op, TaskOp::Kernel(KernelOp::ExpandDims { .. }))), 4);
     assert_eq!(count(&g, |op| matches!(op, TaskOp::Kernel(KernelOp::Select { .. }))), 4);
     assert_eq!(count(&g, |op| matches!(op, TaskOp::Kernel(KernelOp::Assemble { .. }))), 0);
-    let plan = explain(std::slice::from_ref(&s), &g, usize::MAX);
+    let plan = explain(std::slice::from_ref(&s), &g, usize::MAX, &[]);
     assert!(plan.contains("concatenate(axis=1)") && plan.contains("expand_dims(axis=[1])"), "{plan}");
 }
 
