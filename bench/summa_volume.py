@@ -20,7 +20,10 @@ a layer count is allowed only where a node's C partials, its own operand tiles a
 row and column of tiles fit its memory.
 
 ``x @ x.T`` (x m×k) counts each tile of x once: tile (i, s) serves as A's tile (i, s) and as
-B's tile (s, i), and is sent once to every other node that needs it for either. A chain of
+B's tile (s, i), and is sent once to every other node that needs it for either. Its result is
+symmetric: computing only C's tiles on and above the diagonal (``upper``, as ScaLAPACK's
+``pdsyrk`` does, and as tegula plans ``x @ x.T``: the tiles below are the transposes of those
+above) sends each tile only to the nodes of those tiles. A chain of
 products is the sum of its products, each result already laid out as the next one's operand.
 
 The operands' first layout is free (they are made where they lie, as generated data is in
@@ -36,15 +39,17 @@ def tile_sizes(length, b):
     return [min(b, length - start) for start in range(0, length, b)]
 
 
-def product_bytes(m, k, n, b, nodes, layers=1, gram=False, itemsize=8):
+def product_bytes(m, k, n, b, nodes, layers=1, gram=False, upper=False, itemsize=8):
     """Bytes C = A @ B (m×k times k×n; with `gram`, x @ x.T of an m×k x, n == m) moves on
-    `nodes` nodes as `layers` layers of the squarest grid (see the module's docstring)."""
+    `nodes` nodes as `layers` layers of the squarest grid (see the module's docstring); with
+    `upper` (a Gram product), only C's tiles on and above the diagonal are computed."""
     if nodes % layers:
         raise ValueError(f"{layers} layers do not divide {nodes} nodes")
     pr, pc = grid(nodes // layers)
     rows, inner, cols = tile_sizes(m, b), tile_sizes(k, b), tile_sizes(n, b)
-    row_owners = lambda i, s: {(i % pr, j % pc, s % layers) for j in range(len(cols))}  # noqa: E731
-    col_owners = lambda s, j: {(i % pr, j % pc, s % layers) for i in range(len(rows))}  # noqa: E731
+    computed = (lambda i, j: j >= i) if upper else (lambda i, j: True)  # noqa: E731
+    row_owners = lambda i, s: {(i % pr, j % pc, s % layers) for j in range(len(cols)) if computed(i, j)}  # noqa: E731
+    col_owners = lambda s, j: {(i % pr, j % pc, s % layers) for i in range(len(rows)) if computed(i, j)}  # noqa: E731
     moved = 0
     for i, height in enumerate(rows):
         for s, width in enumerate(inner):
@@ -57,7 +62,8 @@ def product_bytes(m, k, n, b, nodes, layers=1, gram=False, itemsize=8):
                 owner = ((s // layers) % pr, j % pc, s % layers)
                 moved += len(col_owners(s, j) - {owner}) * height * width
     partials = min(layers, len(inner))
-    moved += (partials - 1) * m * n
+    area = sum(h * w for i, h in enumerate(rows) for j, w in enumerate(cols) if computed(i, j))
+    moved += (partials - 1) * area
     return moved * itemsize
 
 
@@ -72,14 +78,14 @@ def node_bytes(m, k, n, b, nodes, layers, itemsize=8):
     return (c_tiles + own + panels) * b * b * itemsize
 
 
-def summa_bytes(m, k, n, b, nodes, gram=False, itemsize=8):
+def summa_bytes(m, k, n, b, nodes, gram=False, upper=False, itemsize=8):
     """The 2D figure: one layer."""
-    return product_bytes(m, k, n, b, nodes, 1, gram, itemsize)
+    return product_bytes(m, k, n, b, nodes, 1, gram, upper, itemsize)
 
 
-def replicated_bytes(m, k, n, b, nodes, node_memory, gram=False, itemsize=8):
+def replicated_bytes(m, k, n, b, nodes, node_memory, gram=False, upper=False, itemsize=8):
     """The 2.5D figure: (bytes, layers) of the layer count that moves least among those whose
     nodes' holdings fit `node_memory` (one layer, the 2D figure, when no other does)."""
     counts = [c for c in range(1, nodes + 1) if nodes % c == 0 and c <= math.ceil(k / b)]
     fits = [c for c in counts if c == 1 or node_bytes(m, k, n, b, nodes, c, itemsize) <= node_memory]
-    return min((product_bytes(m, k, n, b, nodes, c, gram, itemsize), c) for c in fits)
+    return min((product_bytes(m, k, n, b, nodes, c, gram, upper, itemsize), c) for c in fits)

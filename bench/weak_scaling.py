@@ -16,7 +16,8 @@ generated (random numbers), so nothing of that size exists until computed; plann
   ``(x + x^T)/2 + c I`` made on the nodes from an n×n x, factorised by tiles of b.
 
 Each case names the reference its bytes are set against: SUMMA's 2D and 2.5D layouts for the
-products (``bench/summa_volume.py``), ScaLAPACK's for the factorisations
+products (``bench/summa_volume.py``; for ``x @ x.T`` computing C's upper tiles only, as tegula
+does), ScaLAPACK's for the factorisations
 (``bench/scalapack_volume.py``), none for the rest."""
 
 import math
@@ -73,10 +74,11 @@ def row_blocks(total_bytes, row_bytes, block_rows):
 
 
 def products(n, count, gram=False):
-    """SUMMA's 2D bytes and 2.5D (bytes, layers) for `count` products of n×n matrices."""
+    """SUMMA's 2D bytes and 2.5D (bytes, layers) for `count` products of n×n matrices; a Gram
+    product's upper tiles only, as tegula computes them."""
     def reference(b, nodes, node_memory):
-        two_d = summa_bytes(n, n, n, b, nodes, gram)
-        moved, layers = replicated_bytes(n, n, n, b, nodes, node_memory, gram)
+        two_d = summa_bytes(n, n, n, b, nodes, gram, upper=gram)
+        moved, layers = replicated_bytes(n, n, n, b, nodes, node_memory, gram, upper=gram)
         return "SUMMA", count * two_d, (count * moved, layers)
     return reference
 

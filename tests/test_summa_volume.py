@@ -30,3 +30,9 @@ def test_layers_trade_broadcasts_for_a_sum_of_partials():
     assert product_bytes(4, 4, 4, 1, 4, layers=4) == 3 * 4 * 4 * 8
     # Where memory allows no second layer the 2.5D figure is the 2D one.
     assert replicated_bytes(4, 4, 4, 1, 4, node_memory=1) == (summa_bytes(4, 4, 4, 1, 4), 1)
+
+
+def test_a_symmetric_product_sends_tiles_only_to_its_upper_tiles_nodes():
+    # C's tiles (0, 0), (0, 1), (1, 1): x's tiles (0, 0), (0, 1) and (1, 1) go to one other
+    # node each, (1, 0) to both (0, 1) and (1, 1), which it does not lie on: 5 tiles.
+    assert summa_bytes(2, 2, 2, 1, 4, gram=True, upper=True) == 5 * 8
