@@ -18,19 +18,36 @@ Logistic regression runs 10 computes, one per Newton step, whose plans differ on
 values of the coefficients: the first step's plan is simulated.
 
     .venv/bin/python bench/scaleout.py --workloads cholesky solve --nodes 4 16 64
+
+``--weak``: weak-scaled instead (``bench/weak_scaling.py``): on N = 4, 16, 64, 256 and 1,024
+nodes (``--nodes``), each workload with about ``--per-node`` GB (10^9 bytes) of operands per
+node in blocks of ``--block``² float64 (4000²: 128 MB), on nodes of ``--node-memory`` GiB.
+Products are set against SUMMA's 2D and 2.5D layouts (``bench/summa_volume.py``), the
+factorisations against ScaLAPACK's. Each row (a workload on N nodes) is planned in a process of
+its own, timed: its plan alone (``describe``: the tasks), then plan, placement and simulation
+by block-cyclic and by tegula (one ``simulate`` call each); a row that takes over
+``--timeout`` seconds, or whose process holds over ``--rss-limit`` GiB, is stopped and the
+workload goes no further in N.
+
+    .venv/bin/python bench/scaleout.py --weak
+    .venv/bin/python bench/scaleout.py --weak --nodes 4 16 64 --per-node 0.25 --workloads "x @ x.T"
 """
 
 import argparse
+import json
 import os
 import platform
+import resource
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
 
-from cluster import WORKLOADS, newton, sizes, workloads
+from cluster import WORKLOADS, sizes, workloads
 from scalapack_volume import cholesky_bytes, grid, lu_solve_bytes
+from weak_scaling import GB, NAMES, first_newton_step, weak_cases
 
 PLACEMENTS = ("tegula", "block-cyclic")
 # The right-hand sides of bench/cluster.py's solve.
@@ -38,18 +55,6 @@ RHS = 16
 # Large enough that no plan is refused for a fragment bigger than a node.
 NODE_MEMORY = 64 << 30
 MIB = 1 << 20
-
-
-def first_newton_step(lib, p):
-    """The arrays bench/cluster.py's logistic regression computes in its first Newton step."""
-    steps = []
-
-    def capture(*arrays):
-        steps.append(arrays)
-        return np.zeros(p["cols"]), np.eye(p["cols"])
-
-    newton(capture, lib, dict(p, steps=1))
-    return steps[0]
 
 
 def simulate(tg, arrays, nodes, placement):
@@ -99,15 +104,149 @@ def commit():
     return run("rev-parse", "--short", "HEAD") + (" (with changes)" if run("status", "--porcelain", "--untracked-files=no") else "")
 
 
+def weak_row(tg, name, nodes, args):
+    """One weak-scaled row, in this process: each step's figures as a line of JSON."""
+    case = weak_cases(tg, nodes, args.per_node * GB, args.block)[name]
+    arrays = case.arrays()
+    node_memory = int(args.node_memory * (1 << 30))
+    # The results returned to the caller must fit the planning budget; raising it past a
+    # node's memory only changes that check and the staging of rechunks (the rechunk case
+    # returns a vector), and describe plans within the same budget.
+    budget = max(node_memory, sum(a.nbytes for a in arrays))
+    os.environ["TEGULA_MEMORY"] = str(budget)
+    report = lambda **step: print(json.dumps(step), flush=True)  # noqa: E731
+    report(step="case", operand_bytes=case.operand_bytes, shape=case.shape, budget=budget)
+    counted = arrays[0] if len(arrays) == 1 else tg.concatenate([a.reshape(-1) for a in arrays])
+    start = time.perf_counter()
+    tasks = len(counted._h.describe(True)["task_label"])
+    report(step="plan", tasks=tasks, seconds=time.perf_counter() - start)
+    for placement in reversed(PLACEMENTS):
+        start = time.perf_counter()
+        sim = tg._tegula.simulate([a._h for a in arrays], nodes, node_memory=node_memory, memory=budget, placement=placement)
+        seconds = time.perf_counter() - start
+        report(step=placement, seconds=seconds, fragments=sim["fragments"], figures=[float(v) for v in figures(sim)])
+    report(step="done", rss=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss << 10)
+
+
+def resident(pid):
+    """The bytes process `pid` holds in memory now (0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return next(int(line.split()[1]) << 10 for line in status if line.startswith("VmRSS:"))
+    except (OSError, StopIteration):
+        return 0
+
+
+def run_row(name, nodes, args):
+    """`weak_row` in a child process, stopped past --timeout seconds or --rss-limit GiB: its
+    steps, its peak resident bytes, and why it was stopped (None when it finished)."""
+    command = [sys.executable, os.path.abspath(__file__), "--weak", "--row", name, str(nodes), "--per-node",
+               str(args.per_node), "--block", str(args.block), "--node-memory", str(args.node_memory)]
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        child = subprocess.Popen(command, stdout=out, stderr=err)
+        start, peak, stopped = time.perf_counter(), 0, None
+        while child.poll() is None:
+            peak = max(peak, resident(child.pid))
+            if time.perf_counter() - start > args.timeout:
+                stopped = f"stopped after {args.timeout:.0f} s"
+            elif peak > args.rss_limit * (1 << 30):
+                stopped = f"stopped holding {peak / (1 << 30):.1f} GiB"
+            if stopped:
+                child.kill()
+                child.wait()
+                break
+            time.sleep(0.2)
+        out.seek(0)
+        err.seek(0)
+        steps = {s["step"]: s for s in map(json.loads, filter(str.strip, out))}
+        if child.returncode and not stopped:
+            stopped = "failed: " + (err.read().strip().splitlines() or ["?"])[-1]
+    peak = max(peak, steps.get("done", {}).get("rss", 0))
+    return steps, peak, stopped
+
+
+WEAK_HEADER = ("| workload | N | operands | per node (GB) | tasks | moved, tegula (GiB) | block-cyclic (GiB) | 2D reference (GiB) "
+               "| 2.5D (GiB, layers) | tegula / 2D | tegula / 2.5D | tegula / block-cyclic | in+out max / mean (max), tegula "
+               "| in+out max / mean (max), block-cyclic | peak max / node memory, tegula | peak mean / node memory, tegula "
+               "| plan s | block-cyclic s | tegula s | planner RSS (MiB) |")
+
+
+def human(nbytes):
+    return f"{nbytes / (1 << 30):.1f} GiB" if nbytes >= 1 << 30 else f"{nbytes / MIB:.1f} MiB"
+
+
+def weak_cells(case, nodes, steps, peak, args):
+    """The cells of a weak row after its operands' description, as far as its steps went."""
+    node_memory = args.node_memory * (1 << 30)
+    ours, theirs = (steps.get(p, {}).get("figures") for p in PLACEMENTS)
+    reference = case.reference(args.block, nodes, node_memory) if case.reference else None
+    gib = lambda v: f"{v / (1 << 30):.1f}" if v is not None else "—"  # noqa: E731
+    two_d, (replicated, layers) = (reference[1], reference[2] or (None, None)) if reference else (None, (None, None))
+    pick = lambda fig, i: fig[i] if fig else None  # noqa: E731
+    balance = lambda fig: f"{fig[1] / fig[2]:.2f} ({human(fig[1])})" if fig and fig[2] else "—"  # noqa: E731
+    share = lambda fig, i: f"{fig[i] / node_memory:.2f}" if fig else "—"  # noqa: E731
+    compare = lambda a, b: ratio(a, b) if a is not None and b is not None else "—"  # noqa: E731
+    seconds = lambda step: f"{steps[step]['seconds']:.2f}" if step in steps else "—"  # noqa: E731
+    return [
+        str(steps["plan"]["tasks"]) if "plan" in steps else "—",
+        gib(pick(ours, 0)), gib(pick(theirs, 0)),
+        f"{gib(two_d)} ({reference[0]})" if two_d is not None else "—",
+        f"{gib(replicated)} ({layers})" if replicated is not None else "—",
+        compare(pick(ours, 0), two_d), compare(pick(ours, 0), replicated), compare(pick(ours, 0), pick(theirs, 0)),
+        balance(ours), balance(theirs), share(ours, 3), share(ours, 4),
+        seconds("plan"), seconds("block-cyclic"), seconds("tegula"), f"{peak / (1 << 20):.0f}",
+    ]
+
+
+def weak_main(args, tg):
+    """The weak-scaled table, row by row; a workload stops growing at its first stopped row."""
+    names = args.workloads or NAMES
+    print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs; Python {sys.version.split()[0]}, "
+          f"tegula {tg.__version__} at {commit()}, numpy {np.__version__}; weak-scaled: {args.per_node} GB of operands "
+          f"per node, blocks of {args.block}² float64, nodes of {args.node_memory} GiB, each row stopped after "
+          f"{args.timeout:.0f} s or {args.rss_limit} GiB; command: {' '.join([os.path.basename(sys.executable), *sys.argv])}\n")
+    print(WEAK_HEADER)
+    print("|---" * WEAK_HEADER.count("| ") + "|")
+    start = time.perf_counter()
+    for name in names:
+        for nodes in args.nodes:
+            case = weak_cases(tg, nodes, args.per_node * GB, args.block)[name]
+            steps, peak, stopped = run_row(name, nodes, args)
+            per_node = case.operand_bytes / nodes / GB
+            cells = [name, str(nodes), case.shape, f"{per_node:.2f}", *weak_cells(case, nodes, steps, peak, args)]
+            print("| " + " | ".join(cells) + " |", flush=True)
+            if stopped:
+                step = next((p for p in ("plan", *reversed(PLACEMENTS)) if p not in steps), "?")
+                print(f"\n{name} on {nodes} nodes: {stopped} (in step {step}); no larger N for it\n", flush=True)
+                break
+    print(f"\n{time.perf_counter() - start:.0f} s for the whole table")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scale", type=float, default=1.0)
-    parser.add_argument("--nodes", type=int, nargs="+", default=[3, 16, 64, 256])
-    parser.add_argument("--workloads", nargs="+", choices=WORKLOADS, help="only these (default: all)")
+    parser.add_argument("--nodes", type=int, nargs="+")
+    parser.add_argument("--workloads", nargs="+", help="only these (default: all)")
+    parser.add_argument("--weak", action="store_true", help="weak-scaled: operands grow with the node count")
+    parser.add_argument("--per-node", type=float, default=1.0, help="--weak: GB of operands per node")
+    parser.add_argument("--block", type=int, default=4000, help="--weak: the side of a matrix's blocks")
+    parser.add_argument("--node-memory", type=float, default=16, help="--weak: each node's memory, GiB")
+    parser.add_argument("--timeout", type=float, default=300, help="--weak: seconds a row may take")
+    parser.add_argument("--rss-limit", type=float, default=16, help="--weak: GiB a row's planner may hold")
+    parser.add_argument("--row", nargs=2, metavar=("WORKLOAD", "N"), help=argparse.SUPPRESS)
     args = parser.parse_args()
-    p = sizes(args.scale)
     import tegula as tg
 
+    if args.row:
+        return weak_row(tg, args.row[0], int(args.row[1]), args)
+    known = NAMES if args.weak else WORKLOADS
+    if unknown := set(args.workloads or ()) - set(known):
+        parser.error(f"unknown workloads {sorted(unknown)}; one of {list(known)}")
+    if args.weak:
+        args.nodes = args.nodes or [4, 16, 64, 256, 1024]
+        return weak_main(args, tg)
+    args.nodes = args.nodes or [3, 16, 64, 256]
+    p = sizes(args.scale)
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs; Python {sys.version.split()[0]}, "
           f"tegula {tg.__version__} at {commit()}, numpy {np.__version__}; nodes of {NODE_MEMORY // (1 << 30)} GiB; "
           f"sizes {p}; command: {' '.join([os.path.basename(sys.executable), *sys.argv])}\n")
