@@ -397,24 +397,37 @@ impl Cluster {
     }
 
     /// The node minimising the sum of the largest held, received and sent bytes once `cut`
-    /// runs there; then the fewest bytes moved; then the least held.
+    /// runs there; then the fewest bytes moved; then the least held. Every node that holds
+    /// none of `cut`'s inputs would receive all of them from the same senders, so those are
+    /// told apart by their own loads alone: only the holders are costed input by input, which
+    /// keeps a choice among a thousand nodes linear in the nodes plus the inputs.
     fn best_node(&self, graph: &TaskGraph, cut: &FragmentCut) -> usize {
         let made: usize = cut.outputs.iter().map(|&t| graph.tasks[t].nbytes()).sum();
         let max = |v: &[usize]| v.iter().copied().max().unwrap_or(0);
         let (max_held, max_in, max_out) = (max(&self.held), max(&self.bytes_in), max(&self.bytes_out));
-        let cost = |node: usize| {
-            let missing = self.missing(graph, cut, node);
-            let moved: usize = missing.iter().map(|m| m.1).sum();
+        let sent_after = |missing: &[(TaskId, usize, usize)]| {
             let mut out: HashMap<usize, usize> = HashMap::new();
-            for &(_, bytes, from) in &missing {
+            for &(_, bytes, from) in missing {
                 *out.entry(from).or_default() += bytes;
             }
+            out.iter().map(|(&from, &bytes)| self.bytes_out[from] + bytes).fold(max_out, usize::max)
+        };
+        let cost = |node: usize, moved: usize, sent: usize| {
             let held = max_held.max(self.held[node] + made + moved);
             let received = max_in.max(self.bytes_in[node] + moved);
-            let sent = out.iter().map(|(&from, &bytes)| self.bytes_out[from] + bytes).fold(max_out, usize::max);
             (held + received + sent + moved, moved, self.held[node], node)
         };
-        (0..self.held.len()).min_by_key(|&n| cost(n)).unwrap_or(0)
+        let mut holders: Vec<usize> = cut.inputs.iter().filter_map(|i| self.copies.get(i)).flatten().copied().collect();
+        holders.sort_unstable();
+        holders.dedup();
+        let all = self.missing(graph, cut, usize::MAX); // as a node holding none of them
+        let (moved_all, sent_all) = (all.iter().map(|m| m.1).sum(), sent_after(&all));
+        let others = (0..self.held.len()).filter(|n| holders.binary_search(n).is_err()).map(|n| cost(n, moved_all, sent_all));
+        let held_some = holders.iter().map(|&n| {
+            let missing = self.missing(graph, cut, n);
+            cost(n, missing.iter().map(|m| m.1).sum(), sent_after(&missing))
+        });
+        others.chain(held_some).min().map_or(0, |c| c.3)
     }
 
     /// The node to run a subtree's fragments (`members`) on together, or None when placing

@@ -123,11 +123,21 @@ impl Layout {
         }
     }
 
+    /// The nodes where the blocks unit `u` reads or makes lie or are read, in order. Only a
+    /// move there can copy fewer bytes: on any other node each of those blocks would have one
+    /// more reader away from its home, or its home away from all its readers.
+    fn near(&self, u: usize) -> Vec<usize> {
+        let mut nodes: Vec<usize> = self.touched(u).flat_map(|b| self.readers[b].iter().map(|r| r.0).chain([self.home[b]])).collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        nodes
+    }
+
     /// Puts each unit on another node where that copies fewer bytes and work allows.
     fn moves(&mut self, effort: &mut usize) -> bool {
         let mut improved = false;
         for u in 0..self.units.len() {
-            for to in 0..self.work.len() {
+            for to in self.near(u) {
                 let from = self.unit_node[u];
                 if to == from || self.work[to] + self.units[u].work > self.most_work {
                     continue;
