@@ -223,7 +223,8 @@ def test_explain_shows_the_kernels_the_gpu_runs_on_the_cpu():
                                     (lambda: tg.sort(x, axis=1), True),
                                     (lambda: tg.exp(x).sum(axis=1), True),
                                     (lambda: x.astype("int64").sum(), True),
-                                    (lambda: x.var(axis=0), True)):
+                                    (lambda: x.std(axis=0), not _tegula.gpu_info()["float64"]),
+                                    (lambda: tg.nanvar(x, axis=0), True)):
         y = expression()
         shown = copied_tasks(y.explain())
         before = _tegula.gpu_info()["on_cpu"]
@@ -257,7 +258,11 @@ REDUCTIONS = {
     "max": (lambda d: True, lambda xp, x, axis: xp.max(x, axis=axis)),
     "any": (lambda d: True, lambda xp, x, axis: xp.any(x, axis=axis)),
     "all": (lambda d: True, lambda xp, x, axis: xp.all(x, axis=axis)),
+    "var": (lambda d: d.kind == "f", lambda xp, x, axis: xp.var(x, axis=axis)),
+    "std": (lambda d: d.kind == "f", lambda xp, x, axis: xp.std(x, axis=axis, ddof=1)),
 }
+# The magnitude a reduction's rounding is relative to: its terms'.
+SCALES = {"sum": np.abs, "mean": np.abs, "var": np.square, "std": np.abs}
 
 
 @settings(max_examples=60, deadline=None)
@@ -277,12 +282,15 @@ def test_reductions_on_the_gpu_equal_numpy(data, name):
     if expected.dtype.kind == "f":
         # Sums in another order than NumPy's: to rounding, relative to the largest magnitude.
         single = expected.dtype == np.float32
-        scale = float(np.abs(reduce(np, np.abs(a), axis)).max(initial=1.0)) if name in ("sum", "mean") else 0.0
+        terms = SCALES.get(name)
+        scale = float(np.abs(reduce(np, terms(a), axis)).max(initial=1.0)) if name in ("sum", "mean") else 0.0
+        if name in ("var", "std"):
+            scale = float(terms(a).max(initial=1.0))
         assert_same(got, expected, rtol=1e-5 if single else 1e-12, atol=(1e-5 if single else 1e-12) * scale)
     else:
         assert_same(got, expected, exact=True)
     # Integer sums accumulate in int64, which shaders lack; the mean divides in float64.
-    in_lanes = _tegula.gpu_info()["float64"] or (dtype != np.float64 and name != "mean")
+    in_lanes = _tegula.gpu_info()["float64"] or (dtype != np.float64 and name not in ("mean", "var", "std"))
     if in_lanes and (dtype.kind == "f" or name not in ("sum", "mean", "prod")):
         assert _tegula.gpu_info()["on_cpu"] == before, "the reduction ran on the GPU"
 

@@ -13,6 +13,8 @@ pub struct Context {
     pub f64: bool,
     /// The largest buffer a shader may bind, in bytes.
     pub max_binding: u64,
+    /// The most buffers one shader may bind.
+    pub max_buffers: usize,
 }
 
 /// The first adapter of wgpu's native backends, best kind first, opened; a `ValueError` naming
@@ -40,7 +42,8 @@ pub fn open() -> Result<Context> {
     let (device, queue) = pollster::block_on(adapter.request_device(&descriptor))
         .map_err(|e| value_err!("the GPU adapter {:?} ({:?}) could not be opened: {e}", info.name, info.backend))?;
     let max_binding = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
-    Ok(Context { device, queue, info, f64, max_binding })
+    let max_buffers = limits.max_storage_buffers_per_shader_stage as usize;
+    Ok(Context { device, queue, info, f64, max_binding, max_buffers })
 }
 
 /// Adapters in the order tegula prefers them: a GPU of its own, then one sharing the host's

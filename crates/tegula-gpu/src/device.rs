@@ -9,7 +9,7 @@ use crate::elementwise::{element, shader, Element};
 use crate::memory::buffer_of;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tegula_core::program::{FusedBlock, Instr, Program};
-use tegula_core::{internal_err, DType, KernelOp, Result, SourceOp, TaskOp};
+use tegula_core::{internal_err, DType, Finish, KernelOp, PartialReduce, Result, SourceOp, TaskOp};
 use tegula_exec::Device;
 use tegula_kernels::{Chunk, DeviceBlock};
 
@@ -115,7 +115,9 @@ impl Gpu {
                 program.push(Instr::Input(0), first()?.dtype());
                 self.reduce(*op, axes, &program, inputs, first()?.shape())
             }
+            KernelOp::ReduceCombine { op: PartialReduce::Moments } => self.merge_moments(inputs),
             KernelOp::ReduceCombine { op } => self.combine(*op, inputs),
+            KernelOp::ReduceFinish { finish: finish @ Finish::Variance { .. }, squeeze, dtype } => self.variance(*finish, squeeze, *dtype, first()?),
             KernelOp::ReduceFinish { finish, squeeze, dtype } => self.finish(*finish, squeeze, *dtype, first()?),
             KernelOp::Transpose { perm } => self.transpose(first()?, perm),
             KernelOp::Select { axes } => self.select(first()?, axes),
@@ -159,7 +161,13 @@ impl Gpu {
             return Ok(None);
         }
         let described: Vec<(DType, Vec<usize>)> = blocks.iter().map(|(d, _)| (d.dtype(), d.shape().to_vec())).collect();
-        Ok(element(program, &described, shape, self.context.f64))
+        Ok(element(program, &described, shape, self.context.f64).filter(|e| self.binds(e)))
+    }
+
+    /// Whether a shader of `element` binds no more buffers than the GPU allows (its result,
+    /// its table, its inputs and its float64 constants).
+    pub(crate) fn binds(&self, element: &Element) -> bool {
+        2 + element.inputs.len() + usize::from(!element.doubles.is_empty()) <= self.context.max_buffers
     }
 
     /// Runs `source`, a shader calling `element`, over `n` invocations: `out` bound first

@@ -16,6 +16,7 @@ mod lanes;
 mod layout;
 mod matmul;
 mod memory;
+mod moments;
 mod peaks;
 mod reduce;
 mod supports;

@@ -6,7 +6,7 @@
 //! the CPU's do; sums may round differently from the CPU's, whose segments differ.
 
 use crate::device::Gpu;
-use crate::elementwise::{binary, cast, stored};
+use crate::elementwise::{binary, cast, stored, Element};
 use crate::lanes::Lane;
 use std::fmt::Write;
 use tegula_core::program::{Instr, Program};
@@ -50,29 +50,40 @@ pub(crate) fn folding(op: PartialReduce, dtype: DType, f64: bool) -> Option<Fold
     Some(Folding { step, acc, lane, value: cast("v", dtype, acc, f64)?, folded: binary(step, lane, "acc", "w")? })
 }
 
-impl Gpu {
-    /// The partial `op` over `axes` of `program`'s values over a block of `shape`, or `None`
-    /// where the GPU has no shader for it.
-    pub(crate) fn reduce(&self, op: PartialReduce, axes: &[usize], program: &Program, inputs: &[Chunk], shape: &[usize]) -> Result<Option<Chunk>> {
-        let dtype = program.dtype().unwrap_or(DType::Bool);
-        let Some(Folding { step, acc, lane: acc_lane, value, folded }) = folding(op, dtype, self.has_float64()) else { return Ok(None) };
+/// The first pass of a reduction over `axes` of a block of `shape`: each output's reduced
+/// elements cut into segments, one invocation per segment of each output.
+pub(crate) struct Segments {
+    pub outputs: usize,
+    pub segments: usize,
+    per_segment: usize,
+    reduced: usize,
+}
+
+impl Segments {
+    /// The segments of a reduction over `axes` of a block of `shape`; `None` for no axes, an
+    /// axis past the block's, or nothing to reduce.
+    pub(crate) fn of(axes: &[usize], shape: &[usize]) -> Option<Segments> {
         let reduced: usize = axes.iter().map(|&a| shape[a]).product();
         if axes.is_empty() || reduced == 0 || axes.iter().any(|&a| a >= shape.len()) {
-            return Ok(None);
+            return None;
         }
-        let Some(element) = self.element(program, inputs, shape)? else { return Ok(None) };
         let outputs = shape.iter().product::<usize>() / reduced;
         let segments = (BUSY / outputs.max(1)).clamp(1, reduced.div_ceil(SEGMENT_LEAST).max(1));
-        let per_segment = reduced.div_ceil(segments);
-        // The table: the program's, then the output count, segments and their length, then
-        // each kept axis's length and stride in the block, then each reduced axis's.
-        let mut table = element.table.clone();
+        Some(Segments { outputs, segments, per_segment: reduced.div_ceil(segments), reduced })
+    }
+
+    /// The shader of the first pass: `element`'s program, and an entry point that finds its
+    /// invocation's output `o` and segment `s`, where the output's reduced elements start in the
+    /// block (`base`) and the segment's range of them (`first..last`), then runs `body`, which
+    /// reads reduced element `j` as `element(base + offset(j))` and writes `out` (of `out_type`).
+    /// Appends what it reads to `table`, which starts as `element`'s.
+    pub(crate) fn shader(&self, element: &Element, table: &mut Vec<u32>, out_type: &str, axes: &[usize], shape: &[usize], body: &str) -> String {
         let at = table.len();
-        table.extend([outputs as u32, segments as u32, per_segment as u32, reduced as u32]);
+        table.extend([self.outputs as u32, self.segments as u32, self.per_segment as u32, self.reduced as u32]);
         let strides = row_major_strides(shape);
         let kept: Vec<usize> = (0..shape.len()).filter(|a| !axes.contains(a)).collect();
         let mut source = String::new();
-        let _ = writeln!(source, "@group(0) @binding(0) var<storage, read_write> out: array<{}>;", acc_lane.stored());
+        let _ = writeln!(source, "@group(0) @binding(0) var<storage, read_write> out: array<{out_type}>;");
         let _ = writeln!(source, "@group(0) @binding(1) var<storage, read> table: array<u32>;");
         source.push_str(&element.source);
         let _ = writeln!(source, "{} {{\n    {}", crate::dispatch::ENTRY, crate::dispatch::ELEMENT_INDEX);
@@ -80,20 +91,41 @@ impl Gpu {
         let _ = writeln!(source, "    let o = i / table[{}u]; let s = i % table[{}u];", at + 1, at + 1);
         // The block element where output `o`'s reduced elements start.
         let _ = writeln!(source, "    var rest = o; var base = 0u;");
-        offset_lines(&mut source, &mut table, "base", &kept, shape, &strides);
+        offset_lines(&mut source, table, "base", &kept, shape, &strides);
         let _ = writeln!(source, "    let first = s * table[{}u];", at + 2);
         let _ = writeln!(source, "    let last = min(first + table[{}u], table[{}u]);", at + 2, at + 3);
-        let _ = writeln!(source, "    var acc: {};\n    {{\n        let v = element(base + offset(first));\n        acc = {value};\n    }}", acc_lane.wgsl());
-        let _ = writeln!(source, "    for (var j = first + 1u; j < last; j++) {{");
-        let _ = writeln!(source, "        let v = element(base + offset(j));\n        let w = {value};\n        acc = {folded};\n    }}");
-        let _ = writeln!(source, "    out[i] = {};\n}}", stored(acc_lane, "acc"));
+        source.push_str(body);
+        let _ = writeln!(source, "}}");
         // Where the `j`th reduced element lies, past `base`.
         let _ = writeln!(source, "fn offset(j: u32) -> u32 {{\n    var rest = j; var at = 0u;");
-        offset_lines(&mut source, &mut table, "at", axes, shape, &strides);
+        offset_lines(&mut source, table, "at", axes, shape, &strides);
         let _ = writeln!(source, "    return at;\n}}");
+        source
+    }
+}
+
+impl Gpu {
+    /// The partial `op` over `axes` of `program`'s values over a block of `shape`, or `None`
+    /// where the GPU has no shader for it.
+    pub(crate) fn reduce(&self, op: PartialReduce, axes: &[usize], program: &Program, inputs: &[Chunk], shape: &[usize]) -> Result<Option<Chunk>> {
+        if op == PartialReduce::Moments {
+            return self.moments(axes, program, inputs, shape);
+        }
+        let dtype = program.dtype().unwrap_or(DType::Bool);
+        let Some(Folding { step, acc, lane: acc_lane, value, folded }) = folding(op, dtype, self.has_float64()) else { return Ok(None) };
+        let Some(cut) = Segments::of(axes, shape) else { return Ok(None) };
+        let Some(element) = self.element(program, inputs, shape)? else { return Ok(None) };
+        let mut body = String::new();
+        let _ = writeln!(body, "    var acc: {};\n    {{\n        let v = element(base + offset(first));\n        acc = {value};\n    }}", acc_lane.wgsl());
+        let _ = writeln!(body, "    for (var j = first + 1u; j < last; j++) {{");
+        let _ = writeln!(body, "        let v = element(base + offset(j));\n        let w = {value};\n        acc = {folded};\n    }}");
+        let _ = writeln!(body, "    out[i] = {};", stored(acc_lane, "acc"));
+        let mut table = element.table.clone();
+        let source = cut.shader(&element, &mut table, acc_lane.stored(), axes, shape, &body);
+        let (outputs, segments) = (cut.outputs, cut.segments);
         let partials = self.context.new_buffer(outputs * segments * acc_lane.size())?;
         self.launch(&source, &element, inputs, &partials, &table, outputs * segments)?;
-        let out_shape: Vec<usize> = (0..shape.len()).map(|a| if axes.contains(&a) { 1 } else { shape[a] }).collect();
+        let out_shape = kept_shape(axes, shape);
         if segments == 1 {
             return Ok(Some(self.context.block(acc, &out_shape, partials, Some(acc_lane))));
         }
@@ -202,6 +234,11 @@ fn offset_lines(source: &mut String, table: &mut Vec<u32>, target: &str, axes: &
         table.extend([shape[a] as u32, strides[a] as u32]);
         let _ = writeln!(source, "    {target} += (rest % table[{k}u]) * table[{}u]; rest = rest / table[{k}u];", k + 1);
     }
+}
+
+/// `shape` with the reduced `axes` of length one.
+pub(crate) fn kept_shape(axes: &[usize], shape: &[usize]) -> Vec<usize> {
+    (0..shape.len()).map(|a| if axes.contains(&a) { 1 } else { shape[a] }).collect()
 }
 
 /// Each axis's stride, in elements, in a row-major block of `shape`.

@@ -194,6 +194,37 @@ fn reductions_equal_the_cpus() {
 }
 
 #[test]
+fn variances_equal_the_cpus_to_rounding() {
+    use tegula_core::{Finish, PartialReduce};
+    let Some(gpu) = gpu() else { return };
+    if !gpu.has_float64() {
+        eprintln!("no float64 on this GPU: moments run on the CPU, test not run");
+        return;
+    }
+    // Values far from zero, where a one-pass variance would lose digits; blocks long enough
+    // along the reduced axes to be cut into several segments.
+    let blocks: Vec<Chunk> = (0..3).map(|k| f32s(&[700, 2, 5], |i| 1e4 + ((i * 7919 + k * 13) % 1000) as f32 / 64.0)).collect();
+    let partial = KernelOp::ReducePartial { op: PartialReduce::Moments, axes: Arc::from([0usize, 2]) };
+    let combine = KernelOp::ReduceCombine { op: PartialReduce::Moments };
+    let finish = KernelOp::ReduceFinish { finish: Finish::Variance { ddof: 1.0, sqrt: true }, squeeze: vec![0, 2], dtype: DType::Float32 };
+    for op in [&partial, &combine, &finish] {
+        let dtypes = if matches!(op, KernelOp::ReducePartial { .. }) { vec![DType::Float32] } else { vec![DType::Float64; 3] };
+        assert!(gpu.computes(&tegula_core::TaskOp::Kernel((*op).clone()), &dtypes[..if matches!(op, KernelOp::ReduceFinish { .. }) { 1 } else { dtypes.len() }]), "{op:?}");
+    }
+    let before = gpu.counts();
+    let on: Vec<Chunk> = blocks.iter().map(|c| gpu.run(&partial, &[gpu.to_device(c).unwrap()]).unwrap()).collect();
+    let host: Vec<Chunk> = blocks.iter().map(|c| tegula_kernels::run(&partial, std::slice::from_ref(c)).unwrap()).collect();
+    close(&gpu.to_host(&on[0]).unwrap(), &host[0], 1e-12);
+    let (combined, host_combined) = (gpu.run(&combine, &on).unwrap(), tegula_kernels::run(&combine, &host).unwrap());
+    close(&gpu.to_host(&combined).unwrap(), &host_combined, 1e-12);
+    let got = gpu.to_host(&gpu.run(&finish, &[combined]).unwrap()).unwrap();
+    let want = tegula_kernels::run(&finish, &[host_combined]).unwrap();
+    assert_eq!((got.dtype(), got.shape()), (want.dtype(), want.shape()));
+    close(&got, &want, 1e-6);
+    assert_eq!(gpu.counts().on_cpu, before.on_cpu);
+}
+
+#[test]
 fn a_fused_reduction_equals_the_cpus() {
     use tegula_core::PartialReduce;
     let Some(gpu) = gpu() else { return };
