@@ -143,6 +143,20 @@ def test_a_budget_all_kept_is_refused_with_a_memory_error():
     del kept
 
 
+def test_arrays_kept_past_half_a_smaller_budget_send_the_next_persist_to_disk(tmp_path):
+    gc.collect()
+    a = np.random.default_rng(4).standard_normal((400, 300))
+    with tg.config.set(memory=40_000_000):
+        first = tg.ones((1000, 1000), chunks=250).persist()
+    # Half of this budget is less than the arrays kept: the next array goes to disk whole.
+    with tg.config.set(memory=_tegula.kept_bytes() + 6_000_000, spill_dir=str(tmp_path)):
+        before = _tegula.kept_bytes()
+        second = tg.persist(tg.asarray(a, chunks=(100, 150)) - 1)[0]
+        assert _tegula.kept_bytes() == before and len(kept_dirs(tmp_path)) == 1
+        np.testing.assert_array_equal(second.compute(), a - 1)
+    del first, second
+
+
 def test_persist_returns_other_arguments_unchanged_and_keeps_attributes(tmp_path):
     tg.to_zarr(tg.arange(10, chunks=5), f"{tmp_path}/a.zarr", attrs={"units": "m"})
     x = tg.from_zarr(f"{tmp_path}/a.zarr")

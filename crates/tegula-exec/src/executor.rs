@@ -15,6 +15,13 @@ pub trait Executor: Send + Sync + std::fmt::Debug {
     /// output) and what it measured. Results must equal the threaded executor's, bit for bit.
     fn execute(&self, graph: &TaskGraph, spec: &Spec, observer: Option<&dyn Observer>) -> Result<(Vec<Vec<Chunk>>, Report)>;
 
+    /// `execute`, leaving each output block where the task that made it ran (a device's
+    /// block in its memory), for arrays kept for later computations (`persist`). An executor
+    /// that can only return blocks in the host's memory returns them there.
+    fn execute_in_place(&self, graph: &TaskGraph, spec: &Spec, observer: Option<&dyn Observer>) -> Result<(Vec<Vec<Chunk>>, Report)> {
+        self.execute(graph, spec, observer)
+    }
+
     /// `execute`, handing every output block to `sink` instead of returning it. An executor
     /// that can hands each over as soon as no task reads it, so that its memory serves the
     /// blocks still to come; this one hands them over at the end.

@@ -1,18 +1,22 @@
 //! An array in memory as the blocks a computation made (a persisted array's), kept as they are:
-//! a load is a view of the block holding its region, so keeping them copies nothing. The
-//! data of an array resource is a `Chunk` (an array the caller gave) or `HeldBlocks`.
+//! a load is a view of the block holding its region, so keeping them copies nothing; blocks a
+//! device made stay in its memory, a load of a whole one handing it over as it is (a part of
+//! one, or a region across several, is copied to the host). The data of an array resource is
+//! a `Chunk` (an array the caller gave) or `HeldBlocks`.
 
 use crate::assemble::assemble_output;
 use std::any::Any;
 use std::borrow::Cow;
 use tegula_core::grid::{for_each_block, offsets, ravel};
-use tegula_core::{internal_err, Chunks, DType, Piece, Result, Scalar};
+use tegula_core::{internal_err, Chunks, DType, DeviceId, Piece, Result, Scalar};
 use tegula_kernels::{with_chunk, Chunk, Wrap};
 
 /// An array in memory as the blocks of its chunk grid, each owning exactly its elements.
 pub struct HeldBlocks {
     chunks: Chunks,
     dtype: DType,
+    /// The device holding the blocks that are not on the host.
+    device: DeviceId,
     /// The first element of every block, per axis.
     starts: Vec<Vec<usize>>,
     /// In the grid's row-major order, each owning exactly its elements.
@@ -20,19 +24,23 @@ pub struct HeldBlocks {
 }
 
 impl HeldBlocks {
-    /// Keeps `blocks` (of `chunks`, in row-major block order); a block that is a view of
-    /// more memory than its own elements is copied, so the blocks hold no more than their bytes.
-    pub fn new(chunks: Chunks, dtype: DType, blocks: Vec<Chunk>) -> Result<HeldBlocks> {
+    /// Keeps `blocks` (of `chunks`, in row-major block order; those not on the host on
+    /// `device`); a host block that is a view of more memory than its own elements is copied,
+    /// so the blocks hold no more than their bytes.
+    pub fn new(chunks: Chunks, dtype: DType, device: DeviceId, blocks: Vec<Chunk>) -> Result<HeldBlocks> {
         if blocks.len() != chunks.nblocks() {
             return Err(internal_err!("{} blocks held for a grid of {}", blocks.len(), chunks.nblocks()));
         }
         let owning = |b: Chunk| {
+            if b.is_on_device() {
+                return if b.dtype() == dtype { Ok(b) } else { Err(internal_err!("a {} block held as {dtype}", b.dtype())) };
+            }
             let b = if b.dtype() == dtype { b } else { b.cast(dtype) };
-            with_chunk!(b, b => Wrap::wrap(b.into_owned().into()))
+            Ok(with_chunk!(b, b => Wrap::wrap(b.into_owned().into())))
         };
-        let blocks = blocks.into_iter().map(owning).collect();
+        let blocks = blocks.into_iter().map(owning).collect::<Result<_>>()?;
         let starts = chunks.sizes().iter().map(|s| offsets(s)).collect();
-        Ok(HeldBlocks { chunks, dtype, starts, blocks })
+        Ok(HeldBlocks { chunks, dtype, device, starts, blocks })
     }
 
     /// The bytes of all its blocks' elements.
@@ -51,19 +59,31 @@ impl HeldBlocks {
         if let Some(idx) = within {
             let block = &self.blocks[ravel(&idx, &self.chunks.numblocks())];
             let relative: Vec<(usize, usize)> = region.iter().zip(&idx).enumerate().map(|(a, (&(lo, hi), &b))| (lo - self.starts[a][b], hi - self.starts[a][b])).collect();
-            return tegula_kernels::layout::load(block, &relative);
+            if block.is_on_device() && relative.iter().zip(block.shape()).all(|(&r, &n)| r == (0, n)) {
+                return Ok(block.clone());
+            }
+            return tegula_kernels::layout::load(&self.on_host(block)?, &relative);
         }
         let out_shape: Vec<usize> = region.iter().map(|(lo, hi)| hi - lo).collect();
         if out_shape.contains(&0) {
             return Ok(Chunk::full(self.dtype, &out_shape, Scalar::Bool(false)));
         }
         let (inputs, pieces) = self.pieces(region);
+        let inputs = inputs.iter().map(|b| self.on_host(b)).collect::<Result<Vec<_>>>()?;
         tegula_kernels::assemble::assemble(&inputs, &out_shape, &pieces)
     }
 
-    /// The whole array as one chunk (to send it to another process).
+    /// The whole array as one chunk in the host's memory (to send it to another process).
     pub fn whole(&self) -> Result<Chunk> {
-        assemble_output(&self.chunks, self.dtype, self.blocks.clone())
+        assemble_output(&self.chunks, self.dtype, self.blocks.iter().map(|b| self.on_host(b)).collect::<Result<_>>()?)
+    }
+
+    /// `block`, one of its blocks, in the host's memory.
+    fn on_host(&self, block: &Chunk) -> Result<Chunk> {
+        if block.is_on_device() {
+            return crate::device::to_host(self.device, block.clone());
+        }
+        Ok(block.clone())
     }
 
     /// The block along `axis` holding all of `lo..hi`, if one does.
@@ -136,7 +156,7 @@ mod tests {
                 blocks.push(f64::wrap(whole.slice(ndarray::s![r0..r1, c0..c1]).to_owned().into_dyn().into()));
             }
         }
-        (whole.clone(), HeldBlocks::new(chunks, DType::Float64, blocks).unwrap())
+        (whole.clone(), HeldBlocks::new(chunks, DType::Float64, DeviceId::CPU, blocks).unwrap())
     }
 
     fn values(chunk: &Chunk) -> Vec<f64> {

@@ -15,7 +15,7 @@ use tegula_core::kept::{kept_bytes, KeptBytes};
 use tegula_core::{Chunks, Result, TegulaError};
 use tegula_exec::{HeldBlocks, Observer, Report};
 use tegula_plan::construct::layout::{self, IndexItem};
-use tegula_plan::construct::{creation, join, store};
+use tegula_plan::construct::{creation, device, join, store};
 use tegula_plan::describe::{describe_in, Detail, PlanDescription};
 use tegula_plan::{next_id, NodeRef, Resource, ResourceKind};
 use tegula_store::{ChunkSink, ChunkSource, Codec, ZarrOptions, ZarrSink, ZarrSource};
@@ -58,14 +58,15 @@ pub fn persist_observed(
     if let (Some(observer), Some(plan)) = (observer, &description) {
         observer.planned(plan);
     }
-    let (blocks, report) = options.executor.execute(&graph, &spec, observer)?;
+    let (blocks, report) = options.executor.execute_in_place(&graph, &spec, observer)?;
     let mut results = graph.outputs.iter().zip(blocks);
     let mut kept = Vec::with_capacity(parts.len());
-    for part in parts {
+    for (part, array) in parts.into_iter().zip(arrays) {
+        let array_device = array.node.device;
         let memory = match &part.memory {
             Some(node) => {
                 let (output, blocks) = results.next().ok_or_else(|| tegula_core::internal_err!("persist: a result is missing"))?;
-                Some(kept_in_memory(HeldBlocks::new(output.chunks.clone(), output.dtype, blocks)?, node, part.charge))
+                Some(kept_in_memory(HeldBlocks::new(output.chunks.clone(), output.dtype, node.device, blocks)?, node, part.charge))
             }
             None => None,
         };
@@ -76,6 +77,9 @@ pub fn persist_observed(
             }
             None => None,
         };
+        // Read back on the array's device: its blocks kept there are handed over as they are.
+        let on_device = |kept: NodeRef| device::to_device(&kept, array_device);
+        let (memory, disk) = (memory.map(on_device), disk.map(on_device));
         kept.push(Array::from_node(match (memory, disk) {
             (Some(m), Some(d)) => join::concatenate(&[m, d], Some(0))?,
             (Some(only), None) | (None, Some(only)) => only,
@@ -133,6 +137,10 @@ struct Split {
 fn reserve_rows(array: &Array, cap: usize) -> (Split, KeptBytes) {
     loop {
         let split = split_in_memory(array, cap.saturating_sub(kept_bytes()));
+        if split.bytes == 0 {
+            // Nothing kept in memory (the other persisted arrays may hold more than `cap`).
+            return (split, KeptBytes::charge(0));
+        }
         // Another thread may have kept bytes since: then try again with what is left.
         if let Some(charge) = KeptBytes::within(split.bytes, cap) {
             return (split, charge);

@@ -131,6 +131,13 @@ impl Executor for Threaded {
         Ok((outputs, report))
     }
 
+    fn execute_in_place(&self, graph: &TaskGraph, spec: &Spec, observer: Option<&dyn Observer>) -> Result<(Vec<Vec<Chunk>>, Report)> {
+        let inputs = Inputs::new(graph, &[])?;
+        let (results, report) = run(graph, &inputs, self.threads, spec, observer, None)?;
+        let outputs = graph.outputs.iter().map(|o| o.blocks.iter().map(|&t| take_result(&results, t)).collect::<Result<Vec<_>>>()).collect::<Result<Vec<_>>>()?;
+        Ok((outputs, report))
+    }
+
     fn execute_into(&self, graph: &TaskGraph, spec: &Spec, observer: Option<&dyn Observer>, sink: &dyn OutputSink) -> Result<Report> {
         let inputs = Inputs::new(graph, &[])?;
         let (results, report) = run(graph, &inputs, self.threads, spec, observer, Some(sink))?;
