@@ -211,10 +211,12 @@ def test_kernels_without_a_shader_run_on_the_cpu_with_numpys_results():
 def test_persisted_blocks_stay_on_the_gpu(tmp_path):
     a = np.random.default_rng(5).standard_normal((400, 300)).astype(np.float32)
     x = tg.asarray(a, chunks=(100, 150)).to_device("gpu")
-    kept = (x * 2).persist()
+    # The threaded executor keeps device blocks where they are (the process pool returns
+    # blocks to the host, as before).
+    kept = (x * 2).persist(scheduler="threads")
     assert kept.device == "gpu"
     before = _tegula.gpu_info()
-    got = (kept + 1).compute()
+    got = (kept + 1).compute(scheduler="threads")
     after = _tegula.gpu_info()
     assert after["uploads"] == before["uploads"] and after["on_cpu"] == before["on_cpu"]
     assert after["downloaded_bytes"] - before["downloaded_bytes"] == a.nbytes
@@ -225,7 +227,7 @@ def test_persisted_blocks_stay_on_the_gpu(tmp_path):
     # Beyond half the budget, rows of blocks are kept on disk: read back to the GPU.
     b = np.random.default_rng(6).standard_normal((2000, 300)).astype(np.float32)
     with tg.config.set(memory=3_000_000 + _tegula.kept_bytes(), spill_dir=str(tmp_path)):
-        partly = tg.persist(tg.asarray(b, chunks=(100, 150)).to_device("gpu") - 1)[0]
+        partly = tg.persist(tg.asarray(b, chunks=(100, 150)).to_device("gpu") - 1, scheduler="threads")[0]
         assert partly.device == "gpu" and any(tmp_path.iterdir())
         assert_gpu_matches((partly * 3)[::5].compute(), ((b - 1) * 3)[::5])
 
