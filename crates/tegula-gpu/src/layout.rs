@@ -156,11 +156,7 @@ fn indexable(elements: usize, words: usize) -> bool {
     elements.checked_mul(words).is_some_and(|w| w <= i32::MAX as usize)
 }
 
-/// Each axis's stride, in elements, in a row-major block of `shape`.
+/// Each axis's stride, in elements, in a row-major block of `shape`, signed.
 fn row_major(shape: &[usize]) -> Vec<i64> {
-    let mut strides = vec![1i64; shape.len()];
-    for a in (0..shape.len().saturating_sub(1)).rev() {
-        strides[a] = strides[a + 1] * shape[a + 1] as i64;
-    }
-    strides
+    crate::reduce::row_major_strides(shape).into_iter().map(|s| s as i64).collect()
 }

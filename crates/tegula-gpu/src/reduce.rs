@@ -242,7 +242,7 @@ pub(crate) fn kept_shape(axes: &[usize], shape: &[usize]) -> Vec<usize> {
 }
 
 /// Each axis's stride, in elements, in a row-major block of `shape`.
-fn row_major_strides(shape: &[usize]) -> Vec<usize> {
+pub(crate) fn row_major_strides(shape: &[usize]) -> Vec<usize> {
     let mut strides = vec![1; shape.len()];
     for a in (0..shape.len().saturating_sub(1)).rev() {
         strides[a] = strides[a + 1] * shape[a + 1];

@@ -124,10 +124,9 @@ impl Default for Threaded {
 
 impl Executor for Threaded {
     fn execute(&self, graph: &TaskGraph, spec: &Spec, observer: Option<&dyn Observer>) -> Result<(Vec<Vec<Chunk>>, Report)> {
-        let inputs = Inputs::new(graph, &[])?;
-        let (results, report) = run(graph, &inputs, self.threads, spec, observer, None)?;
-        let host = |t: TaskId| take_result(&results, t).and_then(|c| to_host(graph.tasks[t].device, c));
-        let outputs = graph.outputs.iter().map(|o| o.blocks.iter().map(|&t| host(t)).collect::<Result<Vec<_>>>()).collect::<Result<Vec<_>>>()?;
+        let (outputs, report) = self.execute_in_place(graph, spec, observer)?;
+        let host = |o: &tegula_plan::Output, blocks: Vec<Chunk>| o.blocks.iter().zip(blocks).map(|(&t, c)| to_host(graph.tasks[t].device, c)).collect();
+        let outputs = graph.outputs.iter().zip(outputs).map(|(o, blocks)| host(o, blocks)).collect::<Result<Vec<_>>>()?;
         Ok((outputs, report))
     }
 
