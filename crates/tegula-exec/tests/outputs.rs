@@ -34,7 +34,7 @@ fn graph(rows: &[usize], cols: &[usize], tail: bool) -> TaskGraph {
         let shape = [*rows.last().unwrap(), *cols.last().unwrap()];
         outputs.push(Output { node: 1, dtype: DType::Float64, chunks: Chunks::from_axes(vec![vec![shape[0]], vec![shape[1]]]), blocks: vec![tasks.len() - 1] });
     }
-    TaskGraph { tasks, outputs, resources: vec![] }
+    TaskGraph { tasks, outputs, resources: vec![], grids: vec![] }
 }
 
 /// Each output joined from the blocks the executor returns.

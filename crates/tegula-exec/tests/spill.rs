@@ -40,7 +40,7 @@ fn graph(last: Option<TaskOp>) -> TaskGraph {
         tasks.push(task(op, vec![], 1));
         outputs.push(Output { node: 1, dtype: DType::Float64, chunks: one(), blocks: vec![tasks.len() - 1] });
     }
-    TaskGraph { tasks, outputs, resources: vec![] }
+    TaskGraph { tasks, outputs, resources: vec![], grids: vec![] }
 }
 
 fn spec(memory: usize, dir: &std::path::Path) -> Spec {

@@ -194,7 +194,7 @@ fn insert_steps(graph: &TaskGraph, cuts: Vec<FragmentCut>, placement: Placement,
         out.push(cut);
         nodes.push(placement.fragment_node[k]);
     }
-    (out, Placement { nodes: placement.nodes, fragment_node: nodes, given_node: placement.given_node, trees: vec![] })
+    (out, Placement { nodes: placement.nodes, fragment_node: nodes, given_node: placement.given_node, trees: vec![], tiled: vec![] })
 }
 
 /// The one fragment making all of `blocks`, if there is one.

@@ -191,7 +191,7 @@ impl Groups {
                 }
             }
         }
-        (merged, Placement { fragment_node: nodes, trees: vec![], ..placement })
+        (merged, Placement { fragment_node: nodes, trees: vec![], tiled: vec![], ..placement })
     }
 }
 

@@ -409,7 +409,7 @@ pub fn sub_graph(graph: &TaskGraph, fragment: &FragmentCut) -> Result<TaskGraph>
         .collect::<Result<_>>()?;
     let reached: FxHashSet<u64> = tasks.iter().filter_map(|t| t.op.as_io().and_then(IoOp::resource)).collect();
     let resources = graph.resources.iter().filter(|r| reached.contains(&r.id)).map(Arc::clone).collect();
-    Ok(TaskGraph { tasks, outputs, resources })
+    Ok(TaskGraph { tasks, outputs, resources, grids: vec![] })
 }
 
 fn missing(input: TaskId, task: TaskId) -> tegula_core::TegulaError {

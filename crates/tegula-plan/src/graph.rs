@@ -54,6 +54,17 @@ pub struct Output {
     pub blocks: Vec<TaskId>,
 }
 
+/// Where the blocks an expression node made lie in its block grid's last two axes (for arrays
+/// of two or more dimensions), so that a cluster placement can lay every matrix out the same
+/// way over a grid of nodes (`placement::tile_nodes`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BlockGrid {
+    /// The number of blocks along the last two axes.
+    pub shape: [usize; 2],
+    /// Each block's task, with its row and column of blocks.
+    pub blocks: Vec<(TaskId, [usize; 2])>,
+}
+
 /// A plan as chunk tasks: the tasks in topological order, the requested arrays, and the
 /// resources the tasks reach.
 #[derive(Debug, Default, Clone, Serialize, Deserialize)]
@@ -66,6 +77,10 @@ pub struct TaskGraph {
     /// leaves the process as a fragment (`tegula_exec::Fragment`), which encodes them.
     #[serde(skip)]
     pub resources: Vec<Arc<Resource>>,
+    /// The block grids of the plan's matrices, in the order their nodes were lowered (only
+    /// placement reads them; a fragment has none).
+    #[serde(skip)]
+    pub grids: Vec<BlockGrid>,
 }
 
 impl TaskGraph {

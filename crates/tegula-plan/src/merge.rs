@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 /// the placement of the result: every fragment on the node it was placed on, no trees left
 /// to merge.
 pub fn merge_trees(cuts: Vec<FragmentCut>, placement: Placement) -> (Vec<FragmentCut>, Placement) {
-    let Placement { nodes, fragment_node, given_node, trees } = placement;
+    let Placement { nodes, fragment_node, given_node, trees, .. } = placement;
     let in_tree: HashSet<usize> = trees.iter().flatten().copied().collect();
     let tree_at: HashMap<usize, &Vec<usize>> = trees.iter().filter_map(|t| Some((*t.last()?, t))).collect();
     let mut slots: Vec<Option<FragmentCut>> = cuts.into_iter().map(Some).collect();
@@ -31,7 +31,7 @@ pub fn merge_trees(cuts: Vec<FragmentCut>, placement: Placement) -> (Vec<Fragmen
             node.push(fragment_node[k]);
         }
     }
-    (merged, Placement { nodes, fragment_node: node, given_node, trees: vec![] })
+    (merged, Placement { nodes, fragment_node: node, given_node, trees: vec![], tiled: vec![] })
 }
 
 /// Fragments as one: every task of theirs once, in task order; the blocks they read from

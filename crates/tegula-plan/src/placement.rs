@@ -13,11 +13,11 @@
 //! inputs are, which the simulator compares `place` with (`bench/scaleout.py`).
 
 use crate::fragments::{is_given_load, FragmentCut};
-use crate::graph::{TaskGraph, TaskId};
+use crate::graph::{BlockGrid, TaskGraph, TaskId};
 use crate::memory::added_bytes;
 use serde::Serialize;
 use std::collections::HashMap;
-use tegula_core::{IoOp, KernelOp, Result, TaskOp, TegulaError};
+use tegula_core::{KernelOp, Result, TaskOp, TegulaError};
 
 /// Where things run: a node for each fragment, and for each given block.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,6 +32,10 @@ pub struct Placement {
     /// units (their fragments, in plan order, a tree's head last), which
     /// `merge::merge_trees` makes one fragment each.
     pub trees: Vec<Vec<usize>>,
+    /// Whether each fragment was put on the tile of a matrix block it makes (`tiles`), where
+    /// refining leaves it: the tiles keep every node's share of the bytes even (empty once
+    /// fragments are merged).
+    pub tiled: Vec<bool>,
 }
 
 /// What one node does under a placement.
@@ -100,7 +104,10 @@ pub fn check_nodes_fit(graph: &TaskGraph, cuts: &[FragmentCut], needs: &[usize],
 /// Places `cuts` (in plan order) on `nodes` nodes.
 pub fn place(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> Placement {
     let nodes = nodes.max(1);
-    let given_node = tiled_2d(graph, block_cyclic(graph, cuts, nodes), nodes);
+    let tile = tiles(graph, nodes);
+    let mut given_node = block_cyclic(graph, cuts, nodes);
+    given_node.iter_mut().filter(|(&t, _)| tile[t] != usize::MAX).for_each(|(&t, n)| *n = tile[t]);
+    let fragment_tile = fragment_tiles(cuts, &tile);
     let mut state = Cluster::new(nodes);
     for (&t, &n) in &given_node {
         state.hold(t, n, graph.tasks[t].nbytes());
@@ -113,7 +120,12 @@ pub fn place(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> Placement
             // A step of a factorisation alone in its group runs where the block it updates is.
             let alone = group[k].is_none_or(|g| members[&g].len() == 1);
             let owner = alone.then(|| state.owner(graph, &cuts[k])).flatten();
-            let whole = || group[k].and_then(|g| *group_node.entry(g).or_insert_with(|| state.whole_node(graph, cuts, &members[&g])));
+            // A tree runs on its head's tile, a fragment alone on its own.
+            let whole = || {
+                let Some(g) = group[k] else { return fragment_tile[k] };
+                let head = members[&g].last().copied().unwrap_or(k);
+                *group_node.entry(g).or_insert_with(|| fragment_tile[head].or_else(|| state.whole_node(graph, cuts, &members[&g])))
+            };
             let node = owner.or_else(whole).unwrap_or_else(|| state.best_node(graph, &cuts[k]));
             state.run(graph, &cuts[k], node);
             node
@@ -122,7 +134,8 @@ pub fn place(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> Placement
     let mut trees: Vec<Vec<usize>> = members.into_iter().filter(|(g, m)| m.len() > 1 && group_node[g].is_some()).map(|(_, m)| m).collect();
     trees.sort_unstable_by_key(|m| m.last().copied());
     let given_node = given_where_first_read(cuts, &fragment_node, given_node);
-    Placement { nodes, fragment_node, given_node, trees }
+    let tiled = fragment_node.iter().zip(&fragment_tile).map(|(&n, &t)| t == Some(n)).collect();
+    Placement { nodes, fragment_node, given_node, trees, tiled }
 }
 
 /// `given_node` with each given block moved to the node of the first fragment reading it:
@@ -195,7 +208,7 @@ pub fn place_block_cyclic(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize)
             (*rank - 1) % nodes
         })
         .collect();
-    Placement { nodes, fragment_node, given_node: block_cyclic(graph, cuts, nodes), trees: vec![] }
+    Placement { nodes, fragment_node, given_node: block_cyclic(graph, cuts, nodes), trees: vec![], tiled: vec![] }
 }
 
 /// Which fragments run together, on one node: a fragment whose blocks all go to one other
@@ -312,44 +325,60 @@ fn block_cyclic(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> HashMa
     given.into_iter().enumerate().map(|(k, t)| (t, k % nodes)).collect()
 }
 
-/// `dealt` (the given blocks dealt round the nodes) with each matrix's blocks laid out as
-/// ScaLAPACK lays a matrix out instead, over the squarest grid of `pr` × `pc` nodes: block
-/// `(i, j)` on grid row `i mod pr` and column `j mod pc` (from the node its first block was
-/// dealt to). The blocks a step of a factorisation or a product reads along a row or a column
-/// of blocks then lie on `pc` or `pr` nodes, not on all of them. A matrix with fewer rows or
-/// columns of blocks than the grid keeps its dealing, which uses every node.
-fn tiled_2d(graph: &TaskGraph, mut dealt: HashMap<TaskId, usize>, nodes: usize) -> HashMap<TaskId, usize> {
+/// The node of each block of the plan's matrices laid out as ScaLAPACK lays a matrix out, over
+/// the squarest grid of `pr` × `pc` nodes: block `(i, j)` on grid row `i mod pr` and column
+/// `j mod pc` (`usize::MAX`: no such node). Every matrix is laid out alike, so a product's
+/// output block and the operand blocks it reads along its row and its column lie on one row
+/// and one column of nodes (SUMMA), and a step of a factorisation or a product reads along a
+/// row or a column of blocks from `pc` or `pr` nodes, not from all of them. Nodes that make a
+/// grid of one row, and matrices with fewer rows or columns of blocks than the grid, are left
+/// out: placement weighs their blocks one by one.
+fn tiles(graph: &TaskGraph, nodes: usize) -> Vec<usize> {
+    let mut node = vec![usize::MAX; graph.tasks.len()];
     let pr = (1..=nodes.isqrt()).rev().find(|&d| nodes.is_multiple_of(d)).unwrap_or(1);
     let pc = nodes / pr;
     if pr == 1 {
-        return dealt;
+        return node;
     }
-    let mut matrices: HashMap<u64, Vec<(TaskId, usize, usize)>> = HashMap::new();
-    for &t in dealt.keys() {
-        if let TaskOp::Io(IoOp::Load { resource, region }) = &graph.tasks[t].op {
-            if let [(row, _), (column, _)] = region[..] {
-                matrices.entry(*resource).or_default().push((t, row, column));
+    for grid in graph.grids.iter().filter(|g| g.shape[0] >= pr && g.shape[1] >= pc) {
+        let mut cells: HashMap<TaskId, usize> = grid.blocks.iter().map(|&(t, [i, j])| (t, (i % pr) * pc + j % pc)).collect();
+        share_mirrored_tiles(graph, grid, &mut cells);
+        for (t, n) in cells {
+            if node[t] == usize::MAX {
+                node[t] = n;
             }
         }
     }
-    for blocks in matrices.values() {
-        // Each block's row and column of blocks: the rank of its start among the starts.
-        let rank = |mut starts: Vec<usize>| -> HashMap<usize, usize> {
-            starts.sort_unstable();
-            starts.dedup();
-            starts.into_iter().enumerate().map(|(k, s)| (s, k)).collect()
-        };
-        let rows = rank(blocks.iter().map(|b| b.1).collect());
-        let columns = rank(blocks.iter().map(|b| b.2).collect());
-        if rows.len() < pr || columns.len() < pc {
+    node
+}
+
+/// A symmetric result's blocks below the diagonal are transposes of those above it
+/// (`a @ a.T`): each such pair goes on one node, where the transpose copies nothing, the
+/// pairs whose blocks' tiles are the same two nodes taking each of them in turn, so that the
+/// half of the blocks computed is spread over the whole grid of nodes, not over the nodes
+/// above its diagonal. Either node reads the rows of `a` a block needs along its own row and
+/// column of nodes.
+fn share_mirrored_tiles(graph: &TaskGraph, grid: &BlockGrid, cells: &mut HashMap<TaskId, usize>) {
+    let at: HashMap<[usize; 2], TaskId> = grid.blocks.iter().map(|&(t, cell)| (cell, t)).collect();
+    let mut taken: HashMap<(usize, usize), usize> = HashMap::new();
+    for &(lower, [i, j]) in grid.blocks.iter().filter(|b| b.1[0] > b.1[1]) {
+        let task = &graph.tasks[lower];
+        let Some(&upper) = at.get(&[j, i]) else { continue };
+        if !matches!(task.op, TaskOp::Kernel(KernelOp::Transpose { .. })) || task.inputs[..] != [upper] {
             continue;
         }
-        let first = blocks.iter().min_by_key(|b| (b.1, b.2)).map_or(0, |b| dealt[&b.0]);
-        for &(t, row, column) in blocks {
-            dealt.insert(t, (first + (rows[&row] % pr) * pc + columns[&column] % pc) % nodes);
-        }
+        let pair = (cells[&upper].min(cells[&lower]), cells[&upper].max(cells[&lower]));
+        let turn = taken.entry(pair).or_default();
+        *turn += 1;
+        let node = if *turn % 2 == 1 { pair.0 } else { pair.1 };
+        cells.insert(upper, node);
+        cells.insert(lower, node);
     }
-    dealt
+}
+
+/// For each fragment, the tile (`tiles`) of the first block it makes that has one.
+fn fragment_tiles(cuts: &[FragmentCut], tile: &[usize]) -> Vec<Option<usize>> {
+    cuts.iter().map(|c| c.outputs.iter().map(|&t| tile[t]).find(|&n| n != usize::MAX)).collect()
 }
 
 /// The loads a placement puts on each node, kept while fragments are placed.

@@ -46,6 +46,8 @@ struct Unit {
     /// The blocks it makes that fragments read.
     makes: Vec<usize>,
     work: usize,
+    /// Whether it stays where it is (a fragment on its tile, `Placement::tiled`).
+    pinned: bool,
 }
 
 /// A placement being refined, with what it copies: for each block read by fragments, its home
@@ -77,7 +79,7 @@ impl Layout {
         let mut home = vec![0; tasks.len()];
         for (t, &node) in &placement.given_node {
             if let Some(&b) = block_of.get(t) {
-                units.push(Unit { fragments: vec![], given: Some(*t), reads: vec![], makes: vec![b], work: 0 });
+                units.push(Unit { fragments: vec![], given: Some(*t), reads: vec![], makes: vec![b], work: 0, pinned: false });
                 unit_node.push(node);
             }
         }
@@ -133,10 +135,14 @@ impl Layout {
         nodes
     }
 
+    fn movable(&self) -> Vec<usize> {
+        (0..self.units.len()).filter(|&u| !self.units[u].pinned).collect()
+    }
+
     /// Puts each unit on another node where that copies fewer bytes and work allows.
     fn moves(&mut self, effort: &mut usize) -> bool {
         let mut improved = false;
-        for u in 0..self.units.len() {
+        for u in self.movable() {
             for to in self.near(u) {
                 let from = self.unit_node[u];
                 if to == from || self.work[to] + self.units[u].work > self.most_work {
@@ -152,8 +158,9 @@ impl Layout {
     /// Trades the nodes of two units where that copies fewer bytes and work allows.
     fn swaps(&mut self, effort: &mut usize) -> bool {
         let mut improved = false;
-        for u in 0..self.units.len() {
-            for v in u + 1..self.units.len() {
+        let movable = self.movable();
+        for (at, &u) in movable.iter().enumerate() {
+            for &v in &movable[at + 1..] {
                 if *effort > EFFORT {
                     return improved;
                 }
@@ -210,7 +217,8 @@ fn fragment_units(graph: &TaskGraph, cuts: &[FragmentCut], placement: &Placement
             let work = fragments.iter().flat_map(|&k| cuts[k].tasks.iter()).map(|&t| graph.tasks[t].nbytes()).sum();
             let mut reads: Vec<(usize, usize)> = reads.into_iter().collect();
             reads.sort_unstable();
-            Unit { fragments, given: None, reads, makes, work }
+            let pinned = fragments.iter().any(|&k| placement.tiled.get(k) == Some(&true));
+            Unit { fragments, given: None, reads, makes, work, pinned }
         })
         .collect()
 }

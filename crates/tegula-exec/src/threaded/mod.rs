@@ -580,7 +580,7 @@ mod tests {
         };
         let chunks = Chunks::from_axes(vec![vec![1000, 1000]]);
         let outputs = vec![Output { node: 0, dtype: DType::Float64, chunks, blocks: vec![0, 1] }];
-        TaskGraph { tasks: vec![block(), block()], outputs, resources: vec![] }
+        TaskGraph { tasks: vec![block(), block()], outputs, resources: vec![], grids: vec![] }
     }
 
     #[test]

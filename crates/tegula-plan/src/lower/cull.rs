@@ -31,6 +31,13 @@ pub(crate) fn cull(mut graph: TaskGraph) -> TaskGraph {
     for output in &mut graph.outputs {
         output.blocks.iter_mut().for_each(|b| *b = new_id[*b]);
     }
+    for grid in &mut graph.grids {
+        grid.blocks.retain_mut(|(t, _)| {
+            *t = new_id[*t];
+            *t != usize::MAX
+        });
+    }
+    graph.grids.retain(|g| !g.blocks.is_empty());
     let used: std::collections::HashSet<u64> = kept
         .iter()
         .filter_map(|t| t.op.as_io().and_then(tegula_core::IoOp::resource))

@@ -26,7 +26,7 @@ mod store;
 mod windows;
 
 use crate::fuse::{plan_fusion, Template};
-use crate::graph::{Output, Task, TaskGraph, TaskId};
+use crate::graph::{BlockGrid, Output, Task, TaskGraph, TaskId};
 use crate::node::{Node, NodeKind, NodeRef};
 use crate::resource::ReadUnit;
 use std::collections::{HashMap, HashSet};
@@ -62,6 +62,7 @@ pub fn lower(roots: &[NodeRef], fusion: Fusion) -> Result<TaskGraph> {
             Some(template) => l.lower_fused(&node, template, &inputs)?,
             None => l.lower_node(&node, &inputs)?,
         };
+        l.record_grid(&node, &blocks);
         l.memo.insert(node.id, blocks);
     }
     let outputs = roots
@@ -145,6 +146,19 @@ impl Lowering {
     /// How the stored array `resource` is read, when it is read by whole units.
     pub(crate) fn read_unit(&self, resource: ResourceId) -> Option<ReadUnit> {
         self.graph.resources.iter().find(|r| r.id == resource).and_then(|r| r.read_unit.clone())
+    }
+
+    /// Records where the blocks `node` made (not those it passed on from an input) lie in the
+    /// last two axes of its block grid.
+    fn record_grid(&mut self, node: &Node, blocks: &[TaskId]) {
+        let counts = node.chunks.numblocks();
+        let [.., rows, columns] = counts[..] else { return };
+        let made = |&(_, &t): &(usize, &TaskId)| self.graph.tasks.get(t).is_some_and(|task| task.node == node.id);
+        let cells: Vec<(TaskId, [usize; 2])> =
+            blocks.iter().enumerate().filter(made).map(|(k, &t)| (t, [k / columns % rows, k % columns])).collect();
+        if !cells.is_empty() {
+            self.graph.grids.push(BlockGrid { shape: [rows, columns], blocks: cells });
+        }
     }
 
     pub(crate) fn task(&self, id: TaskId) -> &Task {

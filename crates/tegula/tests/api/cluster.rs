@@ -216,6 +216,44 @@ fn a_product_copies_no_more_than_whole_rows_per_node_would() {
     assert!(products.iter().all(|&p| (4..=6).contains(&p)), "{products:?}");
 }
 
+/// Two generated `n × n` matrices of `block`² blocks.
+fn two_matrices(n: usize, block: usize) -> (Array, Array) {
+    let rng = Generator::new(11);
+    (rng.random(&[n, n], &chunks(block)).unwrap(), rng.random(&[n, n], &chunks(block)).unwrap())
+}
+
+#[test]
+fn a_product_on_a_square_grid_of_nodes_moves_what_summa_moves_and_loads_every_node_alike() {
+    // 8 × 8 blocks on 16 nodes, a 4 × 4 grid: every matrix laid out as ScaLAPACK lays it out,
+    // each operand block goes to the 3 other nodes of its row of nodes (x's) or of its column
+    // (y's), and every node makes, sends and receives as much as any other.
+    let b = 1100;
+    let (x, y) = two_matrices(8 * b, b);
+    let plan = plan_cluster(&[&x.matmul(&y).unwrap()], true, &Spec::default(), nodes(16)).unwrap();
+    assert_eq!(plan.simulation.bytes_between_nodes, 2 * 64 * 3 * b * b * 8, "{}", plan.simulation);
+    let loads: Vec<_> = plan.simulation.nodes.iter().map(|n| (n.fragments, n.bytes_made, n.bytes_in, n.bytes_out)).collect();
+    assert!(loads.iter().all(|l| *l == loads[0]), "{loads:?}");
+}
+
+#[test]
+fn the_blocks_of_x_times_xt_spread_over_the_nodes_each_with_its_transpose() {
+    // 36 blocks on and above the diagonal of 8 × 8 are computed, the 28 below are their
+    // transposes, made where the block they transpose is; the computed ones spread over the
+    // 16 nodes (2 or 3 each), and each block of x goes at most to the 3 other nodes of its
+    // row of nodes and the 3 of its column.
+    let b = 1100;
+    let x = two_matrices(8 * b, b).0;
+    let plan = plan_cluster(&[&x.matmul(&x.t()).unwrap()], true, &Spec::default(), nodes(16)).unwrap();
+    assert!(plan.simulation.bytes_between_nodes <= 64 * 6 * b * b * 8, "{}", plan.simulation);
+    let mut computed = [0; 16];
+    for (f, &node) in plan.fragments.iter().zip(&plan.placement.fragment_node) {
+        // A block above the diagonal (read 8 + 8 blocks), its transpose beside it or not.
+        computed[node] += usize::from(f.inputs.len() > 1);
+    }
+    assert_eq!(computed.iter().sum::<usize>(), 36, "{computed:?}");
+    assert!(computed.iter().all(|&c| (2..=3).contains(&c)), "{computed:?}");
+}
+
 /// `op` over the first axis of `planes` generated planes of 512² elements, a block each.
 fn over_planes(planes: usize, op: ReduceOp) -> Array {
     let per_plane = ChunkSpec::PerAxis(vec![AxisChunks::Size(1), AxisChunks::Full, AxisChunks::Full]);
