@@ -1,12 +1,14 @@
 //! Where each fragment of a plan runs on a cluster of nodes, and what that placement costs.
 //!
 //! The whole plan is known before anything runs, so placement is planned, not guessed per
-//! task. Blocks the caller gives (`cut_given_loads`) are laid out block-cyclically over the
-//! nodes. Fragments are then placed in order, each on the node that keeps the cluster's
-//! loads lowest — the sum of the largest per-node bytes held, received and sent (NumS's
-//! LSHS objective), a read on the node that holds a block costing nothing — ties going to
-//! the node that moves fewest bytes; `refine` then moves or trades whole units between nodes
-//! while that copies fewer bytes, no node taking more work than the busiest had. `simulate` replays a placement: the bytes moved between
+//! task. The blocks of matrices big enough go where ScaLAPACK's 2D block-cyclic layout puts
+//! them (`tiles`), with the fragments making them; other blocks the caller gives
+//! (`cut_given_loads`) are dealt block-cyclically over the nodes. The other fragments are
+//! placed in order, each on the node that keeps the cluster's loads lowest — the sum of the
+//! largest per-node bytes held, received and sent (NumS's LSHS objective), a read on the
+//! node that holds a block costing nothing — ties going to the node that moves fewest bytes;
+//! `refine` then moves or trades those between nodes while that copies fewer bytes, no node
+//! taking more work than the busiest had. `simulate` replays a placement: the bytes moved between
 //! nodes (a block is copied to a node once, however many of its fragments read it) and each
 //! node's peak of blocks held, the figures an executor's measurements are checked against.
 //! `place_block_cyclic` is the baseline: NumS's default block-cyclic layout, blind to where

@@ -62,7 +62,9 @@ pub fn lower(roots: &[NodeRef], fusion: Fusion) -> Result<TaskGraph> {
             Some(template) => l.lower_fused(&node, template, &inputs)?,
             None => l.lower_node(&node, &inputs)?,
         };
-        l.record_grid(&node, &blocks);
+        if matches!(node.kind, NodeKind::Matmul { .. }) {
+            l.record_product_grids(&node, &inputs, &blocks);
+        }
         l.memo.insert(node.id, blocks);
     }
     let outputs = roots
@@ -148,15 +150,15 @@ impl Lowering {
         self.graph.resources.iter().find(|r| r.id == resource).and_then(|r| r.read_unit.clone())
     }
 
-    /// Records where the blocks `node` made (not those it passed on from an input) lie in the
-    /// last two axes of its block grid.
-    fn record_grid(&mut self, node: &Node, blocks: &[TaskId]) {
-        let counts = node.chunks.numblocks();
-        let [.., rows, columns] = counts[..] else { return };
-        let made = |&(_, &t): &(usize, &TaskId)| self.graph.tasks.get(t).is_some_and(|task| task.node == node.id);
-        let cells: Vec<(TaskId, [usize; 2])> =
-            blocks.iter().enumerate().filter(made).map(|(k, &t)| (t, [k / columns % rows, k % columns])).collect();
-        if !cells.is_empty() {
+    /// Records where the blocks of a product's operands (`inputs`) and of its result
+    /// (`blocks`) lie in the last two axes of their block grids: placement lays those
+    /// matrices out alike over a grid of nodes (`placement::tiles`).
+    fn record_product_grids(&mut self, node: &Node, inputs: &[Vec<TaskId>], blocks: &[TaskId]) {
+        let operands = node.inputs.iter().map(|i| &i.chunks).zip(inputs.iter().map(Vec::as_slice));
+        for (chunks, blocks) in operands.chain([(&node.chunks, blocks)]) {
+            let counts = chunks.numblocks();
+            let [.., rows, columns] = counts[..] else { continue };
+            let cells = blocks.iter().enumerate().map(|(k, &t)| (t, [k / columns % rows, k % columns])).collect();
             self.graph.grids.push(BlockGrid { shape: [rows, columns], blocks: cells });
         }
     }
