@@ -8,7 +8,7 @@
 use crate::fragments::{inputs_of, FragmentCut};
 use crate::graph::{Task, TaskGraph, TaskId};
 use crate::placement::Placement;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// A block a chain reads: a task of the plan, or an earlier step's total.
 #[derive(Debug, Clone, Copy)]
@@ -162,7 +162,7 @@ fn insert_steps(graph: &TaskGraph, cuts: Vec<FragmentCut>, placement: Placement,
     let consumers = graph.consumers();
     let mut out: Vec<FragmentCut> = Vec::with_capacity(cuts.len() + chains.len());
     let mut nodes = Vec::with_capacity(cuts.len() + chains.len());
-    let mut made_by: HashMap<TaskId, usize> = HashMap::new();
+    let mut made_by: HashMap<TaskId, usize> = HashMap::default();
     let mut pending = chains.iter().zip(step_ids).peekable();
     for (k, mut cut) in cuts.into_iter().enumerate() {
         let mut changed = false;

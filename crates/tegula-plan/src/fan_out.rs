@@ -20,7 +20,8 @@ use crate::fragments::{inputs_of, work_bytes, FragmentCut, SMALL_FRAGMENT_BYTES}
 use crate::graph::{TaskGraph, TaskId};
 use crate::placement::Placement;
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap, HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::{BTreeSet, BinaryHeap};
 
 /// A fragment whose blocks more readers than this read stays apart from them: merging many
 /// readers would run as one what a node with several CPUs runs side by side.
@@ -162,7 +163,7 @@ impl Groups {
         let last_member: HashMap<usize, usize> = roots.iter().map(|&g| (g, *self.members[g].iter().max().unwrap_or(&g))).collect();
         // Topological order of the groups: Kahn's, the smallest last member first.
         let mut waiting: HashMap<usize, usize> = roots.iter().map(|&g| (g, 0)).collect();
-        let mut after: HashMap<usize, BTreeSet<usize>> = HashMap::new();
+        let mut after: HashMap<usize, BTreeSet<usize>> = HashMap::default();
         for k in 0..n {
             for &q in &self.makers[k] {
                 let (from, to) = (root_of[q], root_of[k]);
@@ -197,7 +198,7 @@ impl Groups {
 
 /// The fragments reading each block.
 fn readers_of_tasks(cuts: &[FragmentCut]) -> HashMap<TaskId, Vec<usize>> {
-    let mut read_by: HashMap<TaskId, Vec<usize>> = HashMap::new();
+    let mut read_by: HashMap<TaskId, Vec<usize>> = HashMap::default();
     for (k, cut) in cuts.iter().enumerate() {
         for &t in &cut.inputs {
             read_by.entry(t).or_default().push(k);
@@ -210,7 +211,7 @@ fn readers_of_tasks(cuts: &[FragmentCut]) -> HashMap<TaskId, Vec<usize>> {
 /// copied into several of them comes with the first); the blocks they read from outside; the
 /// blocks they made that `leaves` says leave it.
 fn one_fragment(graph: &TaskGraph, members: Vec<FragmentCut>, leaves: impl Fn(&TaskId) -> bool) -> FragmentCut {
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     let tasks: Vec<TaskId> = members.iter().flat_map(|c| c.tasks.iter().copied()).filter(|&t| seen.insert(t)).collect();
     let inputs = inputs_of(graph, &tasks);
     let outputs = members.iter().flat_map(|c| c.outputs.iter().copied()).filter(|o| leaves(o)).collect();

@@ -7,7 +7,7 @@
 use crate::fragments::FragmentCut;
 use crate::graph::TaskId;
 use crate::placement::Placement;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// `cuts` with each of `placement.trees` made one fragment, in the place of its last fragment
 /// (a tree's head, which reads the others' blocks, or the last of a reduction's range), and
@@ -40,7 +40,7 @@ pub fn merge_trees(cuts: Vec<FragmentCut>, placement: Placement) -> (Vec<Fragmen
 fn one_fragment(members: Vec<FragmentCut>) -> FragmentCut {
     let made: HashSet<TaskId> = members.iter().flat_map(|c| c.outputs.iter().copied()).collect();
     let read: HashSet<TaskId> = members.iter().flat_map(|c| c.inputs.iter().copied()).collect();
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     let inputs = members.iter().flat_map(|c| c.inputs.iter().copied()).filter(|i| !made.contains(i) && seen.insert(*i)).collect();
     let mut tasks: Vec<TaskId> = members.iter().flat_map(|c| c.tasks.iter().copied()).collect();
     tasks.sort_unstable();

@@ -17,8 +17,8 @@
 use crate::fragments::{is_given_load, FragmentCut};
 use crate::graph::{BlockGrid, TaskGraph, TaskId};
 use crate::memory::added_bytes;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde::Serialize;
-use std::collections::HashMap;
 use tegula_core::{KernelOp, Result, TaskOp, TegulaError};
 
 /// Where things run: a node for each fragment, and for each given block.
@@ -116,7 +116,7 @@ pub fn place(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> Placement
     }
     let group = subtrees(graph, cuts, nodes);
     let members = tree_members(&group);
-    let mut group_node: HashMap<usize, Option<usize>> = HashMap::new();
+    let mut group_node: HashMap<usize, Option<usize>> = HashMap::default();
     let fragment_node: Vec<usize> = (0..cuts.len())
         .map(|k| {
             // A step of a factorisation alone in its group runs where the block it updates is.
@@ -201,7 +201,7 @@ impl Placer {
 /// as many ranks as its tree has tasks, and a period sharing a factor with N piles them up.
 pub fn place_block_cyclic(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> Placement {
     let nodes = nodes.max(1);
-    let mut dealt: HashMap<Option<u64>, usize> = HashMap::new();
+    let mut dealt: HashMap<Option<u64>, usize> = HashMap::default();
     let fragment_node = cuts
         .iter()
         .map(|cut| {
@@ -233,7 +233,7 @@ fn subtrees(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> Vec<Option
     let ready = ready_depths(cuts, &parent);
     let mut group: Vec<Option<usize>> = vec![None; cuts.len()];
     // The latest of its members' `ready` depths, for each group's head.
-    let mut latest: HashMap<usize, usize> = HashMap::new();
+    let mut latest: HashMap<usize, usize> = HashMap::default();
     for k in (0..cuts.len()).rev() {
         // A parent outside every group holds more than a share: `k` may head a group. A
         // fragment that could start before a member of its parent's group joins no group
@@ -254,7 +254,7 @@ fn subtrees(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> Vec<Option
 /// are made: the longest chain of fragments behind any of them (0: blocks the caller gives,
 /// or none). Fragments of equal depth can run side by side.
 fn ready_depths(cuts: &[FragmentCut], parent: &[Option<usize>]) -> Vec<usize> {
-    let mut made_by: HashMap<TaskId, usize> = HashMap::new();
+    let mut made_by: HashMap<TaskId, usize> = HashMap::default();
     let mut depth = vec![0; cuts.len()];
     let mut ready = vec![0; cuts.len()];
     for (k, cut) in cuts.iter().enumerate() {
@@ -273,7 +273,7 @@ fn ready_depths(cuts: &[FragmentCut], parent: &[Option<usize>]) -> Vec<usize> {
 /// The fragment reading all of each fragment's blocks, when there is exactly one and the
 /// caller takes none of them.
 fn parents(graph: &TaskGraph, cuts: &[FragmentCut]) -> Vec<Option<usize>> {
-    let mut made_by: HashMap<TaskId, usize> = HashMap::new();
+    let mut made_by: HashMap<TaskId, usize> = HashMap::default();
     for (k, cut) in cuts.iter().enumerate() {
         made_by.extend(cut.outputs.iter().map(|&t| (t, k)));
     }
@@ -287,7 +287,7 @@ fn parents(graph: &TaskGraph, cuts: &[FragmentCut]) -> Vec<Option<usize>> {
             }
         }
     }
-    let returned: std::collections::HashSet<TaskId> = graph.outputs.iter().flat_map(|o| o.blocks.iter().copied()).collect();
+    let returned: HashSet<TaskId> = graph.outputs.iter().flat_map(|o| o.blocks.iter().copied()).collect();
     (0..cuts.len())
         .map(|k| match readers[k][..] {
             [only] if !cuts[k].outputs.iter().any(|t| returned.contains(t)) => Some(only),
@@ -297,7 +297,7 @@ fn parents(graph: &TaskGraph, cuts: &[FragmentCut]) -> Vec<Option<usize>> {
 }
 
 fn tree_members(group: &[Option<usize>]) -> HashMap<usize, Vec<usize>> {
-    let mut members: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut members: HashMap<usize, Vec<usize>> = HashMap::default();
     for (k, g) in group.iter().enumerate() {
         if let Some(g) = g {
             members.entry(*g).or_default().push(k);
@@ -308,7 +308,7 @@ fn tree_members(group: &[Option<usize>]) -> HashMap<usize, Vec<usize>> {
 
 /// A tree's fragments as one: the blocks it reads from outside, and every block it makes.
 fn tree_cut(cuts: &[FragmentCut], members: &[usize]) -> FragmentCut {
-    let made: std::collections::HashSet<TaskId> = members.iter().flat_map(|&k| cuts[k].outputs.iter().copied()).collect();
+    let made: HashSet<TaskId> = members.iter().flat_map(|&k| cuts[k].outputs.iter().copied()).collect();
     let mut inputs: Vec<TaskId> = members.iter().flat_map(|&k| cuts[k].inputs.iter().copied()).filter(|i| !made.contains(i)).collect();
     inputs.sort_unstable();
     inputs.dedup();
@@ -362,7 +362,7 @@ fn tiles(graph: &TaskGraph, nodes: usize) -> Vec<usize> {
 /// column of nodes.
 fn share_mirrored_tiles(graph: &TaskGraph, grid: &BlockGrid, cells: &mut HashMap<TaskId, usize>) {
     let at: HashMap<[usize; 2], TaskId> = grid.blocks.iter().map(|&(t, cell)| (cell, t)).collect();
-    let mut taken: HashMap<(usize, usize), usize> = HashMap::new();
+    let mut taken: HashMap<(usize, usize), usize> = HashMap::default();
     for &(lower, [i, j]) in grid.blocks.iter().filter(|b| b.1[0] > b.1[1]) {
         let task = &graph.tasks[lower];
         let Some(&upper) = at.get(&[j, i]) else { continue };
@@ -394,7 +394,7 @@ struct Cluster {
 
 impl Cluster {
     fn new(nodes: usize) -> Cluster {
-        Cluster { held: vec![0; nodes], bytes_in: vec![0; nodes], bytes_out: vec![0; nodes], copies: HashMap::new() }
+        Cluster { held: vec![0; nodes], bytes_in: vec![0; nodes], bytes_out: vec![0; nodes], copies: HashMap::default() }
     }
 
     fn hold(&mut self, task: TaskId, node: usize, bytes: usize) {
@@ -437,7 +437,7 @@ impl Cluster {
         let max = |v: &[usize]| v.iter().copied().max().unwrap_or(0);
         let (max_held, max_in, max_out) = (max(&self.held), max(&self.bytes_in), max(&self.bytes_out));
         let sent_after = |missing: &[(TaskId, usize, usize)]| {
-            let mut out: HashMap<usize, usize> = HashMap::new();
+            let mut out: HashMap<usize, usize> = HashMap::default();
             for &(_, bytes, from) in missing {
                 *out.entry(from).or_default() += bytes;
             }
@@ -508,20 +508,22 @@ pub fn simulate(graph: &TaskGraph, cuts: &[FragmentCut], needs: &[usize], placem
     let nodes = placement.nodes;
     let mut loads = vec![NodeLoad::default(); nodes];
     let mut held = vec![0usize; nodes];
-    let mut last_reader: HashMap<TaskId, usize> = HashMap::new();
+    // By task: the last fragment reading it, whether it is returned, where it has copies.
+    let mut last_reader = vec![usize::MAX; graph.tasks.len()];
     for (k, cut) in cuts.iter().enumerate() {
         for &i in &cut.inputs {
-            last_reader.insert(i, k);
+            last_reader[i] = k;
         }
     }
-    let returned: std::collections::HashSet<TaskId> = graph.outputs.iter().flat_map(|o| o.blocks.iter().copied()).collect();
-    let mut copies: HashMap<TaskId, Vec<usize>> = HashMap::new();
+    let mut returned = vec![false; graph.tasks.len()];
+    graph.outputs.iter().flat_map(|o| &o.blocks).for_each(|&t| returned[t] = true);
+    let mut copies: Vec<Vec<usize>> = vec![Vec::new(); graph.tasks.len()];
     let mut sim = Simulation::default();
-    let made = |t: TaskId, node: usize, held: &mut Vec<usize>, loads: &mut Vec<NodeLoad>, copies: &mut HashMap<TaskId, Vec<usize>>| {
+    let made = |t: TaskId, node: usize, held: &mut Vec<usize>, loads: &mut Vec<NodeLoad>, copies: &mut Vec<Vec<usize>>| {
         let bytes = graph.tasks[t].nbytes();
         held[node] += bytes;
         loads[node].bytes_made += bytes;
-        copies.insert(t, vec![node]);
+        copies[t] = vec![node];
     };
     let mut given: Vec<(&TaskId, &usize)> = placement.given_node.iter().collect();
     given.sort_unstable();
@@ -534,8 +536,8 @@ pub fn simulate(graph: &TaskGraph, cuts: &[FragmentCut], needs: &[usize], placem
         let node = placement.fragment_node[k];
         loads[node].fragments += 1;
         for &i in &cut.inputs {
-            let Some(at) = copies.get_mut(&i) else { continue };
-            if !at.contains(&node) {
+            let at = &mut copies[i];
+            if !at.is_empty() && !at.contains(&node) {
                 let bytes = graph.tasks[i].nbytes();
                 sim.bytes_between_nodes += bytes;
                 loads[node].bytes_in += bytes;
@@ -550,14 +552,14 @@ pub fn simulate(graph: &TaskGraph, cuts: &[FragmentCut], needs: &[usize], placem
         // Only `node` gains blocks while a fragment runs; frees after it lower what nodes hold.
         loads[node].peak_bytes = loads[node].peak_bytes.max(held[node] + needs[k]);
         for &i in &cut.inputs {
-            if last_reader.get(&i) == Some(&k) && !returned.contains(&i) {
-                for &at in copies.get(&i).map(Vec::as_slice).unwrap_or(&[]) {
+            if last_reader[i] == k && !returned[i] {
+                for &at in &copies[i] {
                     held[at] -= graph.tasks[i].nbytes();
                 }
             }
         }
     }
-    sim.bytes_returned = returned.iter().map(|&t| graph.tasks[t].nbytes()).sum();
+    sim.bytes_returned = (0..graph.tasks.len()).filter(|&t| returned[t]).map(|t| graph.tasks[t].nbytes()).sum();
     sim.nodes = loads;
     sim
 }

@@ -11,7 +11,7 @@
 use crate::fragments::FragmentCut;
 use crate::graph::{TaskGraph, TaskId};
 use crate::placement::Placement;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// How many times over all units a refinement may look for a better node before it stops.
 const PASSES: usize = 8;
@@ -66,7 +66,7 @@ struct Layout {
 
 impl Layout {
     fn new(graph: &TaskGraph, cuts: &[FragmentCut], placement: &Placement) -> Layout {
-        let mut block_of: HashMap<TaskId, usize> = HashMap::new();
+        let mut block_of: HashMap<TaskId, usize> = HashMap::default();
         let mut tasks: Vec<TaskId> = Vec::new();
         for &t in cuts.iter().flat_map(|c| c.inputs.iter()) {
             block_of.entry(t).or_insert_with(|| {
@@ -209,7 +209,7 @@ fn fragment_units(graph: &TaskGraph, cuts: &[FragmentCut], placement: &Placement
         .cloned()
         .chain(alone)
         .map(|fragments| {
-            let mut reads: HashMap<usize, usize> = HashMap::new();
+            let mut reads: HashMap<usize, usize> = HashMap::default();
             for &i in fragments.iter().flat_map(|&k| cuts[k].inputs.iter()) {
                 *reads.entry(block_of[&i]).or_default() += 1;
             }
