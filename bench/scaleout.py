@@ -122,9 +122,13 @@ def weak_row(tg, name, nodes, args):
     report(step="plan", tasks=tasks, seconds=time.perf_counter() - start)
     for placement in reversed(PLACEMENTS):
         start = time.perf_counter()
-        sim = tg._tegula.simulate([a._h for a in arrays], nodes, node_memory=node_memory, memory=budget, placement=placement)
+        # tegula's plan also loses node 0 once half its fragments have run (a pass over the tasks).
+        lose = 0 if placement == "tegula" else None
+        sim = tg._tegula.simulate([a._h for a in arrays], nodes, node_memory=node_memory, memory=budget, placement=placement,
+                                  lose_node=lose)
         seconds = time.perf_counter() - start
-        report(step=placement, seconds=seconds, fragments=sim["fragments"], figures=[float(v) for v in figures(sim)])
+        report(step=placement, seconds=seconds, fragments=sim["fragments"], figures=[float(v) for v in figures(sim)],
+               loss=sim.get("node_loss"))
     report(step="done", rss=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss << 10)
 
 
@@ -168,11 +172,20 @@ def run_row(name, nodes, args):
 WEAK_HEADER = ("| workload | N | operands | per node (GB) | tasks | moved, tegula (GiB) | block-cyclic (GiB) | 2D reference (GiB) "
                "| 2.5D (GiB, layers) | tegula / 2D | tegula / 2.5D | tegula / block-cyclic | in+out max / mean (max), tegula "
                "| in+out max / mean (max), block-cyclic | peak max / node memory, tegula | peak mean / node memory, tegula "
+               "| node 0 lost halfway: work redone / its share (fragments redone) "
                "| plan s | block-cyclic s | tegula s | planner RSS (MiB) |")
 
 
 def human(nbytes):
     return f"{nbytes / (1 << 30):.1f} GiB" if nbytes >= 1 << 30 else f"{nbytes / MIB:.1f} MiB"
+
+
+def lost(loss):
+    """A node loss's work redone over the lost node's share, and the fragments redone."""
+    if not loss:
+        return "—"
+    share = f"{loss['redone_work'] / loss['node_work']:.2f}" if loss["node_work"] else "—"
+    return f"{share} ({loss['redone_fragments']})"
 
 
 def weak_cells(case, nodes, steps, peak, args):
@@ -193,7 +206,7 @@ def weak_cells(case, nodes, steps, peak, args):
         f"{gib(two_d)} ({reference[0]})" if two_d is not None else "—",
         f"{gib(replicated)} ({layers})" if replicated is not None else "—",
         compare(pick(ours, 0), two_d), compare(pick(ours, 0), replicated), compare(pick(ours, 0), pick(theirs, 0)),
-        balance(ours), balance(theirs), share(ours, 3), share(ours, 4),
+        balance(ours), balance(theirs), share(ours, 3), share(ours, 4), lost(steps.get("tegula", {}).get("loss")),
         seconds("plan"), seconds("block-cyclic"), seconds("tegula"), f"{peak / (1 << 20):.0f}",
     ]
 

@@ -35,3 +35,15 @@ def test_explain_on_nodes_reports_the_same_cluster_plan():
     y = x_times_xt()
     sim = _tegula.simulate([y._h], 3)
     assert f"{sim['fragments']} fragments on 3 nodes" in y.explain(nodes=3)
+
+
+def test_a_node_lost_halfway_is_reported_and_a_node_beyond_the_cluster_refused():
+    sim = _tegula.simulate([x_times_xt()._h], 16, node_memory=1 << 30, lose_node=3)
+    loss = sim["node_loss"]
+    assert set(loss) == {"redone_fragments", "redone_work", "node_work", "moved_fragments"}
+    # Node 3 ran fragments in both halves of the plan; what it lost is redone, within twice its share.
+    assert loss["moved_fragments"] > 0 and loss["node_work"] > 0
+    assert 0 < loss["redone_work"] <= 2 * loss["node_work"]
+    assert "node_loss" not in _tegula.simulate([x_times_xt()._h], 16)
+    with pytest.raises(ValueError, match="16 nodes"):
+        _tegula.simulate([x_times_xt()._h], 16, lose_node=16)

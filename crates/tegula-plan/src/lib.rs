@@ -15,6 +15,7 @@ pub mod graph;
 pub mod lower;
 pub mod memory;
 pub mod merge;
+pub mod node_loss;
 pub mod node;
 pub mod order;
 pub mod placement;

@@ -130,9 +130,10 @@ impl PyDispatch {
 /// How `arrays`, computed together, would run on `nodes` nodes of `node_memory` bytes each
 /// (default: the budget, `memory`) with their fragments placed by `placement` ("tegula", or
 /// the "block-cyclic" baseline): the simulation as a dict (`simulation_dict`) and `fragments`,
-/// their count. Plans only; nothing is computed.
+/// their count; with `lose_node`, `node_loss`: what losing that node once half the fragments
+/// have run costs (`ClusterPlan::node_loss`). Plans only; nothing is computed.
 #[pyfunction]
-#[pyo3(signature = (arrays, nodes, node_memory=None, memory=None, placement="tegula"))]
+#[pyo3(signature = (arrays, nodes, node_memory=None, memory=None, placement="tegula", lose_node=None))]
 pub fn simulate<'py>(
     py: Python<'py>,
     arrays: Vec<PyRef<'py, PyArrayHandle>>,
@@ -140,6 +141,7 @@ pub fn simulate<'py>(
     node_memory: Option<usize>,
     memory: Option<usize>,
     placement: &str,
+    lose_node: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let placer = Placer::from_name(placement).ok_or_else(|| {
         let names: Vec<&str> = Placer::ALL.iter().map(|p| p.name()).collect();
@@ -151,6 +153,18 @@ pub fn simulate<'py>(
     let plan = py.detach(|| tegula::cluster::plan_cluster_with(&handles, true, &spec, nodes, placer)).py()?;
     let out = crate::options::simulation_dict(py, &plan.simulation)?;
     out.set_item("fragments", plan.fragments.len())?;
+    if let Some(node) = lose_node {
+        if node >= nodes.count {
+            return Err(PyValueError::new_err(format!("node {node} lost, but the cluster has {} nodes", nodes.count)));
+        }
+        let loss = py.detach(|| plan.node_loss(node));
+        let lost = PyDict::new(py);
+        lost.set_item("redone_fragments", loss.redone_fragments)?;
+        lost.set_item("redone_work", loss.redone_work)?;
+        lost.set_item("node_work", loss.node_work)?;
+        lost.set_item("moved_fragments", loss.moved_fragments)?;
+        out.set_item("node_loss", lost)?;
+    }
     Ok(out)
 }
 

@@ -9,6 +9,7 @@ use tegula_plan::chain::chain_combines;
 use tegula_plan::fan_out::merge_fan_outs;
 use tegula_plan::fragments::{cut_given_loads, sub_graph, FragmentCut};
 use tegula_plan::merge::merge_trees;
+use tegula_plan::node_loss::{lose_node, NodeLoss};
 use tegula_plan::refine::refine;
 use tegula_plan::placement::{check_nodes_fit, fragment_need, simulate, Placement, Placer, Simulation};
 use tegula_plan::{NodeRef, TaskGraph, TaskId};
@@ -90,6 +91,17 @@ impl ClusterPlan {
             })
             .collect::<Result<_>>()?;
         Ok(ClusterPlan { graph, fragments, needs, placement, simulation })
+    }
+
+    /// What losing node `node` once half the fragments have run costs: the work made again
+    /// (`node_loss::lose_node`).
+    pub fn node_loss(&self, node: usize) -> NodeLoss {
+        let cuts: Vec<FragmentCut> = self
+            .fragments
+            .iter()
+            .map(|f| FragmentCut { tasks: f.tasks.clone(), inputs: f.inputs.clone(), outputs: f.outputs.clone() })
+            .collect();
+        lose_node(&self.graph, &cuts, &self.placement, node, cuts.len() / 2)
     }
 
     /// The tasks whose blocks make each array, row-major over its block grid.

@@ -254,6 +254,25 @@ fn the_blocks_of_x_times_xt_spread_over_the_nodes_each_with_its_transpose() {
     assert!(computed.iter().all(|&c| (2..=3).contains(&c)), "{computed:?}");
 }
 
+#[test]
+fn a_node_lost_halfway_costs_the_results_it_held_and_no_more_than_twice_its_share() {
+    // Blocks made independently, each returned: losing a node redoes exactly the fragments it
+    // had run, and moves those it had not.
+    let x = Generator::new(12).random(&[64 * 512, 512], &chunks(512)).unwrap().unary(UnaryOp::Exp).unwrap();
+    let plan = placed(&[&x], 4, Placer::Tegula);
+    let half = plan.fragments.len() / 2;
+    let on_0 = |range: std::ops::Range<usize>| plan.placement.fragment_node[range].iter().filter(|&&n| n == 0).count();
+    let loss = plan.node_loss(0);
+    assert_eq!((loss.redone_fragments, loss.moved_fragments), (on_0(0..half), on_0(half..plan.fragments.len())));
+    // A product on 16 nodes: what node 0 made and copies no other node holds are made again,
+    // with what they need that every node has let go of.
+    let b = 1100;
+    let (x, y) = two_matrices(8 * b, b);
+    let plan = plan_cluster(&[&x.matmul(&y).unwrap()], true, &Spec::default(), nodes(16)).unwrap();
+    let loss = plan.node_loss(0);
+    assert!(loss.redone_fragments > 0 && loss.redone_work <= 2 * loss.node_work, "{loss:?}");
+}
+
 /// `op` over the first axis of `planes` generated planes of 512² elements, a block each.
 fn over_planes(planes: usize, op: ReduceOp) -> Array {
     let per_plane = ChunkSpec::PerAxis(vec![AxisChunks::Size(1), AxisChunks::Full, AxisChunks::Full]);
