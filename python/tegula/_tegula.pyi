@@ -435,6 +435,7 @@ def simulate(
     node_memory: int | None = None,
     memory: int | None = None,
     placement: str = "tegula",
+    lose_node: int | None = None,
 ) -> dict[str, Any]: ...
 def register_hosted_executor(name: str, runner: _Runner) -> None: ...
 def plan_fragments(
