@@ -10,7 +10,7 @@
 
 use crate::fragments::FragmentCut;
 use crate::graph::TaskGraph;
-use crate::placement::Placement;
+use crate::placement::{returned_blocks, Placement};
 use serde::Serialize;
 
 /// What losing one node costs.
@@ -37,8 +37,7 @@ pub fn lose_node(graph: &TaskGraph, cuts: &[FragmentCut], placement: &Placement,
         cut.outputs.iter().for_each(|&t| maker[t] = k);
         cut.inputs.iter().for_each(|&i| last_reader[i] = k);
     }
-    let mut returned = vec![false; n];
-    graph.outputs.iter().flat_map(|o| &o.blocks).for_each(|&t| returned[t] = true);
+    let returned = returned_blocks(graph);
     // Whether a node that stays holds each block when `lost` leaves.
     let mut kept = vec![false; n];
     for (k, cut) in cuts[..at].iter().enumerate() {
@@ -65,9 +64,9 @@ pub fn lose_node(graph: &TaskGraph, cuts: &[FragmentCut], placement: &Placement,
         loss.redone_work += work(k);
         needed.extend(cuts[k].inputs.iter().copied());
     }
-    for (k, &node) in placement.fragment_node.iter().enumerate().filter(|(_, &node)| node == lost) {
+    for (k, _) in placement.fragment_node.iter().enumerate().filter(|(_, &node)| node == lost) {
         loss.node_work += work(k);
-        loss.moved_fragments += usize::from(k >= at && node == lost);
+        loss.moved_fragments += usize::from(k >= at);
     }
     loss
 }

@@ -515,8 +515,7 @@ pub fn simulate(graph: &TaskGraph, cuts: &[FragmentCut], needs: &[usize], placem
             last_reader[i] = k;
         }
     }
-    let mut returned = vec![false; graph.tasks.len()];
-    graph.outputs.iter().flat_map(|o| &o.blocks).for_each(|&t| returned[t] = true);
+    let returned = returned_blocks(graph);
     let mut copies: Vec<Vec<usize>> = vec![Vec::new(); graph.tasks.len()];
     let mut sim = Simulation::default();
     let made = |t: TaskId, node: usize, held: &mut Vec<usize>, loads: &mut Vec<NodeLoad>, copies: &mut Vec<Vec<usize>>| {
@@ -562,6 +561,13 @@ pub fn simulate(graph: &TaskGraph, cuts: &[FragmentCut], needs: &[usize], placem
     sim.bytes_returned = (0..graph.tasks.len()).filter(|&t| returned[t]).map(|t| graph.tasks[t].nbytes()).sum();
     sim.nodes = loads;
     sim
+}
+
+/// Whether each task's block is returned to the caller (one of the plan's outputs).
+pub fn returned_blocks(graph: &TaskGraph) -> Vec<bool> {
+    let mut returned = vec![false; graph.tasks.len()];
+    graph.outputs.iter().flat_map(|o| &o.blocks).for_each(|&t| returned[t] = true);
+    returned
 }
 
 /// Nodes beyond this many are summed up (largest and mean per column), not listed.
