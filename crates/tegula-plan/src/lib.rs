@@ -18,6 +18,7 @@ pub mod merge;
 pub mod node_loss;
 pub mod node;
 pub mod order;
+pub mod panels;
 pub mod placement;
 pub mod product_blocks;
 pub mod ranges;

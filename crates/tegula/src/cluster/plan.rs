@@ -9,6 +9,7 @@ use tegula_plan::chain::chain_combines;
 use tegula_plan::fan_out::merge_fan_outs;
 use tegula_plan::fragments::{cut_given_loads, sub_graph, FragmentCut};
 use tegula_plan::merge::merge_trees;
+use tegula_plan::panels::contract_by_panels;
 use tegula_plan::node_loss::{lose_node, NodeLoss};
 use tegula_plan::refine::refine;
 use tegula_plan::placement::{check_nodes_fit, fragment_need, simulate, Placement, Placer, Simulation};
@@ -177,7 +178,7 @@ fn finish(graph: TaskGraph, cuts: Vec<FragmentCut>, placement: Placement, placer
         Placer::Tegula => {
             let (graph, cuts, placement) = chain_combines(graph, cuts, placement);
             let (cuts, placement) = merge_fan_outs(&graph, cuts, placement);
-            (graph, cuts, placement)
+            contract_by_panels(graph, cuts, placement)
         }
         Placer::BlockCyclic => (graph, cuts, placement),
     };

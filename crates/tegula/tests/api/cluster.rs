@@ -255,6 +255,37 @@ fn the_blocks_of_x_times_xt_spread_over_the_nodes_each_with_its_transpose() {
 }
 
 #[test]
+fn a_long_contraction_runs_panel_after_panel_and_gives_the_threaded_result() {
+    // x @ x.T of 4 × 24 blocks on a 2 × 2 grid of nodes: each of the 10 blocks computed (on
+    // and above the diagonal) is a sum of 24 products, cut into 3 panels of 8, each folded onto
+    // the total before it, so no fragment reads more than a panel of 8 blocks from each of
+    // two rows of x and a running total, and a node runs the first panel of all its blocks
+    // before any second one: it holds one panel's copies of x's rows at a time, not every
+    // block of the rows it needs.
+    let b = 300;
+    let x = Generator::new(13).random(&[4 * b, 24 * b], &chunks(b)).unwrap();
+    let z = x.matmul(&x.t()).unwrap();
+    let plan = plan_cluster(&[&z], true, &Spec::default(), nodes(4)).unwrap();
+    let panels: Vec<_> = plan.fragments.iter().zip(&plan.placement.fragment_node).filter(|(f, _)| f.inputs.len() > 1).collect();
+    assert_eq!(panels.len(), 10 * 3);
+    // A first panel reads 8 blocks of x (a diagonal block) or 16; a later one the total too.
+    let reads: Vec<usize> = panels.iter().map(|(f, _)| f.inputs.len()).collect();
+    assert!(reads.iter().all(|r| [8, 9, 16, 17].contains(r)), "{reads:?}");
+    for node in 0..4 {
+        let firsts: Vec<bool> = panels.iter().filter(|(_, &n)| n == node).map(|(f, _)| f.inputs.len() % 2 == 0).collect();
+        let computed = firsts.iter().filter(|&&f| f).count();
+        assert!(computed > 0 && firsts[..computed].iter().all(|&f| f), "node {node}: {firsts:?}");
+    }
+    // A node holds its 24 blocks of x, its blocks of the result and their totals, and one
+    // panel of up to 4 rows of x (32 blocks): 64 blocks at most, where holding the whole rows
+    // its blocks read took 96 (all of x) before its last block was made.
+    let peak = plan.simulation.nodes.iter().map(|n| n.peak_bytes).max().unwrap();
+    assert!(peak <= 64 * b * b * 8, "{}", plan.simulation);
+    let got = run_on_cluster(&[&z], 4);
+    assert_eq!(got[0].typed::<f64>().unwrap(), z.compute().unwrap().typed::<f64>().unwrap());
+}
+
+#[test]
 fn a_node_lost_halfway_costs_the_results_it_held_and_no_more_than_twice_its_share() {
     // Blocks made independently, each returned: losing a node redoes exactly the fragments it
     // had run, and moves those it had not.
