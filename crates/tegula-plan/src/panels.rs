@@ -72,12 +72,12 @@ pub fn contract_by_panels(mut graph: TaskGraph, cuts: Vec<FragmentCut>, placemen
 /// The grid and sum tree of the one product block `cut` makes from blocks made elsewhere, when
 /// it has at least two panels each worth a fragment.
 fn product_tree(graph: &TaskGraph, cut: &FragmentCut, grid_of: &HashMap<TaskId, usize>, consumers: &[Vec<TaskId>]) -> Option<(usize, Sum)> {
-    let inside: HashSet<TaskId> = cut.tasks.iter().copied().collect();
     let mut roots = cut.tasks.iter().filter_map(|t| Some((*t, *grid_of.get(t)?))).filter(|&(t, _)| graph.tasks[t].is_combine());
     let (root, grid) = roots.next()?;
     if roots.next().is_some() {
         return None;
     }
+    let inside: HashSet<TaskId> = cut.tasks.iter().copied().collect();
     let tree = sum_tree(graph, root, &inside, consumers, true)?;
     let mut units = Vec::new();
     collect_units(&tree, &mut units);
