@@ -50,10 +50,10 @@ struct Split {
 /// so that each product's panels run panel after panel across its blocks.
 pub fn contract_by_panels(mut graph: TaskGraph, cuts: Vec<FragmentCut>, placement: Placement) -> (TaskGraph, Vec<FragmentCut>, Placement) {
     let grid_of: HashMap<TaskId, usize> = graph.grids.iter().enumerate().flat_map(|(g, grid)| grid.blocks.iter().map(move |&(t, _)| (t, g))).collect();
-    let consumers = graph.consumers();
+    let uses = graph.uses();
     let mut splits = Vec::new();
     for (k, cut) in cuts.iter().enumerate() {
-        if let Some((grid, tree)) = product_tree(&graph, cut, &grid_of, &consumers) {
+        if let Some((grid, tree)) = product_tree(&graph, cut, &grid_of, &uses) {
             let panels = chain_panels(&mut graph, &tree, cut);
             splits.push(Split { fragment: k, grid, panels });
         }
@@ -71,25 +71,37 @@ pub fn contract_by_panels(mut graph: TaskGraph, cuts: Vec<FragmentCut>, placemen
 
 /// The grid and sum tree of the one product block `cut` makes from blocks made elsewhere, when
 /// it has at least two panels each worth a fragment.
-fn product_tree(graph: &TaskGraph, cut: &FragmentCut, grid_of: &HashMap<TaskId, usize>, consumers: &[Vec<TaskId>]) -> Option<(usize, Sum)> {
+fn product_tree(graph: &TaskGraph, cut: &FragmentCut, grid_of: &HashMap<TaskId, usize>, uses: &[usize]) -> Option<(usize, Sum)> {
     let mut roots = cut.tasks.iter().filter_map(|t| Some((*t, *grid_of.get(t)?))).filter(|&(t, _)| graph.tasks[t].is_combine());
     let (root, grid) = roots.next()?;
     if roots.next().is_some() {
         return None;
     }
     let inside: HashSet<TaskId> = cut.tasks.iter().copied().collect();
-    let tree = sum_tree(graph, root, &inside, consumers, true)?;
+    let mut reads: HashMap<TaskId, usize> = HashMap::default();
+    for i in cut.tasks.iter().flat_map(|&t| &graph.tasks[t].inputs).filter(|i| inside.contains(i)) {
+        *reads.entry(*i).or_default() += 1;
+    }
+    let tree = sum_tree(graph, root, &Within { inside, reads, uses }, true)?;
     let mut units = Vec::new();
     collect_units(&tree, &mut units);
     let worth = |unit: &&Vec<TaskId>| unit.iter().map(|&t| work_bytes(graph, t)).sum::<usize>() >= SMALL_FRAGMENT_BYTES;
     (units.len() >= 2 && units.iter().all(worth)).then_some((grid, tree))
 }
 
-/// The sum tree under `t` inside a fragment (`inside`): combines of sums down to partial
-/// products whose operands come from outside; None where anything else is met.
-fn sum_tree(graph: &TaskGraph, t: TaskId, inside: &HashSet<TaskId>, consumers: &[Vec<TaskId>], root: bool) -> Option<Sum> {
-    let task = &graph.tasks[t];
-    if !inside.contains(&t) || (!root && consumers[t].len() != 1) {
+/// A fragment's tasks, how many times each is read inside it, and how many times each task
+/// of the plan is read (`TaskGraph::uses`).
+struct Within<'u> {
+    inside: HashSet<TaskId>,
+    reads: HashMap<TaskId, usize>,
+    uses: &'u [usize],
+}
+
+/// The sum tree under `t` inside a fragment: combines of sums down to partial products whose
+/// operands come from outside; None where anything else is met.
+fn sum_tree(graph: &TaskGraph, t: TaskId, within: &Within, root: bool) -> Option<Sum> {
+    let (task, inside) = (&graph.tasks[t], &within.inside);
+    if !inside.contains(&t) || (!root && within.uses[t] != 1) {
         return None;
     }
     match &task.op {
@@ -97,14 +109,13 @@ fn sum_tree(graph: &TaskGraph, t: TaskId, inside: &HashSet<TaskId>, consumers: &
             // Operands made outside, or views of them the fragment makes for itself (a block of
             // `x.T`), which go with the product.
             let own = |i: &TaskId| {
-                let read_inside = consumers[*i].iter().filter(|c| inside.contains(c)).count();
-                graph.tasks[*i].inputs.iter().all(|j| !inside.contains(j)) && read_inside == 1
+                graph.tasks[*i].inputs.iter().all(|j| !inside.contains(j)) && within.reads.get(i) == Some(&1)
             };
             let views: Vec<TaskId> = task.inputs.iter().copied().filter(|i| inside.contains(i)).collect();
             views.iter().all(own).then(|| Sum::Unit(views.into_iter().chain([t]).collect()))
         }
         TaskOp::Kernel(KernelOp::ReduceCombine { op: PartialReduce::Sum { .. } }) => {
-            let children: Vec<Sum> = task.inputs.iter().map(|&i| sum_tree(graph, i, inside, consumers, false)).collect::<Option<_>>()?;
+            let children: Vec<Sum> = task.inputs.iter().map(|&i| sum_tree(graph, i, within, false)).collect::<Option<_>>()?;
             let is_product = |c: &Sum| matches!(c, Sum::Unit(_)) && !graph.tasks[c.top()].is_combine();
             if children.iter().all(is_product) {
                 let mut unit: Vec<TaskId> = children.into_iter().flat_map(|c| match c {
@@ -233,7 +244,9 @@ fn ordered(cuts: &[FragmentCut], keys: &[Key]) -> Vec<usize> {
     let mut waiting = vec![0usize; cuts.len()];
     let mut readers: Vec<Vec<usize>> = vec![Vec::new(); cuts.len()];
     for (k, cut) in cuts.iter().enumerate() {
-        let makers: HashSet<usize> = cut.inputs.iter().filter_map(|i| made_by.get(i).copied()).collect();
+        let mut makers: Vec<usize> = cut.inputs.iter().filter_map(|i| made_by.get(i).copied()).collect();
+        makers.sort_unstable();
+        makers.dedup();
         waiting[k] = makers.len();
         makers.into_iter().for_each(|m| readers[m].push(k));
     }
