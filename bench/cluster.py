@@ -243,13 +243,17 @@ def table(title, ours, theirs, simulated=True):
 
 def against_threads(threads, clusters, steps):
     """Each workload's time on each cluster against tegula's threaded executor on as many
-    threads as the cluster has CPUs (logistic regression also per Newton step)."""
+    threads as the cluster has CPUs (logistic regression also per Newton step), and whether
+    the cluster's result is the threaded one bit for bit."""
     print("\ntegula on the clusters against tegula's threaded executor on as many threads\n")
-    print("| workload | blocks | threads (s) | " + " | ".join(f"{name} (s) | {name} / threads" for name in clusters) + " |")
-    print("|---|---|---|" + "---|---|" * len(clusters))
-    for (chunking, name), (t, *_) in sorted(threads.items(), key=lambda r: (r[0][1], r[0][0])):
+    print("| workload | blocks | threads (s) | "
+          + " | ".join(f"{name} (s) | {name} / threads | {name}: result equal" for name in clusters) + " |")
+    print("|---|---|---|" + "---|---|---|" * len(clusters))
+    for (chunking, name), (t, _, _, result, _) in sorted(threads.items(), key=lambda r: (r[0][1], r[0][0])):
         per = f" ({t / steps:.3f} per step)" if name == "logistic regression" else ""
-        cells = " | ".join(f"{rows[chunking, name][0]:.2f} | {rows[chunking, name][0] / t:.2f}" for rows in clusters.values())
+        same = lambda other: "yes" if np.array_equal(np.asarray(other), np.asarray(result)) else "**no**"  # noqa: E731
+        cells = " | ".join(f"{rows[chunking, name][0]:.2f} | {rows[chunking, name][0] / t:.2f} | {same(rows[chunking, name][3])}"
+                           for rows in clusters.values())
         print(f"| {name} | {chunking:g}× | {t:.2f}{per} | {cells} |")
 
 
