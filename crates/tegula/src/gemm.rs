@@ -59,24 +59,38 @@ pub(crate) fn use_blas_from_env() -> Result<()> {
     .clone()
 }
 
-/// `use_blas` of the first OpenBLAS library this process has loaded (NumPy's, once NumPy is
-/// imported): `None` when there is none, or it cannot serve (too old to set its threads per
-/// call), and faer runs every product.
+/// `use_blas` of the OpenBLAS library NumPy loaded (else the first other one this process has
+/// loaded that can serve): `None` when there is none, or none can serve (too old to set its
+/// threads per call), and faer runs every product.
 pub fn use_loaded_blas() -> Result<Option<GemmChoice>> {
-    let Some(path) = loaded_openblas() else { return Ok(None) };
-    match use_blas(&path) {
-        Err(TegulaError::Value(reason)) if !reason.starts_with("TEGULA_GEMM") => Ok(None),
-        other => other.map(Some),
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
+    for path in numpy_first(openblas_files(&maps)) {
+        match use_blas(&path) {
+            Err(TegulaError::Value(reason)) if !reason.starts_with("TEGULA_GEMM") => continue,
+            other => return other.map(Some),
+        }
     }
+    Ok(None)
 }
 
-/// The path of the first mapped file whose name says OpenBLAS.
-fn loaded_openblas() -> Option<String> {
-    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
-    maps.lines()
-        .filter_map(|line| line.split_whitespace().nth(5))
-        .find(|path| Path::new(path).file_name().is_some_and(|n| n.to_string_lossy().to_lowercase().contains("openblas")))
-        .map(str::to_string)
+/// The mapped files (of `/proc/self/maps`) whose names say OpenBLAS, each once, in order.
+fn openblas_files(maps: &str) -> Vec<String> {
+    let mut files: Vec<String> = Vec::new();
+    let paths = maps.lines().filter_map(|line| line.split_whitespace().nth(5));
+    for path in paths.filter(|path| Path::new(path).file_name().is_some_and(|n| n.to_string_lossy().to_lowercase().contains("openblas"))) {
+        if !files.iter().any(|f| f == path) {
+            files.push(path.to_string());
+        }
+    }
+    files
+}
+
+/// `files` with NumPy's own first: once SciPy is imported too (Dask's workers import it), its
+/// OpenBLAS may be mapped first, and a process choosing it (or faer, where it cannot serve)
+/// computed other bits than one that chose NumPy's.
+fn numpy_first(mut files: Vec<String>) -> Vec<String> {
+    files.sort_by_key(|f| !f.contains("numpy"));
+    files
 }
 
 fn choose(library: &Blas) -> Result<GemmChoice> {
@@ -153,6 +167,18 @@ fn write_rates(file: &Path, blas: f64, faer: f64) -> std::io::Result<bool> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn numpys_openblas_is_tried_before_scipys_whatever_the_order_of_the_map() {
+        let maps = "7f00-7f10 r--p 00000000 08:01 11 /env/site-packages/scipy.libs/libscipy_openblas-6cdc.so\n\
+                    7f10-7f20 r-xp 00010000 08:01 11 /env/site-packages/scipy.libs/libscipy_openblas-6cdc.so\n\
+                    7f20-7f30 r--p 00000000 08:01 12 /usr/lib/libm.so.6\n\
+                    7f30-7f40 r-xp 00000000 08:01 13 /env/site-packages/numpy.libs/libscipy_openblas64_-32a4.so\n\
+                    7f40-7f50 rw-p 00000000 00:00 0\n";
+        let files = super::openblas_files(maps);
+        assert_eq!(files.len(), 2);
+        assert_eq!(super::numpy_first(files), ["/env/site-packages/numpy.libs/libscipy_openblas64_-32a4.so", "/env/site-packages/scipy.libs/libscipy_openblas-6cdc.so"]);
+    }
+
     use super::*;
 
     #[test]
