@@ -7,9 +7,9 @@
 //! only starts fragments, moves bytes and reports what ended; this holds no I/O, so it is
 //! the same whatever the engine, and tested without one.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use tegula_core::{internal_err, Result};
+use tegula_plan::ready::ReadyList;
 
 /// A fragment as dispatch sees it: the blocks it reads and makes, the node it is placed on
 /// and the bytes it needs there at once.
@@ -53,46 +53,6 @@ pub enum Order {
     Ready(Vec<usize>),
 }
 
-/// Fragments waiting for the fragments that make their inputs.
-#[derive(Debug, Clone)]
-struct Readiness {
-    priority: Vec<usize>,
-    /// Fragments each fragment still waits for.
-    waiting: Vec<usize>,
-    /// The fragments reading each fragment's outputs.
-    dependents: Vec<Vec<usize>>,
-    ready: BinaryHeap<Reverse<(usize, usize)>>,
-}
-
-impl Readiness {
-    fn new(jobs: &[DispatchJob], priority: Vec<usize>) -> Result<Readiness> {
-        if priority.len() != jobs.len() {
-            return Err(internal_err!("{} priorities for {} fragments", priority.len(), jobs.len()));
-        }
-        let producer: HashMap<usize, usize> = jobs.iter().enumerate().flat_map(|(k, j)| j.outputs.iter().map(move |&t| (t, k))).collect();
-        let mut waiting = vec![0; jobs.len()];
-        let mut dependents = vec![Vec::new(); jobs.len()];
-        for (k, job) in jobs.iter().enumerate() {
-            let mut sources: Vec<usize> = job.inputs.iter().filter_map(|t| producer.get(t).copied()).collect();
-            sources.sort_unstable();
-            sources.dedup();
-            waiting[k] = sources.len();
-            sources.into_iter().for_each(|p| dependents[p].push(k));
-        }
-        let ready = (0..jobs.len()).filter(|&k| waiting[k] == 0).map(|k| Reverse((priority[k], k))).collect();
-        Ok(Readiness { priority, waiting, dependents, ready })
-    }
-
-    fn ended(&mut self, k: usize) {
-        for &d in &self.dependents[k] {
-            self.waiting[d] -= 1;
-            if self.waiting[d] == 0 {
-                self.ready.push(Reverse((self.priority[d], d)));
-            }
-        }
-    }
-}
-
 /// What a fragment's end lets the adapter do.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Ended {
@@ -110,7 +70,7 @@ pub struct Dispatch {
     fetch_batch: Option<usize>,
     next: usize,
     started: usize,
-    readiness: Option<Readiness>,
+    readiness: Option<ReadyList<usize>>,
     running: HashMap<usize, usize>,
     readers: HashMap<usize, usize>,
     returned: HashSet<usize>,
@@ -144,7 +104,10 @@ impl Dispatch {
     pub fn with_order(mut self, order: Order) -> Result<Dispatch> {
         self.readiness = match order {
             Order::Plan => None,
-            Order::Ready(priority) => Some(Readiness::new(&self.jobs, priority)?),
+            Order::Ready(priority) => {
+                let (count, fragments) = (priority.len(), self.jobs.iter().map(|j| (j.inputs.as_slice(), j.outputs.as_slice())));
+                Some(ReadyList::new(fragments, priority).ok_or_else(|| internal_err!("{count} priorities for {} fragments", self.jobs.len()))?)
+            }
         };
         Ok(self)
     }
@@ -155,7 +118,7 @@ impl Dispatch {
     pub fn start(&mut self) -> Option<usize> {
         let k = match &self.readiness {
             None => self.next,
-            Some(r) => r.ready.peek()?.0 .1,
+            Some(r) => r.peek()?,
         };
         let job = self.jobs.get(k)?;
         if !self.has_room(job) {
@@ -164,7 +127,7 @@ impl Dispatch {
         match &mut self.readiness {
             None => self.next += 1,
             Some(r) => {
-                r.ready.pop();
+                r.pop();
             }
         }
         self.running.insert(k, job.node);

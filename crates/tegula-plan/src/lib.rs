@@ -22,6 +22,7 @@ pub mod panels;
 pub mod placement;
 pub mod product_blocks;
 pub mod ranges;
+pub mod ready;
 pub mod rechunk_stages;
 pub mod refine;
 pub mod resource;

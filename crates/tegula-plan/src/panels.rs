@@ -11,9 +11,8 @@
 use crate::fragments::{inputs_of, work_bytes, FragmentCut, SMALL_FRAGMENT_BYTES};
 use crate::graph::{Task, TaskGraph, TaskId};
 use crate::placement::Placement;
+use crate::ready::ReadyList;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use tegula_core::{KernelOp, PartialReduce, TaskOp};
 
 /// A product block's sum tree: a unit (partial products summed by one combine, or one partial
@@ -240,26 +239,6 @@ fn split_cuts(graph: &TaskGraph, cuts: Vec<FragmentCut>, placement: &Placement, 
 /// The fragments in an order where each one's inputs come from earlier ones, the one of
 /// least key first among those ready.
 fn ordered(cuts: &[FragmentCut], keys: &[Key]) -> Vec<usize> {
-    let made_by: HashMap<TaskId, usize> = cuts.iter().enumerate().flat_map(|(k, c)| c.outputs.iter().map(move |&o| (o, k))).collect();
-    let mut waiting = vec![0usize; cuts.len()];
-    let mut readers: Vec<Vec<usize>> = vec![Vec::new(); cuts.len()];
-    for (k, cut) in cuts.iter().enumerate() {
-        let mut makers: Vec<usize> = cut.inputs.iter().filter_map(|i| made_by.get(i).copied()).collect();
-        makers.sort_unstable();
-        makers.dedup();
-        waiting[k] = makers.len();
-        makers.into_iter().for_each(|m| readers[m].push(k));
-    }
-    let mut ready: BinaryHeap<Reverse<(Key, usize)>> = (0..cuts.len()).filter(|&k| waiting[k] == 0).map(|k| Reverse((keys[k], k))).collect();
-    let mut order = Vec::with_capacity(cuts.len());
-    while let Some(Reverse((_, k))) = ready.pop() {
-        order.push(k);
-        for &r in &readers[k] {
-            waiting[r] -= 1;
-            if waiting[r] == 0 {
-                ready.push(Reverse((keys[r], r)));
-            }
-        }
-    }
-    order
+    let fragments = cuts.iter().map(|c| (c.inputs.as_slice(), c.outputs.as_slice()));
+    ReadyList::new(fragments, keys.to_vec()).expect("a key per fragment").into_order()
 }
