@@ -12,6 +12,7 @@ pub mod fan_out;
 pub mod fragments;
 pub mod fuse;
 pub mod graph;
+pub mod levels;
 pub mod lower;
 pub mod memory;
 pub mod merge;

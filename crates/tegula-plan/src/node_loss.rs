@@ -3,7 +3,8 @@
 //! Fragments run in plan order, as `placement::simulate` replays them, and node `lost` leaves
 //! once the first `at` have run. What it held is gone: the blocks it made and the copies it
 //! received. Blocks another node holds stay, and so do the caller's (given again); a block
-//! every node has let go of after its last reader is gone as well. Every fragment from `at`
+//! every node has let go of after its last reader is gone as well (a result is kept only
+//! where it was made). Every fragment from `at`
 //! on still runs — those placed on the lost node elsewhere — and each block they or the caller
 //! need that is gone is made again by the fragment that made it, which may need blocks that
 //! are gone in turn (the lineage Ray and Dask rebuild).
@@ -45,9 +46,11 @@ pub fn lose_node(graph: &TaskGraph, cuts: &[FragmentCut], placement: &Placement,
             cut.outputs.iter().chain(&cut.inputs).for_each(|&t| kept[t] = true);
         }
     }
+    // Past its last reader a block is let go of everywhere, but for a result where it was made.
     for t in 0..n {
-        let let_go = last_reader[t] != usize::MAX && last_reader[t] < at && !returned[t];
-        kept[t] &= !let_go;
+        if last_reader[t] != usize::MAX && last_reader[t] < at {
+            kept[t] = returned[t] && maker[t] != usize::MAX && placement.fragment_node[maker[t]] != lost;
+        }
     }
     let available = |t: usize| placement.given_node.contains_key(&t) || kept[t] || maker[t] == usize::MAX || maker[t] >= at;
     let mut needed: Vec<usize> = cuts[at..].iter().flat_map(|c| c.inputs.iter().copied()).collect();

@@ -10,6 +10,7 @@
 
 use crate::fragments::{inputs_of, work_bytes, FragmentCut, SMALL_FRAGMENT_BYTES};
 use crate::graph::{Task, TaskGraph, TaskId};
+use crate::levels::reorder;
 use crate::placement::Placement;
 use crate::ready::ReadyList;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -62,10 +63,9 @@ pub fn contract_by_panels(mut graph: TaskGraph, cuts: Vec<FragmentCut>, placemen
     }
     let (cuts, keys, nodes) = split_cuts(&graph, cuts, &placement, &splits);
     let order = ordered(&cuts, &keys);
-    let fragment_node = order.iter().map(|&k| nodes[k]).collect();
-    let mut slots: Vec<Option<FragmentCut>> = cuts.into_iter().map(Some).collect();
-    let cuts = order.iter().map(|&k| slots[k].take().expect("each fragment once")).collect();
-    (graph, cuts, Placement { nodes: placement.nodes, fragment_node, given_node: placement.given_node, trees: vec![], tiled: vec![] })
+    let placement = Placement { nodes: placement.nodes, fragment_node: nodes, given_node: placement.given_node, trees: vec![], tiled: vec![] };
+    let (cuts, placement) = reorder(cuts, placement, &order);
+    (graph, cuts, placement)
 }
 
 /// The grid and sum tree of the one product block `cut` makes from blocks made elsewhere, when

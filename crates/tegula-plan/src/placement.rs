@@ -503,7 +503,8 @@ impl Cluster {
 /// Replays `placement` (`needs`: each fragment's `fragment_need`): fragments run one after
 /// another in plan order; a block is copied to
 /// a node the first time a fragment there reads it, and every copy is freed once the last
-/// fragment reading it has run (results stay until the end, when they go to the caller).
+/// fragment reading it has run (a result's first copy stays until the end, when it goes to
+/// the caller).
 pub fn simulate(graph: &TaskGraph, cuts: &[FragmentCut], needs: &[usize], placement: &Placement) -> Simulation {
     let nodes = placement.nodes;
     let mut loads = vec![NodeLoad::default(); nodes];
@@ -551,8 +552,11 @@ pub fn simulate(graph: &TaskGraph, cuts: &[FragmentCut], needs: &[usize], placem
         // Only `node` gains blocks while a fragment runs; frees after it lower what nodes hold.
         loads[node].peak_bytes = loads[node].peak_bytes.max(held[node] + needs[k]);
         for &i in &cut.inputs {
-            if last_reader[i] == k && !returned[i] {
-                for &at in &copies[i] {
+            if last_reader[i] == k {
+                // A result stays where it was made until it goes to the caller; copies of it
+                // elsewhere are let go of as any other block's.
+                let kept = usize::from(returned[i]).min(copies[i].len());
+                for &at in &copies[i][kept..] {
                     held[at] -= graph.tasks[i].nbytes();
                 }
             }

@@ -439,3 +439,23 @@ fn the_steps_of_a_factorisation_by_panels_run_side_by_side_and_where_their_block
         assert!(plan.simulation.bytes_between_nodes < 8 * 3 * column, "{name}: {} bytes moved", plan.simulation.bytes_between_nodes);
     }
 }
+
+#[test]
+fn a_cholesky_by_tiles_runs_step_by_step_and_lets_each_steps_copies_go() {
+    // 32 × 32 tiles of 512² on a 4 × 4 grid of nodes, planned only. Walked depth first, the
+    // plan runs row by row (left-looking), and a node keeps every factor tile it is sent until
+    // the last row has read it (399 tiles at the busiest node); step by step (right-looking)
+    // it holds at most its share of the matrix (64 tiles, one version of each at a time), as
+    // much of the factor and the zeros above it, and one step's row and column of factor
+    // tiles (16).
+    let (t, b) = (32, 512);
+    let n = t * b;
+    let x = Generator::new(5).random(&[n, n], &chunks(b)).unwrap();
+    let a = x.add(&x.t()).unwrap().add(&Array::eye(n, n, 0, tegula::DType::Float64, &chunks(b)).unwrap().mul_scalar(n as f64).unwrap()).unwrap();
+    let la = tegula::linalg::Linalg { whole_matrix_bytes: 0, min_tile: b, ..tegula::linalg::Linalg::default() };
+    let l = la.cholesky(&a, false).unwrap();
+    let plan = plan_cluster(&[&l], true, &Spec::default(), Nodes { count: 16, memory: 1 << 40 }).unwrap();
+    let tile = b * b * 8;
+    let peak = plan.simulation.nodes.iter().map(|n| n.peak_bytes).max().unwrap();
+    assert!(peak <= (2 * t * t / 16 + 2 * t / 4) * tile, "{} tiles: {}", peak / tile, plan.simulation);
+}
