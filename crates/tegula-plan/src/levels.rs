@@ -7,9 +7,16 @@
 //! step's copies are let go of before the next step's arrive.
 
 use crate::fragments::FragmentCut;
-use crate::graph::TaskId;
+use crate::graph::{TaskGraph, TaskId};
 use crate::placement::Placement;
 use rustc_hash::FxHashMap as HashMap;
+use tegula_core::{KernelOp, TaskOp};
+
+/// Whether `graph` runs steps of a factorisation by tiles or panels (`LinalgOp::updated_input`),
+/// the plans a depth-first walk orders row by row: only those are worth ordering by levels.
+pub fn has_factorisation_steps(graph: &TaskGraph) -> bool {
+    graph.tasks.iter().any(|t| matches!(t.op, TaskOp::Kernel(KernelOp::Linalg { op }) if op.updated_input().is_some()))
+}
 
 /// The order of `cuts` (given in an order where each one's inputs come from earlier ones)
 /// level by level: by depth, then by place.

@@ -7,7 +7,7 @@ use tegula_exec::{assemble_output, Admission, Dispatch, DispatchJob, Fragment, F
 use tegula_kernels::Chunk;
 use tegula_plan::chain::chain_combines;
 use tegula_plan::fan_out::merge_fan_outs;
-use tegula_plan::levels::{level_order, reorder};
+use tegula_plan::levels::{has_factorisation_steps, level_order, reorder};
 use tegula_plan::fragments::{cut_given_loads, sub_graph, FragmentCut};
 use tegula_plan::merge::merge_trees;
 use tegula_plan::panels::contract_by_panels;
@@ -192,9 +192,12 @@ fn finish(graph: TaskGraph, cuts: Vec<FragmentCut>, placement: Placement, placer
     }
 }
 
-/// `planned` with its fragments run level by level (`levels`) where that lowers the busiest
-/// node's peak: the same copies, held for less long.
+/// `planned` with its fragments run level by level (`levels`) where it runs a factorisation's
+/// steps and that lowers the busiest node's peak: the same copies, held for less long.
 fn by_levels_if_lower(planned: Finished) -> Finished {
+    if !has_factorisation_steps(&planned.graph) {
+        return planned;
+    }
     let order = level_order(&planned.cuts);
     if order.iter().enumerate().all(|(place, &k)| place == k) {
         return planned;
