@@ -105,7 +105,8 @@ impl Dispatch {
         self.readiness = match order {
             Order::Plan => None,
             Order::Ready(priority) => {
-                let (count, fragments) = (priority.len(), self.jobs.iter().map(|j| (j.inputs.as_slice(), j.outputs.as_slice())));
+                let count = priority.len();
+                let fragments = self.jobs.iter().map(|j| (j.inputs.as_slice(), j.outputs.as_slice()));
                 Some(ReadyList::new(fragments, priority).ok_or_else(|| internal_err!("{count} priorities for {} fragments", self.jobs.len()))?)
             }
         };

@@ -167,6 +167,8 @@ fn write_rates(file: &Path, blas: f64, faer: f64) -> std::io::Result<bool> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn numpys_openblas_is_tried_before_scipys_whatever_the_order_of_the_map() {
         let maps = "7f00-7f10 r--p 00000000 08:01 11 /env/site-packages/scipy.libs/libscipy_openblas-6cdc.so\n\
@@ -174,12 +176,10 @@ mod tests {
                     7f20-7f30 r--p 00000000 08:01 12 /usr/lib/libm.so.6\n\
                     7f30-7f40 r-xp 00000000 08:01 13 /env/site-packages/numpy.libs/libscipy_openblas64_-32a4.so\n\
                     7f40-7f50 rw-p 00000000 00:00 0\n";
-        let files = super::openblas_files(maps);
+        let files = openblas_files(maps);
         assert_eq!(files.len(), 2);
-        assert_eq!(super::numpy_first(files), ["/env/site-packages/numpy.libs/libscipy_openblas64_-32a4.so", "/env/site-packages/scipy.libs/libscipy_openblas-6cdc.so"]);
+        assert_eq!(numpy_first(files), ["/env/site-packages/numpy.libs/libscipy_openblas64_-32a4.so", "/env/site-packages/scipy.libs/libscipy_openblas-6cdc.so"]);
     }
-
-    use super::*;
 
     #[test]
     fn the_first_writer_decides_and_later_ones_read_its_rates() {
