@@ -33,7 +33,7 @@ pub use chunks::{normalize_chunks, AxisChunks, ChunkSpec, Chunks};
 pub use device::DeviceId;
 pub use dtype::{promote, promote_checked, result_type, DType, Kind};
 pub use error::{Result, TegulaError};
-pub use linalg::LinalgOp;
+pub use linalg::{LinalgOp, TileAt};
 pub use io_op::{IoOp, ResourceId};
 pub use kernel_op::KernelOp;
 pub use ops::{BinaryOp, Distribution, Finish, MovingOp, PartialReduce, Piece, ReduceOp, Rejection, ScanOp, Select, UnaryOp};

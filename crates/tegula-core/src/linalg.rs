@@ -94,19 +94,41 @@ pub enum LinalgOp {
     /// the rows below divided by `L^H` on the right.
     CholeskyPanel {
         /// The panel's diagonal tile, which an error names.
-        tile: u32,
+        at: TileAt,
     },
     /// A tile below a factorised diagonal tile (`CholeskyPanel`'s result, input 0) divided by
     /// its factor's adjoint on the right (input 1, `B L^-H`): a tile of `L` below the diagonal.
-    CholeskyBelow,
+    CholeskyBelow {
+        /// The tile it divides.
+        at: TileAt,
+    },
     /// A tile of the trailing matrix (input 1) less the product of two tiles of `L` left of it,
     /// the one level with it (input 0) times the adjoint of the one level with its column's
     /// diagonal (input 2).
-    CholeskyUpdate,
+    CholeskyUpdate {
+        /// The tile it updates.
+        at: TileAt,
+    },
     /// A diagonal tile of the trailing matrix (input 1) less the product of the tile of `L`
     /// level with it (input 0) and that tile's adjoint, on and below the diagonal only (a
     /// SYRK: half the flops; the factorisation never reads above the diagonal).
-    CholeskyDiagonalUpdate,
+    CholeskyDiagonalUpdate {
+        /// The tile it updates.
+        at: TileAt,
+    },
+}
+
+/// Where the tile a step of a factorisation by tiles makes lies in its matrix: a cluster lays
+/// the tiles out over a grid of nodes, as ScaLAPACK lays a matrix out, and runs each step
+/// where its tile is, so only the factors it reads move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TileAt {
+    /// Its row of tiles.
+    pub row: u32,
+    /// Its column of tiles.
+    pub column: u32,
+    /// The matrix's tiles along each side.
+    pub tiles: u32,
 }
 
 impl LinalgOp {
@@ -160,9 +182,9 @@ impl LinalgOp {
             LinalgOp::PanelLu { .. } => "panel-lu",
             LinalgOp::LuUpdate => "lu-update",
             LinalgOp::CholeskyPanel { .. } => "cholesky-panel",
-            LinalgOp::CholeskyBelow => "cholesky-below",
-            LinalgOp::CholeskyUpdate => "cholesky-update",
-            LinalgOp::CholeskyDiagonalUpdate => "cholesky-diagonal-update",
+            LinalgOp::CholeskyBelow { .. } => "cholesky-below",
+            LinalgOp::CholeskyUpdate { .. } => "cholesky-update",
+            LinalgOp::CholeskyDiagonalUpdate { .. } => "cholesky-diagonal-update",
         }
     }
 
@@ -173,9 +195,9 @@ impl LinalgOp {
             LinalgOp::Solve
             | LinalgOp::SolveTriangular { .. }
             | LinalgOp::QrApply
-            | LinalgOp::CholeskyBelow
-            | LinalgOp::CholeskyDiagonalUpdate => 2,
-            LinalgOp::LuUpdate | LinalgOp::CholeskyUpdate => 3,
+            | LinalgOp::CholeskyBelow { .. }
+            | LinalgOp::CholeskyDiagonalUpdate { .. } => 2,
+            LinalgOp::LuUpdate | LinalgOp::CholeskyUpdate { .. } => 3,
             _ => 1,
         }
     }
@@ -186,8 +208,19 @@ impl LinalgOp {
     pub fn updated_input(self) -> Option<usize> {
         match self {
             LinalgOp::PanelLu { .. } | LinalgOp::CholeskyPanel { .. } => Some(0),
-            LinalgOp::CholeskyBelow | LinalgOp::CholeskyUpdate | LinalgOp::CholeskyDiagonalUpdate => Some(1),
+            LinalgOp::CholeskyBelow { .. } | LinalgOp::CholeskyUpdate { .. } | LinalgOp::CholeskyDiagonalUpdate { .. } => Some(1),
             LinalgOp::LuUpdate => Some(2),
+            _ => None,
+        }
+    }
+
+    /// Where the tile this step of a factorisation by tiles makes lies, if it is one.
+    pub fn tile_at(self) -> Option<TileAt> {
+        match self {
+            LinalgOp::CholeskyPanel { at }
+            | LinalgOp::CholeskyBelow { at }
+            | LinalgOp::CholeskyUpdate { at }
+            | LinalgOp::CholeskyDiagonalUpdate { at } => Some(at),
             _ => None,
         }
     }
@@ -232,22 +265,22 @@ impl LinalgOp {
         if matches!(self, LinalgOp::PanelLu { .. } | LinalgOp::CholeskyPanel { .. }) && matrices[0].0 < matrices[0].1 {
             return Err(crate::shape_err!("{}: a panel of {} rows is wider ({})", self.name(), matrices[0].0, matrices[0].1));
         }
-        if self == LinalgOp::CholeskyBelow && (matrices[0].0 != matrices[0].1 || matrices[1].1 != matrices[0].0) {
+        if matches!(self, LinalgOp::CholeskyBelow { .. }) && (matrices[0].0 != matrices[0].1 || matrices[1].1 != matrices[0].0) {
             return Err(crate::shape_err!("cholesky-below: a factor of shape {:?}, tile {:?}", matrices[0], matrices[1]));
         }
-        if let (LinalgOp::CholeskyUpdate, [left, tile, right]) = (self, matrices) {
+        if let (LinalgOp::CholeskyUpdate { .. }, [left, tile, right]) = (self, matrices) {
             if left.0 != tile.0 || right.0 != tile.1 || left.1 != right.1 {
                 return Err(crate::shape_err!("cholesky-update: tiles of shapes {left:?}, {tile:?}, {right:?}"));
             }
         }
         // Its tile level with the left one's rows: the check of every two-input op below.
-        if self == LinalgOp::CholeskyDiagonalUpdate && matrices[1].0 != matrices[1].1 {
+        if matches!(self, LinalgOp::CholeskyDiagonalUpdate { .. }) && matrices[1].0 != matrices[1].1 {
             return Err(crate::shape_err!("cholesky-diagonal-update: a diagonal tile of shape {:?}", matrices[1]));
         }
         if self == LinalgOp::LuUpdate && (matrices[1] != (1, matrices[0].1) || matrices[2].0 != matrices[0].0) {
             return Err(crate::shape_err!("lu-update: a panel of shape {:?}, swaps {:?}, block {:?}", matrices[0], matrices[1], matrices[2]));
         }
-        if self.arity() == 2 && !matches!(self, LinalgOp::QrApply | LinalgOp::CholeskyBelow) && matrices[1].0 != matrices[0].0 {
+        if self.arity() == 2 && !matches!(self, LinalgOp::QrApply | LinalgOp::CholeskyBelow { .. }) && matrices[1].0 != matrices[0].0 {
             return Err(crate::shape_err!(
                 "{}: Input operand 1 has a mismatch in its core dimension 0 (size {} is different from {})",
                 self.name(),
@@ -290,7 +323,7 @@ impl LinalgOp {
             PanelLu { .. } => vec![1, n],
             LuUpdate => vec![m, matrices[2].1],
             CholeskyPanel { .. } => vec![m, n],
-            CholeskyBelow | CholeskyUpdate | CholeskyDiagonalUpdate => vec![matrices[1].0, matrices[1].1],
+            CholeskyBelow { .. } | CholeskyUpdate { .. } | CholeskyDiagonalUpdate { .. } => vec![matrices[1].0, matrices[1].1],
         }
     }
 }

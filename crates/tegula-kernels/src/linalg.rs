@@ -129,18 +129,18 @@ fn typed<T: Field>(op: LinalgOp, inputs: &[Chunk]) -> Result<Chunk> {
             let (Some(swaps), Some(block)) = (b, c) else { return Err(internal_err!("lu-update needs three inputs")) };
             each(&a, &shape(&[m, block.dim().2]), |i| Ok(lu_update(a.view(i), swaps.view(i), block.view(i))))
         }
-        LinalgOp::CholeskyPanel { tile } => each(&a, &shape(&[m, n]), |i| cholesky_panel(a.view(i), tile)),
-        LinalgOp::CholeskyBelow => {
+        LinalgOp::CholeskyPanel { at } => each(&a, &shape(&[m, n]), |i| cholesky_panel(a.view(i), at.row)),
+        LinalgOp::CholeskyBelow { .. } => {
             let tile = b.ok_or_else(|| internal_err!("cholesky-below needs two inputs"))?;
             let (_, rows, cols) = tile.dim();
             each(&a, &shape(&[rows, cols]), |i| Ok(cholesky_below(a.view(i), tile.view(i))))
         }
-        LinalgOp::CholeskyUpdate => {
+        LinalgOp::CholeskyUpdate { .. } => {
             let (Some(tile), Some(right)) = (b, c) else { return Err(internal_err!("cholesky-update needs three inputs")) };
             let (_, rows, cols) = tile.dim();
             each(&a, &shape(&[rows, cols]), |i| Ok(cholesky_update(a.view(i), tile.view(i), right.view(i))))
         }
-        LinalgOp::CholeskyDiagonalUpdate => {
+        LinalgOp::CholeskyDiagonalUpdate { .. } => {
             let tile = b.ok_or_else(|| internal_err!("cholesky-diagonal-update needs two inputs"))?;
             let (_, rows, cols) = tile.dim();
             each(&a, &shape(&[rows, cols]), |i| Ok(cholesky_diagonal_update(a.view(i), tile.view(i))))

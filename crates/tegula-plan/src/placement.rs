@@ -109,19 +109,22 @@ pub fn place(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> Placement
     let tile = tiles(graph, nodes);
     let mut given_node = block_cyclic(graph, cuts, nodes);
     given_node.iter_mut().filter(|(&t, _)| tile[t] != usize::MAX).for_each(|(&t, n)| *n = tile[t]);
-    let fragment_tile = fragment_tiles(cuts, &tile);
+    let parent = parents(graph, cuts);
+    let fragment_tile = fed_tiles(graph, cuts, &parent, fragment_tiles(cuts, &tile));
     let mut state = Cluster::new(nodes);
     for (&t, &n) in &given_node {
         state.hold(t, n, graph.tasks[t].nbytes());
     }
-    let group = subtrees(graph, cuts, nodes);
+    let group = subtrees(graph, cuts, &parent, nodes);
     let members = tree_members(&group);
     let mut group_node: HashMap<usize, Option<usize>> = HashMap::default();
     let fragment_node: Vec<usize> = (0..cuts.len())
         .map(|k| {
-            // A step of a factorisation alone in its group runs where the block it updates is.
+            // A fragment alone in its group runs on its tile (a step of a factorisation by
+            // tiles: where ScaLAPACK's layout puts the tile it makes); else a step of a
+            // factorisation runs where the block it updates is.
             let alone = group[k].is_none_or(|g| members[&g].len() == 1);
-            let owner = alone.then(|| state.owner(graph, &cuts[k])).flatten();
+            let owner = alone.then(|| fragment_tile[k].or_else(|| state.owner(graph, &cuts[k]))).flatten();
             // A tree runs on its head's tile, a fragment alone on its own.
             let whole = || {
                 let Some(g) = group[k] else { return fragment_tile[k] };
@@ -220,8 +223,7 @@ pub fn place_block_cyclic(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize)
 /// their node — unless placing them one by one moves far fewer bytes (`Cluster::whole_node`),
 /// while the fragments above them are placed one by one. A reduction beyond a share runs its
 /// units in contiguous ranges instead, one per node (`ranges`).
-fn subtrees(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> Vec<Option<usize>> {
-    let parent = parents(graph, cuts);
+fn subtrees(graph: &TaskGraph, cuts: &[FragmentCut], parent: &[Option<usize>], nodes: usize) -> Vec<Option<usize>> {
     let own: Vec<usize> = cuts.iter().map(|c| c.tasks.iter().map(|&t| graph.tasks[t].nbytes()).sum::<usize>().max(1)).collect();
     let mut work = own.clone();
     for k in 0..cuts.len() {
@@ -230,7 +232,7 @@ fn subtrees(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> Vec<Option
         }
     }
     let share = own.iter().sum::<usize>() / (2 * nodes);
-    let ready = ready_depths(cuts, &parent);
+    let ready = ready_depths(cuts, parent);
     let mut group: Vec<Option<usize>> = vec![None; cuts.len()];
     // The latest of its members' `ready` depths, for each group's head.
     let mut latest: HashMap<usize, usize> = HashMap::default();
@@ -246,7 +248,7 @@ fn subtrees(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> Vec<Option
             *l = (*l).max(ready[k]);
         }
     }
-    crate::ranges::join_ranges(graph, cuts, &parent, &work, share, nodes, &mut group);
+    crate::ranges::join_ranges(graph, cuts, parent, &work, share, nodes, &mut group);
     group
 }
 
@@ -381,6 +383,26 @@ fn share_mirrored_tiles(graph: &TaskGraph, grid: &BlockGrid, cells: &mut HashMap
 /// For each fragment, the tile (`tiles`) of the first block it makes that has one.
 fn fragment_tiles(cuts: &[FragmentCut], tile: &[usize]) -> Vec<Option<usize>> {
     cuts.iter().map(|c| c.outputs.iter().map(|&t| tile[t]).find(|&n| n != usize::MAX)).collect()
+}
+
+/// `tiles` (`fragment_tiles`), with each fragment that has none and whose blocks all go to a
+/// step of a factorisation by tiles, or to a fragment that feeds one (`parent`: the one
+/// fragment reading a fragment's blocks), given that step's tile: the operations making the
+/// matrix a factorisation reads (its draws, `(x + x^T) / 2`) run where its tiles are, so only
+/// the factors move, as in ScaLAPACK.
+fn fed_tiles(graph: &TaskGraph, cuts: &[FragmentCut], parent: &[Option<usize>], mut tiles: Vec<Option<usize>>) -> Vec<Option<usize>> {
+    let step = |cut: &FragmentCut| {
+        cut.tasks.iter().any(|&t| matches!(graph.tasks[t].op, TaskOp::Kernel(KernelOp::Linalg { op }) if op.tile_at().is_some()))
+    };
+    let mut feeds_step: Vec<bool> = cuts.iter().zip(&tiles).map(|(c, t)| t.is_some() && step(c)).collect();
+    // Readers come after the fragments they read, so a chain takes its step's tile.
+    for k in (0..cuts.len()).rev() {
+        if let Some(p) = parent[k].filter(|&p| tiles[k].is_none() && feeds_step[p]) {
+            tiles[k] = tiles[p];
+            feeds_step[k] = true;
+        }
+    }
+    tiles
 }
 
 /// The loads a placement puts on each node, kept while fragments are placed.

@@ -31,7 +31,7 @@ use crate::node::{Node, NodeKind, NodeRef};
 use crate::resource::ReadUnit;
 use std::collections::{HashMap, HashSet};
 use tegula_core::limits::MAX_TASKS;
-use tegula_core::{Chunks, DType, IoOp, KernelOp, ResourceId, Result, TegulaError};
+use tegula_core::{Chunks, DType, IoOp, KernelOp, ResourceId, Result, TegulaError, TileAt};
 use tegula_core::TaskOp;
 
 pub(crate) use matmul::is_transpose_pair;
@@ -62,8 +62,10 @@ pub fn lower(roots: &[NodeRef], fusion: Fusion) -> Result<TaskGraph> {
             Some(template) => l.lower_fused(&node, template, &inputs)?,
             None => l.lower_node(&node, &inputs)?,
         };
-        if matches!(node.kind, NodeKind::Matmul { .. }) {
-            l.record_product_grids(&node, &inputs, &blocks);
+        match node.kind {
+            NodeKind::Matmul { .. } => l.record_product_grids(&node, &inputs, &blocks),
+            NodeKind::Linalg { op } => op.tile_at().into_iter().for_each(|at| l.record_tile(at, &blocks)),
+            _ => {}
         }
         l.memo.insert(node.id, blocks);
     }
@@ -123,6 +125,9 @@ pub(crate) struct Lowering {
     /// The reads of stored regions made so far: a region read for several blocks is read once.
     reads: HashMap<(ResourceId, Vec<(usize, usize)>), TaskId>,
     factorisations: linalg::Factorisations,
+    /// The grid (an index into `graph.grids`) of the tiles of factorisations by tiles of
+    /// matrices of so many tiles a side: every such matrix is laid out alike.
+    tile_grids: HashMap<u32, usize>,
 }
 
 impl Lowering {
@@ -161,6 +166,18 @@ impl Lowering {
             let cells = blocks.iter().enumerate().map(|(k, &t)| (t, [k / columns % rows, k % columns])).collect();
             self.graph.grids.push(BlockGrid { shape: [rows, columns], blocks: cells });
         }
+    }
+
+    /// Records that `blocks`, made by a step of a factorisation by tiles, are the tile `at`
+    /// of its matrix: placement runs the step where that tile lies (`placement::tiles`).
+    fn record_tile(&mut self, at: TileAt, blocks: &[TaskId]) {
+        let tiles = at.tiles as usize;
+        let grid = *self.tile_grids.entry(at.tiles).or_insert_with(|| {
+            self.graph.grids.push(BlockGrid { shape: [tiles, tiles], blocks: vec![] });
+            self.graph.grids.len() - 1
+        });
+        let cell = [at.row as usize, at.column as usize];
+        self.graph.grids[grid].blocks.extend(blocks.iter().map(|&t| (t, cell)));
     }
 
     pub(crate) fn task(&self, id: TaskId) -> &Task {

@@ -11,7 +11,7 @@
 use super::adjoint;
 use super::tiles::{assemble, slice, spans, Tile};
 use crate::array::Array;
-use tegula_core::{LinalgOp, Result};
+use tegula_core::{LinalgOp, Result, TileAt};
 
 /// The lower Cholesky factor `L` of the Hermitian positive-definite matrix `x` (`L^H` when
 /// `upper`), in tiles of `tile` rows and columns.
@@ -25,17 +25,18 @@ pub(super) fn tiled_cholesky(x: &Array, upper: bool, tile: usize) -> Result<Arra
     // then, column by column, `L`.
     let mut tiles: Vec<Vec<Array>> =
         spans.iter().enumerate().map(|(i, &rows)| spans[..=i].iter().map(|&cols| slice(&x, rows, cols)).collect()).collect::<Result<_>>()?;
+    let at = |row: usize, column: usize| TileAt { row: row as u32, column: column as u32, tiles: spans.len() as u32 };
     for k in 0..spans.len() {
-        let factor = tiles[k][k].linalg(LinalgOp::CholeskyPanel { tile: k as u32 }, &[])?;
-        for row in &mut tiles[k + 1..] {
-            row[k] = factor.linalg(LinalgOp::CholeskyBelow, &[&row[k]])?;
+        let factor = tiles[k][k].linalg(LinalgOp::CholeskyPanel { at: at(k, k) }, &[])?;
+        for (i, row) in tiles.iter_mut().enumerate().skip(k + 1) {
+            row[k] = factor.linalg(LinalgOp::CholeskyBelow { at: at(i, k) }, &[&row[k]])?;
         }
         tiles[k][k] = factor;
         for i in k + 1..spans.len() {
             for j in k + 1..i {
-                tiles[i][j] = tiles[i][k].linalg(LinalgOp::CholeskyUpdate, &[&tiles[i][j], &tiles[j][k]])?;
+                tiles[i][j] = tiles[i][k].linalg(LinalgOp::CholeskyUpdate { at: at(i, j) }, &[&tiles[i][j], &tiles[j][k]])?;
             }
-            tiles[i][i] = tiles[i][k].linalg(LinalgOp::CholeskyDiagonalUpdate, &[&tiles[i][i]])?;
+            tiles[i][i] = tiles[i][k].linalg(LinalgOp::CholeskyDiagonalUpdate { at: at(i, i) }, &[&tiles[i][i]])?;
         }
     }
     // Zeros above the diagonal.

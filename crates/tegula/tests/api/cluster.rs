@@ -459,3 +459,45 @@ fn a_cholesky_by_tiles_runs_step_by_step_and_lets_each_steps_copies_go() {
     let peak = plan.simulation.nodes.iter().map(|n| n.peak_bytes).max().unwrap();
     assert!(peak <= (2 * t * t / 16 + 2 * t / 4) * tile, "{} tiles: {}", peak / tile, plan.simulation);
 }
+
+/// The bytes ScaLAPACK's right-looking Cholesky moves for `t` × `t` tiles of `tile` bytes
+/// laid out 2D block-cyclically over `pr` × `pc` nodes: each factor tile goes once to every
+/// other node holding a tile it updates (the diagonal factor to the panel below it).
+fn scalapack_cholesky_bytes(t: usize, tile: usize, pr: usize, pc: usize) -> usize {
+    use std::collections::HashSet;
+    let owner = |i: usize, j: usize| (i % pr, j % pc);
+    let mut moved = 0;
+    for k in 0..t {
+        let below: HashSet<_> = (k + 1..t).map(|i| owner(i, k)).filter(|&o| o != owner(k, k)).collect();
+        moved += below.len();
+        for i in k + 1..t {
+            let row = (k + 1..=i).map(|j| owner(i, j));
+            let column = (i..t).map(|j| owner(j, i));
+            let needs: HashSet<_> = row.chain(column).filter(|&o| o != owner(i, k)).collect();
+            moved += needs.len();
+        }
+    }
+    moved * tile
+}
+
+#[test]
+fn a_cholesky_by_tiles_moves_only_the_factors_scalapacks_layout_moves() {
+    // A matrix made on the nodes, `x + x^T + n I`, factorised by tiles: every step runs on
+    // its tile's node of the grid, and what makes the matrix runs where its tiles are, so
+    // only factor tiles move, as many as ScaLAPACK sends (ragged: 10 tiles on 4 or 2 rows),
+    // and the identity's index vectors (64 values a block, read by whole rows of tiles).
+    let (t, b) = (10, 64);
+    let n = t * b;
+    let x = Generator::new(5).random(&[n, n], &chunks(b)).unwrap();
+    let eye = Array::eye(n, n, 0, tegula::DType::Float64, &chunks(b)).unwrap();
+    let a = x.add(&x.t()).unwrap().add(&eye.mul_scalar(n as f64).unwrap()).unwrap();
+    let la = tegula::linalg::Linalg { whole_matrix_bytes: 0, min_tile: b, ..tegula::linalg::Linalg::default() };
+    let l = la.cholesky(&a, false).unwrap();
+    for (nodes, pr, pc) in [(16, 4, 4), (8, 2, 4), (6, 2, 3)] {
+        let plan = plan_cluster(&[&l], true, &Spec::default(), Nodes { count: nodes, memory: 1 << 40 }).unwrap();
+        let expected = scalapack_cholesky_bytes(t, b * b * 8, pr, pc);
+        let moved = plan.simulation.bytes_between_nodes;
+        assert!((expected..expected + expected / 100).contains(&moved), "{nodes} nodes: {moved} bytes, ScaLAPACK's {expected}");
+    }
+}
+
