@@ -181,8 +181,9 @@ fn merge_shared_intermediates(graph: &TaskGraph, returned: &[bool], owner: &[usi
     // Fragments by their root's place among the roots.
     let fragment = |t: TaskId| place[owner[t]];
     let mut group: Vec<usize> = (0..fragments).collect();
-    let mut inputs: Vec<FxHashSet<usize>> = vec![FxHashSet::default(); fragments];
-    let mut readers: Vec<FxHashSet<usize>> = vec![FxHashSet::default(); fragments];
+    // Lists, sorted and deduplicated once filled: sets per fragment cost an allocation each.
+    let mut inputs: Vec<Vec<usize>> = vec![Vec::new(); fragments];
+    let mut readers: Vec<Vec<usize>> = vec![Vec::new(); fragments];
     // Fragments returning a block of the outputs stay as they are.
     let mut returns = vec![false; fragments];
     let mut found = Vec::new();
@@ -199,20 +200,27 @@ fn merge_shared_intermediates(graph: &TaskGraph, returned: &[bool], owner: &[usi
         }
         owned_inputs(graph, owner, t, &mut found);
         for &producer in found.iter().filter(|&&p| owner[p] != r) {
-            inputs[f].insert(fragment(producer));
-            readers[fragment(producer)].insert(f);
+            inputs[f].push(fragment(producer));
+            readers[fragment(producer)].push(f);
         }
+    }
+    for list in inputs.iter_mut().chain(readers.iter_mut()) {
+        list.sort_unstable();
+        list.dedup();
     }
     for a in (0..fragments).rev() {
         if returns[a] {
             continue;
         }
-        let reading: FxHashSet<usize> = readers[a].iter().map(|&r| merged_into(&group, r)).collect();
-        let [b] = reading.into_iter().collect::<Vec<_>>()[..] else { continue };
+        let mut reading = readers[a].iter().map(|&r| merged_into(&group, r));
+        let Some(b) = reading.next() else { continue };
+        if !reading.all(|r| r == b) {
+            continue;
+        }
         let others: Vec<usize> = inputs[b].iter().map(|&j| merged_into(&group, j)).filter(|&j| j != a && j != b).collect();
         if others.iter().all(|&j| is_ancestor(j, a, &inputs, &group)) {
             group[a] = b;
-            let from_a: Vec<usize> = inputs[a].iter().copied().collect();
+            let from_a = inputs[a].clone();
             inputs[b].extend(from_a);
         }
     }
@@ -242,7 +250,7 @@ fn owned_inputs(graph: &TaskGraph, owner: &[usize], t: TaskId, found: &mut Vec<T
 
 /// Whether fragment `j` is (through inputs, after merges) an input of fragment `a`; a search
 /// that would visit more than a few hundred fragments answers no.
-fn is_ancestor(j: usize, a: usize, inputs: &[FxHashSet<usize>], group: &[usize]) -> bool {
+fn is_ancestor(j: usize, a: usize, inputs: &[Vec<usize>], group: &[usize]) -> bool {
     const MOST_VISITED: usize = 256;
     let mut seen = FxHashSet::default();
     let mut next = vec![a];
