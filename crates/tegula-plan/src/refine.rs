@@ -16,9 +16,8 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 /// How many times over all units a refinement may look for a better node before it stops.
 const PASSES: usize = 8;
 
-/// Block reads a refinement may weigh in all before it stops trading units or starts another
-/// pass, so that large plans are refined in bounded time: trades look at pairs of units, moves
-/// only at each unit on each node, as the greedy placement before them does.
+/// Block reads a refinement may weigh in all before it stops moving or trading units or starts
+/// another pass, so that large plans are refined in bounded time.
 const EFFORT: usize = 20_000_000;
 
 /// Moves units of `placement` while that lowers the bytes copied between nodes.
@@ -143,12 +142,18 @@ impl Layout {
     fn moves(&mut self, effort: &mut usize) -> bool {
         let mut improved = false;
         for u in self.movable() {
+            if *effort > EFFORT {
+                return improved;
+            }
+            // A try scans the nodes reading each block the unit touches (a block every node
+            // reads, as a model's coefficients, makes a thousand tries of a thousand each).
+            let scanned: usize = self.touched(u).map(|b| self.readers[b].len() + 1).sum();
             for to in self.near(u) {
                 let from = self.unit_node[u];
                 if to == from || self.work[to] + self.units[u].work > self.most_work {
                     continue;
                 }
-                *effort += self.units[u].reads.len() + self.units[u].makes.len();
+                *effort += scanned;
                 improved |= self.try_changes(&[(u, to)]);
             }
         }
