@@ -14,7 +14,8 @@
 
 use crate::fragments::FragmentCut;
 use crate::graph::{TaskGraph, TaskId};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::FxHashMap;
+use std::collections::HashMap;
 use std::ops::Range;
 
 /// Joins the groups of `group` (each fragment's subtree placed whole, see
@@ -33,6 +34,8 @@ pub(crate) fn join_ranges(graph: &TaskGraph, cuts: &[FragmentCut], parent: &[Opt
     let heads: Vec<usize> = (0..cuts.len()).filter(|&k| oversized(k) && !(folded[k] && parent[k].is_some_and(oversized))).collect();
     // Every fragment's work is in the work of exactly one fragment without a parent.
     let total: usize = (0..cuts.len()).filter(|&k| parent[k].is_none()).map(|k| work[k]).sum();
+    // The range each unit's group joins, applied to every fragment's group once at the end.
+    let mut joined: FxHashMap<usize, Option<usize>> = FxHashMap::default();
     for head in heads {
         let mut units = Vec::new();
         collect_units(head, &children, work, share, &mut units);
@@ -42,11 +45,15 @@ pub(crate) fn join_ranges(graph: &TaskGraph, cuts: &[FragmentCut], parent: &[Opt
         for range in balanced_ranges(&units.iter().map(|&u| work[u]).collect::<Vec<_>>(), parts) {
             for part in runnable(&units[range], parent) {
                 let id = Some(*part.iter().max().expect("a range has units"));
-                let joined: HashSet<Option<usize>> = part.iter().map(|&u| Some(u)).collect();
-                group.iter_mut().filter(|g| joined.contains(g)).for_each(|g| *g = id);
+                joined.extend(part.iter().map(|&u| (u, id)));
                 // A unit beyond a share heads no group of its own yet.
                 part.iter().for_each(|&u| group[u] = id);
             }
+        }
+    }
+    for g in group.iter_mut() {
+        if let Some(&id) = g.and_then(|head| joined.get(&head)) {
+            *g = id;
         }
     }
 }
