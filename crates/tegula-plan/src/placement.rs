@@ -103,6 +103,23 @@ pub fn check_nodes_fit(graph: &TaskGraph, cuts: &[FragmentCut], needs: &[usize],
     }
 }
 
+/// Refuses a placement under which a node would hold more than `memory` at once (its
+/// simulated peak: the blocks it keeps for later readers or returns, and the fragment it
+/// runs), before anything runs.
+pub fn check_peaks_fit(simulation: &Simulation, memory: usize) -> Result<()> {
+    let worst = simulation.nodes.iter().enumerate().max_by_key(|(_, load)| load.peak_bytes);
+    match worst {
+        Some((node, load)) if load.peak_bytes > memory => Err(TegulaError::Memory(format!(
+            "placed on {} nodes, node {node} would hold {} at once but a node has {}; \
+             use more nodes, nodes with more memory or smaller chunks",
+            simulation.nodes.len(),
+            crate::memory::human_bytes(load.peak_bytes),
+            crate::memory::human_bytes(memory)
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Places `cuts` (in plan order) on `nodes` nodes.
 pub fn place(graph: &TaskGraph, cuts: &[FragmentCut], nodes: usize) -> Placement {
     let nodes = nodes.max(1);

@@ -13,7 +13,7 @@ use tegula_plan::merge::merge_trees;
 use tegula_plan::panels::contract_by_panels;
 use tegula_plan::node_loss::{lose_node, NodeLoss};
 use tegula_plan::refine::refine;
-use tegula_plan::placement::{check_nodes_fit, fragment_need, simulate, Placement, Placer, Simulation};
+use tegula_plan::placement::{check_nodes_fit, check_peaks_fit, fragment_need, simulate, Placement, Placer, Simulation};
 use tegula_plan::{NodeRef, TaskGraph, TaskId};
 
 /// The nodes a plan is placed on.
@@ -52,7 +52,8 @@ pub fn plan_cluster_with(arrays: &[&Array], fuse: bool, spec: &Spec, nodes: Node
 impl ClusterPlan {
     /// `graph` for `nodes`: fragments in an order where each one's inputs come from earlier
     /// ones or are given blocks; refused before anything runs when a fragment cannot fit a
-    /// node, or reaches what cannot leave this process.
+    /// node, when placed its blocks would outgrow a node's memory, or when it reaches what
+    /// cannot leave this process.
     pub fn new(graph: TaskGraph, nodes: Nodes) -> Result<ClusterPlan> {
         ClusterPlan::new_with(graph, nodes, Placer::Tegula)
     }
@@ -84,6 +85,10 @@ impl ClusterPlan {
             }
             Placer::BlockCyclic => finish(graph, cuts, placement, placer),
         };
+        // The baseline is simulated as it is, to be compared with; what runs must fit.
+        if placer == Placer::Tegula {
+            check_peaks_fit(&simulation, nodes.memory)?;
+        }
         let functions = FunctionBytes::default();
         let fragments = cuts
             .into_iter()

@@ -105,6 +105,22 @@ fn a_fragment_bigger_than_a_node_is_refused_before_anything_runs() {
 }
 
 #[test]
+fn a_plan_whose_blocks_outgrow_a_node_is_refused_and_one_that_fits_stays_within_memory() {
+    // 64 blocks of 128 KiB each, returned: every fragment fits in 1.5 MiB (a draw's scratch
+    // and its block), but 8 MiB of results over 3 nodes do not.
+    let x = Generator::new(6).random(&[1024, 1024], &chunks(128)).unwrap();
+    let y = x.add(&x).unwrap();
+    let small = Nodes { count: 3, memory: 3 << 19 };
+    match plan_cluster(&[&y], true, &Spec::default(), small) {
+        Err(TegulaError::Memory(message)) => assert!(message.contains("would hold"), "{message}"),
+        other => panic!("expected a memory error, got {:?}", other.map(|p| p.fragments.len())),
+    }
+    let memory = 6 << 20;
+    let plan = plan_cluster(&[&y], true, &Spec::default(), Nodes { count: 3, memory }).unwrap();
+    assert!(plan.simulation.nodes.iter().all(|n| n.peak_bytes <= memory), "{}", plan.simulation);
+}
+
+#[test]
 fn a_cluster_needs_a_node() {
     let x = Generator::new(5).random(&[8], &chunks(4)).unwrap();
     assert!(matches!(plan_cluster(&[&x], true, &Spec::default(), nodes(0)), Err(TegulaError::Value(_))));
