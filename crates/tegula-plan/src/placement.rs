@@ -427,17 +427,20 @@ struct Cluster {
     held: Vec<usize>,
     bytes_in: Vec<usize>,
     bytes_out: Vec<usize>,
+    /// The largest of `held`, `bytes_in` and `bytes_out`, kept as they grow.
+    most: (usize, usize, usize),
     /// Where each block has a copy (its first entry: where it was made).
     copies: HashMap<TaskId, Vec<usize>>,
 }
 
 impl Cluster {
     fn new(nodes: usize) -> Cluster {
-        Cluster { held: vec![0; nodes], bytes_in: vec![0; nodes], bytes_out: vec![0; nodes], copies: HashMap::default() }
+        Cluster { held: vec![0; nodes], bytes_in: vec![0; nodes], bytes_out: vec![0; nodes], most: (0, 0, 0), copies: HashMap::default() }
     }
 
     fn hold(&mut self, task: TaskId, node: usize, bytes: usize) {
         self.held[node] += bytes;
+        self.most.0 = self.most.0.max(self.held[node]);
         self.copies.insert(task, vec![node]);
     }
 
@@ -469,34 +472,51 @@ impl Cluster {
     /// The node minimising the sum of the largest held, received and sent bytes once `cut`
     /// runs there; then the fewest bytes moved; then the least held. Every node that holds
     /// none of `cut`'s inputs would receive all of them from the same senders, so those are
-    /// told apart by their own loads alone: only the holders are costed input by input, which
-    /// keeps a choice among a thousand nodes linear in the nodes plus the inputs.
+    /// told apart by their own loads alone: only the holders are costed, each by the inputs it
+    /// has, which keeps a choice among a thousand nodes linear in the nodes plus the inputs'
+    /// copies.
     fn best_node(&self, graph: &TaskGraph, cut: &FragmentCut) -> usize {
         let made: usize = cut.outputs.iter().map(|&t| graph.tasks[t].nbytes()).sum();
-        let max = |v: &[usize]| v.iter().copied().max().unwrap_or(0);
-        let (max_held, max_in, max_out) = (max(&self.held), max(&self.bytes_in), max(&self.bytes_out));
-        let sent_after = |missing: &[(TaskId, usize, usize)]| {
-            let mut out: HashMap<usize, usize> = HashMap::default();
-            for &(_, bytes, from) in missing {
-                *out.entry(from).or_default() += bytes;
-            }
-            out.iter().map(|(&from, &bytes)| self.bytes_out[from] + bytes).fold(max_out, usize::max)
-        };
+        let (max_held, max_in, max_out) = self.most;
         let cost = |node: usize, moved: usize, sent: usize| {
             let held = max_held.max(self.held[node] + made + moved);
             let received = max_in.max(self.bytes_in[node] + moved);
             (held + received + sent + moved, moved, self.held[node], node)
         };
-        let mut holders: Vec<usize> = cut.inputs.iter().filter_map(|i| self.copies.get(i)).flatten().copied().collect();
-        holders.sort_unstable();
-        holders.dedup();
         let all = self.missing(graph, cut, usize::MAX); // as a node holding none of them
-        let (moved_all, sent_all) = (all.iter().map(|m| m.1).sum(), sent_after(&all));
-        let others = (0..self.held.len()).filter(|n| holders.binary_search(n).is_err()).map(|n| cost(n, moved_all, sent_all));
-        let held_some = holders.iter().map(|&n| {
-            let missing = self.missing(graph, cut, n);
-            cost(n, missing.iter().map(|m| m.1).sum(), sent_after(&missing))
+        let moved_all: usize = all.iter().map(|m| m.1).sum();
+        // By sender, what a node holding none of the inputs takes from it; then each sender's
+        // bytes sent once it has, the most first.
+        let mut from_all: HashMap<usize, usize> = HashMap::default();
+        for &(_, bytes, from) in &all {
+            *from_all.entry(from).or_default() += bytes;
+        }
+        let mut sending: Vec<(usize, usize)> = from_all.iter().map(|(&from, &bytes)| (self.bytes_out[from] + bytes, from)).collect();
+        sending.sort_unstable_by(|a, b| b.cmp(a));
+        let sent_all = sending.first().map_or(max_out, |s| s.0.max(max_out));
+        // Each holder with the inputs it has, as (node, sender, bytes): found by walking each
+        // input's copies once, as a block every node reads has a thousand of them.
+        let mut holders: Vec<(usize, usize, usize)> =
+            all.iter().flat_map(|&(i, bytes, from)| self.copies[&i].iter().map(move |&n| (n, from, bytes))).collect();
+        holders.sort_unstable();
+        let held_some = holders.chunk_by(|a, b| a.0 == b.0).map(|has| {
+            // What this holder takes off each sender, by sender; the busiest sender it takes
+            // nothing off sends as much as to any node.
+            let mut sent = max_out;
+            let mut spared: Vec<usize> = Vec::new();
+            for same in has.chunk_by(|a, b| a.1 == b.1) {
+                let from = same[0].1;
+                sent = sent.max(self.bytes_out[from] + from_all[&from] - same.iter().map(|h| h.2).sum::<usize>());
+                spared.push(from);
+            }
+            if let Some(&(after, _)) = sending.iter().find(|(_, from)| spared.binary_search(from).is_err()) {
+                sent = sent.max(after);
+            }
+            cost(has[0].0, moved_all - has.iter().map(|h| h.2).sum::<usize>(), sent)
         });
+        let nodes_holding: Vec<usize> = holders.chunk_by(|a, b| a.0 == b.0).map(|h| h[0].0).collect();
+        let mut holding = nodes_holding.iter().peekable();
+        let others = (0..self.held.len()).filter(|&n| holding.next_if_eq(&&n).is_none()).map(|n| cost(n, moved_all, sent_all));
         others.chain(held_some).min().map_or(0, |c| c.3)
     }
 
@@ -511,7 +531,8 @@ impl Cluster {
         let whole = moved(self, &tree, node);
         // A trial of the one-by-one placement, on the loads and the tree's inputs' copies.
         let copies = tree.inputs.iter().filter_map(|i| Some((*i, self.copies.get(i)?.clone()))).collect();
-        let mut trial = Cluster { held: self.held.clone(), bytes_in: self.bytes_in.clone(), bytes_out: self.bytes_out.clone(), copies };
+        let mut trial =
+            Cluster { held: self.held.clone(), bytes_in: self.bytes_in.clone(), bytes_out: self.bytes_out.clone(), most: self.most, copies };
         let mut one_by_one = 0;
         for &k in members {
             let at = trial.best_node(graph, &cuts[k]);
@@ -529,6 +550,7 @@ impl Cluster {
             self.bytes_in[node] += bytes;
             self.bytes_out[from] += bytes;
             self.held[node] += bytes;
+            self.most = (self.most.0.max(self.held[node]), self.most.1.max(self.bytes_in[node]), self.most.2.max(self.bytes_out[from]));
             if let Some(copies) = self.copies.get_mut(&i) {
                 copies.push(node);
             }
