@@ -118,8 +118,9 @@ impl Groups {
             return false;
         }
         for r in readers {
-            self.parent[r] = g;
+            // Every member points at its group's root: a root is found in one step.
             let taken = std::mem::take(&mut self.members[r]);
+            taken.iter().for_each(|&m| self.parent[m] = g);
             self.members[g].extend(taken);
         }
         true
@@ -130,9 +131,9 @@ impl Groups {
     fn local_readers(&self, g: usize) -> BTreeSet<usize> {
         let mut local = BTreeSet::new();
         for (t, _) in self.members[g].iter().flat_map(|&m| &self.outputs[m]) {
-            let readers: BTreeSet<usize> = self.read_by.get(t).into_iter().flatten().map(|&r| self.root(r)).filter(|&r| r != g).collect();
-            if readers.iter().all(|&r| self.node[r] == self.node[g]) {
-                local.extend(readers);
+            let Some(readers) = self.read_by.get(t) else { continue };
+            if readers.iter().all(|&r| self.node[self.root(r)] == self.node[g]) {
+                local.extend(readers.iter().map(|&r| self.root(r)).filter(|&r| r != g));
             }
         }
         local

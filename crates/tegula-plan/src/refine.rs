@@ -134,6 +134,12 @@ impl Layout {
         nodes
     }
 
+    /// What a try of unit `u` elsewhere weighs: the readers of each block it touches, and the
+    /// block itself.
+    fn scanned(&self, u: usize) -> usize {
+        self.touched(u).map(|b| self.readers[b].len() + 1).sum()
+    }
+
     fn movable(&self) -> Vec<usize> {
         (0..self.units.len()).filter(|&u| !self.units[u].pinned).collect()
     }
@@ -147,7 +153,7 @@ impl Layout {
             }
             // A try scans the nodes reading each block the unit touches (a block every node
             // reads, as a model's coefficients, makes a thousand tries of a thousand each).
-            let scanned: usize = self.touched(u).map(|b| self.readers[b].len() + 1).sum();
+            let scanned = self.scanned(u);
             for to in self.near(u) {
                 let from = self.unit_node[u];
                 if to == from || self.work[to] + self.units[u].work > self.most_work {
@@ -174,7 +180,7 @@ impl Layout {
                 if a == b || self.work[a] - wu + wv > self.most_work || self.work[b] - wv + wu > self.most_work {
                     continue;
                 }
-                *effort += self.units[u].reads.len() + self.units[v].reads.len();
+                *effort += self.scanned(u) + self.scanned(v);
                 improved |= self.try_changes(&[(u, b), (v, a)]);
             }
         }
