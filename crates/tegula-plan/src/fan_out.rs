@@ -20,7 +20,7 @@ use crate::fragments::{inputs_of, work_bytes, FragmentCut, SMALL_FRAGMENT_BYTES}
 use crate::graph::{TaskGraph, TaskId};
 use crate::placement::Placement;
 use std::cmp::Reverse;
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::FxHashSet as HashSet;
 use std::collections::{BTreeSet, BinaryHeap};
 
 /// A fragment whose blocks more readers than this read stays apart from them: merging many
@@ -55,8 +55,8 @@ struct Groups {
     /// The fragments that make each fragment's inputs.
     makers: Vec<Vec<usize>>,
     node: Vec<usize>,
-    /// The fragments reading each block.
-    read_by: HashMap<TaskId, Vec<usize>>,
+    /// The fragments reading each block, by task.
+    read_by: Vec<Vec<usize>>,
     /// Each fragment's outputs, with their bytes.
     outputs: Vec<Vec<(TaskId, usize)>>,
     /// Whether a fragment reads no other fragment's block and does little work: waiting for
@@ -66,11 +66,19 @@ struct Groups {
 
 impl Groups {
     fn new(graph: &TaskGraph, cuts: &[FragmentCut], placement: &Placement) -> Groups {
-        let maker: HashMap<TaskId, usize> = cuts.iter().enumerate().flat_map(|(k, c)| c.outputs.iter().map(move |&t| (t, k))).collect();
+        let mut maker = vec![usize::MAX; graph.tasks.len()];
+        for (k, cut) in cuts.iter().enumerate() {
+            cut.outputs.iter().for_each(|&t| maker[t] = k);
+        }
         let n = cuts.len();
         let makers: Vec<Vec<usize>> = cuts
             .iter()
-            .map(|cut| cut.inputs.iter().filter_map(|t| maker.get(t).copied()).collect::<BTreeSet<usize>>().into_iter().collect())
+            .map(|cut| {
+                let mut made_by: Vec<usize> = cut.inputs.iter().map(|&t| maker[t]).filter(|&k| k != usize::MAX).collect();
+                made_by.sort_unstable();
+                made_by.dedup();
+                made_by
+            })
             .collect();
         let ready_at_once = cuts
             .iter()
@@ -82,7 +90,7 @@ impl Groups {
             members: (0..n).map(|k| vec![k]).collect(),
             makers,
             node: placement.fragment_node.clone(),
-            read_by: readers_of_tasks(cuts),
+            read_by: readers_of_tasks(graph, cuts),
             outputs: cuts.iter().map(|c| c.outputs.iter().map(|&t| (t, graph.tasks[t].nbytes())).collect()).collect(),
             ready_at_once,
         }
@@ -131,7 +139,7 @@ impl Groups {
     fn local_readers(&self, g: usize) -> BTreeSet<usize> {
         let mut local = BTreeSet::new();
         for (t, _) in self.members[g].iter().flat_map(|&m| &self.outputs[m]) {
-            let Some(readers) = self.read_by.get(t) else { continue };
+            let readers = &self.read_by[*t];
             if readers.iter().all(|&r| self.node[self.root(r)] == self.node[g]) {
                 local.extend(readers.iter().map(|&r| self.root(r)).filter(|&r| r != g));
             }
@@ -151,7 +159,7 @@ impl Groups {
     /// The bytes of blocks that group `g` makes and the groups `readers` read: what merging
     /// them saves shipping.
     fn bytes_read_by(&self, g: usize, readers: &BTreeSet<usize>) -> usize {
-        let read_by_readers = |t: &TaskId| self.read_by.get(t).is_some_and(|rs| rs.iter().any(|&r| readers.contains(&self.root(r))));
+        let read_by_readers = |t: &TaskId| self.read_by[*t].iter().any(|&r| readers.contains(&self.root(r)));
         self.members[g].iter().flat_map(|&m| &self.outputs[m]).filter(|(t, _)| read_by_readers(t)).map(|(_, bytes)| bytes).sum()
     }
 
@@ -161,20 +169,21 @@ impl Groups {
         let n = cuts.len();
         let roots: Vec<usize> = (0..n).filter(|&k| self.parent[k] == k).collect();
         let root_of: Vec<usize> = (0..n).map(|k| self.root(k)).collect();
-        let last_member: HashMap<usize, usize> = roots.iter().map(|&g| (g, *self.members[g].iter().max().unwrap_or(&g))).collect();
-        // Topological order of the groups: Kahn's, the smallest last member first.
-        let mut waiting: HashMap<usize, usize> = roots.iter().map(|&g| (g, 0)).collect();
-        let mut after: HashMap<usize, BTreeSet<usize>> = HashMap::default();
-        for k in 0..n {
-            for &q in &self.makers[k] {
-                let (from, to) = (root_of[q], root_of[k]);
-                if from != to && after.entry(from).or_default().insert(to) {
-                    *waiting.get_mut(&to).expect("every group is a root") += 1;
-                }
-            }
+        // By group root: its last member, how many groups it waits for, the groups after it.
+        let last_member: Vec<usize> = (0..n).map(|g| self.members[g].iter().copied().max().unwrap_or(g)).collect();
+        let mut edges: Vec<(usize, usize)> =
+            (0..n).flat_map(|k| self.makers[k].iter().map(move |&q| (q, k))).map(|(q, k)| (root_of[q], root_of[k])).filter(|(from, to)| from != to).collect();
+        edges.sort_unstable();
+        edges.dedup();
+        let mut waiting = vec![0usize; n];
+        let mut after: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for &(from, to) in &edges {
+            after[from].push(to);
+            waiting[to] += 1;
         }
+        // Topological order of the groups: Kahn's, the smallest last member first.
         let returned: HashSet<TaskId> = graph.outputs.iter().flat_map(|o| o.blocks.iter().copied()).collect();
-        let mut ready: BinaryHeap<Reverse<(usize, usize)>> = roots.iter().filter(|g| waiting[g] == 0).map(|&g| Reverse((last_member[&g], g))).collect();
+        let mut ready: BinaryHeap<Reverse<(usize, usize)>> = roots.iter().filter(|&&g| waiting[g] == 0).map(|&g| Reverse((last_member[g], g))).collect();
         let mut slots: Vec<Option<FragmentCut>> = cuts.into_iter().map(Some).collect();
         let mut merged = Vec::with_capacity(roots.len());
         let mut nodes = Vec::with_capacity(roots.len());
@@ -182,14 +191,13 @@ impl Groups {
             let mut members = self.members[g].clone();
             members.sort_unstable();
             let members: Vec<FragmentCut> = members.iter().filter_map(|&m| slots[m].take()).collect();
-            let leaves = |t: &TaskId| returned.contains(t) || self.read_by.get(t).is_some_and(|rs| rs.iter().any(|&r| root_of[r] != g));
+            let leaves = |t: &TaskId| returned.contains(t) || self.read_by[*t].iter().any(|&r| root_of[r] != g);
             merged.push(if members.len() == 1 { members.into_iter().next().expect("one member") } else { one_fragment(graph, members, leaves) });
             nodes.push(self.node[g]);
-            for &to in after.get(&g).into_iter().flatten() {
-                let count = waiting.get_mut(&to).expect("every group is a root");
-                *count -= 1;
-                if *count == 0 {
-                    ready.push(Reverse((last_member[&to], to)));
+            for &to in &after[g] {
+                waiting[to] -= 1;
+                if waiting[to] == 0 {
+                    ready.push(Reverse((last_member[to], to)));
                 }
             }
         }
@@ -197,12 +205,12 @@ impl Groups {
     }
 }
 
-/// The fragments reading each block.
-fn readers_of_tasks(cuts: &[FragmentCut]) -> HashMap<TaskId, Vec<usize>> {
-    let mut read_by: HashMap<TaskId, Vec<usize>> = HashMap::default();
+/// The fragments reading each block, by task.
+fn readers_of_tasks(graph: &TaskGraph, cuts: &[FragmentCut]) -> Vec<Vec<usize>> {
+    let mut read_by: Vec<Vec<usize>> = vec![Vec::new(); graph.tasks.len()];
     for (k, cut) in cuts.iter().enumerate() {
         for &t in &cut.inputs {
-            read_by.entry(t).or_default().push(k);
+            read_by[t].push(k);
         }
     }
     read_by
