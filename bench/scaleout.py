@@ -106,6 +106,8 @@ def commit():
 
 def weak_row(tg, name, nodes, args):
     """One weak-scaled row, in this process: each step's figures as a line of JSON."""
+    from tegula._ray import FETCH_BATCH_BYTES
+
     case = weak_cases(tg, nodes, args.per_node * GB, args.block)[name]
     arrays = case.arrays()
     node_memory = int(args.node_memory * (1 << 30))
@@ -122,10 +124,12 @@ def weak_row(tg, name, nodes, args):
     report(step="plan", tasks=tasks, seconds=time.perf_counter() - start)
     for placement in reversed(PLACEMENTS):
         start = time.perf_counter()
-        # tegula's plan also loses node 0 once half its fragments have run (a pass over the tasks).
+        # tegula's plan also loses node 0 once half its fragments have run (a pass over the
+        # tasks), results fetched as the Ray executor fetches them (it rebuilds lost blocks
+        # from their lineage, as the simulation does).
         lose = 0 if placement == "tegula" else None
         sim = tg._tegula.simulate([a._h for a in arrays], nodes, node_memory=node_memory, memory=budget, placement=placement,
-                                  lose_node=lose)
+                                  lose_node=lose, fetch_batch=FETCH_BATCH_BYTES)
         seconds = time.perf_counter() - start
         report(step=placement, seconds=seconds, fragments=sim["fragments"], figures=[float(v) for v in figures(sim)],
                loss=sim.get("node_loss"))
@@ -172,7 +176,7 @@ def run_row(name, nodes, args):
 WEAK_HEADER = ("| workload | N | operands | per node (GB) | tasks | moved, tegula (GiB) | block-cyclic (GiB) | 2D reference (GiB) "
                "| 2.5D (GiB, layers) | tegula / 2D | tegula / 2.5D | tegula / block-cyclic | in+out max / mean (max), tegula "
                "| in+out max / mean (max), block-cyclic | peak max / node memory, tegula | peak mean / node memory, tegula "
-               "| node 0 lost halfway: work redone / its share (fragments redone) "
+               "| node 0 lost halfway, results fetched as on Ray: work redone / its share (fragments redone) "
                "| plan s | block-cyclic s | tegula s | planner RSS (MiB) |")
 
 

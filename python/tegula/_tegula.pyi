@@ -436,6 +436,7 @@ def simulate(
     memory: int | None = None,
     placement: str = "tegula",
     lose_node: int | None = None,
+    fetch_batch: int | None = None,
 ) -> dict[str, Any]: ...
 def register_hosted_executor(name: str, runner: _Runner) -> None: ...
 def plan_fragments(

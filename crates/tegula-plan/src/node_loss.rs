@@ -4,7 +4,9 @@
 //! once the first `at` have run. What it held is gone: the blocks it made and the copies it
 //! received. Blocks another node holds stay, and so do the caller's (given again); a block
 //! every node has let go of after its last reader is gone as well (a result is kept only
-//! where it was made). Every fragment from `at`
+//! where it was made, until the caller fetches it: with a fetch batch, as the executors'
+//! `Dispatch` hands results over once that many bytes of them are made, a result fetched
+//! before the loss is safe with the caller). Every fragment from `at`
 //! on still runs — those placed on the lost node elsewhere — and each block they or the caller
 //! need that is gone is made again by the fragment that made it, which may need blocks that
 //! are gone in turn (the lineage Ray and Dask rebuild).
@@ -27,8 +29,9 @@ pub struct NodeLoss {
     pub moved_fragments: usize,
 }
 
-/// What losing node `lost` after `at` fragments of `cuts` (placed by `placement`) costs.
-pub fn lose_node(graph: &TaskGraph, cuts: &[FragmentCut], placement: &Placement, lost: usize, at: usize) -> NodeLoss {
+/// What losing node `lost` after `at` fragments of `cuts` (placed by `placement`) costs, the
+/// caller fetching results in batches of `fetch_batch` bytes (`None`: at the end).
+pub fn lose_node(graph: &TaskGraph, cuts: &[FragmentCut], placement: &Placement, lost: usize, at: usize, fetch_batch: Option<usize>) -> NodeLoss {
     let at = at.min(cuts.len());
     let n = graph.tasks.len();
     let work = |k: usize| cuts[k].tasks.iter().map(|&t| graph.tasks[t].nbytes()).sum::<usize>();
@@ -52,7 +55,8 @@ pub fn lose_node(graph: &TaskGraph, cuts: &[FragmentCut], placement: &Placement,
             kept[t] = returned[t] && maker[t] != usize::MAX && placement.fragment_node[maker[t]] != lost;
         }
     }
-    let available = |t: usize| placement.given_node.contains_key(&t) || kept[t] || maker[t] == usize::MAX || maker[t] >= at;
+    let fetched = fetched_before(graph, &cuts[..at], &returned, fetch_batch);
+    let available = |t: usize| placement.given_node.contains_key(&t) || kept[t] || fetched[t] || maker[t] == usize::MAX || maker[t] >= at;
     let mut needed: Vec<usize> = cuts[at..].iter().flat_map(|c| c.inputs.iter().copied()).collect();
     needed.extend((0..n).filter(|&t| returned[t]));
     let mut redone = vec![false; cuts.len()];
@@ -72,4 +76,22 @@ pub fn lose_node(graph: &TaskGraph, cuts: &[FragmentCut], placement: &Placement,
         loss.moved_fragments += usize::from(k >= at);
     }
     loss
+}
+
+/// Which results the caller holds once the fragments of `ran` have run, fetching them in
+/// batches of `fetch_batch` bytes as `Dispatch::ended` hands them over (a batch is fetched
+/// once its bytes reach the batch's size).
+fn fetched_before(graph: &TaskGraph, ran: &[FragmentCut], returned: &[bool], fetch_batch: Option<usize>) -> Vec<bool> {
+    let mut fetched = vec![false; graph.tasks.len()];
+    let Some(batch) = fetch_batch else { return fetched };
+    let (mut unfetched, mut bytes) = (Vec::new(), 0);
+    for t in ran.iter().flat_map(|c| c.outputs.iter().copied()).filter(|&t| returned[t]) {
+        unfetched.push(t);
+        bytes += graph.tasks[t].nbytes();
+        if bytes >= batch {
+            unfetched.drain(..).for_each(|t: usize| fetched[t] = true);
+            bytes = 0;
+        }
+    }
+    fetched
 }

@@ -131,9 +131,11 @@ impl PyDispatch {
 /// (default: the budget, `memory`) with their fragments placed by `placement` ("tegula", or
 /// the "block-cyclic" baseline): the simulation as a dict (`simulation_dict`) and `fragments`,
 /// their count; with `lose_node`, `node_loss`: what losing that node once half the fragments
-/// have run costs (`ClusterPlan::node_loss`). Plans only; nothing is computed.
+/// have run costs (`ClusterPlan::node_loss`), results fetched in batches of `fetch_batch`
+/// bytes as they are made (as the Ray executor does; None: at the end). Plans only; nothing
+/// is computed.
 #[pyfunction]
-#[pyo3(signature = (arrays, nodes, node_memory=None, memory=None, placement="tegula", lose_node=None))]
+#[pyo3(signature = (arrays, nodes, node_memory=None, memory=None, placement="tegula", lose_node=None, fetch_batch=None))]
 pub fn simulate<'py>(
     py: Python<'py>,
     arrays: Vec<PyRef<'py, PyArrayHandle>>,
@@ -142,6 +144,7 @@ pub fn simulate<'py>(
     memory: Option<usize>,
     placement: &str,
     lose_node: Option<usize>,
+    fetch_batch: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let placer = Placer::from_name(placement).ok_or_else(|| {
         let names: Vec<&str> = Placer::ALL.iter().map(|p| p.name()).collect();
@@ -157,7 +160,7 @@ pub fn simulate<'py>(
         if node >= nodes.count {
             return Err(PyValueError::new_err(format!("node {node} lost, but the cluster has {} nodes", nodes.count)));
         }
-        let loss = py.detach(|| plan.node_loss(node));
+        let loss = py.detach(|| plan.node_loss(node, fetch_batch));
         let lost = PyDict::new(py);
         lost.set_item("redone_fragments", loss.redone_fragments)?;
         lost.set_item("redone_work", loss.redone_work)?;

@@ -101,14 +101,15 @@ impl ClusterPlan {
     }
 
     /// What losing node `node` once half the fragments have run costs: the work made again
-    /// (`node_loss::lose_node`).
-    pub fn node_loss(&self, node: usize) -> NodeLoss {
+    /// (`node_loss::lose_node`), the caller having fetched results in batches of
+    /// `fetch_batch` bytes (as `dispatch` hands them over; `None`: at the end).
+    pub fn node_loss(&self, node: usize, fetch_batch: Option<usize>) -> NodeLoss {
         let cuts: Vec<FragmentCut> = self
             .fragments
             .iter()
             .map(|f| FragmentCut { tasks: f.tasks.clone(), inputs: f.inputs.clone(), outputs: f.outputs.clone() })
             .collect();
-        lose_node(&self.graph, &cuts, &self.placement, node, cuts.len() / 2)
+        lose_node(&self.graph, &cuts, &self.placement, node, cuts.len() / 2, fetch_batch)
     }
 
     /// The tasks whose blocks make each array, row-major over its block grid.

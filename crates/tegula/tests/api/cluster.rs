@@ -309,14 +309,21 @@ fn a_node_lost_halfway_costs_the_results_it_held_and_no_more_than_twice_its_shar
     let plan = placed(&[&x], 4, Placer::Tegula);
     let half = plan.fragments.len() / 2;
     let on_0 = |range: std::ops::Range<usize>| plan.placement.fragment_node[range].iter().filter(|&&n| n == 0).count();
-    let loss = plan.node_loss(0);
+    let loss = plan.node_loss(0, None);
     assert_eq!((loss.redone_fragments, loss.moved_fragments), (on_0(0..half), on_0(half..plan.fragments.len())));
+    // Results fetched as they are made (a batch of one byte) are safe with the caller; in
+    // batches of three blocks, only node 0's results of the last unfetched batch are redone.
+    let fetched = plan.node_loss(0, Some(1));
+    assert_eq!((fetched.redone_fragments, fetched.moved_fragments), (0, loss.moved_fragments));
+    let block = 512 * 512 * 8;
+    let unfetched = (half / 3) * 3..half;
+    assert_eq!(plan.node_loss(0, Some(3 * block)).redone_fragments, on_0(unfetched));
     // A product on 16 nodes: what node 0 made and copies no other node holds are made again,
     // with what they need that every node has let go of.
     let b = 1100;
     let (x, y) = two_matrices(8 * b, b);
     let plan = plan_cluster(&[&x.matmul(&y).unwrap()], true, &Spec::default(), nodes(16)).unwrap();
-    let loss = plan.node_loss(0);
+    let loss = plan.node_loss(0, None);
     assert!(loss.redone_fragments > 0 && loss.redone_work <= 2 * loss.node_work, "{loss:?}");
 }
 
