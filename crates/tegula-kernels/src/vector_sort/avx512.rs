@@ -1,10 +1,7 @@
-//! float64 values sorted by a quicksort on AVX-512 vectors: each partition step compares eight
-//! values with the pivot at once and packs them to either end, and slices of at most 128 values
-//! are finished by a sorting network held in registers. Where a radix sort makes a pass per
-//! digit over memory with scattered writes, this makes `log n` streaming passes with no
-//! mispredicted branch, about twice as fast on 16M values. CPUs without AVX-512 keep the radix
-//! sort (`radix.rs`).
+//! The quicksort's kernels on AVX-512: eight values a vector, slices of at most 128 values
+//! finished by a sorting network over up to 16 registers.
 
+use super::STEP;
 use std::arch::x86_64::*;
 
 /// Values in one vector.
@@ -14,49 +11,28 @@ const LANES: usize = 8;
 /// values are sorted by it.
 const NETWORK_REGISTERS: usize = 16;
 
-/// `values`, which hold no NaN, sorted ascending; false, with `values` untouched, where the
-/// CPU has no AVX-512. Equal values may change places: callers sort only values whose equals
-/// are the same bits (so no -0.0 beside 0.0).
-pub fn sort_floats(values: &mut [f64]) -> bool {
-    if !(std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("popcnt")) {
-        return false;
-    }
-    debug_assert!(!values.iter().any(|v| v.is_nan()));
-    let depth = 2 * (usize::BITS - values.len().leading_zeros());
-    // SAFETY: the CPU has AVX-512F and POPCNT, checked above.
-    unsafe { quicksort(values, depth) };
-    true
+/// Whether the CPU has what these kernels use.
+pub(super) fn usable() -> bool {
+    std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("popcnt")
 }
 
-/// `values` sorted; after `depth` more partitions the rest is left to the library's sort, so
-/// that inputs which defeat the pivot choice still take `n log n`.
-#[target_feature(enable = "avx512f,popcnt")]
-unsafe fn quicksort(mut values: &mut [f64], mut depth: u32) {
-    while values.len() > LANES * NETWORK_REGISTERS {
-        if depth == 0 {
-            values.sort_unstable_by(f64::total_cmp);
-            return;
-        }
-        depth -= 1;
-        let pivot = pivot(values);
-        let mut lower = partition::<false>(values, pivot);
-        if lower == 0 {
-            // The pivot is the least value: its copies go first and are done.
-            lower = partition::<true>(values, pivot);
-            values = &mut values[lower..];
-            continue;
-        }
-        // The shorter side by recursion, the longer by the loop, so the stack stays `log n`.
-        let (low, high) = values.split_at_mut(lower);
-        if low.len() < high.len() {
-            quicksort(low, depth);
-            values = high;
-        } else {
-            quicksort(high, depth);
-            values = low;
-        }
+/// The kernels, for `super::quicksort`.
+pub(super) struct Kernels;
+
+impl super::Kernels for Kernels {
+    const SMALL: usize = LANES * NETWORK_REGISTERS;
+
+    unsafe fn pivot(values: &[f64]) -> f64 {
+        pivot(values)
     }
-    sort_small(values);
+
+    unsafe fn partition<const OR_EQUAL: bool>(values: &mut [f64], pivot: f64) -> usize {
+        partition::<OR_EQUAL>(values, pivot)
+    }
+
+    unsafe fn sort_small(values: &mut [f64]) {
+        sort_small(values)
+    }
 }
 
 /// The median of eight values spread over `values` (at least 16 long).
@@ -67,10 +43,6 @@ unsafe fn pivot(values: &[f64]) -> f64 {
     let sorted: [f64; LANES] = std::mem::transmute(sort_lanes(_mm512_loadu_pd(picked.as_ptr())));
     sorted[LANES / 2]
 }
-
-/// Vectors a partition reads at a time: their loads and comparisons overlap, where one at a
-/// time waits for the last one's counts to choose where to read next.
-const STEP: usize = 4;
 
 /// `values` reordered in place so that those below `pivot` (at most `pivot` when `OR_EQUAL`)
 /// come first; returns how many they are. `values` must hold at least `(2 STEP + 1) LANES`.
@@ -162,34 +134,8 @@ impl Ends {
     }
 }
 
-/// For each mask of lower lanes, the lane order that puts them first and the others last,
-/// each in their order.
-static LOWER_FIRST: [[u8; LANES]; 256] = lower_first();
-
-const fn lower_first() -> [[u8; LANES]; 256] {
-    let mut table = [[0u8; LANES]; 256];
-    let mut mask = 0;
-    while mask < 256 {
-        let (mut next, mut lane) = (0, 0);
-        while lane < LANES {
-            if mask & (1 << lane) != 0 {
-                table[mask][next] = lane as u8;
-                next += 1;
-            }
-            lane += 1;
-        }
-        lane = 0;
-        while lane < LANES {
-            if mask & (1 << lane) == 0 {
-                table[mask][next] = lane as u8;
-                next += 1;
-            }
-            lane += 1;
-        }
-        mask += 1;
-    }
-    table
-}
+/// For each mask of lower lanes, the lane order that puts them first and the others last.
+static LOWER_FIRST: [[u8; LANES]; 256] = super::lower_first::<LANES, 256>();
 
 /// The mask of the first `n` lanes (`n <= LANES`).
 fn first_lanes(n: usize) -> __mmask8 {
@@ -284,52 +230,4 @@ unsafe fn exchange(v: __m512d, partner: [i64; LANES], upper: __mmask8) -> __m512
 #[target_feature(enable = "avx512f,popcnt")]
 unsafe fn reverse(v: __m512d) -> __m512d {
     _mm512_permutexvar_pd(_mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7), v)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A deterministic stream of bit patterns (xorshift).
-    fn bits(n: usize, seed: u64) -> impl Iterator<Item = u64> {
-        let mut s = seed | 1;
-        (0..n).map(move |_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s
-        })
-    }
-
-    fn check(values: Vec<f64>) {
-        let mut expected = values.clone();
-        expected.sort_by(f64::total_cmp);
-        let mut sorted = values;
-        if sort_floats(&mut sorted) {
-            assert_eq!(sorted.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), expected.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
-        }
-    }
-
-    #[test]
-    fn sorts_every_length_through_the_networks_and_a_partition() {
-        for n in 0..300 {
-            check(bits(n, n as u64).map(|b| (b % 1000) as f64 - 400.5).collect());
-        }
-    }
-
-    #[test]
-    fn sorts_spread_repeated_sorted_and_reversed_values() {
-        let n = 100_003;
-        check(bits(n, 3).map(|b| f64::from_bits(b >> 2)).collect());
-        check(bits(n, 5).map(|b| (b % 3) as f64).collect());
-        check(vec![2.5; n]);
-        check((0..n).map(|i| i as f64).collect());
-        check((0..n).rev().map(|i| i as f64 * 0.5).collect());
-        let mut specials: Vec<f64> = bits(n, 9).map(|b| (b % 50) as f64 - 25.0).collect();
-        specials.iter_mut().step_by(7).zip([f64::INFINITY, f64::NEG_INFINITY, 5e-324, f64::MAX].iter().cycle()).for_each(|(v, &s)| *v = s);
-        check(specials);
-        // Sawtooth and organ pipe, which defeat simple pivot choices.
-        check((0..n).map(|i| (i % 1000) as f64).collect());
-        check((0..n).map(|i| i.min(n - i) as f64).collect());
-    }
 }
