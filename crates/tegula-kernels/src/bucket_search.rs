@@ -1,6 +1,6 @@
 //! The sample sort's search for an element's bucket among the splitters: by integer keys, a
-//! table of cells over the splitters' key range, and (float64 on AVX-512) eight elements at a
-//! time.
+//! table of cells over the splitters' key range, and (float64) eight elements at a time on
+//! AVX-512, four on AVX2.
 
 use crate::order::SortOrder;
 use crate::radix::directed_key;
@@ -75,11 +75,17 @@ impl KeyedSplitters {
     /// The bucket of each of `elements` (the first at position `start`) into `out`.
     fn buckets<T: SortOrder + 'static>(&self, elements: &[T], start: usize, descending: bool, out: &mut [u32]) {
         #[cfg(target_arch = "x86_64")]
-        if TypeId::of::<T>() == TypeId::of::<f64>() && !self.keys.is_empty() && vector::usable() {
+        if TypeId::of::<T>() == TypeId::of::<f64>() && !self.keys.is_empty() {
             // SAFETY: `T` is `f64`, so this is the same slice at its own type.
             let floats = unsafe { std::slice::from_raw_parts(elements.as_ptr().cast::<f64>(), elements.len()) };
-            // SAFETY: the CPU has the features, checked just above.
-            return unsafe { vector::float_buckets(self, floats, start, descending, out) };
+            if vector::usable() {
+                // SAFETY: the CPU has the features, checked just above.
+                return unsafe { vector::float_buckets(self, floats, start, descending, out) };
+            }
+            if vector_avx2::usable() {
+                // SAFETY: the CPU has the features, checked just above.
+                return unsafe { vector_avx2::float_buckets(self, floats, start, descending, out) };
+            }
         }
         self.buckets_one_by_one(elements, start, descending, out);
     }
@@ -150,6 +156,73 @@ mod vector {
     }
 }
 
+/// The search on AVX2, as on AVX-512 (`vector`) four keys at a time: AVX2 compares 64-bit
+/// integers only as signed, so unsigned comparisons flip the keys' top bits first.
+#[cfg(target_arch = "x86_64")]
+mod vector_avx2 {
+    use super::KeyedSplitters;
+    use std::arch::x86_64::*;
+
+    pub(super) fn usable() -> bool {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn float_buckets(s: &KeyedSplitters, elements: &[f64], start: usize, descending: bool, out: &mut [u32]) {
+        let flip = _mm256_set1_epi64x(if descending { -1 } else { 0 });
+        let top = _mm256_set1_epi64x(i64::MIN);
+        let least = _mm256_set1_epi64x(s.least as i64);
+        let last_cell = _mm256_set1_epi64x((s.bounds.len() - 1) as i64);
+        let shift = _mm_set_epi64x(0, s.shift as i64);
+        let low_half = _mm256_set1_epi64x(u32::MAX as i64);
+        let low_words = _mm256_setr_epi32(0, 2, 4, 6, 0, 0, 0, 0);
+        let lanes = elements.len() / 4 * 4;
+        // The lanes left to search one by one, a mask per vector, searched after the loop.
+        let mut searched = vec![0u8; lanes / 4];
+        for (at, left) in (0..lanes).step_by(4).zip(searched.iter_mut()) {
+            let key = _mm256_xor_si256(float_keys(_mm256_loadu_pd(elements.as_ptr().add(at))), flip);
+            let below_least = less_unsigned(key, least, top);
+            let cell = _mm256_srl_epi64(_mm256_sub_epi64(key, least), shift);
+            let cell = _mm256_blendv_epi8(cell, last_cell, less_unsigned(last_cell, cell, top));
+            let cells: [u64; 4] = std::mem::transmute(cell);
+            // SAFETY: each cell is at most `last_cell`, the table's last index.
+            let bounds = std::mem::transmute::<[u64; 4], __m256i>(cells.map(|c| *s.bounds.get_unchecked(c as usize)));
+            let (from, to) = (_mm256_and_si256(bounds, low_half), _mm256_srli_epi64::<32>(bounds));
+            let bucket = _mm256_andnot_si256(below_least, from);
+            let packed = _mm256_permutevar8x32_epi32(bucket, low_words);
+            _mm_storeu_si128(out.as_mut_ptr().add(at).cast(), _mm256_castsi256_si128(packed));
+            let settled = _mm256_or_si256(_mm256_cmpeq_epi64(from, to), below_least);
+            *left = !_mm256_movemask_pd(_mm256_castsi256_pd(settled)) as u8 & 0xF;
+        }
+        for (v, &left) in searched.iter().enumerate().filter(|(_, &left)| left != 0) {
+            for lane in (0..4).filter(|l| left & (1 << l) != 0) {
+                let i = v * 4 + lane;
+                out[i] = s.bucket(crate::radix::directed_key(elements[i], descending), (start + i) as i64);
+            }
+        }
+        s.buckets_one_by_one(&elements[lanes..], start + lanes, descending, &mut out[lanes..]);
+    }
+
+    /// Lanes where `a < b` as unsigned integers (`top`: the top bit of each lane).
+    #[target_feature(enable = "avx2")]
+    unsafe fn less_unsigned(a: __m256i, b: __m256i, top: __m256i) -> __m256i {
+        _mm256_cmpgt_epi64(_mm256_xor_si256(b, top), _mm256_xor_si256(a, top))
+    }
+
+    /// `SortOrder::key` of four float64 values, as `vector::float_keys`.
+    #[target_feature(enable = "avx2")]
+    unsafe fn float_keys(v: __m256d) -> __m256i {
+        let bits = _mm256_castpd_si256(v);
+        let sign = _mm256_set1_epi64x(i64::MIN);
+        let negative = _mm256_cmpgt_epi64(_mm256_setzero_si256(), bits);
+        let key = _mm256_xor_si256(bits, _mm256_or_si256(negative, sign));
+        let zero = _mm256_castpd_si256(_mm256_cmp_pd::<_CMP_EQ_OQ>(v, _mm256_setzero_pd()));
+        let key = _mm256_blendv_epi8(key, sign, zero);
+        let nan = _mm256_castpd_si256(_mm256_cmp_pd::<_CMP_UNORD_Q>(v, v));
+        _mm256_blendv_epi8(key, _mm256_set1_epi64x(-1), nan)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -214,6 +287,13 @@ mod tests {
                 keyed.buckets_in_batches(&values, 40, descending, |b| batched.extend_from_slice(b));
                 let want: Vec<u32> = values.iter().zip(40..).map(|(&v, p)| splitters.partition_point(|&s| key_order(s, (v, p), descending) != Ordering::Greater) as u32).collect();
                 assert_eq!(batched, want, "descending {descending}, every {every}");
+                #[cfg(target_arch = "x86_64")]
+                if vector_avx2::usable() {
+                    let mut four_at_a_time = vec![0; values.len()];
+                    // SAFETY: the CPU has AVX2, checked just above.
+                    unsafe { vector_avx2::float_buckets(&keyed, &values, 40, descending, &mut four_at_a_time) };
+                    assert_eq!(four_at_a_time, want, "AVX2, descending {descending}, every {every}");
+                }
             }
         }
     }
