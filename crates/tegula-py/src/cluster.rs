@@ -135,6 +135,7 @@ impl PyDispatch {
 /// bytes as they are made (as the Ray executor does; None: at the end). Plans only; nothing
 /// is computed.
 #[pyfunction]
+#[allow(clippy::too_many_arguments)] // Python's keyword arguments
 #[pyo3(signature = (arrays, nodes, node_memory=None, memory=None, placement="tegula", lose_node=None, fetch_batch=None))]
 pub fn simulate<'py>(
     py: Python<'py>,
