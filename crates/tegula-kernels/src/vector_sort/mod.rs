@@ -115,13 +115,16 @@ mod tests {
         })
     }
 
+    /// A quicksort on one instruction set.
+    type Sort = unsafe fn(&mut [f64], u32);
+
     /// `values` sorted by every instruction set this CPU has, each equal to the library's sort.
     fn check(values: Vec<f64>) {
         let mut expected = values.clone();
         expected.sort_by(f64::total_cmp);
         let expected: Vec<u64> = expected.iter().map(|v| v.to_bits()).collect();
         let depth = 2 * (usize::BITS - values.len().leading_zeros());
-        let mut sorts: Vec<(&str, unsafe fn(&mut [f64], u32))> = Vec::new();
+        let mut sorts: Vec<(&str, Sort)> = Vec::new();
         if avx512::usable() {
             sorts.push(("avx512", quicksort::<avx512::Kernels>));
         }
