@@ -62,20 +62,12 @@ unsafe fn partition<const OR_EQUAL: bool>(values: &mut [f64], pivot: f64) -> usi
     }
     let first: [__m256d; STEP] = std::array::from_fn(|i| load(odd + i * LANES));
     let (mut read_from, mut read_to) = (odd + STEP * LANES, n - STEP * LANES);
-    let step = |read_from: &mut usize, read_to: &mut usize, ends: &Ends, width: usize| {
-        // Chosen without a branch: which side it is follows the data, so it is not predicted.
-        let from_front = *read_from - ends.low_end <= ends.high_start - *read_to;
-        let at = if from_front { *read_from } else { *read_to - width };
-        *read_from += width * from_front as usize;
-        *read_to -= width * !from_front as usize;
-        at
-    };
     while (read_to - read_from) % (STEP * LANES) != 0 {
-        let at = step(&mut read_from, &mut read_to, &ends, LANES);
+        let at = super::next_read(&mut read_from, &mut read_to, ends.low_end, ends.high_start, LANES);
         ends.place::<OR_EQUAL>(load(at));
     }
     while read_from < read_to {
-        let at = step(&mut read_from, &mut read_to, &ends, STEP * LANES);
+        let at = super::next_read(&mut read_from, &mut read_to, ends.low_end, ends.high_start, STEP * LANES);
         let read: [__m256d; STEP] = std::array::from_fn(|i| load(at + i * LANES));
         read.into_iter().for_each(|v| ends.place::<OR_EQUAL>(v));
     }
@@ -191,37 +183,8 @@ unsafe fn sort_in_registers<const R: usize>(values: &mut [f64]) {
     values.copy_from_slice(&buffer[..values.len()]);
 }
 
-/// The `4 R` values of `regs` sorted (register by register, lane by lane) by a bitonic
-/// network, as `avx512::sort_registers` does with eight lanes.
-#[target_feature(enable = "avx2")]
-unsafe fn sort_registers<const R: usize>(regs: &mut [__m256d; R]) {
-    for reg in regs.iter_mut() {
-        *reg = sort_lanes(*reg);
-    }
-    let mut run = 2; // registers in a run after this merge
-    while run <= R {
-        for start in (0..R).step_by(run) {
-            for i in 0..run / 2 {
-                let (a, b) = (regs[start + i], reverse(regs[start + run - 1 - i]));
-                regs[start + i] = _mm256_min_pd(a, b);
-                regs[start + run - 1 - i] = reverse(_mm256_max_pd(a, b));
-            }
-        }
-        let mut distance = run / 4;
-        while distance >= 1 {
-            for r in (0..R).filter(|r| r & distance == 0) {
-                let (a, b) = (regs[r], regs[r + distance]);
-                regs[r] = _mm256_min_pd(a, b);
-                regs[r + distance] = _mm256_max_pd(a, b);
-            }
-            distance /= 2;
-        }
-        for reg in regs.iter_mut() {
-            *reg = clean_lanes(*reg);
-        }
-        run *= 2;
-    }
-}
+// The `4 R` values of `regs` sorted by the bitonic network (`super::sort_registers!`).
+super::sort_registers!("avx2", __m256d, _mm256_min_pd, _mm256_max_pd);
 
 /// Partner lanes, as `_mm256_permute4x64_pd`'s immediate: lanes 1 apart, 2 apart, reversed.
 const NEXT: i32 = 0b10_11_00_01;

@@ -5,12 +5,65 @@
 //! branch. Eight values a vector on AVX-512 (`avx512.rs`), four on AVX2 (`avx2.rs`); other
 //! CPUs keep the radix sort (`radix.rs`).
 
+/// `sort_registers`, for one instruction set: the `LANES R` values of `regs` sorted (register
+/// by register, lane by lane) by a bitonic network. Sorted runs of `s` values are merged into
+/// runs of `2 s`, each merge comparing the first run with the second reversed, then halving
+/// the distance between compared values. The invoking module supplies `sort_lanes`,
+/// `clean_lanes` and `reverse` on its vector type.
+macro_rules! sort_registers {
+    ($features:literal, $vector:ty, $min:ident, $max:ident) => {
+        #[target_feature(enable = $features)]
+        unsafe fn sort_registers<const R: usize>(regs: &mut [$vector; R]) {
+            for reg in regs.iter_mut() {
+                *reg = sort_lanes(*reg);
+            }
+            let mut run = 2; // registers in a run after this merge
+            while run <= R {
+                for start in (0..R).step_by(run) {
+                    for i in 0..run / 2 {
+                        let (a, b) = (regs[start + i], reverse(regs[start + run - 1 - i]));
+                        regs[start + i] = $min(a, b);
+                        regs[start + run - 1 - i] = reverse($max(a, b));
+                    }
+                }
+                let mut distance = run / 4;
+                while distance >= 1 {
+                    for r in (0..R).filter(|r| r & distance == 0) {
+                        let (a, b) = (regs[r], regs[r + distance]);
+                        regs[r] = $min(a, b);
+                        regs[r + distance] = $max(a, b);
+                    }
+                    distance /= 2;
+                }
+                for reg in regs.iter_mut() {
+                    *reg = clean_lanes(*reg);
+                }
+                run *= 2;
+            }
+        }
+    };
+}
+use sort_registers;
+
 mod avx2;
 mod avx512;
 
 /// Vectors a partition reads at a time: their loads and comparisons overlap, where one at a
 /// time waits for the last one's counts to choose where to read next.
 const STEP: usize = 4;
+
+/// Where a partition reads its next `width` values: from the side with fewer free places
+/// between where it reads and where it writes (`low_end` at the front, `high_start` at the
+/// back), whose read bound moves past them.
+#[inline(always)]
+fn next_read(read_from: &mut usize, read_to: &mut usize, low_end: usize, high_start: usize, width: usize) -> usize {
+    // Chosen without a branch: which side it is follows the data, so it is not predicted.
+    let from_front = *read_from - low_end <= high_start - *read_to;
+    let at = if from_front { *read_from } else { *read_to - width };
+    *read_from += width * from_front as usize;
+    *read_to -= width * !from_front as usize;
+    at
+}
 
 /// `values`, which hold no NaN, sorted ascending; false, with `values` untouched, where the
 /// CPU has neither AVX-512 nor AVX2. Equal values may change places: callers sort only values
