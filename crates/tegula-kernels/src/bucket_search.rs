@@ -90,6 +90,21 @@ impl KeyedSplitters {
         self.buckets_one_by_one(elements, start, descending, out);
     }
 
+    /// The end of a vector search of `elements` in vectors of `LANES`: the lanes each vector
+    /// left (`searched`, a mask per vector) and the elements past the last whole vector,
+    /// searched one by one.
+    #[cfg(target_arch = "x86_64")]
+    fn finish_vectors<const LANES: usize>(&self, searched: &[u8], elements: &[f64], start: usize, descending: bool, out: &mut [u32]) {
+        for (v, &left) in searched.iter().enumerate().filter(|(_, &left)| left != 0) {
+            for lane in (0..LANES).filter(|l| left & (1 << l) != 0) {
+                let i = v * LANES + lane;
+                out[i] = self.bucket(directed_key(elements[i], descending), (start + i) as i64);
+            }
+        }
+        let lanes = searched.len() * LANES;
+        self.buckets_one_by_one(&elements[lanes..], start + lanes, descending, &mut out[lanes..]);
+    }
+
     /// `buckets` without vectors: each element searched in turn.
     fn buckets_one_by_one<T: SortOrder>(&self, elements: &[T], start: usize, descending: bool, out: &mut [u32]) {
         for ((o, &v), p) in out.iter_mut().zip(elements).zip(start as i64..) {
@@ -135,13 +150,7 @@ mod vector {
             _mm256_storeu_si256(out.as_mut_ptr().add(at).cast(), _mm512_cvtepi64_epi32(bucket));
             *left = _mm512_cmpneq_epi64_mask(from, to) & !below_least;
         }
-        for (v, &left) in searched.iter().enumerate().filter(|(_, &left)| left != 0) {
-            for lane in (0..8).filter(|l| left & (1 << l) != 0) {
-                let i = v * 8 + lane;
-                out[i] = s.bucket(crate::radix::directed_key(elements[i], descending), (start + i) as i64);
-            }
-        }
-        s.buckets_one_by_one(&elements[lanes..], start + lanes, descending, &mut out[lanes..]);
+        s.finish_vectors::<8>(&searched, elements, start, descending, out);
     }
 
     /// `SortOrder::key` of eight float64 values: negatives' bits reversed, others' sign bit
@@ -194,13 +203,7 @@ mod vector_avx2 {
             let settled = _mm256_or_si256(_mm256_cmpeq_epi64(from, to), below_least);
             *left = !_mm256_movemask_pd(_mm256_castsi256_pd(settled)) as u8 & 0xF;
         }
-        for (v, &left) in searched.iter().enumerate().filter(|(_, &left)| left != 0) {
-            for lane in (0..4).filter(|l| left & (1 << l) != 0) {
-                let i = v * 4 + lane;
-                out[i] = s.bucket(crate::radix::directed_key(elements[i], descending), (start + i) as i64);
-            }
-        }
-        s.buckets_one_by_one(&elements[lanes..], start + lanes, descending, &mut out[lanes..]);
+        s.finish_vectors::<4>(&searched, elements, start, descending, out);
     }
 
     /// Lanes where `a < b` as unsigned integers (`top`: the top bit of each lane).
